@@ -1,0 +1,21 @@
+"""The one error type users see: a one-line message naming the problem."""
+
+
+class KomaError(ValueError):
+    """Bad input or an impossible request; ``str(error)`` is a one-line message for the user."""
+
+
+class BoardError(KomaError):
+    """A board that cannot be parsed, or is not a legal position of its puzzle."""
+
+
+class UnsolvableError(KomaError):
+    """A legal board that cannot reach the goal; ``proof`` explains why."""
+
+    def __init__(self, message: str, proof=None):
+        super().__init__(message)
+        self.proof = proof
+
+
+class Cancelled(Exception):
+    """A long computation was stopped through its stop flag."""

@@ -1,0 +1,325 @@
+"""Sliding-tile puzzles on any board from 2x2 to 5x5: the 8-puzzle (3x3), the 15-puzzle (4x4) and friends.
+
+State: tiles in reading order, 0 for the blank; the goal is 1..N-1 with the blank last.
+Moves are named by the direction the *tile* moves (``U D L R``).  Boards of up to 10 cells have a
+perfect hash (article 002's factorial-number-system rank over all n! arrangements) and a full BFS
+depth table; larger boards are solved by heuristic search.
+"""
+
+from __future__ import annotations
+
+import random as _random
+import re
+import time
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from . import bfs
+from .errors import BoardError, Cancelled, KomaError
+from .puzzle import Proof, Puzzle, Solution, State
+from .ranking import pack, rank, rank_packed, unpack, unrank
+from .tables import DepthTable
+
+MIN_SIDE, MAX_SIDE = 2, 5
+MAX_TABLE_CELLS = 10  # 10! = 3,628,800 ranks; 12 cells would need a 479 M entry table
+BLANK_TOKENS = {"0", "_", "*"}
+MOVE_NAMES = "DRLU"  # kernel order: blank up, left, right, down (article 002's neighbour order)
+TILE_DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}  # where the moving tile goes
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slide(packed, blank, cell):
+    tile = (packed >> (4 * cell)) & 0xF
+    return packed + (tile << (4 * blank)) - (tile << (4 * cell))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sliding_successors(packed, params, out):
+    """Neighbours of a packed board (params = width, height, cells), blank up/left/right/down."""
+    width = params[0]
+    cells = params[2]
+    blank = 0
+    while (packed >> (4 * blank)) & 0xF != 0:
+        blank += 1
+    k = 0
+    if blank >= width:
+        out[k] = _slide(packed, blank, blank - width)
+        k += 1
+    if blank % width != 0:
+        out[k] = _slide(packed, blank, blank - 1)
+        k += 1
+    if blank % width != width - 1:
+        out[k] = _slide(packed, blank, blank + 1)
+        k += 1
+    if blank + width < cells:
+        out[k] = _slide(packed, blank, blank + width)
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sliding_rank(packed, params):
+    return rank_packed(packed, params[2])
+
+
+@njit(cache=True, nogil=True)
+def _sliding_bfs(params, start, depth, queue, layer_ends, stop, progress):
+    return bfs.bfs_fill(sliding_successors, sliding_rank, params, start, depth, queue, layer_ends, stop, progress)
+
+
+@njit(cache=True, nogil=True)
+def _sliding_bidirectional(params, start, goal, parent, side, queue, stop):
+    return bfs.bidirectional_bfs(sliding_successors, sliding_rank, params, start, goal, parent, side, queue, stop)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"4x3"`` -> (4, 3): W columns by H rows."""
+    match = re.fullmatch(r"\s*(\d+)\s*[x×X]\s*(\d+)\s*", text or "")
+    if not match:
+        raise KomaError(f"size {text!r} is not of the form WxH, e.g. 3x3")
+    return int(match.group(1)), int(match.group(2))
+
+
+class SlidingPuzzle(Puzzle):
+    """The W x H sliding-tile puzzle."""
+
+    def __init__(self, width: int, height: int):
+        if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
+            raise KomaError(f"sliding boards go from {MIN_SIDE}x{MIN_SIDE} to {MAX_SIDE}x{MAX_SIDE}, not {width}x{height}")
+        self.width, self.height = width, height
+        self.cells = width * height
+        self.goal = tuple(range(1, self.cells)) + (0,)
+        self.key = {(3, 3): "8", (4, 4): "15", (5, 5): "24"}.get((width, height), "sliding")
+        self.title = f"{self.cells - 1}-puzzle"
+        from math import factorial
+
+        self.n_ranks = factorial(self.cells) if self.cells <= MAX_TABLE_CELLS else 0
+        self.params = np.array([width, height, self.cells], dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return f"SlidingPuzzle({self.width}, {self.height})"
+
+    # --- notation -------------------------------------------------------------------------
+    def parse(self, text: str) -> State:
+        text = (text or "").strip()
+        if not text:
+            raise BoardError("the board is empty")
+        rows = [r for r in re.split(r"\s*/\s*|\n", text)]
+        tokens_by_row = [[t for t in re.split(r"[\s,]+", r.strip()) if t] for r in rows]
+        if len(rows) > 1:
+            if len(rows) != self.height:
+                raise BoardError(f"expected {self.height} rows for a {self.size_label} board, got {len(rows)}")
+            for i, row in enumerate(tokens_by_row, 1):
+                if len(row) != self.width:
+                    raise BoardError(f"row {i} has {len(row)} cells, expected {self.width}")
+        tokens = [t for row in tokens_by_row for t in row]
+        tiles: list[int] = []
+        for token in tokens:
+            if token in BLANK_TOKENS:
+                tiles.append(0)
+            elif token.isdigit():
+                tiles.append(int(token))
+            else:
+                raise BoardError(f"{token!r} is not a tile number or a blank (0, _ or *)")
+        if len(tiles) != self.cells:
+            raise BoardError(f"expected {self.cells} cells for a {self.size_label} board, got {len(tiles)}")
+        for t in tiles:
+            if not 0 <= t < self.cells:
+                raise BoardError(f"tile {t} is out of range for a {self.size_label} board (tiles are 1..{self.cells - 1})")
+        blanks = tiles.count(0)
+        if blanks == 0:
+            raise BoardError("the board has no blank (0, _ or *)")
+        if blanks > 1:
+            raise BoardError(f"the board has {blanks} blanks; it needs exactly one")
+        seen: set[int] = set()
+        for t in tiles:
+            if t in seen:
+                raise BoardError(f"tile {t} appears more than once")
+            seen.add(t)
+        return tuple(tiles)
+
+    def format(self, state: State) -> str:
+        cells = ["_" if t == 0 else str(t) for t in state]
+        return "/".join(" ".join(cells[r * self.width:(r + 1) * self.width]) for r in range(self.height))
+
+    # --- rules ----------------------------------------------------------------------------
+    def moves(self, state: State) -> list[str]:
+        blank = state.index(0)
+        row, col = divmod(blank, self.width)
+        legal = []
+        for name in MOVE_NAMES:
+            dr, dc = TILE_DELTA[name]
+            r, c = row - dr, col - dc  # the tile that would move into the blank
+            if 0 <= r < self.height and 0 <= c < self.width:
+                legal.append(name)
+        return legal
+
+    def apply(self, state: State, move: str) -> State:
+        if move not in TILE_DELTA:
+            raise KomaError(f"unknown move {move!r}; sliding moves are U, D, L, R (the direction the tile moves)")
+        blank = state.index(0)
+        row, col = divmod(blank, self.width)
+        dr, dc = TILE_DELTA[move]
+        r, c = row - dr, col - dc
+        if not (0 <= r < self.height and 0 <= c < self.width):
+            raise KomaError(f"move {move} is not possible here: no tile can move {move} into the blank")
+        cell = r * self.width + c
+        board = list(state)
+        board[blank], board[cell] = board[cell], 0
+        return tuple(board)
+
+    # --- parity ---------------------------------------------------------------------------
+    def proof(self, state: State) -> Proof:
+        w, h = self.width, self.height
+        tiles = [t for t in state if t != 0]
+        counts = [sum(1 for u in tiles[i + 1:] if u < t) for i, t in enumerate(tiles)]
+        inversions = sum(counts)
+        blank_row = state.index(0) // w + 1
+        if w % 2:
+            total = inversions
+            required = 0
+            rule = (f"The width {w} is odd. A sideways move leaves the reading order alone, and a vertical move "
+                    f"carries one tile past {w - 1} others, an even number, so the inversion sum keeps its parity. "
+                    f"The goal has 0 inversions, so the inversion sum must be even; the blank's row does not count.")
+            summary_total = f"inversion sum {inversions}"
+        else:
+            total = inversions + blank_row
+            required = h % 2
+            rule = (f"The width {w} is even. A sideways move changes nothing; a vertical move carries one tile past "
+                    f"{w - 1} others, an odd number, so it changes the inversion sum by an odd amount and the blank's "
+                    f"row by 1. Inversion sum + blank row therefore keeps its parity. The goal has 0 inversions and "
+                    f"the blank on row {h}, so the total must be {'even' if required == 0 else 'odd'}.")
+            summary_total = f"inversions {inversions} + blank row {blank_row} = {total}"
+        parity = "even" if total % 2 == 0 else "odd"
+        solvable = total % 2 == required
+        verdict = "solvable" if solvable else "not solvable"
+        summary = f"{summary_total}, {parity}: {verdict}"
+        lines = [
+            "Tiles in reading order, without the blank: " + " ".join(map(str, tiles)),
+            "Smaller tiles to the right of each:          " + " ".join(map(str, counts)),
+            f"Inversion sum: {' + '.join(map(str, counts))} = {inversions}",
+            f"Blank's row (1-based from the top): {blank_row}",
+            f"Total: {total} ({parity})" + ("" if w % 2 == 0 else " (odd width: the inversion sum alone decides)"),
+            rule,
+            ("Every board with the goal's parity is reachable: any board can be brought to the goal except for "
+             "the order of its last two tiles, and that final pair is fixed exactly when the parity matches."),
+            f"Verdict: {verdict}.",
+        ]
+        fields = {
+            "tiles": tiles, "smaller_counts": counts, "inversions": inversions, "blank_row": blank_row,
+            "total": total, "parity": parity, "required_parity": "even" if required == 0 else "odd",
+            "rule": rule, "width": w, "height": h,
+        }
+        return Proof(solvable, summary, fields, tuple(lines))
+
+    # --- perfect hash and tables -----------------------------------------------------------
+    def _check_enumerable(self) -> None:
+        if not self.enumerable:
+            raise KomaError(f"the {self.title} ({self.size_label}) is too large for a full table; "
+                            f"boards of up to {MAX_TABLE_CELLS} cells have one")
+
+    def rank(self, state: State) -> int:
+        self._check_enumerable()
+        return rank(state)
+
+    def unrank(self, r: int) -> State:
+        self._check_enumerable()
+        return unrank(r, self.cells)
+
+    def depth_table(self, *, stop=None, progress=None) -> DepthTable:
+        self._check_enumerable()
+        return _sliding_table(self.width, self.height, stop=stop, progress=progress)
+
+    def bfs_arrays(self, *, stop=None, progress=None):
+        """One full BFS from the goal: ``(depth, queue, layer_ends)`` as in :func:`solver.bfs.breadth_first`."""
+        self._check_enumerable()
+        return bfs.breadth_first(_sliding_bfs, self.params, pack(self.goal), self.n_ranks, stop=stop, progress=progress)
+
+    # --- solving ---------------------------------------------------------------------------
+    def methods(self) -> list[str]:
+        return ["table", "bidirectional"] if self.enumerable else []
+
+    def _solve(self, state, method, *, stop, progress) -> Solution:
+        if method == "bidirectional":
+            return self.solve_bidirectional(state, stop=stop)
+        return super()._solve(state, method, stop=stop, progress=progress)
+
+    def solve_bidirectional(self, state: State, *, stop=None) -> Solution:
+        """Article 002's bidirectional BFS; ``nodes`` is its count of generated (registered) states."""
+        self._check_enumerable()
+        began = time.perf_counter()
+        stop = np.zeros(1, np.uint8) if stop is None else stop
+        parent = np.full(self.n_ranks, -2, np.int64)
+        side = np.full(self.n_ranks, -1, np.int8)
+        queue = np.empty(2 * self.n_ranks, np.int64)
+        a, b, registered = _sliding_bidirectional(self.params, pack(state), pack(self.goal), parent, side, queue, stop)
+        if a < 0:
+            if stop[0]:
+                raise Cancelled()
+            raise KomaError("no path between this board and the goal")
+
+        def chain(packed: int) -> list[State]:
+            boards = []
+            while packed != -1:
+                boards.append(unpack(packed, self.cells))
+                packed = int(parent[rank(boards[-1])])
+            return boards
+
+        forward = chain(int(a))[::-1]
+        path = forward if a == b else forward + chain(int(b))
+        moves = [self._move_between(x, y) for x, y in zip(path, path[1:])]
+        seconds = time.perf_counter() - began
+        return Solution(tuple(moves), tuple(path), False, int(registered), seconds, "bidirectional",
+                        "bidirectional BFS (article 002): shortest in practice, checked against the table in tests")
+
+    def _move_between(self, a: State, b: State) -> str:
+        for move, child in self.neighbours(a):
+            if child == b:
+                return move
+        raise KomaError("boards are not one move apart")  # pragma: no cover
+
+    # --- generation --------------------------------------------------------------------------
+    def flip_lr(self, state: State) -> State:
+        """Mirror the board left to right (article 000's fix for an unsolvable 4-wide shuffle)."""
+        w = self.width
+        return tuple(state[r * w + (w - 1 - c)] for r in range(self.height) for c in range(w))
+
+    def swap_first_tiles(self, state: State) -> State:
+        """Swap the first two tiles in reading order: flips the parity, for any width."""
+        board = list(state)
+        i, j = [k for k, t in enumerate(board) if t != 0][:2]
+        board[i], board[j] = board[j], board[i]
+        return tuple(board)
+
+    def parity_fix(self, state: State) -> State:
+        """A bijection between unsolvable and solvable boards (so uniform stays uniform)."""
+        return self.flip_lr(state) if self.width == 4 else self.swap_first_tiles(state)
+
+    def _random_solvable(self, rng: _random.Random) -> State:
+        board = list(range(self.cells))
+        rng.shuffle(board)
+        state = tuple(board)
+        if not self.proof(state).solvable:
+            state = self.parity_fix(state)
+        return state
+
+
+@lru_cache(maxsize=8)
+def _sliding_table_cached(width: int, height: int) -> DepthTable:
+    puzzle = SlidingPuzzle(width, height)
+    began = time.perf_counter()
+    depth, _, _ = puzzle.bfs_arrays()
+    return DepthTable(depth, time.perf_counter() - began)
+
+
+def _sliding_table(width: int, height: int, *, stop=None, progress=None) -> DepthTable:
+    if stop is None and progress is None:
+        return _sliding_table_cached(width, height)
+    if _sliding_table_cached.cache_info().currsize:
+        return _sliding_table_cached(width, height)
+    puzzle = SlidingPuzzle(width, height)
+    began = time.perf_counter()
+    depth, _, _ = puzzle.bfs_arrays(stop=stop, progress=progress)
+    return DepthTable(depth, time.perf_counter() - began)

@@ -1,0 +1,204 @@
+"""Depth tables and the on-disk cache for every big table (depth tables, pattern databases).
+
+A cached table is an ordinary ``.npy`` file followed by a 48-byte trailer: magic, format version,
+the table's own version, the payload length and a BLAKE2b digest of the payload.  Files are
+written to a temporary name and renamed into place, loaded with ``np.load(mmap_mode="r")`` so
+that every process on the machine shares the pages, and checked against the trailer on every
+load: a truncated, corrupt or foreign file is rebuilt, never trusted.  A lock file serialises
+concurrent builds of the same table; if the cache directory is unwritable, the table lives in
+memory and the caller is told once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .errors import KomaError
+
+MAGIC = b"KOMATBL1"
+TRAILER = struct.Struct("<8sIIQ24s")  # magic, format version, table version, payload bytes, digest
+FORMAT_VERSION = 1
+Notice = Callable[[str], None]
+_notices: list[str] = []
+_build_lock = threading.Lock()
+
+
+def cache_dir() -> Path:
+    """Where tables live: ``$KOMA_CACHE_DIR`` or the user cache dir."""
+    override = os.environ.get("KOMA_CACHE_DIR")
+    if override:
+        return Path(override) / "tables"
+    from platformdirs import user_cache_path
+
+    return user_cache_path("koma") / "tables"
+
+
+def table_path(name: str) -> Path:
+    return cache_dir() / f"{name}.npy"
+
+
+def drain_notices() -> list[str]:
+    """One-line notices about rebuilt or uncacheable tables since the last call."""
+    out = list(_notices)
+    _notices.clear()
+    return out
+
+
+def _digest(array: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data, digest_size=24).digest()
+
+
+class TableError(Exception):
+    """A cached table file that must not be trusted; the message says why."""
+
+
+def read_table(path: Path, version: int) -> np.ndarray:
+    """Memory-map a cached table after checking its trailer and checksum (raises TableError)."""
+    try:
+        size = path.stat().st_size
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except Exception as error:  # numpy raises several kinds for a mangled header
+        raise TableError(f"unreadable header ({error.__class__.__name__})") from None
+    payload = array.nbytes
+    header = size - payload - TRAILER.size
+    if header <= 0 or array.offset != header:
+        raise TableError("wrong size (truncated or padded)")
+    with open(path, "rb") as handle:
+        handle.seek(size - TRAILER.size)
+        magic, fmt, table_version, length, digest = TRAILER.unpack(handle.read(TRAILER.size))
+    if magic != MAGIC or fmt != FORMAT_VERSION:
+        raise TableError("not a Koma table")
+    if table_version != version:
+        raise TableError(f"version {table_version}, expected {version}")
+    if length != payload:
+        raise TableError("payload length mismatch")
+    if _digest(array) != digest:
+        raise TableError("checksum mismatch")
+    return array
+
+
+def write_table(path: Path, array: np.ndarray, version: int) -> None:
+    """Write ``array`` with its trailer atomically (temporary file, fsync, rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.lib.format.write_array(handle, np.ascontiguousarray(array), allow_pickle=False)
+            handle.write(TRAILER.pack(MAGIC, FORMAT_VERSION, version, array.nbytes, _digest(array)))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notice: Notice | None = None) -> np.ndarray:
+    """Load table ``name`` from the cache, or build, save and load it.
+
+    ``build`` runs at most once per machine at a time (a lock file serialises builders).  Every
+    problem with the cache becomes a one-line notice, passed to ``notice`` and kept for
+    :func:`drain_notices`; the table is then rebuilt or kept in memory.
+    """
+
+    def tell(message: str) -> None:
+        _notices.append(message)
+        if notice is not None:
+            notice(message)
+
+    path = table_path(name)
+    try:
+        return read_table(path, version)
+    except FileNotFoundError:
+        pass
+    except TableError as problem:
+        tell(f"cached table {name} was rejected ({problem}); rebuilding it")
+    except OSError as problem:
+        tell(f"cached table {name} could not be read ({problem.strerror}); rebuilding it")
+    with _build_lock:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = open(path.with_suffix(".lock"), "a+b")
+        except OSError as problem:
+            tell(f"table cache {path.parent} is not writable ({problem.strerror}); keeping {name} in memory")
+            return build()
+        with lock:
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                try:
+                    return read_table(path, version)  # another process built it while we waited
+                except (OSError, TableError):
+                    pass
+                array = build()
+                try:
+                    write_table(path, array, version)
+                    return read_table(path, version)
+                except (OSError, TableError) as problem:
+                    reason = getattr(problem, "strerror", None) or str(problem)
+                    tell(f"could not save table {name} ({reason}); keeping it in memory")
+                    return array
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@dataclass
+class DepthTable:
+    """``depth[rank]`` is the optimal distance to the goal (-1: unreachable), from one full BFS."""
+
+    depth: np.ndarray
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        counts = np.bincount(np.asarray(self.depth[self.depth >= 0], dtype=np.int64))
+        self.histogram: list[int] = [int(c) for c in counts]
+        self.states = int(counts.sum())
+        self.max_depth = len(counts) - 1
+
+    def distance(self, puzzle, state) -> int:
+        return int(self.depth[puzzle.rank(state)])
+
+    def ranks_at(self, d: int) -> np.ndarray:
+        return np.flatnonzero(self.depth == d)
+
+    def nth_rank_at(self, d: int, k: int) -> int:
+        return int(self.ranks_at(d)[k])
+
+    def descend(self, puzzle, state) -> tuple[list[str], list[tuple[int, ...]]]:
+        """Moves and boards from ``state`` to the goal, always stepping one closer (first in move order)."""
+        state = tuple(state)
+        d = self.distance(puzzle, state)
+        if d < 0:
+            raise KomaError("this board cannot reach the goal")
+        moves: list[str] = []
+        path = [state]
+        while d > 0:
+            for move, child in puzzle.neighbours(state):
+                if self.depth[puzzle.rank(child)] == d - 1:
+                    moves.append(move)
+                    path.append(child)
+                    state = child
+                    d -= 1
+                    break
+            else:  # pragma: no cover - only a corrupt table gets here, and tables are checksummed
+                raise KomaError("depth table is inconsistent")
+        return moves, path
+
+
+def timed(build: Callable[[], np.ndarray]) -> tuple[np.ndarray, float]:
+    began = time.perf_counter()
+    array = build()
+    return array, time.perf_counter() - began

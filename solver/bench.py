@@ -1,0 +1,94 @@
+"""``koma bench``: first-call time and the median of warm runs for every registered benchmark.
+
+A puzzle module contributes benchmarks with :func:`benchmark`; each is a zero-argument callable
+returning a dict of figures (nodes, lengths, ...) that are printed beside the times.  Groups let
+``koma bench 15`` run one puzzle's figures; ``quick=False`` cases run only with ``--full``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+WARM_RUNS = 5
+# modules whose import registers cases; a puzzle module may register its own next to its code
+BENCH_MODULES = ("solver.bench_cases", "solver.goat", "solver.ura", "solver.fifteen")
+
+
+@dataclass
+class Case:
+    name: str
+    group: str
+    run: Callable[[], dict[str, Any] | None]
+    target: str = ""
+    quick: bool = True
+    runs: int = WARM_RUNS
+
+
+@dataclass
+class Result:
+    name: str
+    group: str
+    first_seconds: float
+    median_seconds: float
+    runs: int
+    target: str
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "group": self.group, "first_seconds": self.first_seconds,
+                "median_seconds": self.median_seconds, "warm_runs": self.runs, "target": self.target,
+                **self.figures}
+
+
+_CASES: list[Case] = []
+
+
+def benchmark(name: str, group: str, *, target: str = "", quick: bool = True, runs: int = WARM_RUNS):
+    """Decorator registering ``fn() -> dict | None`` as a benchmark case."""
+
+    def wrap(fn):
+        _CASES.append(Case(name, group, fn, target, quick, runs))
+        return fn
+
+    return wrap
+
+
+def _load_cases() -> None:
+    import importlib
+
+    for module in BENCH_MODULES:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as missing:
+            if missing.name != module:
+                raise
+
+
+def cases(groups: list[str] | None = None, full: bool = False) -> list[Case]:
+    _load_cases()
+    return [c for c in _CASES if (not groups or c.group in groups) and (full or c.quick)]
+
+
+def run_case(case: Case) -> Result:
+    """One cold call (includes JIT loading or compiling), then ``case.runs`` warm calls."""
+    began = time.perf_counter()
+    figures = case.run() or {}
+    first = time.perf_counter() - began
+    times = []
+    for _ in range(case.runs):
+        began = time.perf_counter()
+        figures = case.run() or figures
+        times.append(time.perf_counter() - began)
+    median = statistics.median(times) if times else first
+    return Result(case.name, case.group, first, median, case.runs, case.target, dict(figures))
+
+
+def format_seconds(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"

@@ -74,11 +74,15 @@ def rank_unrank_roundtrip(count, n, stride):
 
 
 def pack(cells) -> int:
-    """Pack small non-negative values (< 16), cell i into bits 4i..4i+3."""
+    """Pack small non-negative values (< 16), cell i into bits 4i..4i+3, as a signed int64 value.
+
+    Sixteen cells fill all 64 bits; the result wraps to a negative int64 then, which the kernels
+    read back correctly because they mask every nibble after shifting.
+    """
     packed = 0
     for i, v in enumerate(cells):
         packed |= int(v) << (4 * i)
-    return packed
+    return packed - (1 << 64) if packed >= 1 << 63 else packed
 
 
 def unpack(packed: int, n: int) -> tuple[int, ...]:

@@ -1,0 +1,275 @@
+"""The scriptable command line: ``koma solve|parity|longest|generate|bench`` (every command takes ``--json``).
+
+Bad input never produces a traceback: it prints ``koma: error: <one line>`` on stderr and exits 2.
+The interactive commands (no command, ``play``) live in :mod:`tui.main`, which hands every other
+command to :func:`run` here, so this module never imports Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Callable, Sequence
+
+from .errors import KomaError, UnsolvableError
+
+EXIT_BAD_INPUT = 2
+
+
+class CommandError(KomaError):
+    """A usage error found by argparse; reported as one line like any other bad input."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, no usage dump
+        raise CommandError(message)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="koma", description="Koma (駒): play, understand and optimally solve sliding and flip puzzles.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    def add(name: str, help_text: str) -> Parser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--json", action="store_true", help="machine-readable output")
+        return sub
+
+    def puzzle_arguments(sub: Parser, board: str | None = None) -> None:
+        sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura")
+        if board == "positional":
+            sub.add_argument("board", metavar="BOARD", help="the board in the puzzle's notation (quote it)")
+        sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..5x5, ura: 2x2..6x6)")
+
+    play = add("play", "open one puzzle in the game")
+    puzzle_arguments(play)
+    play.add_argument("--board", metavar="BOARD", help="start from this board")
+    play.add_argument("--seed", type=int, metavar="N", help="random board from this seed")
+    play.add_argument("--ascii", action="store_true", help="draw with ASCII letters only")
+
+    solve = add("solve", "an optimal solution: length, moves, path, nodes, seconds")
+    puzzle_arguments(solve, "positional")
+    solve.add_argument("--method", metavar="NAME", help="solving method (see the puzzle's list; default: the fastest optimal one)")
+    solve.add_argument("--heuristic", metavar="NAME", help="IDA* heuristic for the 15-puzzle family")
+
+    parity = add("parity", "solvable or not, with the proof")
+    puzzle_arguments(parity, "positional")
+
+    longest = add("longest", "full BFS: states, max depth, the positions at max depth, per-depth counts")
+    puzzle_arguments(longest)
+    longest.add_argument("--classes", action="store_true", help="group the longest positions by board symmetry")
+
+    generate = add("generate", "a random solvable problem")
+    puzzle_arguments(generate)
+    generate.add_argument("--seed", type=int, metavar="N", help="same seed, same board")
+    generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
+
+    bench = add("bench", "performance figures: first call and median of warm runs")
+    bench.add_argument("groups", nargs="*", metavar="GROUP", help="only these groups (8, goat, ura, 15)")
+    bench.add_argument("--full", action="store_true", help="also run the long cases")
+    return parser
+
+
+# --- output helpers -------------------------------------------------------------------------------
+
+def emit(args, data: dict[str, Any], text: Callable[[], str]) -> None:
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print(text())
+
+
+def stderr_progress(label: str):
+    """A progress callback that rewrites one stderr line, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    last = [0.0]
+
+    def report(figures: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if now - last[0] < 0.1:
+            return
+        last[0] = now
+        shown = ", ".join(f"{k} {v:,.0f}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in figures.items())
+        sys.stderr.write(f"\r\x1b[K{label}: {shown}")
+        sys.stderr.flush()
+
+    return report
+
+
+def clear_progress() -> None:
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
+
+
+def puzzle_from(args):
+    from .registry import get_puzzle
+
+    return get_puzzle(args.puzzle, args.size)
+
+
+# --- commands ------------------------------------------------------------------------------------
+
+def cmd_solve(args) -> int:
+    puzzle = puzzle_from(args)
+    state = puzzle.parse(args.board)
+    options = {}
+    if args.heuristic:
+        options["heuristic"] = args.heuristic
+    try:
+        solution = puzzle.solve(state, args.method, progress=stderr_progress(f"solving {puzzle.title}"), **options)
+    except UnsolvableError as unsolvable:
+        clear_progress()
+        proof = unsolvable.proof
+        if args.json:
+            print(json.dumps({"error": str(unsolvable), **proof.to_dict()}, ensure_ascii=False))
+        else:
+            print("\n".join(proof.lines))
+        print(f"koma: error: {unsolvable}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    clear_progress()
+    data = {
+        "puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state),
+        "length": solution.length, "moves": list(solution.moves),
+        "path": [puzzle.format(s) for s in solution.path], "optimal": solution.optimal,
+        "method": solution.method, "nodes": solution.nodes, "seconds": solution.seconds, "note": solution.note,
+    }
+
+    def text() -> str:
+        kind = "optimal" if solution.optimal else "NOT proven optimal"
+        lines = [f"{puzzle.title} {puzzle.format(state)}",
+                 f"{solution.length} moves ({kind}; {solution.method}, {solution.nodes:,} nodes, {solution.seconds:.3f} s)",
+                 " ".join(solution.moves) if solution.moves else "(already solved)"]
+        if solution.note:
+            lines.append(solution.note)
+        return "\n".join(lines)
+
+    emit(args, data, text)
+    return 0
+
+
+def cmd_parity(args) -> int:
+    puzzle = puzzle_from(args)
+    state = puzzle.parse(args.board)
+    proof = puzzle.proof(state)
+    data = {"puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state), **proof.to_dict()}
+    emit(args, data, lambda: "\n".join(proof.lines))
+    return 0
+
+
+def cmd_longest(args) -> int:
+    puzzle = puzzle_from(args)
+    result = puzzle.longest(progress=stderr_progress(f"BFS over {puzzle.title}"))
+    clear_progress()
+    data: dict[str, Any] = {
+        "puzzle": puzzle.key, "size": puzzle.size_label, "states": result.states, "max_depth": result.max_depth,
+        "count": len(result.positions), "positions": [puzzle.format(p) for p in result.positions],
+        "histogram": list(result.histogram), "seconds": result.seconds,
+    }
+    classes = None
+    if args.classes:
+        grouping = getattr(puzzle, "symmetry_classes", None)
+        if grouping is None:
+            raise KomaError(f"--classes is not available for {puzzle.title}")
+        classes = grouping(result.positions)
+        data["classes"] = [{"representative": puzzle.format(rep), "size": size} for rep, size in classes]
+
+    def text() -> str:
+        lines = [f"{puzzle.title} {puzzle.size_label}: {result.states:,} states, longest {result.max_depth} moves, "
+                 f"{len(result.positions):,} positions at that distance"]
+        if classes is not None:
+            lines.append(f"{len(classes)} symmetry classes:")
+            lines += [f"  {puzzle.format(rep)}  (class of {size})" for rep, size in classes]
+        else:
+            lines += [f"  {puzzle.format(p)}" for p in result.positions]
+        lines.append("moves  positions")
+        lines += [f"{d:5d}  {n:,}" for d, n in enumerate(result.histogram)]
+        return "\n".join(lines)
+
+    emit(args, data, text)
+    return 0
+
+
+def cmd_generate(args) -> int:
+    puzzle = puzzle_from(args)
+    import random
+
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    state = puzzle.random_state(seed, args.distance)
+    data: dict[str, Any] = {"puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state), "seed": seed}
+    if puzzle.enumerable:
+        data["distance"] = puzzle.distance(state)
+
+    def text() -> str:
+        extra = f"  ({data['distance']} moves from solved)" if "distance" in data else ""
+        return f"{puzzle.format(state)}{extra}\nseed {seed}"
+
+    emit(args, data, text)
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from . import bench
+
+    selected = bench.cases(args.groups or None, args.full)
+    if not selected:
+        raise KomaError(f"no benchmarks in group(s) {', '.join(args.groups)}")
+    results = []
+    for case in selected:
+        live = not args.json and sys.stdout.isatty()
+        if live:
+            print(f"{case.name} ...", end="", flush=True)
+        result = bench.run_case(case)
+        results.append(result)
+        if not args.json:
+            shown = "  ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                              for k, v in result.figures.items())
+            target = f"  [target {case.target}]" if case.target else ""
+            print(("\r\x1b[K" if live else "") + f"{case.name}: median {bench.format_seconds(result.median_seconds)} of {result.runs} warm, "
+                  f"first {bench.format_seconds(result.first_seconds)}{target}" + (f"\n    {shown}" if shown else ""))
+    if args.json:
+        print(json.dumps({"results": [r.to_dict() for r in results]}, ensure_ascii=False))
+    return 0
+
+
+COMMANDS = {"solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
+
+
+def run(args) -> int:
+    """Run a parsed non-interactive command; bad input becomes one line on stderr and exit 2."""
+    try:
+        return COMMANDS[args.command](args)
+    except KomaError as error:
+        clear_progress()
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(error)}, ensure_ascii=False))
+        print(f"koma: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        clear_progress()
+        print("koma: interrupted", file=sys.stderr)
+        return 130
+
+
+def parse_args(argv: Sequence[str] | None):
+    """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
+    return build_parser().parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for the non-interactive commands (``python -m solver.cli``)."""
+    try:
+        args = parse_args(argv)
+    except CommandError as error:
+        print(f"koma: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.command in (None, "play"):
+        print("koma: error: the game needs the tui package; run 'koma' instead", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

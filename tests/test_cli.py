@@ -1,0 +1,117 @@
+"""The scriptable CLI: real output, JSON fields, and one-line errors with exit status 2."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from solver.registry import get_puzzle
+from tui.main import main
+
+ARTICLE = "8 6 7/2 5 4/3 _ 1"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    return code, json.loads(out), err
+
+
+def test_solve_json_has_the_contract_fields_and_replays(capsys):
+    code, data, _ = run_json(capsys, "solve", "8", ARTICLE)
+    assert code == 0
+    assert {"length", "moves", "path", "optimal", "nodes", "seconds"} <= set(data)
+    assert data["length"] == 31 == len(data["moves"]) and data["optimal"] is True
+    puzzle = get_puzzle("8")
+    path = puzzle.replay(puzzle.parse(ARTICLE), data["moves"])
+    assert [puzzle.format(s) for s in path] == data["path"]
+    assert puzzle.parse(data["path"][-1]) == puzzle.goal
+
+
+def test_solve_bidirectional_reports_generated_states(capsys):
+    code, data, _ = run_json(capsys, "solve", "8", ARTICLE, "--method", "bidirectional")
+    assert code == 0 and data["nodes"] == 16_088 and data["length"] == 31
+
+
+def test_solve_text(capsys):
+    code, out, _ = run(capsys, "solve", "sliding", "--size", "2x3", "2 3/5 _/4 1")
+    assert code == 0 and "moves (optimal" in out
+
+
+def test_parity_json_and_text(capsys):
+    board = "10 8 4 14 / 15 12 13 _ / 7 11 6 1 / 5 9 2 3"
+    code, data, _ = run_json(capsys, "parity", "15", board)
+    assert code == 0 and data["solvable"] is True
+    assert data["smaller_counts"] == [9, 7, 3, 10, 10, 8, 8, 5, 6, 4, 0, 2, 2, 0, 0]
+    assert data["inversions"] == 74 and data["total"] == 76
+    code, out, _ = run(capsys, "parity", "15", board)
+    assert "74" in out and "Verdict: solvable." in out
+
+
+def test_longest_json(capsys):
+    code, data, _ = run_json(capsys, "longest", "8")
+    assert code == 0
+    assert data["states"] == 181_440 and data["max_depth"] == 31
+    assert sorted(data["positions"]) == ["6 4 7/8 5 _/3 2 1", "8 6 7/2 5 4/3 _ 1"]
+    assert len(data["histogram"]) == 32 and sum(data["histogram"]) == 181_440
+
+
+def test_generate_is_reproducible_and_exact(capsys):
+    _, first, _ = run_json(capsys, "generate", "15", "--seed", "42")
+    _, second, _ = run_json(capsys, "generate", "15", "--seed", "42")
+    assert first == second and first["seed"] == 42
+    assert get_puzzle("15").proof(get_puzzle("15").parse(first["board"])).solvable
+    _, data, _ = run_json(capsys, "generate", "8", "--seed", "1", "--distance", "25")
+    assert data["distance"] == 25
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["solve", "8", "1 2 3"], "expected 9 cells"),
+    (["solve", "8", "1 2 3 4 5 6 7 7 _"], "appears more than once"),
+    (["solve", "8", "1 2 3 4 5 6 7 9 _"], "out of range"),
+    (["solve", "8", "1 2 3 4 5 6 7 8 1"], "no blank"),
+    (["solve", "8", "1 2 3/4 5 6/8 7 _"], "cannot be solved"),
+    (["solve", "nine", "1"], "unknown puzzle"),
+    (["solve", "sliding", "--size", "9x9", "1"], "2x2 to 5x5"),
+    (["solve", "sliding", "--size", "big", "1"], "not of the form WxH"),
+    (["solve", "8", ARTICLE, "--method", "magic"], "unknown method"),
+    (["generate", "8", "--distance", "40"], "distance must be between"),
+    (["generate", "8", "--seed", "x"], "invalid int value"),
+    (["frobnicate"], "invalid choice"),
+    (["solve", "8"], "required"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragment):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.startswith("koma: error: ") and err.count("\n") == 1, err
+    assert fragment in err
+    assert "Traceback" not in out + err
+
+
+def test_unsolvable_solve_prints_the_proof(capsys):
+    code, out, err = run(capsys, "solve", "8", "1 2 3/4 5 6/8 7 _")
+    assert code == 2 and "Verdict: not solvable." in out
+    code, out, _ = run(capsys, "solve", "8", "1 2 3/4 5 6/8 7 _", "--json")
+    data = json.loads(out)
+    assert code == 2 and data["solvable"] is False and "error" in data
+
+
+def test_json_errors_are_json(capsys):
+    code, out, _ = run(capsys, "parity", "8", "1 2", "--json")
+    assert code == 2 and "expected 9 cells" in json.loads(out)["error"]
+
+
+def test_installed_console_script():
+    koma = shutil.which("koma") or str(__import__("pathlib").Path(sys.executable).with_name("koma"))
+    done = subprocess.run([koma, "solve", "8", ARTICLE, "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["length"] == 31
+    bad = subprocess.run([koma, "parity", "8", "1 2 3"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.strip().startswith("koma: error:") and "Traceback" not in bad.stderr

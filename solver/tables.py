@@ -64,17 +64,19 @@ class TableError(Exception):
 
 def read_table(path: Path, version: int) -> np.ndarray:
     """Memory-map a cached table after checking its trailer and checksum (raises TableError)."""
+    size = path.stat().st_size  # FileNotFoundError passes through: nothing cached yet
     try:
-        size = path.stat().st_size
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except FileNotFoundError:
-        raise
+        with open(path, "rb") as handle:
+            major, _ = np.lib.format.read_magic(handle)
+            read_header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = read_header(handle)
+            header = handle.tell()
     except Exception as error:  # numpy raises several kinds for a mangled header
         raise TableError(f"unreadable header ({error.__class__.__name__})") from None
-    payload = array.nbytes
-    header = size - payload - TRAILER.size
-    if header <= 0 or array.offset != header:
+    payload = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if fortran or size != header + payload + TRAILER.size:
         raise TableError("wrong size (truncated or padded)")
+    array = np.load(path, mmap_mode="r", allow_pickle=False)
     with open(path, "rb") as handle:
         handle.seek(size - TRAILER.size)
         magic, fmt, table_version, length, digest = TRAILER.unpack(handle.read(TRAILER.size))
@@ -126,7 +128,8 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
     except TableError as problem:
         tell(f"cached table {name} was rejected ({problem}); rebuilding it")
     except OSError as problem:
-        tell(f"cached table {name} could not be read ({problem.strerror}); rebuilding it")
+        if path.is_file():  # otherwise the directory itself is the problem, reported below
+            tell(f"cached table {name} could not be read ({problem.strerror}); rebuilding it")
     with _build_lock:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

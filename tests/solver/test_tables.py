@@ -1,0 +1,170 @@
+"""The on-disk table cache: every way a file can go wrong is detected, rebuilt or worked around."""
+
+import errno
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from solver import tables
+
+VERSION = 3
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
+    tables.drain_notices()
+    return tmp_path / "tables"
+
+
+def build_counter():
+    calls = []
+
+    def build():
+        calls.append(1)
+        return np.arange(100_000, dtype=np.int8) % 97
+
+    return build, calls
+
+
+def expected():
+    return np.arange(100_000, dtype=np.int8) % 97
+
+
+def test_build_once_then_memory_map(cache):
+    build, calls = build_counter()
+    first = tables.cached_table("t", VERSION, build)
+    second = tables.cached_table("t", VERSION, build)
+    assert len(calls) == 1
+    assert isinstance(second, np.memmap) and not second.flags.writeable
+    assert np.array_equal(first, expected()) and np.array_equal(second, expected())
+    assert np.array_equal(np.load(cache / "t.npy", mmap_mode="r"), expected())  # still a valid .npy
+    assert tables.drain_notices() == []
+
+
+@pytest.mark.parametrize("damage, reason", [
+    ("truncate", "wrong size"),
+    ("flip", "checksum"),
+    ("header", "header"),
+    ("version", "version"),
+    ("trailer", "not a Koma table"),
+    ("append", "wrong size"),
+])
+def test_damaged_files_are_rejected_and_rebuilt(cache, damage, reason):
+    build, calls = build_counter()
+    tables.cached_table("t", VERSION, build)
+    path = cache / "t.npy"
+    data = bytearray(path.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) // 2]
+    elif damage == "flip":
+        data[200] ^= 0xFF
+        data[5000] ^= 0x01
+    elif damage == "header":
+        data[0:6] = b"NOTNPY"
+    elif damage == "version":
+        tables.write_table(path, expected(), VERSION + 1)
+        data = bytearray(path.read_bytes())
+    elif damage == "trailer":
+        data[-48:-40] = b"XXXXXXXX"
+    elif damage == "append":
+        data += b"\0" * 16
+    path.write_bytes(bytes(data))
+    with pytest.raises(tables.TableError, match=reason):
+        tables.read_table(path, VERSION)
+    seen = []
+    table = tables.cached_table("t", VERSION, build, notice=seen.append)
+    assert len(calls) == 2 and np.array_equal(table, expected())
+    assert len(seen) == 1 and "rebuilding" in seen[0] and "\n" not in seen[0]
+    assert tables.read_table(path, VERSION) is not None  # the rebuilt file is good
+
+
+def test_unwritable_cache_dir_keeps_the_table_in_memory(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("KOMA_CACHE_DIR", str(blocker))
+    build, calls = build_counter()
+    seen = []
+    table = tables.cached_table("t", VERSION, build, notice=seen.append)
+    assert np.array_equal(table, expected()) and len(calls) == 1
+    assert len(seen) == 1 and "not writable" in seen[0]
+
+
+def test_disk_full_while_writing_leaves_no_partial_file(cache, monkeypatch):
+    real_write = tables.write_table
+
+    def full_disk(path, array, version):
+        def boom(*args, **kwargs):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(tables.os, "fsync", boom)
+        try:
+            real_write(path, array, version)
+        finally:
+            monkeypatch.undo()
+
+    monkeypatch.setattr(tables, "write_table", full_disk)
+    build, calls = build_counter()
+    seen = []
+    table = tables.cached_table("t", VERSION, build, notice=seen.append)
+    assert np.array_equal(table, expected())
+    assert len(seen) == 1 and "could not save" in seen[0] and "No space" in seen[0]
+    assert not (cache / "t.npy").exists()
+    assert [p.name for p in cache.iterdir() if p.suffix == ".tmp"] == []
+
+
+def _slow_build_in_child(cache_root, name, marker):
+    os.environ["KOMA_CACHE_DIR"] = cache_root
+    import time
+
+    from solver import tables as child_tables
+
+    def build():
+        with open(marker, "a") as handle:
+            handle.write("built\n")
+        time.sleep(0.5)
+        return np.arange(100_000, dtype=np.int8) % 97
+
+    child_tables.cached_table(name, VERSION, build)
+
+
+def test_two_processes_building_at_once_build_once(cache, tmp_path):
+    marker = tmp_path / "builds.log"
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_slow_build_in_child, args=(str(tmp_path), "shared", str(marker))) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    assert marker.read_text().count("built") == 1
+    assert np.array_equal(tables.read_table(cache / "shared.npy", VERSION), expected())
+
+
+def test_a_writer_killed_mid_write_never_leaves_a_readable_partial_file(cache, tmp_path):
+    script = textwrap.dedent(f"""
+        import os, sys, numpy as np
+        os.environ["KOMA_CACHE_DIR"] = {str(tmp_path)!r}
+        from solver import tables
+        real_fsync = os.fsync
+        def hang(fd):
+            print("writing", flush=True)
+            import time; time.sleep(60)
+        tables.os.fsync = hang
+        tables.cached_table("killed", {VERSION}, lambda: np.arange(100_000, dtype=np.int8) % 97)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert child.stdout.readline().strip() == "writing"
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+    assert not (cache / "killed.npy").exists()  # only the temporary file was written
+    build, calls = build_counter()
+    table = tables.cached_table("killed", VERSION, build)
+    assert len(calls) == 1 and np.array_equal(table, expected())

@@ -68,6 +68,7 @@ def build_parser() -> Parser:
     bench = add("bench", "performance figures: first call and median of warm runs")
     bench.add_argument("groups", nargs="*", metavar="GROUP", help="only these groups (8, goat, ura, 15)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
+    add("doctor", "versions, caches, tables, terminal: what to check when something is off")
     return parser
 
 
@@ -234,7 +235,15 @@ def cmd_bench(args) -> int:
     return 0
 
 
-COMMANDS = {"solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
+def cmd_doctor(args) -> int:
+    from .doctor import diagnose, render
+
+    report = diagnose()
+    emit(args, report, lambda: render(report))
+    return 0
+
+
+COMMANDS = {"doctor": cmd_doctor, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
 
 
 def run(args) -> int:

@@ -91,6 +91,20 @@ def read_table(path: Path, version: int) -> np.ndarray:
     return array
 
 
+def inspect_table(path: Path) -> str:
+    """"ok", or why the cached table at ``path`` would be rejected (whatever its table version)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - TRAILER.size))
+            version = TRAILER.unpack(handle.read(TRAILER.size))[2]
+        read_table(path, version)
+    except (OSError, struct.error) as problem:
+        return f"unreadable ({getattr(problem, 'strerror', None) or problem})"
+    except TableError as problem:
+        return f"corrupt ({problem})"
+    return "ok"
+
+
 def write_table(path: Path, array: np.ndarray, version: int) -> None:
     """Write ``array`` with its trailer atomically (temporary file, fsync, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -115,3 +115,23 @@ def test_installed_console_script():
     assert json.loads(done.stdout)["length"] == 31
     bad = subprocess.run([koma, "parity", "8", "1 2 3"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.strip().startswith("koma: error:") and "Traceback" not in bad.stderr
+
+
+def test_doctor_reports_tables_and_problems(capsys, tmp_path, monkeypatch):
+    import numpy as np
+
+    from solver import tables
+
+    monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
+    tables.write_table(tables.table_path("good"), np.arange(10, dtype=np.int8), 1)
+    bad = tables.table_path("bad")
+    tables.write_table(bad, np.arange(10, dtype=np.int8), 1)
+    bad.write_bytes(bad.read_bytes()[:-5])
+    code, data, _ = run_json(capsys, "doctor")
+    assert code == 0
+    assert {"versions", "numba_cache", "tables", "terminal", "cache_dir", "data_dir", "serve", "problems"} <= set(data)
+    status = {t["name"]: t["status"] for t in data["tables"]}
+    assert status["good"] == "ok" and status["bad"].startswith("corrupt")
+    assert any("bad" in p["problem"] and p["fix"].startswith("rm ") for p in data["problems"])
+    code, out, _ = run(capsys, "doctor")
+    assert code == 0 and "fix: rm" in out and "versions" in out

@@ -119,7 +119,7 @@ class SlidingPuzzle(Puzzle):
         for token in tokens:
             if token in BLANK_TOKENS:
                 tiles.append(0)
-            elif token.isdigit():
+            elif token.isascii() and token.isdigit():
                 tiles.append(int(token))
             else:
                 raise BoardError(f"{token!r} is not a tile number or a blank (0, _ or *)")

@@ -13,3 +13,11 @@ os.environ.setdefault("KOMA_DATA_DIR", tempfile.mkdtemp(prefix="koma-test-data-"
 @pytest.fixture(scope="session")
 def table_cache_dir():
     return os.environ["KOMA_CACHE_DIR"]
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+# A few hundred examples per property in CI; `pytest --hypothesis-profile=thorough` runs 10,000.
+settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=10_000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -260,6 +260,11 @@ def run(args) -> int:
         clear_progress()
         print("koma: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `koma longest 8 | head`: the reader left, which is fine
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def parse_args(argv: Sequence[str] | None):

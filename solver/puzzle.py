@@ -132,18 +132,21 @@ class Puzzle(ABC):
         return ["table"] if self.enumerable else []
 
     def solve(self, state: State, method: str | None = None, *, stop=None,
-              progress: ProgressCallback | None = None) -> Solution:
+              progress: ProgressCallback | None = None, **options) -> Solution:
         """An optimal solution unless the method says otherwise; raise UnsolvableError when none exists."""
         state = tuple(state)
         proof = self.proof(state)
         if not proof.solvable:
             raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
-        method = method or self.methods()[0]
-        if method not in self.methods():
-            raise KomaError(f"unknown method {method!r} for {self.title}; choose from {', '.join(self.methods())}")
-        return self._solve(state, method, stop=stop, progress=progress)
+        available = self.methods()
+        if not available:
+            raise KomaError(f"no solver for the {self.title} at {self.size_label} yet")
+        method = method or available[0]
+        if method not in available:
+            raise KomaError(f"unknown method {method!r} for {self.title}; choose from {', '.join(available)}")
+        return self._solve(state, method, stop=stop, progress=progress, **options)
 
-    def _solve(self, state: State, method: str, *, stop, progress) -> Solution:
+    def _solve(self, state: State, method: str, *, stop, progress, **options) -> Solution:
         if method == "table":
             return self.solve_by_table(state, stop=stop, progress=progress)
         raise KomaError(f"unknown method {method!r}")

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from . import bfs
-from .errors import BoardError, Cancelled, KomaError
+from .errors import BoardError, Cancelled, KomaError, UnsolvableError
 from .puzzle import Proof, Puzzle, Solution, State
 from .ranking import pack, rank, rank_packed, unpack, unrank
 from .tables import DepthTable
@@ -239,12 +239,37 @@ class SlidingPuzzle(Puzzle):
 
     # --- solving ---------------------------------------------------------------------------
     def methods(self) -> list[str]:
-        return ["table", "bidirectional"] if self.enumerable else []
+        found = ["table", "bidirectional"] if self.enumerable else []
+        if (self.width, self.height) == (4, 4):
+            found.append("loop")
+        return found
 
-    def _solve(self, state, method, *, stop, progress) -> Solution:
+    def solve(self, state, method=None, *, stop=None, progress=None, **options) -> Solution:
+        if method == "loop" and "loop" in self.methods() and not self.proof(tuple(state)).solvable:
+            from .loop import run_loop_method
+
+            run = run_loop_method(state)
+            ending = ", ".join(map(str, run.final_labels[1:5]))
+            raise UnsolvableError(f"the loop method ended in {ending}, ... after {run.length} moves, "
+                                  f"so this board cannot be solved", self.proof(tuple(state)))
+        return super().solve(state, method, stop=stop, progress=progress, **options)
+
+    def _solve(self, state, method, *, stop, progress, **options) -> Solution:
         if method == "bidirectional":
             return self.solve_bidirectional(state, stop=stop)
-        return super()._solve(state, method, stop=stop, progress=progress)
+        if method == "loop":
+            return self.solve_by_loop(state)
+        return super()._solve(state, method, stop=stop, progress=progress, **options)
+
+    def solve_by_loop(self, state: State) -> Solution:
+        """Article 003's mindless loop method (15-puzzle only): never optimal, always finishes."""
+        from .loop import run_loop_method
+
+        began = time.perf_counter()
+        run = run_loop_method(state)
+        return Solution(run.moves, run.path, False, run.length, time.perf_counter() - began, "loop",
+                        f"the loop method (article 003): {run.loop_steps} loop moves + {run.length - run.loop_steps} "
+                        f"back to the goal; not optimal")
 
     def solve_bidirectional(self, state: State, *, stop=None) -> Solution:
         """Article 002's bidirectional BFS; ``nodes`` is its count of generated (registered) states.

@@ -1,0 +1,149 @@
+"""The Koma app: the home screen, a play screen per puzzle, dialogs, and every action in the command palette.
+
+Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can move them: put
+``"play.solve" = "S"`` lines under ``[keymap]`` in ``keymap.toml`` in the data dir.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from typing import Any, Callable
+
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from solver.puzzle import Puzzle
+
+from .screens.home import HomeScreen
+from .screens.play import PlayScreen, play_screen_for, puzzle_id
+from .store import Store, data_dir
+
+
+class KomaCommands(Provider):
+    """Every key binding of the screen the palette was opened on, as a command (plus the system ones)."""
+
+    def _commands(self) -> list[tuple[str, str, Callable]]:
+        screen = self.screen
+        app = self.app
+        seen: set[str] = set()
+        out = []
+        for key, active in screen.active_bindings.items():
+            binding = active.binding
+            if binding.action in seen or binding.system or not active.enabled:
+                continue
+            seen.add(binding.action)
+            name = binding.description or (binding.group.description if binding.group else "") or binding.action
+            if binding.action.startswith("arrow("):
+                direction = binding.action[7]
+                name = {"U": "Up", "D": "Down", "L": "Left", "R": "Right"}[direction]
+                name = f"Move {name}" if getattr(screen, "look", None) and screen.look.arrows_move else f"Cursor {name}"
+            elif binding.action.startswith("cursor("):
+                continue
+            keys = ", ".join(app.get_key_display(b.binding) for b in screen.active_bindings.values()
+                             if b.binding.action == binding.action)
+            out.append((name, f"key: {keys}", partial(app.run_action, binding.action, active.node)))
+        return out
+
+    async def discover(self) -> Hits:
+        for name, help_text, command in self._commands():
+            yield DiscoveryHit(name, command, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, command in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), command, help=help_text)
+
+
+class KomaApp(App):
+    """Koma: play, understand and optimally solve sliding and flip puzzles."""
+
+    CSS_PATH = "koma.tcss"
+    TITLE = "Koma"
+    COMMANDS = App.COMMANDS | {KomaCommands}
+    BINDINGS = [
+        Binding("q", "quit", "quit", id="app.quit"),
+        Binding("question_mark", "help", "help", id="app.help"),
+    ]
+
+    def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
+                 store: Store | None = None, clock: Callable[[], float] = time.monotonic,
+                 animate_spinner: bool = True, keymap: dict[str, str] | None = None):
+        super().__init__()
+        self.start_puzzle = puzzle
+        self.start_state = start
+        self.ascii_only = ascii_only
+        self.store = store if store is not None else Store()
+        self.clock = clock
+        self.animate_spinner = animate_spinner
+        self.stop_flags: dict[int, Any] = {}  # every live job's stop flag, by id: quitting sets them all
+        self.warm_seconds: dict[str, float] = {}
+        self.last_solve_seconds: float | None = None
+        self.first_frame_at: float | None = None
+        self._keymap_override = keymap
+
+    def on_mount(self) -> None:
+        keymap = self._keymap_override if self._keymap_override is not None else load_keymap()
+        if keymap:
+            self.set_keymap(keymap)
+        if self.ascii_only:
+            self.add_class("-ascii")
+        self.push_screen(HomeScreen(self.ascii_only))
+        if self.start_puzzle is not None:
+            self.open_puzzle(self.start_puzzle, self.start_state)
+        self.show_store_notices()
+        self.call_after_refresh(self._first_frame)
+
+    def _first_frame(self) -> None:
+        self.first_frame_at = time.perf_counter()
+
+    def show_store_notices(self) -> None:
+        for notice in self.store.drain_notices():
+            self.notify(notice, title="Saved games", severity="warning", timeout=8)
+
+    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None) -> PlayScreen:
+        """Open a puzzle's play screen: a given board, else the saved game, else a random board."""
+        saved = None if start is not None else self.store.load_game(puzzle_id(puzzle))
+        screen = play_screen_for(puzzle, start=start, saved=saved, ascii_only=self.ascii_only)
+        self.push_screen(screen)
+        return screen
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen, help_text
+
+        screen = self.screen
+        puzzle = getattr(screen, "puzzle", None)
+        if isinstance(screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(help_text(screen, puzzle.key if puzzle else None)))
+
+    def stop_all(self) -> None:
+        for flag in list(self.stop_flags.values()):
+            flag[0] = 1
+        for screen in self.screen_stack:
+            if isinstance(screen, PlayScreen):
+                screen.cancel_jobs()
+
+    async def action_quit(self) -> None:
+        self.stop_all()
+        self.exit()
+
+    def on_unmount(self) -> None:
+        self.stop_all()
+        self.store.close()
+
+
+def load_keymap() -> dict[str, str]:
+    """``[keymap]`` from ``keymap.toml`` in the data dir: binding id -> keys (missing or bad file: none)."""
+    import tomllib
+
+    path = data_dir() / "keymap.toml"
+    try:
+        with open(path, "rb") as handle:
+            table = tomllib.load(handle).get("keymap", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    return {str(k): str(v) for k, v in table.items() if isinstance(v, str)}

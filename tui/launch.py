@@ -1,0 +1,56 @@
+"""Start the game: check the command line first (bad input is one line and exit 2), then run the app."""
+
+from __future__ import annotations
+
+import codecs
+import locale
+import os
+import sys
+
+from solver.cli import EXIT_BAD_INPUT
+from solver.errors import KomaError
+
+
+def utf8_terminal() -> bool:
+    """Whether the locale (or stdout) speaks UTF-8; otherwise Koma draws with ASCII letters."""
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return "utf-8" in value.lower() or "utf8" in value.lower()
+    encoding = getattr(sys.stdout, "encoding", None) or locale.getpreferredencoding(False)
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def prepare(args):
+    """The puzzle and start board asked for on the command line: ``(puzzle or None, state or None)``."""
+    if getattr(args, "command", None) != "play":
+        return None, None
+    from solver.registry import get_puzzle
+
+    puzzle = get_puzzle(args.puzzle, args.size)
+    state = None
+    if args.board is not None:
+        if args.seed is not None:
+            raise KomaError("give --board or --seed, not both")
+        state = puzzle.parse(args.board)
+    elif args.seed is not None:
+        state = puzzle.random_state(args.seed)
+    return puzzle, state
+
+
+def launch(args) -> int:
+    """Run the game for ``koma`` / ``koma play``; returns the exit status."""
+    try:
+        puzzle, state = prepare(args)
+    except KomaError as error:
+        print(f"koma: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    ascii_only = bool(getattr(args, "ascii", False)) or not utf8_terminal()
+    from .app import KomaApp
+
+    app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,86 @@
+"""Help: the rules of each puzzle in a few lines, and the keys of the screen it was opened from."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+RULES = {
+    "8": ("8-puzzle and 15-puzzle",
+          "Slide a tile next to the blank into it until the tiles read 1, 2, 3, … with the blank last. "
+          "Moves are named by the direction the tile moves. Only half of all boards can be solved: the "
+          "parity of the inversions (plus the blank's row on even widths) never changes."),
+    "goat": ("Goat",
+             "A 4x3 sliding-block puzzle: slide a piece next to the blank into it; the wide big piece in the "
+             "top row slides sideways only. Bring the sheep 羊 into its pen (the cell left of the door ‖ in "
+             "the middle row). Every position can be solved; the parity of the snake path decides which ─ "
+             "ends on top."),
+    "ura": ("Ura-omote (front and back)",
+            "Turning a row (A, B, …) or a column (1, 2, …) over reverses it and swaps white and black in it. "
+            "Make every cell white. Cells come in mirror groups of four; a board can be solved exactly when "
+            "each group shows an even number of black cells and no checkerboard."),
+}
+ORDER = ("8", "goat", "ura")
+
+
+def keys_text(screen: Screen) -> str:
+    """Every key of ``screen`` (keymap applied), grouped by what it does."""
+    by_action: dict[str, list[str]] = defaultdict(list)
+    described: dict[str, str] = {}
+    app = screen.app
+    for key, active in screen.active_bindings.items():
+        binding = active.binding
+        if binding.system and binding.action != "command_palette":
+            continue
+        description = binding.description or binding.tooltip or (binding.group.description if binding.group else "")
+        if not description:
+            description = binding.action
+        by_action[binding.action].append(app.get_key_display(binding))
+        described.setdefault(binding.action, description)
+    lines = []
+    for action, keys in by_action.items():
+        lines.append(f"  [b]{escape(' '.join(dict.fromkeys(keys))).ljust(12)}[/b] {escape(described[action])}")
+    return "\n".join(lines)
+
+
+def help_text(screen: Screen, puzzle_key: str | None) -> str:
+    focus = {"15": "8", "sliding": "8", "24": "8"}.get(puzzle_key or "", puzzle_key)
+    order = [focus] + [k for k in ORDER if k != focus] if focus in RULES else list(ORDER)
+    out = ["[b]Rules[/b]"]
+    for key in order:
+        title, text = RULES[key]
+        out += ["", f"[b]{escape(title)}[/b]", escape(text)]
+    out += ["", "[b]Keys here[/b]", keys_text(screen), "",
+            "[b]Playing[/b]",
+            "Arrows or h j k l slide the piece next to the blank that way (Ura-omote: move the cursor). "
+            "s solves optimally in the background and plays the solution back: space pauses, + and - change "
+            "the speed, [ and ] step while paused, and any move takes over. esc cancels a search at once. "
+            "t highlights the next optimal move; u and U undo and redo everything, Koma's moves too. "
+            "Your game and your records are saved as you play."]
+    return "\n".join(out)
+
+
+class HelpScreen(ModalScreen):
+    """Rules and keys; Escape closes."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close", id="help.close")]
+
+    def __init__(self, text: str):
+        super().__init__(classes="dialog-screen")
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-dialog", classes="dialog") as dialog:
+            dialog.border_title = "Help"
+            dialog.border_subtitle = "esc close"
+            with VerticalScroll():
+                yield Static(self.text, id="help-text")
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

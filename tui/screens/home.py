@@ -1,0 +1,202 @@
+"""The home screen: the puzzles (each with a preview, a line on what it is, and your record), Help and Quit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Static
+
+from solver.errors import KomaError
+from solver.registry import get_puzzle
+
+from ..widgets.looks import look_for
+from .play import clock_text, puzzle_id
+
+URA_SIZES = (2, 3, 4, 5, 6)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A puzzle on the home screen: registry name, default size, and one line on what it is."""
+
+    name: str
+    label: str
+    blurb: str
+    sized: bool = False
+
+
+ENTRIES = (
+    Entry("8", "8-puzzle", "Slide eight numbered tiles back into order; every board is at most 31 moves away."),
+    Entry("15", "15-puzzle", "The classic 4x4; half of all shuffles cannot be solved, and parity tells which."),
+    Entry("goat", "Goat", "Bring the sheep 羊 into its pen, past the fences, the door, the wolf 狼 and the wide big piece."),
+    Entry("ura", "Ura-omote", "Turn whole rows and columns over until every cell shows its white front.", True),
+)
+
+
+class PuzzleCard(Widget, can_focus=True):
+    """One puzzle: a preview of its goal, what it is, and the saved game and stats."""
+
+    side = reactive(3, init=False)
+
+    class Chosen(Message):
+        def __init__(self, card: "PuzzleCard"):
+            super().__init__()
+            self.card = card
+
+    def __init__(self, entry: Entry, *, ascii_only: bool = False, size: int = 3):
+        super().__init__(id=f"card-{entry.name}", classes="card")
+        self.entry = entry
+        self.ascii_only = ascii_only
+        self.set_reactive(PuzzleCard.side, size)
+
+    def puzzle(self):
+        return get_puzzle(self.entry.name, f"{self.side}x{self.side}" if self.entry.sized else None)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Static(classes="preview")
+            with Vertical(classes="about"):
+                yield Static(classes="name")
+                yield Static(self.entry.blurb, classes="blurb")
+                yield Static(classes="record")
+
+    def on_mount(self) -> None:
+        self.refresh_card()
+
+    def watch_side(self) -> None:
+        self.refresh_card()
+
+    def refresh_card(self) -> None:
+        try:
+            puzzle = self.puzzle()
+        except KomaError as error:  # a puzzle module that is not there yet
+            self.query_one(".name", Static).update(f"[b]{self.entry.label}[/b]")
+            self.query_one(".record", Static).update(f"[dim]unavailable: {error}[/dim]")
+            self.disabled = True
+            return
+        look = look_for(puzzle, self.ascii_only)
+        self.query_one(".preview", Static).update(look.mini(puzzle.goal))
+        name = f"[b]{self.entry.label}[/b]"
+        if self.entry.sized:
+            left, right = ("<", ">") if self.ascii_only else ("◀", "▶")
+            name += f"  {left} {puzzle.size_label} {right}  [dim](left/right: size)[/dim]"
+        self.query_one(".name", Static).update(name)
+        store = self.app.store
+        key = puzzle_id(puzzle)
+        saved = store.load_game(key)
+        stats = store.stats(key)
+        parts = []
+        if saved is not None and saved.position:
+            parts.append(f"[b]in progress[/b]: {saved.position} moves, {clock_text(saved.seconds)}")
+        elif saved is not None:
+            parts.append("[b]in progress[/b]: not started")
+        if stats.solved:
+            best = f"best {stats.best_moves}" + (f" (optimal {stats.best_optimal})" if stats.best_optimal is not None else "")
+            parts.append(f"solved {stats.solved} · {best} · {clock_text(stats.best_seconds or 0)}")
+        elif stats.by_koma:
+            parts.append(f"finished by Koma {stats.by_koma}")
+        self.query_one(".record", Static).update(" · ".join(parts) or "[dim]not played yet[/dim]")
+
+    def on_click(self) -> None:
+        self.focus()
+        self.post_message(self.Chosen(self))
+
+    def resize_board(self, delta: int) -> bool:
+        if not self.entry.sized:
+            return False
+        index = URA_SIZES.index(self.side) if self.side in URA_SIZES else 1
+        self.side = URA_SIZES[max(0, min(len(URA_SIZES) - 1, index + delta))]
+        return True
+
+
+class HomeScreen(Screen):
+    """Pick a puzzle; Enter plays it (resuming a saved game)."""
+
+    BINDINGS = [
+        Binding("up,k", "focus_previous_card", "", id="home.up", group=Binding.Group("choose", compact=True)),
+        Binding("down,j", "focus_next_card", "choose", id="home.down", group=Binding.Group("choose", compact=True)),
+        Binding("left,h", "size(-1)", "Smaller Ura-omote", id="home.smaller", show=False),
+        Binding("right,l", "size(1)", "Larger Ura-omote", id="home.larger", show=False),
+        Binding("enter,space", "play", "play", id="home.play"),
+        Binding("1", "open('8')", "Play the 8-puzzle", id="home.eight", show=False),
+        Binding("2", "open('15')", "Play the 15-puzzle", id="home.fifteen", show=False),
+        Binding("3", "open('goat')", "Play Goat", id="home.goat", show=False),
+        Binding("4", "open('ura')", "Play Ura-omote", id="home.ura", show=False),
+    ]
+
+    def __init__(self, ascii_only: bool = False):
+        super().__init__(classes="home")
+        self.ascii_only = ascii_only
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        with VerticalScroll(id="cards"):
+            for number, entry in enumerate(ENTRIES, 1):
+                yield PuzzleCard(entry, ascii_only=self.ascii_only)
+            yield Static(
+                "[b]Galleries and labs[/b]  [dim]coming soon: the hardest positions and the solver labs "
+                "will open from here.[/dim]", id="labs-placeholder")
+            yield Static("[dim]1-4 open a puzzle · ? help and rules · ctrl+p every command · q quit[/dim]",
+                         id="home-hint")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = "sliding and flipping puzzles, solved optimally"
+        self.query(PuzzleCard).first().focus()
+
+    def on_screen_resume(self) -> None:
+        for card in self.query(PuzzleCard):
+            card.refresh_card()
+
+    def cards(self) -> list[PuzzleCard]:
+        return [c for c in self.query(PuzzleCard) if not c.disabled]
+
+    def _focused_card(self) -> PuzzleCard | None:
+        focused = self.focused
+        return focused if isinstance(focused, PuzzleCard) else None
+
+    def action_focus_next_card(self) -> None:
+        self._step(1)
+
+    def action_focus_previous_card(self) -> None:
+        self._step(-1)
+
+    def _step(self, delta: int) -> None:
+        cards = self.cards()
+        if not cards:
+            return
+        current = self._focused_card()
+        index = cards.index(current) if current in cards else -delta
+        cards[(index + delta) % len(cards)].focus()
+
+    def action_size(self, delta: int) -> None:
+        card = self._focused_card()
+        if card is None or not card.resize_board(delta):
+            self.app.bell()
+
+    def action_play(self) -> None:
+        card = self._focused_card()
+        if card is not None:
+            self.open_card(card)
+
+    def action_open(self, name: str) -> None:
+        card = next((c for c in self.cards() if c.entry.name == name), None)
+        if card is None:
+            self.app.bell()
+            return
+        card.focus()
+        self.open_card(card)
+
+    def on_puzzle_card_chosen(self, event: PuzzleCard.Chosen) -> None:
+        self.open_card(event.card)
+
+    def open_card(self, card: PuzzleCard) -> None:
+        self.app.open_puzzle(card.puzzle())

@@ -1,0 +1,238 @@
+"""The board: one widget per piece, placed absolutely and animated to its new cell after each move.
+
+The board only draws a state and reports clicks; it never decides what is legal.  It sizes its
+pieces to the space it has (a large board at 80x24, larger above), shows a cursor, highlights a
+hint and, for Ura-omote, the row letters and column digits.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.geometry import Offset
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from .looks import Look, PieceSpec
+
+MOVE_SECONDS = 0.12  # one move's animation; TEXTUAL_ANIMATIONS=none makes it instant
+MAX_TILE_HEIGHT, MAX_TILE_WIDTH = 7, 17
+MIN_TILE_HEIGHT, MIN_TILE_WIDTH = 3, 5
+ROW_LABEL_WIDTH, COLUMN_LABEL_HEIGHT = 3, 1
+
+
+class Piece(Widget):
+    """One tile or piece; ``spec`` says what it is and where it stands."""
+
+    def __init__(self, spec: PieceSpec, look: Look):
+        super().__init__(classes=f"piece -{spec.kind}")
+        self.spec = spec
+        self.look = look
+
+    def render(self):
+        size = self.content_size
+        return self.look.draw(self.spec, size.width, size.height)
+
+    def set_spec(self, spec: PieceSpec) -> None:
+        if spec.kind != self.spec.kind:
+            self.remove_class(f"-{self.spec.kind}")
+            self.add_class(f"-{spec.kind}")
+        self.spec = spec
+        self.refresh()
+
+    def covers(self, cell: int, width: int) -> bool:
+        row, col = divmod(self.spec.cell, width)
+        return cell // width == row and col <= cell % width < col + self.spec.span
+
+    def on_click(self, event: events.Click) -> None:
+        board = self.parent
+        if isinstance(board, Board):
+            col = self.spec.cell % board.look.width
+            if self.spec.span > 1 and board.tile_width:
+                col += min(self.spec.span - 1, event.x // board.tile_width)
+            cell = (self.spec.cell // board.look.width) * board.look.width + col
+            board.cursor = cell
+            board.post_message(Board.CellPressed(board, cell))
+
+
+class LineLabel(Static):
+    """A row letter or column digit; clicking it plays that move."""
+
+    def __init__(self, move: str, kind: str):
+        super().__init__(move, classes=f"line-label -{kind}")
+        self.move = move
+
+    def on_click(self) -> None:
+        board = self.parent
+        if isinstance(board, Board):
+            board.post_message(Board.LinePressed(board, self.move))
+
+
+class Board(Widget):
+    """A puzzle board drawn with a :class:`Look`."""
+
+    class CellPressed(Message):
+        """A cell was clicked."""
+
+        def __init__(self, board: "Board", cell: int):
+            super().__init__()
+            self.board, self.cell = board, cell
+
+    class LinePressed(Message):
+        """A row or column label was clicked (Ura-omote)."""
+
+        def __init__(self, board: "Board", move: str):
+            super().__init__()
+            self.board, self.move = board, move
+
+    cursor: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, look: Look, state, *, id: str | None = None):
+        super().__init__(id=id)
+        self.look = look
+        self.state = tuple(state)
+        self.tile_width = 0
+        self.tile_height = 0
+        self.hint_cells: set[int] = set()
+        self.hint_lines: set[str] = set()
+        self.pieces: list[Piece] = [Piece(spec, look) for spec in look.specs(self.state)]
+        self.labels: list[LineLabel] = []
+        if look.labels:
+            self.labels = [LineLabel(chr(ord("A") + r), "row") for r in range(look.height)]
+            self.labels += [LineLabel(str(c + 1), "column") for c in range(look.width)]
+
+    def compose(self):
+        yield from self.pieces
+        yield from self.labels
+
+    def on_mount(self) -> None:
+        self._mark()
+
+    def on_resize(self) -> None:
+        self.layout_pieces()
+
+    # --- geometry ------------------------------------------------------------------------------
+    def tile_size(self) -> tuple[int, int]:
+        look = self.look
+        label_w = ROW_LABEL_WIDTH if look.labels else 0
+        label_h = COLUMN_LABEL_HEIGHT if look.labels else 0
+        width, height = self.size
+        th = max(MIN_TILE_HEIGHT, min(MAX_TILE_HEIGHT, (height - label_h) // look.height))
+        tw = max(MIN_TILE_WIDTH, min(MAX_TILE_WIDTH, (width - label_w) // look.width, 2 * th + 3))
+        th = max(MIN_TILE_HEIGHT, min(th, tw // 2 + 1))
+        return tw, th
+
+    def origin(self) -> Offset:
+        look = self.look
+        label_w = ROW_LABEL_WIDTH if look.labels else 0
+        label_h = COLUMN_LABEL_HEIGHT if look.labels else 0
+        grid_w = label_w + look.width * self.tile_width
+        grid_h = label_h + look.height * self.tile_height
+        return Offset(max(0, (self.size.width - grid_w) // 2) + label_w, max(0, (self.size.height - grid_h) // 2) + label_h)
+
+    def cell_offset(self, cell: int) -> Offset:
+        row, col = divmod(cell, self.look.width)
+        return self.origin() + Offset(col * self.tile_width, row * self.tile_height)
+
+    def layout_pieces(self) -> None:
+        """Size and place every piece for the current widget size (no animation)."""
+        if not self.size.width:
+            return
+        self.tile_width, self.tile_height = self.tile_size()
+        for piece in self.pieces:
+            piece.styles.width = piece.spec.span * self.tile_width
+            piece.styles.height = self.tile_height
+            piece.offset = self.cell_offset(piece.spec.cell)
+        origin = self.origin()
+        for label in self.labels:
+            label.styles.height = 1
+            if label.has_class("-row"):
+                label.styles.width = ROW_LABEL_WIDTH
+                row = ord(label.move) - ord("A")
+                label.styles.height = self.tile_height
+                label.offset = Offset(origin.x - ROW_LABEL_WIDTH, origin.y + row * self.tile_height)
+            else:
+                label.styles.width = self.tile_width
+                col = int(label.move) - 1
+                label.offset = Offset(origin.x + col * self.tile_width, origin.y - COLUMN_LABEL_HEIGHT)
+
+    # --- showing a state -----------------------------------------------------------------------
+    def show(self, state, animate: bool = True) -> None:
+        """Draw ``state``; pieces that travelled slide to their new cells."""
+        state = tuple(state)
+        old = self.state
+        self.state = state
+        specs = self.look.specs(state)
+        if self.look.identity_by_cell:
+            for piece, spec in zip(self.pieces, specs):
+                flipped = piece.spec.code != spec.code
+                piece.set_spec(spec)
+                if flipped and animate and state != old:
+                    piece.styles.opacity = 0.25
+                    piece.styles.animate("opacity", 1.0, duration=MOVE_SECONDS * 2)
+            self._mark()
+            return
+        free = list(self.pieces)
+        placed: list[tuple[Piece, PieceSpec]] = []
+        pending: list[PieceSpec] = []
+        for spec in specs:  # pieces that stayed put keep their widget
+            match = next((p for p in free if p.spec.code == spec.code and p.spec.cell == spec.cell), None)
+            if match is None:
+                pending.append(spec)
+            else:
+                free.remove(match)
+                placed.append((match, spec))
+        for spec in pending:  # the rest travel: the nearest free widget of the same kind
+            same = [p for p in free if p.spec.code == spec.code]
+            if not same:  # a different set of pieces: rebuild
+                self._rebuild(specs)
+                return
+            match = min(same, key=lambda p: abs(p.spec.cell - spec.cell))
+            free.remove(match)
+            placed.append((match, spec))
+        for piece, spec in placed:
+            moved = piece.spec.cell != spec.cell
+            piece.set_spec(spec)
+            if moved and self.tile_width:
+                target = self.cell_offset(spec.cell)
+                if animate:
+                    piece.animate("offset", target, duration=MOVE_SECONDS)
+                else:
+                    piece.offset = target
+        self._mark()
+
+    def _rebuild(self, specs: list[PieceSpec]) -> None:
+        for piece in self.pieces:
+            piece.remove()
+        self.pieces = [Piece(spec, self.look) for spec in specs]
+        self.mount_all(self.pieces)
+        self.call_after_refresh(self.layout_pieces)
+        self.call_after_refresh(self._mark)
+
+    # --- cursor and hints ------------------------------------------------------------------------
+    def watch_cursor(self) -> None:
+        self._mark()
+
+    def move_cursor(self, d_row: int, d_col: int) -> None:
+        row, col = divmod(self.cursor, self.look.width)
+        row = min(self.look.height - 1, max(0, row + d_row))
+        col = min(self.look.width - 1, max(0, col + d_col))
+        self.cursor = row * self.look.width + col
+
+    def set_hint(self, cells: set[int] | None = None, lines: set[str] | None = None) -> None:
+        self.hint_cells = set(cells or ())
+        self.hint_lines = set(lines or ())
+        self._mark()
+
+    def _mark(self) -> None:
+        width = self.look.width
+        for piece in self.pieces:
+            piece.set_class(piece.covers(self.cursor, width), "-cursor")
+            piece.set_class(any(piece.covers(c, width) for c in self.hint_cells), "-hint")
+        row, col = divmod(self.cursor, width)
+        for label in self.labels:
+            label.set_class(label.move in self.hint_lines, "-hint")
+            current = (label.has_class("-row") and ord(label.move) - ord("A") == row) or (
+                label.has_class("-column") and int(label.move) - 1 == col)
+            label.set_class(current, "-current")

@@ -1,0 +1,161 @@
+"""How each puzzle looks: which pieces a board shows and what each piece draws.
+
+A *look* turns a state (the puzzle's cell codes, see the solver modules) into piece specs, and draws
+one piece at a given size.  It knows the notation's codes and glyphs, never the rules: moves always
+come from the :class:`~solver.puzzle.Puzzle`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.renderables.digits import Digits
+
+# Goat cell codes and glyphs (solver/goat.py's documented notation).
+GOAT_BLANK, GOAT_SHEEP, GOAT_WOLF, GOAT_BIG = 0, 5, 6, 9
+GOAT_LETTERS = ".rilj" "SWd-B"
+GOAT_GLYPHS = ("", "┌", "│", "└", "┘", "羊", "狼", "‖", "─", "大")
+GOAT_CLASSES = ("blank", "fence", "fence", "fence", "fence", "sheep", "wolf", "door", "fence", "big")
+
+
+@dataclass(frozen=True)
+class PieceSpec:
+    """One piece on the board: its kind (``code``), top-left ``cell`` and width in cells."""
+
+    code: int
+    cell: int
+    span: int = 1
+    kind: str = "tile"  # CSS class: tile, blank, fence, door, sheep, wolf, big, white, black
+
+
+class Look:
+    """The sliding-tile look: numbered boxes and a blank."""
+
+    arrows_move = True  # arrows slide a piece into the blank; False: arrows move the cursor
+    labels = False  # row letters and column digits around the board
+    blank_code = 0
+    identity_by_cell = False  # True: a piece never travels (Ura-omote cells)
+
+    def __init__(self, width: int, height: int, ascii_only: bool = False):
+        self.width, self.height, self.ascii = width, height, ascii_only
+
+    def specs(self, state) -> list[PieceSpec]:
+        return [PieceSpec(v, i, 1, "blank" if v == self.blank_code else "tile") for i, v in enumerate(state)]
+
+    def draw(self, spec: PieceSpec, width: int, height: int):
+        """The piece's content for a ``width`` x ``height`` content area."""
+        if spec.kind == "blank":
+            return ""
+        label = str(spec.code)
+        if not self.ascii and height >= 3 and width >= Digits.get_width(label) + 1:
+            return Digits(label)
+        return Text(label, style="bold")
+
+    def mini(self, state) -> str:
+        """A few lines for a preview."""
+        w = self.width
+        cells = [("." if v == 0 else str(v)).rjust(2) for v in state]
+        return "\n".join(" ".join(cells[r * w:(r + 1) * w]) for r in range(self.height))
+
+
+class GoatLook(Look):
+    """Goat: fences drawn as lines that join up across pieces, 羊 and 狼 as wide glyphs, the big piece."""
+
+    def specs(self, state) -> list[PieceSpec]:
+        out = []
+        skip = False
+        for i, v in enumerate(state):
+            if skip:
+                skip = False
+                continue
+            if v == GOAT_BIG:
+                out.append(PieceSpec(v, i, 2, "big"))
+                skip = True
+            else:
+                out.append(PieceSpec(v, i, 1, GOAT_CLASSES[v]))
+        return out
+
+    def draw(self, spec: PieceSpec, width: int, height: int):
+        if spec.kind == "blank":
+            return ""
+        if self.ascii:
+            letter = GOAT_LETTERS[spec.code]
+            return Text(letter + letter if spec.code == GOAT_BIG else letter, style="bold")
+        if spec.code in (GOAT_SHEEP, GOAT_WOLF):
+            return Text(GOAT_GLYPHS[spec.code], style="bold")
+        if spec.code == GOAT_BIG:
+            return Text("大", style="bold")
+        return Text("\n".join(fence_art(GOAT_GLYPHS[spec.code], width, height)))
+
+    def mini(self, state) -> str:
+        rows = []
+        for r in range(self.height):
+            row = state[r * self.width:(r + 1) * self.width]
+            if self.ascii:
+                rows.append(" ".join(GOAT_LETTERS[v] for v in row))
+                continue
+            parts, c = [], 0
+            while c < len(row):
+                v = row[c]
+                if v == GOAT_BIG:
+                    parts.append("[大]")
+                    c += 2
+                    continue
+                parts.append("  " if v == GOAT_BLANK else GOAT_GLYPHS[v] if v in (GOAT_SHEEP, GOAT_WOLF)
+                             else GOAT_GLYPHS[v] + " ")
+                c += 1
+            rows.append("".join(parts))
+        return "\n".join(rows)
+
+
+def fence_art(glyph: str, width: int, height: int) -> list[str]:
+    """The fence glyph scaled to fill a piece: its strokes run from the centre to the edges they touch."""
+    cx, cy = (width - 1) // 2, (height - 1) // 2
+    up = glyph in "│└┘‖"
+    down = glyph in "│┌‖"
+    left = glyph in "─┘"
+    right = glyph in "─┌└"
+    vertical = "║" if glyph == "‖" else "│"
+    lines = []
+    for y in range(height):
+        row = []
+        for x in range(width):
+            ch = " "
+            if x == cx and y == cy:
+                ch = "║" if glyph == "‖" else glyph
+            elif y == cy and ((x < cx and left) or (x > cx and right)):
+                ch = "─"
+            elif x == cx and ((y < cy and up) or (y > cy and down)):
+                ch = vertical
+            row.append(ch)
+        lines.append("".join(row))
+    return lines
+
+
+class UraLook(Look):
+    """Ura-omote: white (front) and black (back) cells, rows lettered A.. and columns numbered 1.."""
+
+    arrows_move = False
+    labels = True
+    blank_code = -1
+    identity_by_cell = True
+
+    def specs(self, state) -> list[PieceSpec]:
+        return [PieceSpec(v, i, 1, "black" if v else "white") for i, v in enumerate(state)]
+
+    def draw(self, spec: PieceSpec, width: int, height: int):
+        if self.ascii:
+            return Text("B" if spec.code else "W", style="bold")
+        return Text("●" if spec.code else "○")
+
+    def mini(self, state) -> str:
+        w = self.width
+        marks = ("W", "B") if self.ascii else ("□", "■")
+        return "\n".join(" ".join(marks[v] for v in state[r * w:(r + 1) * w]) for r in range(self.height))
+
+
+def look_for(puzzle, ascii_only: bool = False) -> Look:
+    """The look for a puzzle, chosen by its CLI key."""
+    kind = {"goat": GoatLook, "ura": UraLook}.get(puzzle.key, Look)
+    return kind(puzzle.width, puzzle.height, ascii_only)

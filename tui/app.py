@@ -31,19 +31,17 @@ class KomaCommands(Provider):
         out = []
         for key, active in screen.active_bindings.items():
             binding = active.binding
-            if binding.action in seen or binding.system or not active.enabled:
+            if binding.action in seen or binding.system:
                 continue
             seen.add(binding.action)
-            name = binding.description or (binding.group.description if binding.group else "") or binding.action
+            name = binding.tooltip or binding.description or binding.action
             if binding.action.startswith("arrow("):
-                direction = binding.action[7]
-                name = {"U": "Up", "D": "Down", "L": "Left", "R": "Right"}[direction]
-                name = f"Move {name}" if getattr(screen, "look", None) and screen.look.arrows_move else f"Cursor {name}"
-            elif binding.action.startswith("cursor("):
-                continue
+                direction = {"U": "up", "D": "down", "L": "left", "R": "right"}[binding.action[7]]
+                arrows_move = getattr(getattr(screen, "look", None), "arrows_move", False)
+                name = f"Move {direction}: slide a piece into the blank" if arrows_move else f"Cursor {direction}"
             keys = ", ".join(app.get_key_display(b.binding) for b in screen.active_bindings.values()
                              if b.binding.action == binding.action)
-            out.append((name, f"key: {keys}", partial(app.run_action, binding.action, active.node)))
+            out.append((name[:1].upper() + name[1:], f"key: {keys}", partial(app.run_action, binding.action, active.node)))
         return out
 
     async def discover(self) -> Hits:
@@ -65,8 +63,8 @@ class KomaApp(App):
     TITLE = "Koma"
     COMMANDS = App.COMMANDS | {KomaCommands}
     BINDINGS = [
-        Binding("q", "quit", "quit", id="app.quit"),
-        Binding("question_mark", "help", "help", id="app.help"),
+        Binding("q", "quit", "quit", id="app.quit", tooltip="Quit Koma at once (your game is saved)"),
+        Binding("question_mark", "help", "help", id="app.help", tooltip="Help: rules and keys"),
     ]
 
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,

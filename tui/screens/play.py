@@ -54,6 +54,10 @@ def clock_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def figures_text(info: dict[str, Any]) -> str:
     parts = []
     for key, value in info.items():
@@ -117,24 +121,24 @@ class PlayScreen(Screen):
         Binding("down,j", "arrow('D')", "", id="play.down", group=MOVE),
         Binding("left,h", "arrow('L')", "", id="play.left", group=MOVE),
         Binding("right,l", "arrow('R')", "move", id="play.right", group=MOVE),
-        Binding("shift+up", "cursor(-1,0)", "", id="play.cursor_up", show=False),
-        Binding("shift+down", "cursor(1,0)", "", id="play.cursor_down", show=False),
-        Binding("shift+left", "cursor(0,-1)", "", id="play.cursor_left", show=False),
-        Binding("shift+right", "cursor(0,1)", "", id="play.cursor_right", show=False),
-        Binding("enter", "activate('enter')", "Play cursor", id="play.enter", show=False),
-        Binding("space", "activate('space')", "Play cursor / pause", id="play.space", show=False),
-        Binding("s", "solve", "solve", id="play.solve"),
-        Binding("t", "hint", "hint", id="play.hint"),
-        Binding("u", "undo", "undo", id="play.undo"),
-        Binding("U", "redo", "redo", id="play.redo", show=False),
-        Binding("n", "new_game", "new", id="play.new"),
-        Binding("r", "restart", "restart", id="play.restart", show=False),
-        Binding("p", "proof", "parity", id="play.proof"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", id="play.faster", show=False),
-        Binding("minus", "speed(-1)", "Slower", id="play.slower", show=False),
-        Binding("right_square_bracket", "step(1)", "Step forward", id="play.step_forward", show=False),
-        Binding("left_square_bracket", "step(-1)", "Step back", id="play.step_back", show=False),
-        Binding("escape", "escape", "back", id="play.escape"),
+        Binding("shift+up", "cursor(-1,0)", "", id="play.cursor_up", tooltip="Cursor up", show=False),
+        Binding("shift+down", "cursor(1,0)", "", id="play.cursor_down", tooltip="Cursor down", show=False),
+        Binding("shift+left", "cursor(0,-1)", "", id="play.cursor_left", tooltip="Cursor left", show=False),
+        Binding("shift+right", "cursor(0,1)", "", id="play.cursor_right", tooltip="Cursor right", show=False),
+        Binding("enter", "activate('enter')", "Play cursor", id="play.enter", show=False, tooltip="Move the piece under the cursor"),
+        Binding("space", "activate('space')", "Play cursor / pause", id="play.space", show=False, tooltip="Move the piece under the cursor, or pause the playback"),
+        Binding("s", "solve", "solve", id="play.solve", tooltip="Solve: find an optimal solution in the background and play it back"),
+        Binding("t", "hint", "hint", id="play.hint", tooltip="Hint: highlight the next optimal move"),
+        Binding("u", "undo", "undo", id="play.undo", tooltip="Undo the last move"),
+        Binding("U", "redo", "redo", id="play.redo", tooltip="Redo the move undone", show=False),
+        Binding("n", "new_game", "new", id="play.new", tooltip="New game: random, an exact distance, or your own board"),
+        Binding("r", "restart", "restart", id="play.restart", tooltip="Restart from the first board (redo brings your moves back)", show=False),
+        Binding("p", "proof", "parity", id="play.proof", tooltip="Parity proof: why this board can or cannot be solved"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", id="play.faster", tooltip="Faster playback", show=False),
+        Binding("minus", "speed(-1)", "Slower", id="play.slower", tooltip="Slower playback", show=False),
+        Binding("right_square_bracket", "step(1)", "Step forward", id="play.step_forward", tooltip="Step the paused playback forward", show=False),
+        Binding("left_square_bracket", "step(-1)", "Step back", id="play.step_back", tooltip="Step the paused playback back", show=False),
+        Binding("escape", "escape", "back", id="play.escape", tooltip="Back: cancel the search or playback, else return home"),
     ]
 
     def __init__(self, puzzle: Puzzle, *, start: tuple | None = None, saved: SavedGame | None = None,
@@ -375,17 +379,17 @@ class PlayScreen(Screen):
         if self.koma_played:
             if not self.win_recorded:
                 store.record_koma_finish(self.game_id)
-            self.message = (f"[b]Solved by Koma[/b] ({self.position} moves"
+            self.message = (f"[b]Solved by Koma[/b] ({plural(self.position, 'move')}"
                             + (f"; optimal {optimal}" if optimal is not None else "") + "). Not counted as yours.")
         else:
             optimal_text = f"optimal {optimal}" if optimal is not None else "optimal unknown"
             hints = f", {self.hints} hint{'s' if self.hints != 1 else ''}" if self.hints else ""
-            self.message = (f"[b]Solved in {self.position} moves; {optimal_text}[/b]\n"
+            self.message = (f"[b]Solved in {plural(self.position, 'move')}; {optimal_text}[/b]\n"
                             f"time {clock_text(seconds)}{hints}")
             if not self.win_recorded:
                 stats = store.record_win(self.game_id, self.position, optimal, seconds)
                 self.message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds)}[/dim]"
-                self.notify(f"Solved in {self.position} moves; {optimal_text}. Time {clock_text(seconds)}.",
+                self.notify(f"Solved in {plural(self.position, 'move')}; {optimal_text}. Time {clock_text(seconds)}.",
                             title="Well done!")
         self.win_recorded = True
         store.clear_game(self.game_id)
@@ -870,8 +874,8 @@ class UraPlayScreen(PlayScreen):
         Binding("down,j", "arrow('D')", "", id="play.down", group=CURSOR),
         Binding("left,h", "arrow('L')", "", id="play.left", group=CURSOR),
         Binding("right,l", "arrow('R')", "cursor", id="play.right", group=CURSOR),
-        Binding("enter", "activate('enter')", "row", id="play.enter"),
-        Binding("space", "activate('space')", "column", id="play.space"),
+        Binding("enter", "activate('enter')", "row", id="play.enter", tooltip="Turn the cursor's row over"),
+        Binding("space", "activate('space')", "column", id="play.space", tooltip="Turn the cursor's column over (or pause the playback)"),
         *[Binding(f"{letter.lower()},{letter}", f"flip('{letter}')", f"Turn row {letter} over",
                   id=f"play.row_{letter.lower()}", show=False) for letter in "ABCDEF"],
         *[Binding(digit, f"flip('{digit}')", f"Turn column {digit} over", id=f"play.column_{digit}", show=False)

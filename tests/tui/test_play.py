@@ -1,0 +1,279 @@
+"""Pilot tests of the play screen: moves, undo/redo, solve and playback, cancel, hints, wins, resume."""
+
+from __future__ import annotations
+
+import time
+
+from solver.errors import Cancelled
+from solver.puzzle import check_stop
+from solver.sliding import SlidingPuzzle
+from tui.screens.play import PlayScreen
+from tui.store import Store
+from tui.widgets.board import Board
+
+from tui_helpers import make_app, wait_for, wait_warm
+
+ONE_AWAY = "1 2 3/4 5 6/7 _ 8"  # tile 8 moves left to solve it
+TWO_AWAY = "1 2 3/4 5 6/_ 7 8"
+TWELVE = "1 2 3/4 5 6/7 8 _"
+
+
+class SlowSliding(SlidingPuzzle):
+    """A 3x3 board whose solver only stops when told to: for cancellation tests."""
+
+    def _solve(self, state, method, *, stop, progress):
+        while True:
+            check_stop(stop)
+            if progress:
+                progress({"bound": 7, "nodes": 1234567})
+            time.sleep(0.005)
+
+
+def solver_workers(app):
+    return [w for w in app.workers if w.group == "solver" and not w.is_finished]
+
+
+async def test_arrow_moves_a_tile_and_undo_redo(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await pilot.press("left")  # tile 7 slides left into the blank
+        assert screen.state == screen.puzzle.parse("1 2 3/4 5 6/7 _ 8")
+        assert screen.position == 1 and screen.moves == ["L"]
+        await pilot.press("up")  # nothing below the blank: illegal, ignored
+        assert screen.position == 1
+        await pilot.press("u")
+        assert screen.position == 0 and screen.state == screen.puzzle.parse(TWO_AWAY)
+        await pilot.press("U")
+        assert screen.position == 1
+        await pilot.press("h")  # vim keys too: tile 8 left, solved
+        assert screen.puzzle.is_goal(screen.state)
+
+
+async def test_win_message_shows_moves_against_optimal(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        await pilot.press("down", "up")  # a detour: 4 moves where 2 would do
+        await pilot.press("left", "left")
+        assert screen.won
+        assert "Solved in 4 moves; optimal 2" in screen.message
+        stats = app.store.stats("8")
+        assert (stats.solved, stats.best_moves, stats.best_optimal) == (1, 4, 2)
+        assert app.store.load_game("8") is None  # a finished game is not resumed
+
+
+async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1")  # one of the 31-move boards
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        assert screen.distances[screen.state] == 31
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await pilot.press("plus", "plus", "plus")
+        await wait_for(pilot, lambda: screen.won, what="the playback")
+        assert screen.position == 31 and set(screen.origins) == {"k"}
+        assert "Solved by Koma" in screen.message
+        assert app.store.stats("8").by_koma == 1 and app.store.stats("8").solved == 0
+        await pilot.press("u")
+        assert not screen.won and screen.position == 30
+
+
+async def test_playback_pauses_steps_and_a_move_takes_over(tmp_path):
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await pilot.press("space")
+        assert screen.paused
+        played = screen.position
+        await pilot.press("right_square_bracket")
+        assert screen.position == played + 1
+        await pilot.press("left_square_bracket")
+        assert screen.position == played
+        legal = screen.puzzle.moves(screen.state)[0]
+        key = {"U": "up", "D": "down", "L": "left", "R": "right"}[legal]
+        await pilot.press(key)
+        assert screen.playback is None and screen.position == played + 1
+        assert screen.origins[-1] == "p"
+
+
+async def test_escape_cancels_the_solver_at_once(tmp_path):
+    app = make_app(tmp_path)
+    app.start_puzzle, app.start_state = SlowSliding(3, 3), (1, 2, 3, 4, 5, 6, 0, 7, 8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, screen.warm.is_set, what="the warm-up")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.job is not None and screen.job.progress, what="progress")
+        assert "bound 7" in screen.job.progress and solver_workers(app)
+        await pilot.press("escape")
+        assert screen.job is None and screen.message == "Cancelled."
+        await wait_for(pilot, lambda: not solver_workers(app), timeout=2, what="the worker to stop")
+        assert not app.stop_flags or all(flag[0] for flag in app.stop_flags.values())
+        assert isinstance(app.screen, PlayScreen)  # the first escape only cancels
+
+
+async def test_leaving_the_screen_cancels_the_solver(tmp_path):
+    app = make_app(tmp_path)
+    app.start_puzzle, app.start_state = SlowSliding(3, 3), (1, 2, 3, 4, 5, 6, 0, 7, 8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, screen.warm.is_set, what="the warm-up")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: bool(solver_workers(app)), what="the solver")
+        flag = screen.job.stop
+        app.pop_screen()
+        await pilot.pause()
+        assert flag[0] == 1
+        await wait_for(pilot, lambda: not solver_workers(app), timeout=2, what="the worker to stop")
+
+
+async def test_quit_mid_solve_is_immediate(tmp_path):
+    app = make_app(tmp_path)
+    app.start_puzzle, app.start_state = SlowSliding(3, 3), (1, 2, 3, 4, 5, 6, 0, 7, 8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, screen.warm.is_set, what="the warm-up")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: bool(solver_workers(app)), what="the solver")
+        flag = screen.job.stop
+        began = time.monotonic()
+        await pilot.press("q")
+    assert flag[0] == 1 and time.monotonic() - began < 2
+
+
+async def test_hint_highlights_the_next_optimal_move(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        await pilot.press("t")
+        await wait_for(pilot, lambda: screen.message.startswith("Hint"), what="the hint")
+        board = screen.query_one(Board)
+        hinted = [p for p in board.pieces if p.has_class("-hint")]
+        assert [p.spec.code for p in hinted] == [7]  # tile 7 moves left first
+        assert "left" in screen.message and screen.hints == 1
+
+
+async def test_cursor_enter_and_click_move_tiles(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        board = screen.query_one(Board)
+        await pilot.press("shift+down", "shift+down", "shift+right")  # cursor onto tile 7
+        assert board.cursor == 7
+        await pilot.press("enter")
+        assert screen.moves == ["L"]
+        piece = next(p for p in board.pieces if p.spec.code == 8)
+        await pilot.click(piece)
+        assert screen.won
+
+
+async def test_resume_after_restart(tmp_path):
+    path = tmp_path / "koma.db"
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("left", "down")
+        expected = app.screen.state
+    again = make_app(tmp_path, store=Store(path))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await pilot.press("1")  # the 8-puzzle card
+        screen = again.screen
+        assert isinstance(screen, PlayScreen)
+        assert screen.state == expected and screen.position == 2
+        assert screen.start == screen.puzzle.parse("8 6 7/2 5 4/3 _ 1")
+        await pilot.press("u", "u")
+        assert screen.state == screen.start
+
+
+async def test_corrupt_database_is_moved_aside_and_play_goes_on(tmp_path):
+    path = tmp_path / "koma.db"
+    path.write_bytes(b"\x00garbage" * 512)
+    app = make_app(tmp_path, "8", TWO_AWAY, store=Store(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]
+        assert any("moved it to koma.db.corrupt-" in n for n in notes)
+        await pilot.press("left")
+        assert app.screen.position == 1
+    assert Store(path).load_game("8").moves == ["L"]
+
+
+async def test_new_game_dialog_validates_typed_boards(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        await pilot.press("n")
+        dialog = app.screen
+        await pilot.press("down", "down", "enter")  # "This board"
+        await pilot.press(*"1 2 3/4 5")
+        verdict = str(dialog.query_one("#verdict").render())
+        assert "expected 3 rows" in verdict
+        await pilot.press("backspace", "backspace", "backspace")
+        await pilot.press(*"4 5 6/7 _ 8", "enter")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.state == screen.puzzle.parse(ONE_AWAY) and screen.position == 0
+
+
+async def test_new_game_at_an_exact_distance(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        await pilot.press("n", "down", "enter", *"20", "enter")
+        await wait_for(pilot, lambda: screen.distances.get(screen.state) == 20, what="the new board")
+
+
+async def test_proof_screen_shows_the_fields(tmp_path):
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 _")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert "NOT solvable" in str(screen.query_one("#parity").render())
+        await pilot.press("p")
+        text = str(app.screen.query_one("#proof-text").render())
+        assert "Verdict: NOT solvable" in text and "Inversions" in text and "Blank row" in text
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_fifteen_without_a_solver_says_so(tmp_path):
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, screen.warm.is_set, what="the warm-up")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.job is None and (screen.message or screen.won), what="the answer")
+        if screen.puzzle.methods():  # once the 15-puzzle solver is wired in
+            await wait_for(pilot, lambda: screen.won, what="the playback")
+        else:
+            assert "no optimal solver" in screen.message
+
+
+async def test_command_palette_lists_every_play_action(tmp_path):
+    from tui.app import KomaCommands
+
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        provider = KomaCommands(app.screen)
+        names = [hit.display for hit in [h async for h in provider.discover()]]
+        for wanted in ("Solve", "Hint", "Undo", "Redo", "New game", "Parity proof", "Back", "Quit", "Help",
+                       "Move left", "Restart"):
+            assert any(str(n).startswith(wanted) for n in names), (wanted, names)
+
+
+async def test_help_lists_rules_and_keys(tmp_path):
+    app = make_app(tmp_path, "goat")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        text = str(app.screen.query_one("#help-text").render())
+        assert "Goat" in text and "Ura-omote" in text and "solve" in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, PlayScreen)

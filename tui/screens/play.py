@@ -157,6 +157,7 @@ class PlayScreen(Screen):
         self.distances: dict[tuple, int] = {}
         self.solution_path: list[tuple] = []  # the latest optimal path: hints follow it for free
         self.solution_moves: list[str] = []
+        self.solution_optimal = True
         self.job: Job | None = None
         self.distance_stop = None
         self.playback: list[str] | None = None
@@ -167,6 +168,7 @@ class PlayScreen(Screen):
         self.warm_problem = ""
         self.won = False
         self.win_recorded = False
+        self.no_optimal = False  # the puzzle's default method turned out not to be optimal: no live distance
         self.message = ""
         self.spin = 0
         self._resume(start, saved)
@@ -275,7 +277,7 @@ class PlayScreen(Screen):
             f"Moves [b]{self.position}[/b]   Time [b]{clock_text(self.elapsed())}[/b]")
 
     def _distance_pending(self) -> bool:
-        return self.state not in self.distances and bool(self.puzzle.methods())
+        return self.state not in self.distances and bool(self.puzzle.methods()) and not self.no_optimal
 
     def refresh_status(self) -> None:
         self.refresh_counters()
@@ -285,8 +287,8 @@ class PlayScreen(Screen):
             text = "[b]Solved[/b]"
         elif distance is not None:
             text = f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
-        elif not self.puzzle.methods():
-            text = "distance: no optimal solver for this size"
+        elif not self.puzzle.methods() or self.no_optimal:
+            text = "distance: no optimal solver for this size yet"
         elif not self.proof.solvable:
             text = "cannot reach the goal"
         elif not self.warm.is_set():
@@ -494,7 +496,7 @@ class PlayScreen(Screen):
     def _measure(self) -> None:
         """Find the distance of the board shown (and of the start), from the table or in the background."""
         wanted = [s for s in dict.fromkeys([self.state, self.start]) if s not in self.distances]
-        if not wanted or not self.warm.is_set() or not self.puzzle.methods():
+        if not wanted or not self.warm.is_set() or not self.puzzle.methods() or self.no_optimal:
             return
         if self.puzzle.enumerable:  # a table lookup: instant once warm
             for s in wanted:
@@ -589,7 +591,7 @@ class PlayScreen(Screen):
             self.refresh_status()
             return
         if state in self.solution_path[:-1]:
-            self.show_hint(self.solution_moves[self.solution_path.index(state)])
+            self.show_hint(self.solution_moves[self.solution_path.index(state)], self.solution_optimal)
             return
         if self.job is None:
             self.start_job("hint")
@@ -664,27 +666,30 @@ class PlayScreen(Screen):
             for k, s in enumerate(path):
                 self.distances[s] = len(path) - 1 - k
         if event.job.kind == "distance":
+            if not solution.optimal:
+                self.no_optimal = True
             self.refresh_status()
             return
         if event.job is not self.job:
             return
         self.job = None
         self.solution_path, self.solution_moves = path, list(solution.moves)
+        self.solution_optimal = solution.optimal
         self.app.last_solve_seconds = time.monotonic() - event.job.began
         if event.job.state != self.state:
             self.refresh_status()
             return
         if event.job.kind == "hint":
-            self.show_hint(solution.moves[0])
+            self.show_hint(solution.moves[0], solution.optimal)
         else:
-            kind = "optimal" if solution.optimal else "not proven optimal"
-            self.message = (f"Koma found {solution.length} moves ({kind}; {solution.nodes:,} nodes, "
+            kind = "optimal" if solution.optimal else f"NOT proven optimal: {solution.method} method"
+            self.message = (f"Koma found {plural(solution.length, 'move')} ({kind}; {solution.nodes:,} nodes, "
                             f"{solution.seconds:.2f} s).")
             self.start_playback(list(solution.moves))
         self.refresh_status()
         self.refresh_bindings()
 
-    def show_hint(self, move: str) -> None:
+    def show_hint(self, move: str, optimal: bool = True) -> None:
         state = self.state
         after = self.puzzle.apply(state, move)
         changed = {i for i in range(len(state)) if after[i] != state[i]}
@@ -698,6 +703,8 @@ class PlayScreen(Screen):
         self.hints += 1
         distance = self.distances.get(state)
         self.message = f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".")
+        if not optimal:
+            self.message += " (Not proven optimal.)"
         self.refresh_status()
         self._save()
 

@@ -1,0 +1,487 @@
+"""IDA* for Goat on the shared engine (:func:`solver.idastar.ida_star`), with two lower bounds.
+
+Both searches work on the article's *labelled* board (see :func:`solver.goat.label`): the two ─
+are told apart by the snake-path parity (8 ends on top, 11 at the bottom) and the big piece is
+9 10.  Move ``m`` is ``"UDLR"[m]``, the direction the piece moves, as in :mod:`solver.goat`.
+
+* ``article``: article 001's bound, the sum over pieces of each piece's own move distance to its
+  goal cell (the big piece counted once, by its left cell), with the ─ told apart.  The state is
+  the 12 cells plus the blank's cell.
+* ``pdb``: additive pattern databases of my own.  The pieces are split into two groups: 羊 ‖ ┘ 狼
+  (the pen and its neighbours) and the big piece with ┌ │ └ and the two ─.  For each group a table
+  holds, for every placement of the big piece, the blank and that group's pieces (the other pieces
+  being interchangeable), the fewest moves *of that group's pieces* needed to reach GOAL; moves of
+  the other pieces are free.  Every real move moves a piece of exactly one group, so the two values
+  add up to a lower bound (40 for the article's 52-move board, against 22 for the article's bound).
+  The tables (317,520 one-byte entries) are built once by a 0-1 BFS and kept in the disk cache.
+  A free move never changes a group's value, so a move only looks up its own group's table.
+  The state is the 12 cells followed by the cell of each labelled code (12 entries, blank first).
+
+The kernels run on a view of the state without a reference count (:func:`_unowned`): otherwise
+every kernel call inlined into the engine increments and decrements it atomically, which took
+about two thirds of the search time.
+"""
+
+from __future__ import annotations
+
+import zlib
+from functools import lru_cache
+
+import numba
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from . import tables as _tables
+from .goat import (ARTICLE_LONGEST, BIG, BIG_LEFT, BIG_RIGHT, BL, BLANK, BOTTOM_DASH, BR, CELLS, DASH, DOOR, GOAL,
+                   LABELLED_GOAL, SHEEP, TL, TOP_DASH, VBAR, WIDTH, WOLF, goat_successors, label)
+from .idastar import ida_star, run_ida
+
+METHODS = ["article", "pdb"]
+NOTES = {
+    "article": "IDA* with article 001's lower bound: per-piece move distances, the two ─ told apart by parity",
+    "pdb": "IDA* with additive pattern databases (羊 ‖ ┘ 狼 | big piece ┌ │ └ ─ ─), built by 0-1 BFS and cached",
+}
+INVERSE = np.array([1, 0, 3, 2], dtype=np.int64)  # U<->D, L<->R (the big piece included)
+N_MOVES = 4
+POS = CELLS  # pdb state: state[POS + code] is the cell of labelled code ``code``
+
+# the goal cell of each labelled code (the big piece by its left cell)
+GOAL_CELL = {code: LABELLED_GOAL.index(code) for code in range(CELLS) if code != BLANK}
+
+
+def _article_distances() -> np.ndarray:
+    """``d[code, cell]``: moves for that piece alone from ``cell`` to its goal cell (article 001's table)."""
+    d = np.zeros((CELLS, CELLS), np.int64)
+    for code, goal in GOAL_CELL.items():
+        if code == BIG_RIGHT:
+            continue  # the big piece is counted once, through its left cell
+        for cell in range(CELLS):
+            if code == BIG_LEFT:
+                d[code, cell] = abs(cell - goal) if cell < WIDTH else 0
+            else:
+                d[code, cell] = abs(cell // WIDTH - goal // WIDTH) + abs(cell % WIDTH - goal % WIDTH)
+    return d
+
+
+ARTICLE_DISTANCES = _article_distances()
+GOAL_ARRAY = np.array(LABELLED_GOAL, np.int64)
+
+
+# --- views without reference counting ---------------------------------------------------------
+@intrinsic
+def _voidptr(typingctx, address):
+    """An integer address as a ``void*`` (to view an array's buffer with ``numba.carray``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unowned(array):
+    """A view of ``array`` without a reference count, valid while ``array`` is alive."""
+    return numba.carray(_voidptr(array.ctypes.data), array.shape, array.dtype)
+
+
+# --- the article's bound -------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _article_h(state, tables):
+    d = ARTICLE_DISTANCES
+    h = 0
+    for c in range(CELLS):
+        h += d[state[c], c]
+    return h
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _article_try(state, m, h, tables):
+    d = ARTICLE_DISTANCES
+    b = state[CELLS]
+    if m == 0:  # U: the piece below moves up
+        if b >= 8:
+            return -1
+        s = b + 4
+    elif m == 1:  # D: the piece above moves down (never the big piece)
+        if b < 4:
+            return -1
+        s = b - 4
+        if b < 8 and state[s] >= BIG_LEFT and state[s] <= BIG_RIGHT:
+            return -1
+    elif m == 2:  # L: the piece on the right moves left
+        if (b & 3) == 3:
+            return -1
+        s = b + 1
+        if state[s] == BIG_LEFT:
+            state[b] = BIG_LEFT
+            state[s] = BIG_RIGHT
+            state[b + 2] = BLANK
+            state[CELLS] = b + 2
+            return h - d[BIG_LEFT, s] + d[BIG_LEFT, b]
+    else:  # R: the piece on the left moves right
+        if (b & 3) == 0:
+            return -1
+        s = b - 1
+        if state[s] == BIG_RIGHT:
+            state[b] = BIG_RIGHT
+            state[s] = BIG_LEFT
+            state[b - 2] = BLANK
+            state[CELLS] = b - 2
+            return h - d[BIG_LEFT, b - 2] + d[BIG_LEFT, s]
+    p = state[s]
+    state[b] = p
+    state[s] = BLANK
+    state[CELLS] = s
+    return h - d[p, s] + d[p, b]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _article_undo(state, m, tables):
+    b = state[CELLS]
+    if m == 0:  # the piece went up from b to b-4: bring it down
+        s = b - 4
+    elif m == 1:
+        s = b + 4
+    elif m == 2:  # it went left: bring it back right
+        s = b - 1
+        if state[s] == BIG_RIGHT:
+            state[b] = BIG_RIGHT
+            state[s] = BIG_LEFT
+            state[b - 2] = BLANK
+            state[CELLS] = b - 2
+            return
+    else:
+        s = b + 1
+        if state[s] == BIG_LEFT:
+            state[b] = BIG_LEFT
+            state[s] = BIG_RIGHT
+            state[b + 2] = BLANK
+            state[CELLS] = b + 2
+            return
+    state[b] = state[s]
+    state[s] = BLANK
+    state[CELLS] = s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_goal(state, tables):
+    for c in range(CELLS):
+        if state[c] != GOAL_ARRAY[c]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _article_ida(state, tables, max_bound, stop, progress, path_out):
+    return ida_star(_article_h, _article_try, _article_undo, _is_goal, INVERSE, N_MOVES, _unowned(state), tables,
+                    max_bound, stop, progress, path_out)
+
+
+# --- additive pattern databases ------------------------------------------------------------------
+# A group's spec (one row of ``specs``): number of distinct pieces k, whether it holds the two ─,
+# whether it holds the big piece, its offset in the concatenated table, the two radices below, and
+# its k distinct codes.  Index = OFFSET + (b1 * PERM + perm) * PAIRS + pair, where perm ranks the blank and
+# the k pieces among the 10 cells left by the big piece (10·9·… places) and pair ranks the two ─
+# among the cells still free (colex rank of a 2-subset).
+K, HAS_DASH, HAS_BIG, OFFSET, PERM, PAIRS, CODES = range(7)
+GROUPS = ((SHEEP, DOOR, BR, WOLF), (BIG, TL, VBAR, BL, DASH))
+OTHER = 15  # a piece outside the group, in the abstract boards used to build its table
+
+
+def _group_spec(group) -> np.ndarray:
+    distinct = [c for c in group if c not in (BIG, DASH)]
+    k = len(distinct)
+    perm = 1
+    for i in range(k + 1):
+        perm *= 10 - i
+    free = 10 - 1 - k
+    pairs = free * (free - 1) // 2 if DASH in group else 1
+    spec = np.zeros(CODES + 8, np.int64)
+    spec[K], spec[HAS_DASH], spec[HAS_BIG] = k, DASH in group, BIG in group
+    spec[PERM], spec[PAIRS] = perm, pairs
+    spec[CODES:CODES + k] = distinct
+    return spec
+
+
+def _specs() -> np.ndarray:
+    specs = np.stack([_group_spec(g) for g in GROUPS])
+    offset = 0
+    for spec in specs:
+        spec[OFFSET] = offset
+        offset += 3 * spec[PERM] * spec[PAIRS]
+    return specs
+
+
+SPECS = _specs()
+# the cached tables' version covers their layout, so a table built for other groups is rebuilt
+PDB_VERSION = zlib.crc32(b"goat-pdb-1" + SPECS.tobytes())
+PDB_SIZE = int(sum(3 * s[PERM] * s[PAIRS] for s in SPECS))
+CODE_GROUP = np.full(CELLS, -1, np.int64)  # labelled code -> the group whose table its moves change
+for _g, _group in enumerate(GROUPS):
+    for _code in _group:
+        for _labelled in {BIG: (BIG_LEFT, BIG_RIGHT), DASH: (TOP_DASH, BOTTOM_DASH)}.get(_code, (_code,)):
+            CODE_GROUP[_labelled] = _g
+
+_POPCOUNT10 = np.array([bin(i).count("1") for i in range(1 << 10)], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _group_index(pos, spec):
+    """The table index of one group, from ``pos[code]`` = cell of each labelled code."""
+    b1 = pos[BIG_LEFT]
+    q = pos[BLANK]
+    q = q if q < b1 else q - 2
+    used = 1 << q
+    perm = q
+    for i in range(spec[K]):
+        q = pos[spec[CODES + i]]
+        q = q if q < b1 else q - 2
+        perm = perm * (9 - i) + q - _POPCOUNT10[used & ((1 << q) - 1)]
+        used |= 1 << q
+    index = spec[OFFSET] + (b1 * spec[PERM] + perm) * spec[PAIRS]
+    if spec[HAS_DASH]:
+        a = pos[TOP_DASH]
+        a = a if a < b1 else a - 2
+        a -= _POPCOUNT10[used & ((1 << a) - 1)]
+        c = pos[BOTTOM_DASH]
+        c = c if c < b1 else c - 2
+        c -= _POPCOUNT10[used & ((1 << c) - 1)]
+        if a > c:
+            a, c = c, a
+        index += c * (c - 1) // 2 + a
+    return index
+
+
+@njit(cache=True, nogil=True)
+def _abstract_index(packed, spec, pos):
+    """The group index of a packed abstract board (codes: group pieces, ─ 8, OTHER, big 9)."""
+    dash = TOP_DASH
+    b1 = -1
+    for c in range(CELLS):
+        v = (packed >> (4 * c)) & 0xF
+        if v == BIG:
+            if b1 < 0:
+                b1 = c
+        elif v == DASH:
+            pos[dash] = c
+            dash = BOTTOM_DASH
+        elif v != OTHER:
+            pos[v] = c
+    pos[BIG_LEFT] = b1
+    return _group_index(pos, spec)
+
+
+@njit(cache=True, nogil=True)
+def _build_group(spec, start, dist, todo, later):
+    """0-1 BFS from the abstract goal ``start``: ``dist`` (uint8, 255 = unset) gets each group value.
+
+    A move costs 1 when it moves one of the group's pieces and 0 otherwise.  ``todo`` and ``later``
+    need room for 4 pushes per state.  Returns the number of states set.
+    """
+    pos = np.zeros(CELLS, np.int64)
+    out = np.empty(8, np.int64)
+    params = np.zeros(1, np.int64)
+    base = spec[OFFSET]
+    n_todo = 1
+    todo[0] = start
+    level = 0
+    done = 0
+    while n_todo > 0:
+        n_later = 0
+        while n_todo > 0:
+            n_todo -= 1
+            s = todo[n_todo]
+            r = _abstract_index(s, spec, pos) - base
+            if dist[r] != 255:
+                continue
+            dist[r] = level
+            done += 1
+            b = 0
+            while (s >> (4 * b)) & 0xF != 0:
+                b += 1
+            k = goat_successors(s, params, out)
+            for i in range(k):
+                child = out[i]
+                if dist[_abstract_index(child, spec, pos) - base] != 255:
+                    continue
+                moved = (child >> (4 * b)) & 0xF
+                if moved == OTHER or (moved == BIG and spec[HAS_BIG] == 0):
+                    todo[n_todo] = child
+                    n_todo += 1
+                else:
+                    later[n_later] = child
+                    n_later += 1
+        todo, later = later, todo
+        n_todo = n_later
+        level += 1
+    return done
+
+
+def _abstract_goal(spec) -> int:
+    codes = set(int(c) for c in spec[CODES:CODES + spec[K]]) | {BLANK, BIG}
+    if spec[HAS_DASH]:
+        codes.add(DASH)
+    packed = 0
+    for cell, v in enumerate(GOAL):
+        packed |= (v if v in codes else OTHER) << (4 * cell)
+    return packed
+
+
+def build_pdb() -> np.ndarray:
+    """Both group tables, concatenated (uint8)."""
+    table = np.full(PDB_SIZE, 255, np.uint8)
+    for spec in SPECS:
+        size = 3 * int(spec[PERM] * spec[PAIRS])
+        part = table[spec[OFFSET]:spec[OFFSET] + size]
+        todo = np.empty(4 * size + 4, np.int64)
+        later = np.empty(4 * size + 4, np.int64)
+        done = _build_group(spec, _abstract_goal(spec), part, todo, later)
+        if done != size:  # every abstract placement is the image of a real, reachable board
+            raise RuntimeError(f"Goat pattern database reached {done} of {size} entries")
+    return table
+
+
+@lru_cache(maxsize=1)
+def pattern_databases() -> np.ndarray:
+    """The concatenated group tables, from the disk cache (built on first use, in well under a second)."""
+    return _tables.cached_table("goat-pdb", PDB_VERSION, build_pdb)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pdb_h(state, tables):
+    pdb, specs = tables[0], SPECS
+    h = 0
+    for g in range(specs.shape[0]):
+        h += pdb[_group_index(state[POS:], specs[g])]
+    return h
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pdb_try(state, m, h, tables):
+    pdb, specs, code_group = tables[0], SPECS, CODE_GROUP
+    b = state[POS + BLANK]
+    if m == 0:
+        if b >= 8:
+            return -1
+        s = b + 4
+    elif m == 1:
+        if b < 4:
+            return -1
+        s = b - 4
+        if b < 8 and state[s] >= BIG_LEFT and state[s] <= BIG_RIGHT:
+            return -1
+    elif m == 2:
+        if (b & 3) == 3:
+            return -1
+        s = b + 1
+    else:
+        if (b & 3) == 0:
+            return -1
+        s = b - 1
+    p = state[s]
+    spec = specs[code_group[p]]
+    pos = state[POS:]
+    old = pdb[_group_index(pos, spec)]
+    if p == BIG_LEFT:  # the big piece slides left; the blank jumps to its old right cell
+        state[b] = BIG_LEFT
+        state[s] = BIG_RIGHT
+        state[b + 2] = BLANK
+        pos[BIG_LEFT] = b
+        pos[BIG_RIGHT] = s
+        pos[BLANK] = b + 2
+    elif p == BIG_RIGHT:
+        state[b] = BIG_RIGHT
+        state[s] = BIG_LEFT
+        state[b - 2] = BLANK
+        pos[BIG_RIGHT] = b
+        pos[BIG_LEFT] = s
+        pos[BLANK] = b - 2
+    else:
+        state[b] = p
+        state[s] = BLANK
+        pos[p] = b
+        pos[BLANK] = s
+    return h - old + pdb[_group_index(pos, spec)]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pdb_undo(state, m, tables):
+    b = state[POS + BLANK]
+    if m == 0:
+        s = b - 4
+    elif m == 1:
+        s = b + 4
+    elif m == 2:
+        s = b - 1
+    else:
+        s = b + 1
+    p = state[s]
+    pos = state[POS:]
+    if p == BIG_RIGHT and m == 2:
+        state[b] = BIG_RIGHT
+        state[s] = BIG_LEFT
+        state[b - 2] = BLANK
+        pos[BIG_RIGHT] = b
+        pos[BIG_LEFT] = s
+        pos[BLANK] = b - 2
+    elif p == BIG_LEFT and m == 3:
+        state[b] = BIG_LEFT
+        state[s] = BIG_RIGHT
+        state[b + 2] = BLANK
+        pos[BIG_LEFT] = b
+        pos[BIG_RIGHT] = s
+        pos[BLANK] = b + 2
+    else:
+        state[b] = p
+        state[s] = BLANK
+        pos[p] = b
+        pos[BLANK] = s
+
+
+@njit(cache=True, nogil=True)
+def _pdb_ida(state, tables, max_bound, stop, progress, path_out):
+    return ida_star(_pdb_h, _pdb_try, _pdb_undo, _is_goal, INVERSE, N_MOVES, _unowned(state),
+                    (_unowned(tables[0]),), max_bound, stop, progress, path_out)
+
+
+# --- drivers -------------------------------------------------------------------------------------
+def search_state(state, method: str) -> np.ndarray:
+    """The kernel state of a public board for ``method``."""
+    labelled = label(tuple(state))
+    if method == "article":
+        return np.array(list(labelled) + [labelled.index(BLANK)], np.int64)
+    pos = [0] * CELLS
+    for cell, code in enumerate(labelled):
+        pos[code] = cell
+    return np.array(list(labelled) + pos, np.int64)
+
+
+def search_tables(method: str):
+    if method == "article":
+        return (0,)  # the article's tables are compile-time constants
+    return (pattern_databases(),)
+
+
+def heuristic(state, method: str) -> int:
+    """The lower bound of ``method`` for a public board (for tests and display)."""
+    s = search_state(state, method)
+    if method == "article":
+        return int(sum(ARTICLE_DISTANCES[s[c], c] for c in range(CELLS)))
+    pdb = pattern_databases()
+    return int(sum(pdb[_group_index(s[POS:], spec)] for spec in SPECS))
+
+
+def solve_ida(state, method: str, *, stop=None, progress=None):
+    """Run IDA* with ``method``'s bound; returns ``(SearchResult, note)``."""
+    kernel = {"article": _article_ida, "pdb": _pdb_ida}[method]
+    result = run_ida(kernel, search_state(state, method), search_tables(method), stop=stop, progress=progress)
+    return result, NOTES[method]
+
+
+def bench_figures(method: str) -> dict:
+    """Solve the article's 52-move board ``WdBB/jSi-/.-lr`` with ``method``; nodes, length and speed."""
+    result, _ = solve_ida(ARTICLE_LONGEST, method)
+    return {"length": len(result.moves), "nodes": result.nodes, "h0": heuristic(ARTICLE_LONGEST, method),
+            "search_seconds": round(result.seconds, 4), "nodes_per_second": round(result.nodes_per_second)}

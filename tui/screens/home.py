@@ -17,7 +17,7 @@ from solver.errors import KomaError
 from solver.registry import get_puzzle
 
 from ..widgets.looks import look_for
-from .play import clock_text, puzzle_id
+from .play import clock_text, plural, puzzle_id
 
 URA_SIZES = (2, 3, 4, 5, 6)
 
@@ -94,7 +94,7 @@ class PuzzleCard(Widget, can_focus=True):
         stats = store.stats(key)
         parts = []
         if saved is not None and saved.position:
-            parts.append(f"[b]in progress[/b]: {saved.position} moves, {clock_text(saved.seconds)}")
+            parts.append(f"[b]in progress[/b]: {plural(saved.position, 'move')}, {clock_text(saved.seconds)}")
         elif saved is not None:
             parts.append("[b]in progress[/b]: not started")
         if stats.solved:

@@ -783,8 +783,7 @@ class PlayScreen(Screen):
         self.speed = max(0, min(len(SPEEDS) - 1, self.speed + delta))
         if self.playback is not None:
             self._restart_playback_timer()
-        self.message = f"Playback speed: {SPEEDS[self.speed]:.2g} s per move."
-        self.refresh_status()
+            self.refresh_status()
 
     def action_step(self, delta: int) -> None:
         if self.playback is None or not self.paused:

@@ -7,6 +7,7 @@ Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can mo
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from functools import partial
 from typing import Any, Callable
 
@@ -59,7 +60,7 @@ class KomaCommands(Provider):
 class KomaApp(App):
     """Koma: play, understand and optimally solve sliding and flip puzzles."""
 
-    CSS_PATH = "koma.tcss"
+    CSS_PATH = Path(__file__).with_name("koma.tcss")
     TITLE = "Koma"
     COMMANDS = App.COMMANDS | {KomaCommands}
     BINDINGS = [

@@ -1,0 +1,132 @@
+"""Regenerate an SVG of every Koma screen from the real app: ``python screenshots/make_screenshots.py``.
+
+Each screen is driven with Pilot at 100x30 (``--size WxH`` to change it), with a private database
+and cache, fixed boards and a frozen clock, and saved as ``screenshots/<name>.svg``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+os.environ.setdefault("KOMA_DATA_DIR", tempfile.mkdtemp(prefix="koma-shots-data-"))
+
+from solver.registry import get_puzzle  # noqa: E402
+from tui.app import KomaApp  # noqa: E402
+from tui.store import Store  # noqa: E402
+
+
+async def until(pilot, condition, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not get there in time")
+        await pilot.pause(0.05)
+
+
+async def settle(pilot) -> None:
+    screen = pilot.app.screen
+    await until(pilot, screen.warm.is_set)
+    await until(pilot, lambda: not screen._distance_pending() or not screen.proof.solvable)
+    await pilot.pause(0.2)
+
+
+async def nothing(pilot) -> None:
+    await pilot.pause(0.2)
+
+
+def keys(*pressed):
+    async def run(pilot) -> None:
+        await settle(pilot)
+        await pilot.press(*pressed)
+        await pilot.pause(0.3)
+
+    return run
+
+
+async def mid_playback(pilot) -> None:
+    await settle(pilot)
+    screen = pilot.app.screen
+    await pilot.press("s")
+    await until(pilot, lambda: screen.playback is not None)
+    await until(pilot, lambda: screen.position >= 8)
+    await pilot.press("space")
+    await pilot.pause(0.3)
+
+
+async def hint(pilot) -> None:
+    await settle(pilot)
+    screen = pilot.app.screen
+    await pilot.press("t")
+    await until(pilot, lambda: screen.message.startswith("Hint"))
+    await pilot.pause(0.3)
+
+
+async def won(pilot) -> None:
+    await settle(pilot)
+    screen = pilot.app.screen
+    await pilot.press("left", "left")
+    await until(pilot, lambda: screen.won)
+    pilot.app.clear_notifications()
+    await pilot.pause(0.3)
+
+
+# name -> (puzzle, board, size, ascii, what to do before the shot)
+SHOTS = {
+    "home": (None, None, None, False, nothing),
+    "play-8": ("8", "8 6 7/2 5 4/3 _ 1", None, False, settle),
+    "play-8-hint": ("8", "5 1 3/4 2 6/7 _ 8", None, False, hint),
+    "play-8-won": ("8", "1 2 3/4 5 6/_ 7 8", None, False, won),
+    "play-8-playback": ("8", "8 6 7/2 5 4/3 _ 1", None, False, mid_playback),
+    "play-15": ("15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12", None, False, settle),
+    "play-goat": ("goat", "r-BB/i.dS/l-jW", None, False, settle),
+    "play-goat-ascii": ("goat", "r-BB/i.dS/l-jW", None, True, settle),
+    "play-ura-3x3": ("ura", "BWB/WBB/BBB", "3x3", False, settle),
+    "play-ura-6x6": ("ura", "BWWWWB/BWWBWB/WBWBWW/WBWBWW/WWWBWW/BWBBWB", "6x6", False, settle),
+    "proof-15": ("15", "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 _", None, False, keys("p")),
+    "proof-goat": ("goat", "r-BB/i.dS/l-jW", None, False, keys("p")),
+    "help": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("question_mark")),
+    "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
+}
+
+
+async def shoot(name: str, size: tuple[int, int], out: Path) -> Path:
+    puzzle_name, board, board_size, ascii_only, before = SHOTS[name]
+    puzzle = get_puzzle(puzzle_name, board_size) if puzzle_name else None
+    start = puzzle.parse(board) if board else None
+    with tempfile.TemporaryDirectory() as data:
+        app = KomaApp(puzzle=puzzle, start=start, ascii_only=ascii_only, store=Store(Path(data) / "koma.db"),
+                      clock=lambda: 0.0, animate_spinner=False, keymap={})
+        async with app.run_test(size=size) as pilot:
+            await before(pilot)
+            path = out / f"{name}.svg"
+            app.save_screenshot(filename=path.name, path=str(out))
+    return path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help=f"only these ({', '.join(SHOTS)})")
+    parser.add_argument("--size", default="100x30", help="terminal size WxH")
+    parser.add_argument("--out", default=str(HERE), help="output directory")
+    args = parser.parse_args(argv)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in args.names or SHOTS:
+        if name not in SHOTS:
+            parser.error(f"unknown screen {name!r}")
+        path = asyncio.run(shoot(name, (width, height), out))
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,7 +17,7 @@ are told apart by the snake-path parity (8 ends on top, 11 at the bottom) and th
   A free move never changes a group's value, so a move only looks up its own group's table.
   The state is the 12 cells followed by the cell of each labelled code (12 entries, blank first).
 
-The kernels run on a view of the state without a reference count (:func:`_unowned`): otherwise
+The kernels run on views without a reference count (:func:`solver.idastar.unowned`): otherwise
 every kernel call inlined into the engine increments and decrements it atomically, which took
 about two thirds of the search time.
 """
@@ -27,16 +27,13 @@ from __future__ import annotations
 import zlib
 from functools import lru_cache
 
-import numba
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from . import tables as _tables
 from .goat import (ARTICLE_LONGEST, BIG, BIG_LEFT, BIG_RIGHT, BL, BLANK, BOTTOM_DASH, BR, CELLS, DASH, DOOR, GOAL,
                    LABELLED_GOAL, SHEEP, TL, TOP_DASH, VBAR, WIDTH, WOLF, goat_successors, label)
-from .idastar import ida_star, run_ida
+from .idastar import ida_star, run_ida, unowned
 
 METHODS = ["article", "pdb"]
 NOTES = {
@@ -67,23 +64,6 @@ def _article_distances() -> np.ndarray:
 
 ARTICLE_DISTANCES = _article_distances()
 GOAL_ARRAY = np.array(LABELLED_GOAL, np.int64)
-
-
-# --- views without reference counting ---------------------------------------------------------
-@intrinsic
-def _voidptr(typingctx, address):
-    """An integer address as a ``void*`` (to view an array's buffer with ``numba.carray``)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(address), codegen
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _unowned(array):
-    """A view of ``array`` without a reference count, valid while ``array`` is alive."""
-    return numba.carray(_voidptr(array.ctypes.data), array.shape, array.dtype)
 
 
 # --- the article's bound -------------------------------------------------------------------------
@@ -175,7 +155,7 @@ def _is_goal(state, tables):
 
 @njit(cache=True, nogil=True)
 def _article_ida(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(_article_h, _article_try, _article_undo, _is_goal, INVERSE, N_MOVES, _unowned(state), tables,
+    return ida_star(_article_h, _article_try, _article_undo, _is_goal, INVERSE, N_MOVES, state, tables,
                     max_bound, stop, progress, path_out)
 
 
@@ -442,8 +422,8 @@ def _pdb_undo(state, m, tables):
 
 @njit(cache=True, nogil=True)
 def _pdb_ida(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(_pdb_h, _pdb_try, _pdb_undo, _is_goal, INVERSE, N_MOVES, _unowned(state),
-                    (_unowned(tables[0]),), max_bound, stop, progress, path_out)
+    return ida_star(_pdb_h, _pdb_try, _pdb_undo, _is_goal, INVERSE, N_MOVES, state,
+                    (unowned(tables[0]),), max_bound, stop, progress, path_out)
 
 
 # --- drivers -------------------------------------------------------------------------------------

@@ -17,11 +17,18 @@ FACTORIALS = np.array([factorial(i) for i in range(21)], dtype=np.int64)
 
 @njit(cache=True, nogil=True, inline="always")
 def popcount(x):
-    """Number of set bits of a non-negative int64."""
+    """Number of set bits of a non-negative int64.
+
+    The byte sums are folded with shifts, not the usual multiply by 0x0101...: that multiply
+    overflows a signed int64, which LLVM may treat as undefined once this is inlined.
+    """
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56 & 0xFF
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return x & 0x7F
 
 
 @njit(cache=True, nogil=True, inline="always")

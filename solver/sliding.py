@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random as _random
 import re
+import threading
 import time
-from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -337,20 +337,16 @@ class SlidingPuzzle(Puzzle):
         return state
 
 
-@lru_cache(maxsize=8)
-def _sliding_table_cached(width: int, height: int) -> DepthTable:
-    puzzle = SlidingPuzzle(width, height)
-    began = time.perf_counter()
-    depth, _, _ = puzzle.bfs_arrays()
-    return DepthTable(depth, time.perf_counter() - began)
+_TABLES: dict[tuple[int, int], DepthTable] = {}
+_TABLES_LOCK = threading.Lock()
 
 
 def _sliding_table(width: int, height: int, *, stop=None, progress=None) -> DepthTable:
-    if stop is None and progress is None:
-        return _sliding_table_cached(width, height)
-    if _sliding_table_cached.cache_info().currsize:
-        return _sliding_table_cached(width, height)
-    puzzle = SlidingPuzzle(width, height)
-    began = time.perf_counter()
-    depth, _, _ = puzzle.bfs_arrays(stop=stop, progress=progress)
-    return DepthTable(depth, time.perf_counter() - began)
+    """The depth table of one board size, built once per process (a cancelled build keeps nothing)."""
+    with _TABLES_LOCK:
+        table = _TABLES.get((width, height))
+        if table is None:
+            began = time.perf_counter()
+            depth, _, _ = SlidingPuzzle(width, height).bfs_arrays(stop=stop, progress=progress)
+            table = _TABLES[(width, height)] = DepthTable(depth, time.perf_counter() - began)
+        return table

@@ -16,6 +16,7 @@ from pathlib import Path
 __all__ = ["numba_cache_dir"]
 
 _SOURCES = Path(__file__).resolve().parent
+STALE_SECONDS = 7 * 24 * 3600
 
 
 def _sources_digest() -> str:
@@ -39,10 +40,12 @@ def _configure_numba_cache() -> None:
     try:
         cache_dir = numba_cache_dir()
         cache_dir.mkdir(parents=True, exist_ok=True)
-        for stale in cache_dir.parent.iterdir():
-            if stale != cache_dir and stale.is_dir():
-                import shutil
+        os.utime(cache_dir)  # marks this version as in use
+        import shutil
+        import time
 
+        for stale in cache_dir.parent.iterdir():  # versions nobody has used for a week
+            if stale != cache_dir and stale.is_dir() and time.time() - stale.stat().st_mtime > STALE_SECONDS:
                 shutil.rmtree(stale, ignore_errors=True)
     except OSError:
         return  # numba falls back to __pycache__ or compiles without caching

@@ -115,6 +115,7 @@ def write_table(path: Path, array: np.ndarray, version: int) -> None:
             handle.write(TRAILER.pack(MAGIC, FORMAT_VERSION, version, array.nbytes, _digest(array)))
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; tables are shared read-only by every user of the cache
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

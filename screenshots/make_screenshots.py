@@ -78,6 +78,20 @@ async def won(pilot) -> None:
     await pilot.pause(0.3)
 
 
+def gallery(tab: str, *pressed):
+    async def run(pilot) -> None:
+        await pilot.press("g")
+        await until(pilot, lambda: hasattr(pilot.app.screen, "figures"))
+        screen = pilot.app.screen
+        while screen.tab != tab:
+            await pilot.press("right_square_bracket")
+        await until(pilot, lambda: screen.figures is not None)
+        await pilot.press(*pressed)
+        await pilot.pause(0.3)
+
+    return run
+
+
 # name -> (puzzle, board, size, ascii, what to do before the shot)
 SHOTS = {
     "home": (None, None, None, False, nothing),
@@ -93,6 +107,9 @@ SHOTS = {
     "proof-15": ("15", "1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 _", None, False, keys("p")),
     "proof-goat": ("goat", "r-BB/i.dS/l-jW", None, False, keys("p")),
     "help": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("question_mark")),
+    "gallery-8": (None, None, None, False, gallery("g-8")),
+    "gallery-goat": (None, None, None, False, gallery("g-goat")),
+    "gallery-ura-5x5-classes": (None, None, None, False, gallery("g-ura-5", "c", "right")),
     "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
 }
 

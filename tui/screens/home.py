@@ -116,6 +116,34 @@ class PuzzleCard(Widget, can_focus=True):
         return True
 
 
+@dataclass(frozen=True)
+class Lab:
+    """A gallery or lab on the home screen: its key, name, one line, and the screen action it runs."""
+
+    key: str
+    label: str
+    blurb: str
+    action: str
+
+
+LABS = (
+    Lab("g", "Hardest positions", "every puzzle's full BFS: the histogram and the positions at maximum distance",
+        "gallery"),
+)
+
+
+class LabLink(Static, can_focus=True):
+    """One gallery or lab; Enter (or a click) opens it."""
+
+    def __init__(self, lab: Lab):
+        super().__init__(f"[b]{lab.label}[/b] [dim]({lab.key})[/dim]  {lab.blurb}", id=f"lab-{lab.action}")
+        self.lab = lab
+
+    def on_click(self) -> None:
+        self.focus()
+        getattr(self.screen, f"action_{self.lab.action}")()
+
+
 class HomeScreen(Screen):
     """Pick a puzzle; Enter plays it (resuming a saved game)."""
 
@@ -129,6 +157,8 @@ class HomeScreen(Screen):
         Binding("2", "open('15')", "Play the 15-puzzle", id="home.fifteen", show=False),
         Binding("3", "open('goat')", "Play Goat", id="home.goat", show=False),
         Binding("4", "open('ura')", "Play Ura-omote", id="home.ura", show=False),
+        Binding("g", "gallery", "Hardest positions", id="home.gallery", show=False,
+                tooltip="Galleries of the hardest positions of every puzzle"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -140,10 +170,10 @@ class HomeScreen(Screen):
         with VerticalScroll(id="cards"):
             for number, entry in enumerate(ENTRIES, 1):
                 yield PuzzleCard(entry, ascii_only=self.ascii_only)
-            yield Static(
-                "[b]Galleries and labs[/b]  [dim]coming soon: the hardest positions and the solver labs "
-                "will open from here.[/dim]", id="labs-placeholder")
-            yield Static("[dim]1-4 open a puzzle · ? help and rules · ctrl+p every command · q quit[/dim]",
+            with Vertical(id="labs"):
+                for link in LABS:
+                    yield LabLink(link)
+            yield Static("[dim]1-4 open a puzzle · g hardest positions · ? help and rules · ctrl+p every command · q quit[/dim]",
                          id="home-hint")
         yield Footer(compact=True)
 
@@ -159,6 +189,10 @@ class HomeScreen(Screen):
     def cards(self) -> list[PuzzleCard]:
         return [c for c in self.query(PuzzleCard) if not c.disabled]
 
+    def entries(self) -> list[Widget]:
+        """Everything up/down walks through: the puzzle cards, then the galleries and labs."""
+        return [*self.cards(), *self.query(LabLink)]
+
     def _focused_card(self) -> PuzzleCard | None:
         focused = self.focused
         return focused if isinstance(focused, PuzzleCard) else None
@@ -170,10 +204,10 @@ class HomeScreen(Screen):
         self._step(-1)
 
     def _step(self, delta: int) -> None:
-        cards = self.cards()
+        cards = self.entries()
         if not cards:
             return
-        current = self._focused_card()
+        current = self.focused
         index = cards.index(current) if current in cards else -delta
         cards[(index + delta) % len(cards)].focus()
 
@@ -183,9 +217,17 @@ class HomeScreen(Screen):
             self.app.bell()
 
     def action_play(self) -> None:
+        if isinstance(self.focused, LabLink):
+            getattr(self, f"action_{self.focused.lab.action}")()
+            return
         card = self._focused_card()
         if card is not None:
             self.open_card(card)
+
+    def action_gallery(self) -> None:
+        from .gallery import GalleryScreen
+
+        self.app.push_screen(GalleryScreen(ascii_only=self.ascii_only))
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

@@ -1,0 +1,154 @@
+"""The galleries of the hardest positions: figures, histogram, paging, classes, play and cancel."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from solver.puzzle import check_stop
+from solver.sliding import SlidingPuzzle
+from tui.screens import gallery
+from tui.screens.gallery import GalleryScreen
+from tui.screens.play import PlayScreen
+from tui.widgets.histogram import Histogram
+from tui.widgets.mini_grid import MiniGrid
+
+from tui_helpers import make_app, wait_for
+
+
+class SlowBFS(SlidingPuzzle):
+    """A BFS that reports depth levels and only stops when told to."""
+
+    def longest(self, *, stop=None, progress=None):
+        depth = 0
+        while True:
+            check_stop(stop)
+            if progress:
+                progress({"depth": depth, "states": 1000 * depth})
+            depth = min(depth + 1, 30)
+            time.sleep(0.005)
+
+
+def gallery_workers(app):
+    return [w for w in app.workers if w.group == "gallery" and not w.is_finished]
+
+
+async def open_gallery(pilot, tab: str | None = None) -> GalleryScreen:
+    await pilot.press("g")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, GalleryScreen), what="the gallery")
+    screen = pilot.app.screen
+    if tab is not None:
+        while screen.tab != tab:
+            await pilot.press("right_square_bracket")
+    await wait_for(pilot, lambda: screen.figures is not None, what="the full BFS")
+    await pilot.pause()
+    return screen
+
+
+@pytest.mark.parametrize("tab, states, longest, count", [
+    ("g-8", 181_440, 31, 2),
+    ("g-goat", 5_443_200, 52, 7),
+    ("g-ura-3", 192, 7, 8),
+])
+async def test_gallery_reaches_the_articles_figures(tmp_path, tab, states, longest, count):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_gallery(pilot, tab)
+        result = screen.figures.result
+        assert (result.states, result.max_depth, len(result.positions)) == (states, longest, count)
+        figures = str(screen.query_one("#gallery-figures").render())
+        assert f"{states:,} states" in figures and f"longest {longest} moves" in figures
+        assert f"{count} positions at {longest}" in figures
+        histogram = screen.query_one(Histogram)
+        assert histogram.counts[-1] == count and sum(histogram.counts) == states
+        assert histogram.cursor == longest
+        assert len(screen.query_one(MiniGrid).items) == count
+        if tab == "g-8":
+            boards = {screen.puzzle.format(p) for p in result.positions}
+            assert boards == {"6 4 7/8 5 _/3 2 1", "8 6 7/2 5 4/3 _ 1"}
+
+
+async def test_ura_classes_and_paging(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_gallery(pilot, "g-ura-5")
+        grid = screen.query_one(MiniGrid)
+        assert len(grid.items) == 4608 and grid.pages > 1
+        assert "page 1/" in str(screen.query_one("#gallery-status").render())
+        await pilot.press("pagedown")
+        assert grid.page == 1 and grid.selected == grid.page_size
+        await pilot.press("end")
+        assert grid.selected == 4607 and grid.page == grid.pages - 1
+        await pilot.press("c")
+        assert screen.show_classes and len(grid.items) == len(screen.figures.classes) == 600
+        assert sum(size for _, size in screen.figures.classes) == 4608
+        assert str(screen.query_one("#gallery-status").render()).startswith("Class 1 of 600")
+        await pilot.press("c")
+        assert len(grid.items) == 4608
+
+
+async def test_enter_plays_and_s_solves_the_selected_position(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_gallery(pilot, "g-8")
+        await pilot.press("right")
+        chosen = screen.selected_state()
+        assert screen.puzzle.format(chosen) == "8 6 7/2 5 4/3 _ 1"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
+        assert app.screen.state == chosen and app.screen.job is None and app.screen.playback is None
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to the gallery")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
+        play = app.screen
+        await wait_for(pilot, lambda: play.playback is not None, what="the auto-solve")
+        assert play.start == chosen and "31 moves (optimal" in play.message
+
+
+async def test_escape_cancels_the_bfs_and_leaves_no_worker(tmp_path, monkeypatch):
+    monkeypatch.setattr(gallery, "puzzle_for", lambda tab: SlowBFS(3, 3))
+    monkeypatch.setattr(gallery, "_RESULTS", {})
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        await wait_for(pilot, lambda: isinstance(app.screen, GalleryScreen), what="the gallery")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.job is not None and screen.job.depth > 2, what="progress by depth")
+        assert "depth" in str(screen.query_one("#gallery-status").render())
+        await pilot.press("escape")
+        assert screen.job is None and "Cancelled" in screen.message
+        await wait_for(pilot, lambda: not gallery_workers(app), timeout=2, what="the worker to stop")
+        assert all(flag[0] for flag in app.stop_flags.values())
+        assert app.screen is screen  # the first escape only cancels
+        await pilot.press("r")  # run again, then leave: leaving cancels too
+        await wait_for(pilot, lambda: screen.job is not None and screen.job.depth > 2, what="progress again")
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: not gallery_workers(app), timeout=2, what="the worker to stop")
+        assert not isinstance(app.screen, GalleryScreen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("tab", ["g-8", "g-goat", "g-ura-5"])
+def test_gallery_snapshot(snap_compare, tmp_path, size, tab):
+    async def run_before(pilot):
+        await open_gallery(pilot, tab)
+        if tab == "g-ura-5":
+            await pilot.press("c", "right", "down")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+async def test_home_lists_the_gallery_and_enter_opens_it(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(4):
+            await pilot.press("down")
+        assert app.screen.focused.id == "lab-gallery"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, GalleryScreen), what="the gallery")
+        await wait_for(pilot, lambda: app.screen.figures is not None, what="the full BFS")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, GalleryScreen), what="home")

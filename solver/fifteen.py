@@ -1,0 +1,481 @@
+"""The optimal sliding-puzzle solver: IDA* with the best heuristic at hand, and its tables.
+
+Heuristics (strongest first): ``pdb78`` and ``pdb663``, additive disjoint pattern databases for the
+15-puzzle (max of the board and its reflection about the main diagonal); ``wd``, Takahashi's
+walking distance; ``md+lc``, Manhattan distance plus linear conflict, which needs no table.
+
+* 6-6-3 is built at first use, in seconds, and cached on disk; while it builds, a default solve
+  runs on walking distance and switches over once the table is ready.
+* 7-8 (576,576,000 entries) is built only on request (:func:`build_tables`); solving memory-maps it.
+
+Boards up to 12 cells and the 4x4 are solved optimally.  Larger boards (3x5, 4x5, 5x5, ...) get a
+solution by reduction to one of those (see :mod:`solver.sliding_reduce`), labelled not optimal.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import sliding_search as search_kernels
+from .bench import benchmark
+from .errors import Cancelled, KomaError, UnsolvableError
+from .pdb import build_memory_bytes, build_pattern, n_placements
+from .puzzle import Solution
+from .sliding import SlidingPuzzle
+from .sliding_reduce import reduce_board, small_enough, sub_board
+from .tables import TableError, cached_table, read_table, table_path
+
+Notice = Callable[[str], None]
+Progress = Callable[[dict[str, Any]], None]
+
+HEURISTICS = ("pdb78", "pdb663", "wd", "md+lc")
+DESCRIPTIONS = {
+    "pdb78": "7-8 additive pattern databases, max with the reflection",
+    "pdb663": "6-6-3 additive pattern databases, max with the reflection",
+    "wd": "walking distance",
+    "md+lc": "Manhattan distance + linear conflict",
+}
+# Tiles of each pattern, for the goal 1..15 with the blank bottom-right.  6-6-3: the left column
+# with the middle of the second one, the bottom-right block, and the rest of the top row (the
+# best of several partitions tried on Korf's instances).  7-8: the top two rows, the bottom two.
+PATTERNS = {
+    "pdb663": ((1, 5, 6, 9, 10, 13), (7, 8, 11, 12, 14, 15), (2, 3, 4)),
+    "pdb78": ((1, 2, 3, 4, 5, 6, 7, 8), (9, 10, 11, 12, 13, 14, 15)),
+}
+TABLE_VERSION = 1
+ALIASES = {"6-6-3": "pdb663", "663": "pdb663", "pdb663": "pdb663", "pdb-6-6-3": "pdb663",
+           "7-8": "pdb78", "78": "pdb78", "pdb78": "pdb78", "pdb-7-8": "pdb78"}
+LABELS = {"pdb663": "6-6-3", "pdb78": "7-8"}
+WD_MAX_CELLS = 16  # walking-distance tables for bigger boards are too big to build at first use
+MAX_BOUND = 200
+
+_loaded: dict[str, np.ndarray] = {}
+_load_lock = threading.Lock()
+_background: dict[str, threading.Thread] = {}
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+def _canonical(name: str) -> str:
+    key = str(name).strip().lower()
+    if key not in ALIASES:
+        raise KomaError(f"unknown pattern database {name!r}; choose 6-6-3 or 7-8")
+    return ALIASES[key]
+
+
+def _cache_name(name: str) -> str:
+    return f"fifteen-{name}"
+
+
+def table_requirements(name: str) -> dict[str, Any]:
+    """What building and using pattern database ``name`` (``6-6-3`` or ``7-8``) takes, up front."""
+    name = _canonical(name)
+    groups = PATTERNS[name]
+    entries = sum(n_placements(16, len(g)) for g in groups)
+    build_peak = entries + max(build_memory_bytes(16, len(g)) - n_placements(16, len(g)) for g in groups)
+    return {
+        "name": name,
+        "label": LABELS[name],
+        "groups": [list(g) for g in groups],
+        "entries": entries,
+        "disk_bytes": entries + 256,  # one byte per entry plus the header and checksum trailer
+        "build_memory_bytes": build_peak,
+        "solve_memory_bytes": entries,  # memory-mapped, shared between processes
+        "build_seconds_estimate": 5 if name == "pdb663" else 240,
+        "path": str(table_path(_cache_name(name))),
+    }
+
+
+def tables_present(name: str) -> bool:
+    """Whether the table file exists (it is still checked when loaded)."""
+    return table_path(_cache_name(_canonical(name))).exists()
+
+
+def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
+    groups = PATTERNS[name]
+    sizes = [n_placements(16, len(g)) for g in groups]
+    out = np.empty(sum(sizes), np.uint8)
+    total_work = sum(sizes)
+    done = 0
+    began = time.perf_counter()
+    offset = 0
+    for i, (tiles, size) in enumerate(zip(groups, sizes)):
+        report = None
+        if progress is not None:
+            def report(info, i=i, size=size, done=done):
+                fraction = (done + info["fraction"] * size) / total_work
+                progress({"phase": "build", "table": name, "label": LABELS[name], "group": i + 1,
+                          "groups": len(groups), "tiles": list(tiles), "layer": info["layer"],
+                          "fraction": fraction, "seconds": time.perf_counter() - began})
+        build_pattern(4, 4, tiles, stop=stop, progress=report, out=out[offset:offset + size])
+        offset += size
+        done += size
+    return out
+
+
+def build_tables(name: str, progress: Progress | None = None, stop=None, notice: Notice | None = None) -> dict[str, Any]:
+    """Build (or check) pattern database ``name`` (``6-6-3`` or ``7-8``) in the table cache.
+
+    ``progress`` receives ``{"phase": "build", "table", "group", "groups", "layer", "fraction",
+    "seconds"}`` while it builds.  Returns the requirements plus ``built`` (False if a valid table
+    was already there), ``seconds`` and ``path``.  Raises :class:`~solver.errors.Cancelled` if stopped.
+    """
+    name = _canonical(name)
+    info = table_requirements(name)
+    began = time.perf_counter()
+    built = []
+
+    def build() -> np.ndarray:
+        built.append(True)
+        return _build_array(name, progress, stop)
+
+    with _load_lock:
+        _loaded.pop(name, None)
+    array = cached_table(_cache_name(name), TABLE_VERSION, build, notice)
+    with _load_lock:
+        _loaded[name] = array
+    info.update(built=bool(built), seconds=time.perf_counter() - began, entries=int(array.size))
+    return info
+
+
+def _load(name: str, *, notice: Notice | None = None, progress: Progress | None = None, stop=None,
+          build: bool = True) -> np.ndarray | None:
+    """The table ``name``: already loaded, read from the cache, or (if ``build``) built now.
+
+    Without ``build``, a missing or damaged file gives None (a damaged one with a notice).
+    """
+    with _load_lock:
+        if name in _loaded:
+            return _loaded[name]
+    if build:
+        build_tables(name, progress=progress, stop=stop, notice=notice)
+        return _loaded[name]
+    try:
+        array = read_table(table_path(_cache_name(name)), TABLE_VERSION)
+    except FileNotFoundError:
+        return None
+    except (TableError, OSError) as problem:
+        if notice is not None:
+            fix = "rebuilding it" if name == "pdb663" else f"rebuild it with `koma tables build 15 --pdb {LABELS[name]}`"
+            notice(f"pattern database {LABELS[name]} is damaged ({problem}); {fix}")
+        return None
+    with _load_lock:
+        _loaded[name] = array
+    return array
+
+
+def _build_in_background(name: str) -> threading.Thread:
+    """Start building ``name`` in a daemon thread, once per process."""
+    with _load_lock:
+        thread = _background.get(name)
+        if thread is None:
+            def target():
+                try:
+                    build_tables(name)
+                except Exception:  # the foreground solve carries on with its fallback
+                    pass
+
+            thread = threading.Thread(target=target, name=f"koma-build-{name}", daemon=True)
+            _background[name] = thread
+            thread.start()
+    return thread
+
+
+def wait_for_tables(timeout: float | None = None) -> bool:
+    """Wait for background table builds started by a solve; True if none is still running."""
+    for thread in list(_background.values()):
+        thread.join(timeout)
+    return not any(t.is_alive() for t in _background.values())
+
+
+# --- heuristics --------------------------------------------------------------------------------
+
+def _is_fifteen(puzzle: SlidingPuzzle) -> bool:
+    return (puzzle.width, puzzle.height) == (4, 4)
+
+
+def available_heuristics(puzzle: SlidingPuzzle) -> list[str]:
+    """Heuristics for ``puzzle``, strongest first: those whose tables are present or cheap to build.
+
+    For a board too big to solve optimally, the list is that of the region the reduction leaves.
+    """
+    width, height = puzzle.width, puzzle.height
+    if not small_enough(width, height):
+        width, height = _final_region(width, height)
+    if (width, height) == (4, 4):
+        return (["pdb78"] if tables_present("pdb78") else []) + ["pdb663", "wd", "md+lc"]
+    return ["wd", "md+lc"] if width * height <= WD_MAX_CELLS else ["md+lc"]
+
+
+def _final_region(width: int, height: int) -> tuple[int, int]:
+    while not small_enough(width, height):
+        if height >= width:
+            height -= 1
+        else:
+            width -= 1
+    return width, height
+
+
+@lru_cache(maxsize=16)
+def _small_tables(kind: str, width: int, height: int) -> np.ndarray:
+    if kind == "wd":
+        return search_kernels.wd_tables(width, height)
+    return search_kernels.mdlc_tables(width, height)
+
+
+@lru_cache(maxsize=4)
+def _pdb_meta(name: str) -> np.ndarray:
+    return search_kernels.pdb_tables(4, PATTERNS[name])
+
+
+# --- solving -----------------------------------------------------------------------------------
+
+@dataclass
+class _Run:
+    moves: list[str]
+    nodes: int
+    seconds: float
+    heuristic: str
+    h0: int
+
+
+def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None) -> _Run:
+    """One IDA* search with heuristic ``kind`` (a name from HEURISTICS)."""
+    if kind in ("pdb663", "pdb78"):
+        tables = (_pdb_meta(kind), table)
+        engine = "pdb"
+    elif kind == "wd":
+        tables, engine = _small_tables("wd", puzzle.width, puzzle.height), "wd"
+    else:
+        tables, engine = _small_tables("mdlc", puzzle.width, puzzle.height), "mdlc"
+    report = None
+    if progress is not None:
+        def report(info):
+            progress({"phase": "search", "heuristic": kind, **info})
+    began = time.perf_counter()
+    moves, result, h0 = search_kernels.search(engine, board, tables, stop=stop, progress=report, max_bound=MAX_BOUND)
+    if not moves and tuple(board) != puzzle.goal:  # pragma: no cover - solvable boards always have a path
+        raise KomaError("no solution found within the search bound")
+    return _Run(moves, result.nodes, time.perf_counter() - began, kind, h0)
+
+
+def _check_heuristic(puzzle: SlidingPuzzle, heuristic: str) -> str:
+    key = heuristic.strip().lower().replace("md-lc", "md+lc").replace("mdlc", "md+lc")
+    key = ALIASES.get(key, key)
+    if key not in HEURISTICS:
+        raise KomaError(f"unknown heuristic {heuristic!r}; choose from {', '.join(HEURISTICS)}")
+    if key in PATTERNS and not _is_fifteen(puzzle):
+        raise KomaError(f"pattern databases are for the 15-puzzle (4x4); for {puzzle.size_label} "
+                        f"choose from {', '.join(available_heuristics(puzzle))}")
+    if key == "wd" and puzzle.width * puzzle.height > WD_MAX_CELLS:
+        raise KomaError(f"walking distance is available up to {WD_MAX_CELLS} cells")
+    return key
+
+
+def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None, stop=None,
+                  progress: Progress | None = None, notice: Notice | None = None) -> Solution:
+    """An optimal solution by IDA* (4x4 and boards of up to 12 cells), else a labelled non-optimal one.
+
+    ``heuristic`` picks one of :data:`HEURISTICS`; by default the strongest whose tables are present
+    (on the 4x4, 6-6-3 is built at first use, and walking distance is used meanwhile).  ``progress``
+    receives ``{"phase": "search", "heuristic", "bound", "nodes", "iteration", "nodes_per_second"}``
+    between iterations and ``{"phase": "build", ...}`` while a table builds in the foreground;
+    ``notice`` receives one-line messages about tables.  Raises UnsolvableError (with the parity
+    proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.
+    """
+    state = tuple(int(t) for t in state)
+    proof = puzzle.proof(state)
+    if not proof.solvable:
+        raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
+    stop = np.zeros(1, np.uint8) if stop is None else stop
+    if not small_enough(puzzle.width, puzzle.height):
+        return _solve_by_reduction(puzzle, state, heuristic=heuristic, stop=stop, progress=progress, notice=notice)
+    began = time.perf_counter()
+    if heuristic is not None:
+        kind = _check_heuristic(puzzle, heuristic)
+        table = None
+        if kind in PATTERNS:
+            table = _load(kind, notice=notice, progress=progress, stop=stop, build=False)
+            if table is None:
+                if kind == "pdb78":
+                    needs = table_requirements(kind)
+                    raise KomaError(f"pattern database 7-8 is not built; build it once with `koma tables build 15 "
+                                    f"--pdb 7-8` ({needs['build_memory_bytes'] / 2**30:.1f} GiB of memory, "
+                                    f"{needs['disk_bytes'] / 2**20:.0f} MiB on disk, a few minutes)")
+                if notice is not None:
+                    notice(f"building pattern database {LABELS[kind]} (once, a few seconds)")
+                table = _load(kind, notice=notice, progress=progress, stop=stop, build=True)
+        run = _run(kind, puzzle, state, stop=stop, progress=progress, table=table)
+        return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS[kind]}")
+    if not _is_fifteen(puzzle):
+        kind = available_heuristics(puzzle)[0]
+        run = _run(kind, puzzle, state, stop=stop, progress=progress)
+        return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS[kind]}")
+    for kind in ("pdb78", "pdb663"):
+        if tables_present(kind):
+            table = _load(kind, notice=notice, build=False)
+            if table is not None:
+                run = _run(kind, puzzle, state, stop=stop, progress=progress, table=table)
+                return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS[kind]}")
+    return _solve_while_building(puzzle, state, began, stop=stop, progress=progress, notice=notice)
+
+
+def _solve_while_building(puzzle, state, began, *, stop, progress, notice) -> Solution:
+    """Build 6-6-3 in the background; search with walking distance until it is ready."""
+    builder = _build_in_background("pdb663")
+    if notice is not None:
+        notice("pattern database 6-6-3 is being built (once, a few seconds); using walking distance meanwhile")
+    inner = np.zeros(1, np.uint8)
+    switch = []
+
+    def watch(info):
+        if stop[0]:
+            inner[0] = 1
+        elif not builder.is_alive() and "pdb663" in _loaded:
+            switch.append(True)
+            inner[0] = 1
+        if progress is not None:
+            progress(info)
+
+    try:
+        run = _run("wd", puzzle, state, stop=inner, progress=watch)
+        return _solution(puzzle, state, run, began, True,
+                         f"IDA* with {DESCRIPTIONS['wd']} (pattern database 6-6-3 was being built)")
+    except Cancelled:
+        if not switch or stop[0]:
+            raise
+    if notice is not None:
+        notice("pattern database 6-6-3 is ready; switching to it")
+    run = _run("pdb663", puzzle, state, stop=stop, progress=progress, table=_loaded["pdb663"])
+    return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS['pdb663']}")
+
+
+def _solution(puzzle, state, run: _Run, began: float, optimal: bool, note: str) -> Solution:
+    path = puzzle.replay(state, run.moves)
+    return Solution(tuple(run.moves), path, optimal, run.nodes, time.perf_counter() - began,
+                    f"ida*:{run.heuristic}", note)
+
+
+def _solve_by_reduction(puzzle, state, *, heuristic, stop, progress, notice) -> Solution:
+    began = time.perf_counter()
+    moves, reduced, region = reduce_board(puzzle, state, stop=stop)
+    left, top, w, h = region
+    small = SlidingPuzzle(w, h)
+    inner = solve_sliding(small, sub_board(reduced, puzzle.width, region), heuristic=heuristic, stop=stop,
+                          progress=progress, notice=notice)
+    moves = moves + list(inner.moves)
+    path = puzzle.replay(state, moves)
+    if path[-1] != puzzle.goal:  # pragma: no cover - the reduction keeps the placed tiles home
+        raise KomaError("the reduction did not reach the goal")
+    placed = puzzle.cells - w * h
+    note = (f"NOT proven optimal: {placed} tiles were placed line by line (short exact steps), then the "
+            f"remaining {w}x{h} board was solved optimally ({inner.length} of {len(moves)} moves)")
+    return Solution(tuple(moves), path, False, inner.nodes, time.perf_counter() - began,
+                    f"reduction+{inner.method}", note)
+
+
+# --- benchmark data --------------------------------------------------------------------------------
+
+DATA_DIR = Path(__file__).parent / "data"
+
+
+def from_korf(tiles) -> tuple[int, ...]:
+    """A board in Korf's convention (blank top-left) mapped to ours: 180-degree turn, t -> 16 - t."""
+    out = [0] * 16
+    for p, t in enumerate(tiles):
+        out[15 - p] = 0 if t == 0 else 16 - t
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def korf100() -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """Korf's (1985) 100 instances in Koma's convention: ``(index, board, optimal length)``."""
+    rows = []
+    for line in (DATA_DIR / "korf100.txt").read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [int(x) for x in line.split()]
+        rows.append((fields[0], from_korf(fields[1:17]), fields[17]))
+    return tuple(rows)
+
+
+@lru_cache(maxsize=1)
+def hardest80() -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """The 17 positions 80 moves from the goal (section A of the file: already our convention)."""
+    rows = []
+    for line in (DATA_DIR / "hardest80.txt").read_text().splitlines():
+        if line.startswith("# SECTION B"):
+            break
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split()  # idx, 16 tiles, length, then Manhattan distance and another solver's figures
+        rows.append((int(fields[0]), tuple(int(x) for x in fields[1:17]), int(fields[17])))
+    return tuple(rows)
+
+
+# --- benchmarks ----------------------------------------------------------------------------------
+
+FIFTEEN = SlidingPuzzle(4, 4)
+QUICK_KORF = (2, 4, 5, 9, 13, 19)  # a handful that every heuristic solves in well under a second
+
+
+def run_set(instances, heuristic: str) -> dict[str, Any]:
+    """Solve ``instances`` (index, board, optimal) with ``heuristic``; figures for the bench."""
+    kind = _check_heuristic(FIFTEEN, heuristic)
+    table = _load(kind, build=kind == "pdb663") if kind in PATTERNS else None
+    if kind in PATTERNS and table is None:
+        raise KomaError(f"pattern database {LABELS[kind]} is not built")
+    times, nodes, optimal = [], 0, True
+    for _, board, length in instances:
+        run = _run(kind, FIFTEEN, board, stop=np.zeros(1, np.uint8), progress=None, table=table)
+        if FIFTEEN.replay(board, run.moves)[-1] != FIFTEEN.goal or len(run.moves) != length:
+            optimal = False
+        times.append(run.seconds)
+        nodes += run.nodes
+    total = sum(times)
+    return {"heuristic": kind, "instances": len(times), "total_seconds": round(total, 4),
+            "median_seconds": round(statistics.median(times), 5), "max_seconds": round(max(times), 4),
+            "nodes": nodes, "nodes_per_second": round(nodes / total) if total else 0, "all_optimal": optimal}
+
+
+def _korf_subset():
+    return [k for k in korf100() if k[0] in QUICK_KORF]
+
+
+def _best_present() -> str:
+    return "pdb78" if tables_present("pdb78") else "pdb663"
+
+
+@benchmark("15-puzzle: pattern database 6-6-3 build", "15", target="<= 10 s", runs=1)
+def _bench_build_663():
+    began = time.perf_counter()
+    array = _build_array("pdb663", None, None)
+    seconds = time.perf_counter() - began
+    return {"seconds": round(seconds, 3), "entries": int(array.size), "bytes": int(array.nbytes)}
+
+
+for _kind in ("md+lc", "wd", "pdb663"):
+    benchmark(f"15-puzzle: Korf subset {list(QUICK_KORF)} with {_kind}", "15",
+              runs=1)(lambda kind=_kind: run_set(_korf_subset(), kind))
+
+for _kind, _target in (("md+lc", ""), ("wd", ""), ("pdb663", "<= 30 s total"), ("pdb78", "<= 5 s total")):
+    def _full(kind=_kind):
+        if kind == "pdb78" and not tables_present("pdb78"):
+            return {"skipped": "pattern database 7-8 is not built (koma tables build 15 --pdb 7-8)"}
+        return run_set(korf100(), kind)
+
+    benchmark(f"15-puzzle: Korf's 100 with {_kind}", "15", target=_target, quick=False, runs=0)(_full)
+
+
+@benchmark("15-puzzle: the 17 positions at 80 moves, best heuristic", "15", target="<= 10 s each with 7-8",
+           quick=False, runs=0)
+def _bench_hardest():
+    return run_set(hardest80(), _best_present())

@@ -1,0 +1,321 @@
+"""Additive pattern databases for sliding puzzles, built by a numba BFS in the abstract space.
+
+A pattern is a set of ``k`` tiles.  Its database holds, for every placement of those tiles on the
+board's ``n`` cells, the fewest moves *of pattern tiles* that bring them home, the other tiles
+being indistinguishable and moving for free (Korf & Felner's disjoint, additive databases: the
+values of a partition of the tiles add up to an admissible estimate).
+
+A placement is ranked as a partial permutation: tile ``i`` of the pattern, at cell ``p_i``, has the
+digit ``p_i`` minus the number of earlier tiles on smaller cells, and the rank is
+``sum(digit_i * mult_i)`` with ``mult_i = (n-1-i)! / (n-k)!``; there are ``n! / (n-k)!`` ranks.
+
+The BFS runs over (placement, blank region) states: the blank wanders through its connected
+region of non-pattern cells at no cost, so each region is one state.  Every placement keeps two
+16-bit masks of blank cells (``A`` and ``B``, packed in one uint32 word); a cell is unseen (0, 0),
+closed (1, 1), or on the frontier, which is (1, 0) on even layers and (0, 1) on odd ones, so the
+layers alternate without a copy.  That is 4 bytes per placement: 2.1 GB for an 8-tile pattern.
+"""
+
+from __future__ import annotations
+
+import mmap
+from math import factorial
+
+import numpy as np
+from numba import njit
+
+from .bfs import run_polled
+from .errors import Cancelled
+from .ranking import popcount
+
+UNREACHED = 255
+# progress counters while building: layer, states expanded, placements reached, placements in all
+P_LAYER, P_EXPANDED, P_REACHED, P_TOTAL = 0, 1, 2, 3
+POLL_MASK = (1 << 16) - 1
+
+
+def n_placements(cells: int, k: int) -> int:
+    return factorial(cells) // factorial(cells - k)
+
+
+def multipliers(cells: int, k: int) -> np.ndarray:
+    """``mult[i] = (n-1-i)! / (n-k)!``: the weight of tile ``i``'s digit in a placement rank."""
+    return np.array([factorial(cells - 1 - i) // factorial(cells - k) for i in range(k)], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def placement_rank(pos, k, mult):
+    """Rank of the placement ``pos[0..k-1]`` (distinct cells) among all n!/(n-k)!."""
+    used = 0
+    r = 0
+    for i in range(k):
+        p = pos[i]
+        r += (p - popcount(used & ((1 << p) - 1))) * mult[i]
+        used |= 1 << p
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def placement_unrank(r, k, mult, pos):
+    """Write into ``pos`` the placement whose rank is ``r``; returns the mask of occupied cells."""
+    used = 0
+    for i in range(k):
+        digit = r // mult[i]
+        r -= digit * mult[i]
+        # the digit-th free cell
+        p = 0
+        while True:
+            if not (used >> p) & 1:
+                if digit == 0:
+                    break
+                digit -= 1
+            p += 1
+        pos[i] = p
+        used |= 1 << p
+    return used
+
+
+def _select_tables():
+    select = np.zeros((256, 8), np.int64)
+    count = np.zeros(256, np.int64)
+    for mask in range(256):
+        bits = [b for b in range(8) if mask >> b & 1]
+        count[mask] = len(bits)
+        select[mask, : len(bits)] = bits
+    return select, count
+
+
+SELECT8, COUNT8 = _select_tables()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _select16(mask, d):
+    """The cell of the ``d``-th set bit (from 0) of a 16-bit mask."""
+    low = mask & 0xFF
+    c = COUNT8[low]
+    if d < c:
+        return SELECT8[low, d]
+    return 8 + SELECT8[(mask >> 8) & 0xFF, d - c]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unrank_digits(r, k, mult, reciprocal, pos, digits, before):
+    """Fast unrank for the builder: cells, digits and the mask of cells of earlier tiles.
+
+    Divides by multiplying with a float reciprocal and correcting by one (ranks < 2^40).
+    """
+    used = 0
+    for i in range(k):
+        m = mult[i]
+        digit = np.int64(r * reciprocal[i])
+        rest = r - digit * m
+        if rest < 0:
+            digit -= 1
+            rest += m
+        elif rest >= m:
+            digit += 1
+            rest -= m
+        r = rest
+        p = _select16(0xFFFF & ~used, digit)
+        pos[i] = p
+        digits[i] = digit
+        before[i] = used
+        used |= 1 << p
+    return used
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _grow(mask, width, not_first_col, not_last_col):
+    """``mask`` plus every cell orthogonally next to it (unbounded above; the caller masks)."""
+    return mask | (mask << width) | (mask >> width) | ((mask & not_first_col) >> 1) | ((mask & not_last_col) << 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _region(start, free, width, not_first_col, not_last_col):
+    """The connected region of ``free`` cells that contains the cell mask ``start``."""
+    region = start
+    while True:
+        grown = _grow(region, width, not_first_col, not_last_col) & free
+        if grown == region:
+            return region
+        region = grown
+
+
+@njit(cache=True, nogil=True)
+def _build_kernel(width, cells, goal_cells, mult, reciprocal, status, pdb, stop, progress):
+    """Fill ``pdb`` (uint8, all ``UNREACHED``) by BFS; ``status`` (uint32, zeroed) is the workspace.
+
+    Returns the number of layers, or -1 if stopped.
+    """
+    k = goal_cells.shape[0]
+    full = (1 << cells) - 1
+    first_col = 0
+    for r in range(cells // width):
+        first_col |= 1 << (r * width)
+    last_col = first_col << (width - 1)
+    not_first_col = full & ~first_col
+    not_last_col = full & ~last_col
+    neighbours = np.zeros(cells, np.int64)
+    for c in range(cells):
+        neighbours[c] = _grow(1 << c, width, not_first_col, not_last_col) & full & ~(1 << c)
+
+    pos = np.empty(k, np.int64)
+    digits = np.empty(k, np.int64)
+    before = np.empty(k, np.int64)
+    child_rank = np.empty(4 * k, np.int64)
+    child_home = np.empty(4 * k, np.int64)
+    child_dest = np.empty(4 * k, np.int64)
+    child_seen = np.empty(4 * k, np.int64)
+    for i in range(k):
+        pos[i] = goal_cells[i]
+    occupied = 0
+    for i in range(k):
+        occupied |= 1 << pos[i]
+    start = placement_rank(pos, k, mult)
+    region = _region(1 << (cells - 1), full & ~occupied, width, not_first_col, not_last_col)
+    status[start] = region  # (1, 0): frontier of the even layer 0
+    pdb[start] = 0
+    total = status.shape[0]
+    progress[P_TOTAL] = total
+    progress[P_REACHED] = 1
+    expanded = 0
+    reached = 1
+    layer = 0
+    while True:
+        progress[P_LAYER] = layer
+        odd = layer & 1
+        found = 0
+        for r in range(total):
+            if (r & POLL_MASK) == 0:
+                progress[P_EXPANDED] = expanded
+                progress[P_REACHED] = reached
+                if stop[0] != 0:
+                    return -1
+            word = status[r]
+            if word == 0:
+                continue
+            a = word & 0xFFFF
+            b = word >> 16
+            frontier = (b & ~a) if odd else (a & ~b)
+            if frontier == 0:
+                continue
+            status[r] = word | frontier | (frontier << 16)  # the whole frontier is closed now
+            occupied = _unrank_digits(r, k, mult, reciprocal, pos, digits, before)
+            free = full & ~occupied
+            while frontier != 0:
+                low = frontier & -frontier
+                region = _region(low, free, width, not_first_col, not_last_col)
+                frontier &= ~region
+                expanded += 1
+                # move a pattern tile next to the region into one of its cells; the children's
+                # words are loaded in one batch so that the memory system fetches them in parallel
+                count = 0
+                for i in range(k):
+                    home = pos[i]
+                    targets = neighbours[home] & region
+                    if targets == 0:
+                        continue
+                    base = r - digits[i] * mult[i]
+                    below = before[i]
+                    while targets != 0:
+                        dest_bit = targets & -targets
+                        targets ^= dest_bit
+                        dest = popcount(dest_bit - 1)
+                        child = base + (dest - popcount(below & (dest_bit - 1))) * mult[i]
+                        for j in range(i + 1, k):
+                            p = pos[j]
+                            child += (np.int64(home < p) - np.int64(dest < p)) * mult[j]
+                        child_rank[count] = child
+                        child_home[count] = home
+                        child_dest[count] = dest
+                        count += 1
+                for j in range(count):
+                    child_seen[j] = status[child_rank[j]]
+                for j in range(count):
+                    seen = child_seen[j]
+                    home = child_home[j]
+                    if ((seen | (seen >> 16)) >> home) & 1:
+                        continue
+                    child = child_rank[j]
+                    child_free = (free & ~(1 << child_dest[j])) | (1 << home)
+                    child_region = _region(1 << home, child_free, width, not_first_col, not_last_col)
+                    if odd:
+                        status[child] = seen | child_region  # (1, 0): even frontier
+                    else:
+                        status[child] = seen | (child_region << 16)  # (0, 1): odd frontier
+                    if seen == 0:
+                        pdb[child] = layer + 1
+                        reached += 1
+                    found += 1
+        if found == 0:
+            break
+        layer += 1
+    progress[P_EXPANDED] = expanded
+    progress[P_REACHED] = reached
+    return layer
+
+
+def _zeroed(count: int, dtype) -> tuple[np.ndarray, mmap.mmap | None]:
+    """A zeroed array in anonymous memory, backed by huge pages where the kernel allows it."""
+    nbytes = count * np.dtype(dtype).itemsize
+    if nbytes < (64 << 20):
+        return np.zeros(count, dtype), None
+    buffer = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        try:
+            buffer.madvise(mmap.MADV_HUGEPAGE)
+        except OSError:
+            pass
+    return np.frombuffer(buffer, dtype=dtype), buffer
+
+
+def build_memory_bytes(cells: int, k: int) -> int:
+    """Peak memory of :func:`build_pattern`: the uint32 workspace plus the uint8 result."""
+    return n_placements(cells, k) * 5
+
+
+def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, out=None) -> np.ndarray:
+    """The pattern database (uint8, one entry per placement rank) of ``tiles`` on a W x H board.
+
+    The goal is 1..n-1 with the blank last (tile ``t`` belongs on cell ``t-1``).  With ``out`` (a
+    uint8 array of ``n!/(n-k)!`` entries) the values are written there.  ``progress``, if
+    given, receives ``{"layer", "expanded", "reached", "placements", "fraction"}`` several times a
+    second.  Raises :class:`~solver.errors.Cancelled` when ``stop[0]`` is set.
+    """
+    cells = width * height
+    if cells > 16:
+        raise ValueError("pattern databases need a board of at most 16 cells")
+    tiles = [int(t) for t in tiles]
+    if not tiles or len(set(tiles)) != len(tiles) or not all(1 <= t < cells for t in tiles):
+        raise ValueError(f"bad pattern {tiles} for a {width}x{height} board")
+    k = len(tiles)
+    mult = multipliers(cells, k)
+    reciprocal = 1.0 / mult.astype(np.float64)
+    goal_cells = np.array([t - 1 for t in tiles], dtype=np.int64)
+    size = n_placements(cells, k)
+    stop = np.zeros(1, np.uint8) if stop is None else stop
+    counters = np.zeros(4, np.int64)
+    status, buffer = _zeroed(size, np.uint32)
+    if out is None:
+        pdb = np.full(size, UNREACHED, np.uint8)
+    else:
+        if out.shape != (size,) or out.dtype != np.uint8:
+            raise ValueError(f"out must be a uint8 array of {size} entries")
+        pdb = out
+        pdb[:] = UNREACHED
+    report = None
+    if progress is not None:
+        def report(c):
+            total = int(c[P_TOTAL]) or size
+            progress({"layer": int(c[P_LAYER]), "expanded": int(c[P_EXPANDED]), "reached": int(c[P_REACHED]),
+                      "placements": total, "fraction": int(c[P_REACHED]) / total})
+    try:
+        layers = run_polled(_build_kernel, (width, cells, goal_cells, mult, reciprocal, status, pdb, stop, counters),
+                            counters, report)
+    finally:
+        del status
+        if buffer is not None:
+            buffer.close()
+    if layers < 0:
+        raise Cancelled()
+    return pdb

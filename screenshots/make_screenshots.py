@@ -92,6 +92,20 @@ def gallery(tab: str, *pressed):
     return run
 
 
+def lab(key: str, tab: str, *pressed):
+    async def run(pilot) -> None:
+        await pilot.press(key)
+        await until(pilot, lambda: hasattr(pilot.app.screen, "tab"))
+        screen = pilot.app.screen
+        while screen.tab != tab:
+            await pilot.press("right_square_bracket")
+        await pilot.pause(0.2)
+        await pilot.press(*pressed)
+        await pilot.pause(0.3)
+
+    return run
+
+
 # name -> (puzzle, board, size, ascii, what to do before the shot)
 SHOTS = {
     "home": (None, None, None, False, nothing),
@@ -110,6 +124,9 @@ SHOTS = {
     "gallery-8": (None, None, None, False, gallery("g-8")),
     "gallery-goat": (None, None, None, False, gallery("g-goat")),
     "gallery-ura-5x5-classes": (None, None, None, False, gallery("g-ura-5", "c", "right")),
+    "parity-lab-15": (None, None, None, False, lab("p", "p-15", "space", "right", "space")),
+    "parity-lab-ura": (None, None, None, False, lab("p", "p-ura-3", "space")),
+    "parity-lab-goat": (None, None, None, False, lab("p", "p-goat")),
     "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
 }
 

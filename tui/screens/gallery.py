@@ -354,9 +354,9 @@ class GalleryScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "classes" and (self.figures is None or self.figures.classes is None):
-            return None if self.puzzle.key != "ura" else False
+            return False if self.puzzle.key != "ura" else None
         if action in ("play", "play_and_solve", "grid", "page", "ends") and self.figures is None:
-            return False
+            return None
         if action == "rerun" and self.job is not None:
-            return False
+            return None
         return True

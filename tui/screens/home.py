@@ -129,6 +129,7 @@ class Lab:
 LABS = (
     Lab("g", "Hardest positions", "every puzzle's full BFS: the histogram and the positions at maximum distance",
         "gallery"),
+    Lab("p", "Parity lab", "edit any board, even an unsolvable one, and watch the parity proof change", "parity_lab"),
 )
 
 
@@ -148,8 +149,11 @@ class HomeScreen(Screen):
     """Pick a puzzle; Enter plays it (resuming a saved game)."""
 
     BINDINGS = [
-        Binding("up,k", "focus_previous_card", "", id="home.up", group=Binding.Group("choose", compact=True)),
-        Binding("down,j", "focus_next_card", "choose", id="home.down", group=Binding.Group("choose", compact=True)),
+        # priority: the scrolling list of cards would otherwise take up/down for itself once it overflows
+        Binding("up,k", "focus_previous_card", "", id="home.up", group=Binding.Group("choose", compact=True),
+                priority=True),
+        Binding("down,j", "focus_next_card", "choose", id="home.down", group=Binding.Group("choose", compact=True),
+                priority=True),
         Binding("left,h", "size(-1)", "Smaller Ura-omote", id="home.smaller", show=False),
         Binding("right,l", "size(1)", "Larger Ura-omote", id="home.larger", show=False),
         Binding("enter,space", "play", "play", id="home.play"),
@@ -159,6 +163,8 @@ class HomeScreen(Screen):
         Binding("4", "open('ura')", "Play Ura-omote", id="home.ura", show=False),
         Binding("g", "gallery", "Hardest positions", id="home.gallery", show=False,
                 tooltip="Galleries of the hardest positions of every puzzle"),
+        Binding("p", "parity_lab", "Parity lab", id="home.parity_lab", show=False,
+                tooltip="Parity lab: edit a board and watch its solvability proof"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -173,7 +179,7 @@ class HomeScreen(Screen):
             with Vertical(id="labs"):
                 for link in LABS:
                     yield LabLink(link)
-            yield Static("[dim]1-4 open a puzzle · g hardest positions · ? help and rules · ctrl+p every command · q quit[/dim]",
+            yield Static("[dim]1-4 open a puzzle · letters open a lab · ? help and rules · ctrl+p every command · q quit[/dim]",
                          id="home-hint")
         yield Footer(compact=True)
 
@@ -228,6 +234,11 @@ class HomeScreen(Screen):
         from .gallery import GalleryScreen
 
         self.app.push_screen(GalleryScreen(ascii_only=self.ascii_only))
+
+    def action_parity_lab(self) -> None:
+        from .parity_lab import ParityLabScreen
+
+        self.app.push_screen(ParityLabScreen(ascii_only=self.ascii_only))
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

@@ -106,6 +106,17 @@ def lab(key: str, tab: str, *pressed):
     return run
 
 
+async def loop_demo(pilot) -> None:
+    await pilot.press("o")
+    await until(pilot, lambda: hasattr(pilot.app.screen, "stats"))
+    screen = pilot.app.screen
+    await until(pilot, lambda: screen.run is not None and "loop" in screen.stats)
+    await pilot.press("space", "x")
+    await until(pilot, lambda: screen.run is not None)
+    await pilot.press("e")
+    await pilot.pause(0.3)
+
+
 # name -> (puzzle, board, size, ascii, what to do before the shot)
 SHOTS = {
     "home": (None, None, None, False, nothing),
@@ -127,6 +138,7 @@ SHOTS = {
     "parity-lab-15": (None, None, None, False, lab("p", "p-15", "space", "right", "space")),
     "parity-lab-ura": (None, None, None, False, lab("p", "p-ura-3", "space")),
     "parity-lab-goat": (None, None, None, False, lab("p", "p-goat")),
+    "loop-demo": (None, None, None, False, loop_demo),
     "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
 }
 

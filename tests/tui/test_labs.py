@@ -96,3 +96,90 @@ def test_parity_lab_snapshot(snap_compare, tmp_path, size, tab, keys):
         await pilot.pause(0.3)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+# --- the loop demo (article 003) ------------------------------------------------------------------------
+from solver.loop import loop_length  # noqa: E402
+from tui.screens import loop_demo  # noqa: E402
+from tui.screens.loop_demo import LoopDemoScreen  # noqa: E402
+
+
+def stats_workers(app):
+    return [w for w in app.workers if w.group == "loop-stats" and not w.is_finished]
+
+
+async def open_loop_demo(pilot) -> LoopDemoScreen:
+    await pilot.press("o")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, LoopDemoScreen), what="the loop demo")
+    screen = pilot.app.screen
+    await pilot.press("space")  # pause the playback
+    await wait_for(pilot, lambda: screen.run is not None, what="the loop run")
+    return screen
+
+
+async def test_loop_demo_ends_in_the_state_its_parity_predicts(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_loop_demo(pilot)
+        puzzle = screen.puzzle
+        assert screen.start == puzzle.parse(ARTICLE_15) and puzzle.proof(screen.start).solvable
+        paused_at = screen.position
+        await pilot.pause(0.2)
+        assert screen.position == paused_at and not screen.playing
+        await pilot.press("right_square_bracket")
+        assert screen.position == paused_at + 1
+        await pilot.press("e")
+        assert screen.finished and screen.run.sorted_end
+        assert screen.run.path[-1] == puzzle.goal
+        assert "as the parity predicted" in str(screen.query_one("#loop-parity").render())
+        await pilot.press("x")  # the other parity: the loop must end in 1, 3, 2, ...
+        await wait_for(pilot, lambda: screen.run is not None, what="the new run")
+        assert not puzzle.proof(screen.start).solvable
+        await pilot.press("e")
+        assert screen.finished and not screen.run.sorted_end
+        assert screen.run.final_labels[1:5] == (1, 3, 2, 4)
+        parity = str(screen.query_one("#loop-parity").render())
+        assert "NOT solvable" in parity and "It ended in 1, 3, 2, 4, …, 15, as the parity predicted" in parity
+
+
+async def test_loop_demo_statistics_over_random_boards(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_loop_demo(pilot)
+        await wait_for(pilot, lambda: "loop" in screen.stats, what="the statistics")
+        expected = [loop_length(screen.puzzle.random_state(seed))[0] for seed in range(loop_demo.STATS_BOARDS)]
+        assert screen.stats["loop"] == expected
+        text = str(screen.query_one("#loop-stats").render())
+        assert f"min {min(expected)}" in text and f"max {max(expected)}" in text
+        if loop_demo.optimal_method(screen.puzzle) is None:
+            assert "needs the 15-puzzle's optimal solver" in text
+
+
+async def test_loop_demo_escape_cancels_the_statistics(tmp_path, monkeypatch):
+    monkeypatch.setattr(loop_demo, "STATS_BOARDS", 10**7)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_loop_demo(pilot)
+        await wait_for(pilot, lambda: screen.stats_job is not None and screen.stats_job.done > 0, what="progress")
+        await pilot.press("escape")
+        assert screen.stats_job is None and app.screen is screen
+        await wait_for(pilot, lambda: not stats_workers(app), timeout=2, what="the worker to stop")
+        assert all(flag[0] for flag in app.stop_flags.values())
+        assert "cancelled" in str(screen.query_one("#loop-stats").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, LoopDemoScreen), what="home")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_loop_demo_snapshot(snap_compare, tmp_path, size, monkeypatch):
+    monkeypatch.setattr(loop_demo, "optimal_method", lambda puzzle: None)  # stable whatever the solver offers
+
+    async def run_before(pilot):
+        screen = await open_loop_demo(pilot)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.run is not None, what="the new run")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: "loop" in screen.stats, what="the statistics")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)

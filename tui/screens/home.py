@@ -130,6 +130,8 @@ LABS = (
     Lab("g", "Hardest positions", "every puzzle's full BFS: the histogram and the positions at maximum distance",
         "gallery"),
     Lab("p", "Parity lab", "edit any board, even an unsolvable one, and watch the parity proof change", "parity_lab"),
+    Lab("o", "Loop demo", "article 003's mindless loop method sorts a 15-puzzle, and parity says how it ends",
+        "loop_demo"),
 )
 
 
@@ -165,6 +167,8 @@ class HomeScreen(Screen):
                 tooltip="Galleries of the hardest positions of every puzzle"),
         Binding("p", "parity_lab", "Parity lab", id="home.parity_lab", show=False,
                 tooltip="Parity lab: edit a board and watch its solvability proof"),
+        Binding("o", "loop_demo", "Loop demo", id="home.loop_demo", show=False,
+                tooltip="Loop demo: article 003's mindless loop method on a 15-puzzle"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -239,6 +243,11 @@ class HomeScreen(Screen):
         from .parity_lab import ParityLabScreen
 
         self.app.push_screen(ParityLabScreen(ascii_only=self.ascii_only))
+
+    def action_loop_demo(self) -> None:
+        from .loop_demo import LoopDemoScreen
+
+        self.app.push_screen(LoopDemoScreen(ascii_only=self.ascii_only))
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

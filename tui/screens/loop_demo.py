@@ -1,0 +1,383 @@
+"""Article 003's "mindless" loop method, played out on a 15-puzzle board.
+
+The run comes from :func:`solver.loop.run_loop_method` in a named thread worker; the screen plays
+its boards back at an adjustable speed, shows the tiles' order along the loop as it sorts, and
+ties the ending (1, 2, 3, … or 1, 3, 2, …) to the parity proof of the start.  Statistics of the
+loop's move counts over many random boards are computed in a cancellable worker, and compared
+with optimal lengths when the 15-puzzle has an optimal method.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from solver.errors import Cancelled, KomaError
+from solver.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
+from solver.puzzle import new_stop_flag
+from solver.registry import get_puzzle
+
+from ..widgets.loop_board import LoopBoard
+
+ARTICLE_BOARD = "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"  # article 000's worked example
+SPEEDS = (0.5, 0.25, 0.1, 0.05, 0.02, 0.01)  # seconds per move
+DEFAULT_SPEED = 3
+STATS_BOARDS = 1000  # random solvable boards (seeds 0..N-1) for the loop's move counts
+OPTIMAL_BOARDS = 10  # of those, how many get an optimal solve for comparison
+SPEED = Binding.Group("speed", compact=True)
+
+
+def optimal_method(puzzle) -> str | None:
+    """The 15-puzzle's optimal method, if it has one yet (the loop method is not optimal)."""
+    return next((m for m in puzzle.methods() if m != "loop"), None)
+
+
+def spread(values) -> str:
+    return f"min {min(values):,} · median {statistics.median(values):,.0f} · max {max(values):,}"
+
+
+@dataclass
+class StatsJob:
+    kind: str  # "loop" or "optimal"
+    stop: Any = field(default_factory=new_stop_flag)
+    done: int = 0
+    total: int = 0
+
+
+class RunReady(Message):
+    def __init__(self, start: tuple, run: LoopRun | None, error: str = ""):
+        super().__init__()
+        self.start, self.run, self.error = start, run, error
+
+
+class StatsProgress(Message):
+    def __init__(self, job: StatsJob, done: int):
+        super().__init__()
+        self.job, self.done = job, done
+
+
+class StatsDone(Message):
+    def __init__(self, job: StatsJob, values: list[int] | None, extra: list[int] | None = None, error: str = ""):
+        super().__init__()
+        self.job, self.values, self.extra, self.error = job, values, extra, error
+
+
+class LoopDemoScreen(Screen):
+    """Watch the loop method sort a 15-puzzle board, and see why it ends where it does."""
+
+    BINDINGS = [
+        Binding("space", "pause", "play/pause", id="loop_demo.pause", tooltip="Play or pause the loop method"),
+        Binding("plus,equals_sign", "speed(1)", "", id="loop_demo.faster", group=SPEED, tooltip="Faster"),
+        Binding("minus", "speed(-1)", "speed", id="loop_demo.slower", group=SPEED, tooltip="Slower"),
+        Binding("right_square_bracket", "step", "Step", id="loop_demo.step", show=False,
+                tooltip="One move forward (while paused)"),
+        Binding("e", "to_end", "end", id="loop_demo.end", tooltip="Jump to the end of the run"),
+        Binding("r", "restart", "restart", id="loop_demo.restart", tooltip="Back to the start of the run"),
+        Binding("n", "new_board", "new", id="loop_demo.new", tooltip="A random board, solvable or not"),
+        Binding("x", "swap", "swap 2", id="loop_demo.swap",
+                tooltip="Swap the first two tiles of the start: the other parity, the other ending"),
+        Binding("a", "article", "Article's board", id="loop_demo.article", show=False,
+                tooltip="Article 000's worked example"),
+        Binding("o", "optimal", "optimal", id="loop_demo.optimal",
+                tooltip="Compare with optimal solutions of the same boards (needs the 15-puzzle solver)"),
+        Binding("p", "play", "play", id="loop_demo.play", tooltip="Play the start board yourself"),
+        Binding("escape", "escape", "back", id="loop_demo.escape",
+                tooltip="Back: cancel the statistics, else return home"),
+    ]
+
+    def __init__(self, board: str = ARTICLE_BOARD, *, ascii_only: bool = False, seed: int | None = None,
+                 autoplay: bool = True):
+        super().__init__(classes="loop-demo")
+        self.ascii_only = ascii_only
+        self.puzzle = get_puzzle("15")
+        self.start = tuple(self.puzzle.parse(board))
+        self.rng = random.Random(seed)
+        self.run: LoopRun | None = None
+        self.position = 0
+        self.playing = autoplay
+        self.speed = DEFAULT_SPEED
+        self.timer = None
+        self.stats: dict[str, Any] = {}
+        self.stats_job: StatsJob | None = None
+        self.message = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        with Horizontal(id="loop-body"):
+            with Vertical(id="loop-left"):
+                yield LoopBoard(self.start, ascii_only=self.ascii_only, id="loop-board")
+                yield Static(id="loop-legend")
+            with Vertical(id="loop-side"):
+                yield Static(id="loop-counter")
+                yield Static(id="loop-order")
+                yield Static(id="loop-parity")
+                yield Static(id="loop-stats")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = "the loop method (article 003)"
+        arrows = "v < ^ >" if self.ascii_only else "↓ ← ↑ →"
+        jump = "=" if self.ascii_only else "double"
+        self.query_one("#loop-legend", Static).update(
+            f"[dim]{arrows}: where each cell's tile goes along the loop. {jump.capitalize()} boxes: a jump can "
+            "land here (the tile 3 ahead jumps over the 2 between if one is larger; never tile 1).[/dim]")
+        self.new_run(self.start)
+        self.start_stats()
+
+    def on_unmount(self) -> None:
+        self.cancel_stats()
+        if self.timer is not None:
+            self.timer.stop()
+
+    # --- the run -------------------------------------------------------------------------------------
+    def new_run(self, start: tuple) -> None:
+        self.start = tuple(start)
+        self.run = None
+        self.position = 0
+        self.query_one(LoopBoard).show(self.start)
+        self.compute_run(self.start)
+        self.refresh_view()
+
+    @work(thread=True, exclusive=True, group="loop-run", name="loop-run")
+    def compute_run(self, start: tuple) -> None:
+        try:
+            self.post_message(RunReady(start, run_loop_method(start)))
+        except KomaError as error:
+            self.post_message(RunReady(start, None, str(error)))
+
+    @on(RunReady)
+    def _run_ready(self, event: RunReady) -> None:
+        if event.start != self.start:
+            return
+        if event.run is None:
+            self.message = f"The loop method failed: {event.error}"
+        self.run = event.run
+        self.position = 0
+        self._restart_timer()
+        self.refresh_view()
+
+    def _restart_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+        self.timer = self.set_interval(SPEEDS[self.speed], self._tick)
+
+    def _tick(self) -> None:
+        if self.playing and self.run is not None and self.position < self.run.length:
+            self.go_to(self.position + 1)
+
+    def go_to(self, position: int) -> None:
+        run = self.run
+        if run is None:
+            return
+        self.position = max(0, min(run.length, position))
+        state = run.path[self.position]
+        moved = None
+        if self.position > 0:
+            before = run.path[self.position - 1]
+            moved = next((i for i in range(16) if before[i] == 0 and state[i] != 0), None)
+        self.query_one(LoopBoard).show(state, moved)
+        self.refresh_view()
+
+    @property
+    def finished(self) -> bool:
+        return self.run is not None and self.position >= self.run.length
+
+    # --- drawing ---------------------------------------------------------------------------------------
+    def refresh_view(self) -> None:
+        run = self.run
+        proof = self.puzzle.proof(self.start)
+        f = proof.fields
+        if run is None:
+            counter = "Running the loop method…"
+        else:
+            state = "finished" if self.finished else ("playing" if self.playing else "paused")
+            back = f" + {run.length - run.loop_steps} back to the goal" if run.sorted_end else ""
+            counter = (f"Move [b]{self.position:,}[/b] of {run.length:,} ({run.loop_steps:,} loop moves{back})\n"
+                       f"[dim]{state} · {SPEEDS[self.speed]:g} s per move · space pause · +/- speed · e end[/dim]")
+        self.query_one("#loop-counter", Static).update(counter)
+        board = run.path[self.position] if run is not None else self.start
+        labels = [int(v) for v in labels_along_loop(board) if v != 0]
+        order = " ".join(str(v) for v in labels)
+        self.query_one("#loop-order", Static).update(f"Along the loop (the article's labels):\n[b]{order}[/b]")
+        expected = "1, 2, 3, …, 15" if proof.solvable else "1, 3, 2, 4, …, 15"
+        total = (f"{f['inversions']} + blank row {f['blank_row']} = {f['total']}, {f['parity']}")
+        parity = (f"Parity of the start: {total}: [b]{'solvable' if proof.solvable else 'NOT solvable'}[/b]. "
+                  f"So the loop must end in {expected}.")
+        if self.finished and run is not None:
+            ending = "1, 2, 3, …, 15" if run.sorted_end else "1, 3, 2, 4, …, 15"
+            agrees = run.sorted_end == proof.solvable
+            parity += (f"\n[b]It ended in {ending}[/b]" + (", as the parity predicted" if agrees else
+                                                          ": the parity said otherwise!")
+                       + (" (and 7 more moves bring the blank home)." if run.sorted_end else
+                          ": the last two can never be swapped."))
+        widget = self.query_one("#loop-parity", Static)
+        widget.update(parity)
+        widget.set_class(not proof.solvable, "-bad")
+        self.query_one("#loop-stats", Static).update(self.stats_text())
+
+    def stats_text(self) -> str:
+        lines = []
+        loop = self.stats.get("loop")
+        job = self.stats_job
+        if loop:
+            lines.append(f"Loop method on {len(loop):,} random solvable boards: {spread(loop)} moves")
+        elif job is not None and job.kind == "loop":
+            lines.append(f"Loop statistics: {job.done:,} of {job.total:,} boards… [dim](esc cancels)[/dim]")
+        elif self.stats.get("loop_cancelled"):
+            lines.append("Loop statistics cancelled.")
+        method = optimal_method(self.puzzle)
+        optimal = self.stats.get("optimal")
+        if method is None:
+            lines.append("[dim]The optimal comparison needs the 15-puzzle's optimal solver, which Koma does not "
+                         "have yet.[/dim]")
+        elif optimal:
+            same = self.stats["optimal_loop"]
+            lines.append(f"Optimal ({method}) on the first {len(optimal)}: {spread(optimal)} moves; "
+                         f"the loop took {spread(same)}")
+        elif job is not None and job.kind == "optimal":
+            lines.append(f"Optimal solves: {job.done} of {job.total}… [dim](esc cancels)[/dim]")
+        else:
+            lines.append(f"[dim]o: compare with optimal solutions of {OPTIMAL_BOARDS} of these boards.[/dim]")
+        if self.message:
+            lines.append(escape(self.message))
+        return "\n".join(lines)
+
+    # --- statistics --------------------------------------------------------------------------------------
+    def start_stats(self, kind: str = "loop") -> None:
+        self.cancel_stats()
+        job = StatsJob(kind, total=STATS_BOARDS if kind == "loop" else OPTIMAL_BOARDS)
+        self.stats_job = job
+        self.app.stop_flags[id(job.stop)] = job.stop
+        self.compute_stats(job)
+        self.refresh_view()
+
+    @work(thread=True, exclusive=True, group="loop-stats", name="loop-stats")
+    def compute_stats(self, job: StatsJob) -> None:
+        """Loop move counts of random solvable boards (seeds 0..N-1), or optimal lengths of the first few."""
+        values: list[int] = []
+        extra: list[int] = []
+        last = 0.0
+        try:
+            method = optimal_method(self.puzzle)
+            for seed in range(job.total):
+                if job.stop[0]:
+                    raise Cancelled()
+                board = self.puzzle.random_state(seed)
+                if job.kind == "loop":
+                    values.append(loop_length(board)[0])
+                else:
+                    values.append(self.puzzle.solve(board, method, stop=job.stop).length)
+                    extra.append(loop_length(board)[0])
+                now = time.monotonic()
+                if now - last > 0.1:
+                    last = now
+                    self.post_message(StatsProgress(job, seed + 1))
+        except Cancelled:
+            return
+        except KomaError as error:
+            self.post_message(StatsDone(job, None, None, str(error)))
+            return
+        finally:
+            self.app.stop_flags.pop(id(job.stop), None)
+        self.post_message(StatsDone(job, values, extra))
+
+    @on(StatsProgress)
+    def _stats_progress(self, event: StatsProgress) -> None:
+        if event.job is self.stats_job:
+            event.job.done = event.done
+            self.refresh_view()
+
+    @on(StatsDone)
+    def _stats_done(self, event: StatsDone) -> None:
+        if event.job is not self.stats_job:
+            return
+        self.stats_job = None
+        if event.values is None:
+            self.message = f"The statistics failed: {event.error}"
+        elif event.job.kind == "loop":
+            self.stats["loop"] = event.values
+        else:
+            self.stats["optimal"], self.stats["optimal_loop"] = event.values, event.extra
+        self.refresh_view()
+        self.refresh_bindings()
+
+    def cancel_stats(self) -> bool:
+        job = self.stats_job
+        if job is None:
+            return False
+        job.stop[0] = 1
+        self.workers.cancel_group(self, "loop-stats")
+        self.stats_job = None
+        if job.kind == "loop":
+            self.stats["loop_cancelled"] = True
+        return True
+
+    # --- actions -----------------------------------------------------------------------------------------
+    def action_pause(self) -> None:
+        if self.finished:
+            self.go_to(0)
+            self.playing = True
+        else:
+            self.playing = not self.playing
+        self.refresh_view()
+
+    def action_speed(self, delta: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + delta))
+        self._restart_timer()
+        self.refresh_view()
+
+    def action_step(self) -> None:
+        self.playing = False
+        self.go_to(self.position + 1)
+
+    def action_to_end(self) -> None:
+        if self.run is not None:
+            self.go_to(self.run.length)
+
+    def action_restart(self) -> None:
+        self.go_to(0)
+
+    def action_new_board(self) -> None:
+        board = list(self.puzzle.goal)
+        self.rng.shuffle(board)
+        self.message = ""
+        self.new_run(tuple(board))
+
+    def action_swap(self) -> None:
+        self.message = ""
+        self.new_run(self.puzzle.swap_first_tiles(self.start))
+
+    def action_article(self) -> None:
+        self.new_run(self.puzzle.parse(ARTICLE_BOARD))
+
+    def action_optimal(self) -> None:
+        if optimal_method(self.puzzle) is None:
+            self.message = "The optimal comparison needs the 15-puzzle's optimal solver, not in Koma yet."
+            self.app.bell()
+            self.refresh_view()
+            return
+        self.start_stats("optimal")
+
+    def action_play(self) -> None:
+        self.app.open_puzzle(self.puzzle, self.start)
+
+    def action_escape(self) -> None:
+        if self.cancel_stats():
+            self.message = "Cancelled."
+            self.refresh_view()
+            self.refresh_bindings()
+            return
+        self.app.pop_screen()

@@ -117,6 +117,20 @@ async def loop_demo(pilot) -> None:
     await pilot.pause(0.3)
 
 
+def algorithm_lab(tab: str):
+    async def run(pilot) -> None:
+        await pilot.press("a")
+        await until(pilot, lambda: hasattr(pilot.app.screen, "jobs"))
+        screen = pilot.app.screen
+        while screen.tab != tab:
+            await pilot.press("right_square_bracket")
+        await pilot.press("r")
+        await until(pilot, lambda: len(screen.results) == len(screen.methods) and not screen.jobs)
+        await pilot.pause(0.3)
+
+    return run
+
+
 # name -> (puzzle, board, size, ascii, what to do before the shot)
 SHOTS = {
     "home": (None, None, None, False, nothing),
@@ -139,6 +153,8 @@ SHOTS = {
     "parity-lab-ura": (None, None, None, False, lab("p", "p-ura-3", "space")),
     "parity-lab-goat": (None, None, None, False, lab("p", "p-goat")),
     "loop-demo": (None, None, None, False, loop_demo),
+    "algorithm-lab-8": (None, None, None, False, algorithm_lab("a-8")),
+    "algorithm-lab-goat": (None, None, None, False, algorithm_lab("a-goat")),
     "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
 }
 

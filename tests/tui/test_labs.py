@@ -183,3 +183,95 @@ def test_loop_demo_snapshot(snap_compare, tmp_path, size, monkeypatch):
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+# --- the algorithm lab ----------------------------------------------------------------------------------
+import time as _time  # noqa: E402
+
+from solver.lab import LabResult  # noqa: E402
+from solver.puzzle import check_stop  # noqa: E402
+from tui.screens import algorithm_lab  # noqa: E402
+from tui.screens.algorithm_lab import AlgorithmLabScreen  # noqa: E402
+
+
+def algo_workers(app):
+    return [w for w in app.workers if (w.group or "").startswith("algo-") and not w.is_finished]
+
+
+async def open_algorithm_lab(pilot, tab: str = "a-8") -> AlgorithmLabScreen:
+    await pilot.press("a")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, AlgorithmLabScreen), what="the algorithm lab")
+    screen = pilot.app.screen
+    while screen.tab != tab:
+        await pilot.press("right_square_bracket")
+    await pilot.pause()
+    return screen
+
+
+async def test_algorithm_lab_8_puzzle_bfs_against_bidirectional(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_algorithm_lab(pilot)
+        assert [m for m, _ in screen.methods] == ["bfs", "bidirectional"]
+        await pilot.press("r")
+        await wait_for(pilot, lambda: len(screen.results) == 2 and not screen.jobs, what="both methods")
+        bfs, bidirectional = screen.results["bfs"], screen.results["bidirectional"]
+        assert (bfs.nodes, bfs.length) == (181_440, 31)  # article 002's figures on its board
+        assert (bidirectional.nodes, bidirectional.length) == (16_088, 31)
+        table = str(screen.query_one("#algo-table").render())
+        assert "181,440" in table and "16,088" in table
+        assert not algo_workers(app)
+
+
+async def test_algorithm_lab_goat_methods_agree(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_algorithm_lab(pilot, "a-goat")
+        assert [m for m, _ in screen.methods] == ["bfs", "article", "pdb"]
+        await pilot.press("r")
+        await wait_for(pilot, lambda: len(screen.results) == 3 and not screen.jobs, timeout=120, what="the methods")
+        assert {r.length for r in screen.results.values()} == {20}  # START -> GOAL, article 001
+        assert screen.results["bfs"].nodes == 5_443_200
+
+
+async def test_algorithm_lab_escape_cancels_every_run(tmp_path, monkeypatch):
+    def slow(puzzle, state, method, *, stop=None, progress=None):
+        while True:
+            check_stop(stop)
+            if progress:
+                progress({"nodes": 1234567})
+            _time.sleep(0.005)
+
+    monkeypatch.setattr(algorithm_lab, "run_method", slow)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_algorithm_lab(pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: screen.jobs and algo_workers(app), what="a run")
+        await pilot.press("escape")
+        assert not screen.jobs and not screen.queue and app.screen is screen
+        await wait_for(pilot, lambda: not algo_workers(app), timeout=2, what="the workers to stop")
+        assert all(flag[0] for flag in app.stop_flags.values())
+        assert screen.results["bfs"] == "cancelled"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, AlgorithmLabScreen), what="home")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_algorithm_lab_snapshot(snap_compare, tmp_path, size, monkeypatch):
+    figures = {"bfs": (181_440, 0.25), "bidirectional": (16_088, 0.01)}  # fixed times: a stable snapshot
+
+    def fixed(puzzle, state, method, *, stop=None, progress=None):
+        nodes, seconds = figures[method]
+        return LabResult(method, 31, nodes, seconds, True)
+
+    monkeypatch.setattr(algorithm_lab, "run_method", fixed)
+    monkeypatch.setattr(algorithm_lab, "TABS", {t: v for t, v in algorithm_lab.TABS.items() if t != "a-15"})
+
+    async def run_before(pilot):
+        screen = await open_algorithm_lab(pilot)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: len(screen.results) == 2 and not screen.jobs, what="both methods")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)

@@ -132,6 +132,8 @@ LABS = (
     Lab("p", "Parity lab", "edit any board, even an unsolvable one, and watch the parity proof change", "parity_lab"),
     Lab("o", "Loop demo", "article 003's mindless loop method sorts a 15-puzzle, and parity says how it ends",
         "loop_demo"),
+    Lab("a", "Algorithm lab", "the articles' solvers side by side on one board: nodes, time, length",
+        "algorithm_lab"),
 )
 
 
@@ -169,6 +171,8 @@ class HomeScreen(Screen):
                 tooltip="Parity lab: edit a board and watch its solvability proof"),
         Binding("o", "loop_demo", "Loop demo", id="home.loop_demo", show=False,
                 tooltip="Loop demo: article 003's mindless loop method on a 15-puzzle"),
+        Binding("a", "algorithm_lab", "Algorithm lab", id="home.algorithm_lab", show=False,
+                tooltip="Algorithm lab: the articles' solving methods side by side"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -248,6 +252,11 @@ class HomeScreen(Screen):
         from .loop_demo import LoopDemoScreen
 
         self.app.push_screen(LoopDemoScreen(ascii_only=self.ascii_only))
+
+    def action_algorithm_lab(self) -> None:
+        from .algorithm_lab import AlgorithmLabScreen
+
+        self.app.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

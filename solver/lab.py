@@ -1,0 +1,57 @@
+"""The articles' solving methods side by side, on one board: nodes, time and solution length.
+
+Used by the TUI's algorithm lab.  ``bfs`` is a fresh one-way BFS from the goal over the whole
+state space (article 002's 181,440 states for the 8-puzzle; article 001's 5,443,200 for Goat),
+whose node count is every state it reached; every other method is the puzzle's own
+:meth:`~solver.puzzle.Puzzle.solve`, whose node count is that method's own (generated states for
+the bidirectional BFS, expanded nodes for IDA*).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .errors import KomaError
+from .puzzle import Puzzle, State
+
+DESCRIPTIONS = {
+    "bfs": "one-way BFS from the goal (every state)",
+    "bidirectional": "bidirectional BFS (article 002)",
+    "article": "IDA*, the article's per-piece bound",
+    "pdb": "IDA*, additive pattern databases",
+    "table": "the cached depth table",
+}
+
+
+@dataclass(frozen=True)
+class LabResult:
+    method: str
+    length: int
+    nodes: int
+    seconds: float
+    optimal: bool
+    note: str = ""
+
+
+def lab_methods(puzzle: Puzzle) -> list[tuple[str, str]]:
+    """The methods to compare on ``puzzle``, with a one-line description each (empty: none yet)."""
+    found = [m for m in puzzle.methods() if m not in ("table", "loop")]
+    if puzzle.enumerable and hasattr(puzzle, "bfs_arrays"):
+        found.insert(0, "bfs")
+    return [(m, DESCRIPTIONS.get(m, m)) for m in found]
+
+
+def run_method(puzzle: Puzzle, state: State, method: str, *, stop=None, progress=None) -> LabResult:
+    """Solve ``state`` with ``method``; raises Cancelled when ``stop`` is set, KomaError if it cannot."""
+    state = tuple(state)
+    if method == "bfs":
+        if not puzzle.proof(state).solvable:
+            raise KomaError("this board cannot be solved")
+        began = time.perf_counter()
+        depth, queue, _ = puzzle.bfs_arrays(stop=stop, progress=progress)
+        length = int(depth[puzzle.rank(state)])
+        return LabResult("bfs", length, int(len(queue)), time.perf_counter() - began, True,
+                         "nodes = every state the BFS reached")
+    solution = puzzle.solve(state, method, stop=stop, progress=progress)
+    return LabResult(method, solution.length, solution.nodes, solution.seconds, solution.optimal, solution.note)

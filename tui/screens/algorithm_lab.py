@@ -1,0 +1,281 @@
+"""The algorithm lab: the articles' methods side by side on one board, each in its own cancellable worker.
+
+8-puzzle: one-way BFS against bidirectional BFS (article 002: 181,440 against 16,088 states on its
+board).  Goat: the full BFS, the article's IDA* with its lower bound, and IDA* with pattern
+databases.  The 15-puzzle joins when it has optimal methods.  ``r`` runs every method, one after
+another so their times do not compete for the CPU; a digit runs one.  Escape cancels at once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.markup import escape
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, Tab, Tabs
+
+from solver.errors import Cancelled, KomaError
+from solver.lab import LabResult, lab_methods, run_method
+from solver.puzzle import new_stop_flag
+from solver.registry import get_puzzle
+
+from ..widgets.looks import look_for
+from .play import figures_text
+
+# tab id -> (registry name, label, the article's board, the hardest board)
+TABS: dict[str, tuple[str, str, str, str]] = {
+    "a-8": ("8", "8-puzzle", "8 6 7/2 5 4/3 _ 1", "6 4 7/8 5 _/3 2 1"),
+    "a-goat": ("goat", "Goat", "r-BB/i.dS/l-jW", "WdBB/jSi-/.-lr"),
+    "a-15": ("15", "15-puzzle", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12", "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"),
+}
+TAB = Binding.Group("puzzle", compact=True)
+
+
+@dataclass
+class LabJob:
+    method: str
+    state: tuple
+    stop: Any = field(default_factory=new_stop_flag)
+    progress: str = ""
+    began: float = field(default_factory=time.monotonic)
+
+
+class LabProgress(Message):
+    def __init__(self, job: LabJob, info: dict):
+        super().__init__()
+        self.job, self.info = job, info
+
+
+class LabDone(Message):
+    def __init__(self, job: LabJob, result: LabResult | None, error: str = ""):
+        super().__init__()
+        self.job, self.result, self.error = job, result, error
+
+
+class AlgorithmLabScreen(Screen):
+    """Run the articles' methods on the current board and compare nodes, time and length."""
+
+    BINDINGS = [
+        Binding("r", "run_all", "run all", id="algorithm_lab.run_all", tooltip="Run every method, one after another"),
+        *[Binding(str(k), f"run_one({k - 1})", f"Run method {k}", id=f"algorithm_lab.run_{k}", show=False,
+                  tooltip=f"Run method {k} alone") for k in (1, 2, 3, 4)],
+        Binding("h", "board('hardest')", "hardest", id="algorithm_lab.hardest",
+                tooltip="A hardest position (the longest optimal distance)"),
+        Binding("a", "board('article')", "article", id="algorithm_lab.article", tooltip="The article's board"),
+        Binding("n", "board('random')", "random", id="algorithm_lab.random", tooltip="A random solvable board"),
+        Binding("p", "play", "play", id="algorithm_lab.play", tooltip="Play this board"),
+        Binding("left_square_bracket", "tab(-1)", "", id="algorithm_lab.previous_puzzle", group=TAB,
+                tooltip="Previous puzzle"),
+        Binding("right_square_bracket", "tab(1)", "puzzle", id="algorithm_lab.next_puzzle", group=TAB,
+                tooltip="Next puzzle"),
+        Binding("escape", "escape", "back", id="algorithm_lab.escape", tooltip="Back: cancel the runs, else return home"),
+    ]
+
+    def __init__(self, tab: str = "a-8", *, ascii_only: bool = False, seed: int | None = None):
+        super().__init__(classes="algorithm-lab")
+        self.ascii_only = ascii_only
+        self.seed = seed
+        self.tabs = {t: v for t, v in TABS.items() if lab_methods(get_puzzle(v[0]))}
+        self.jobs: dict[str, LabJob] = {}
+        self.queue: list[str] = []
+        self.results: dict[str, LabResult | str] = {}
+        self.message = ""
+        self._load(tab if tab in self.tabs else next(iter(self.tabs)))
+
+    def _load(self, tab: str, board: str | None = None) -> None:
+        name, _, article, _ = self.tabs[tab]
+        self.tab = tab
+        self.puzzle = get_puzzle(name)
+        self.look = look_for(self.puzzle, self.ascii_only)
+        self.methods = lab_methods(self.puzzle)
+        self.state = tuple(self.puzzle.parse(board or article))
+        self.results = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        tabs = Tabs(*[Tab(v[1], id=t) for t, v in self.tabs.items()], active=self.tab, id="algo-tabs")
+        tabs.can_focus = False
+        yield tabs
+        with Vertical(id="algo-body"):
+            yield Static(id="algo-board")
+            yield Static(id="algo-table")
+            yield Static(id="algo-note")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = "algorithm lab"
+        self.refresh_view()
+
+    def on_unmount(self) -> None:
+        self.cancel_all()
+
+    # --- puzzles and boards ------------------------------------------------------------------------
+    @on(Tabs.TabActivated)
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        if event.tab.id and event.tab.id != self.tab:
+            self.open_tab(event.tab.id)
+
+    def action_tab(self, delta: int) -> None:
+        ids = list(self.tabs)
+        tab = ids[(ids.index(self.tab) + delta) % len(ids)]
+        self.open_tab(tab)
+        self.query_one(Tabs).active = tab
+
+    def open_tab(self, tab: str, board: str | None = None) -> None:
+        self.cancel_all()
+        self._load(tab, board)
+        self.message = ""
+        self.refresh_view()
+
+    def action_board(self, kind: str) -> None:
+        self.cancel_all()
+        _, _, article, hardest = self.tabs[self.tab]
+        if kind == "random":
+            seed = None if self.seed is None else self.seed
+            self.state = tuple(self.puzzle.random_state(seed))
+            if self.seed is not None:
+                self.seed += 1
+        else:
+            self.state = tuple(self.puzzle.parse(hardest if kind == "hardest" else article))
+        self.results = {}
+        self.message = ""
+        self.refresh_view()
+
+    def action_play(self) -> None:
+        self.app.open_puzzle(self.puzzle, self.state)
+
+    # --- running -------------------------------------------------------------------------------------
+    def action_run_all(self) -> None:
+        self.cancel_all()
+        self.results = {}
+        self.queue = [m for m, _ in self.methods]
+        self._next()
+
+    def action_run_one(self, index: int) -> None:
+        if index >= len(self.methods):
+            self.app.bell()
+            return
+        method = self.methods[index][0]
+        if method in self.jobs:
+            return
+        self.results.pop(method, None)
+        self.queue.append(method)
+        if not self.jobs:
+            self._next()
+        self.refresh_view()
+
+    def _next(self) -> None:
+        if not self.queue:
+            self.refresh_view()
+            return
+        method = self.queue.pop(0)
+        job = LabJob(method, self.state)
+        self.jobs[method] = job
+        self.app.stop_flags[id(job.stop)] = job.stop
+        self.run_worker(lambda: self._solve(job), thread=True, exclusive=True, group=f"algo-{method}",
+                        name=f"algo-{method}")
+        self.refresh_view()
+
+    def _solve(self, job: LabJob) -> None:
+        """In a thread: one method on one board; progress and the answer come back as messages."""
+        last = [0.0]
+
+        def progress(info: dict) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.1:
+                last[0] = now
+                self.post_message(LabProgress(job, dict(info)))
+
+        try:
+            result = run_method(self.puzzle, job.state, job.method, stop=job.stop, progress=progress)
+        except Cancelled:
+            return
+        except KomaError as error:
+            self.post_message(LabDone(job, None, str(error)))
+            return
+        except Exception as error:  # pragma: no cover - a solver bug: report it, keep the lab
+            self.post_message(LabDone(job, None, repr(error)))
+            return
+        finally:
+            self.app.stop_flags.pop(id(job.stop), None)
+        if not job.stop[0]:
+            self.post_message(LabDone(job, result))
+
+    @on(LabProgress)
+    def _progress(self, event: LabProgress) -> None:
+        if self.jobs.get(event.job.method) is event.job:
+            event.job.progress = figures_text(event.info)
+            self.refresh_view()
+
+    @on(LabDone)
+    def _done(self, event: LabDone) -> None:
+        if self.jobs.get(event.job.method) is not event.job:
+            return
+        del self.jobs[event.job.method]
+        self.results[event.job.method] = event.result if event.result is not None else f"failed: {event.error}"
+        self._next()
+
+    def cancel_all(self) -> bool:
+        """Stop every run at once; True if anything was running or waiting."""
+        busy = bool(self.jobs or self.queue)
+        self.queue = []
+        for method, job in list(self.jobs.items()):
+            job.stop[0] = 1
+            self.workers.cancel_group(self, f"algo-{method}")
+            self.results[method] = "cancelled"
+        self.jobs = {}
+        return busy
+
+    def action_escape(self) -> None:
+        if self.cancel_all():
+            self.message = "Cancelled."
+            self.refresh_view()
+            return
+        self.app.pop_screen()
+
+    # --- drawing ---------------------------------------------------------------------------------------
+    def refresh_view(self) -> None:
+        board = self.look.mini(self.state)
+        self.query_one("#algo-board", Static).update(
+            f"{escape(board)}\n[dim]{escape(self.puzzle.format(self.state))}[/dim]")
+        rows = [f"[b]{'#':<2} {'method':<44} {'nodes':>11} {'time':>9} {'moves':>5}[/b]"]
+        for k, (method, description) in enumerate(self.methods, 1):
+            label = description[:44]
+            job = self.jobs.get(method)
+            result = self.results.get(method)
+            if job is not None:
+                cells = f"[dim]running… {escape(job.progress)}[/dim]"
+            elif method in self.queue:
+                cells = "[dim]waiting[/dim]"
+            elif isinstance(result, LabResult):
+                cells = f"{result.nodes:>11,} {result.seconds:>7.3f} s {result.length:>5}"
+            elif isinstance(result, str):
+                cells = f"[dim]{escape(result)}[/dim]"
+            else:
+                cells = "[dim]-[/dim]"
+            rows.append(f"{k:<2} {escape(label):<44} {cells}")
+        self.query_one("#algo-table", Static).update("\n".join(rows))
+        notes = ["r runs every method one after another; 1-4 run one; esc cancels."]
+        done = [r for r in self.results.values() if isinstance(r, LabResult)]
+        if len(done) >= 2:
+            lengths = {r.length for r in done}
+            fewest = min(done, key=lambda r: r.nodes)
+            most = max(done, key=lambda r: r.nodes)
+            same = "the same length" if len(lengths) == 1 else "different lengths!"
+            notes.append(f"All optimal, {same}; {fewest.method} needed {most.nodes / max(1, fewest.nodes):,.0f}x "
+                         f"fewer nodes than {most.method}.")
+        if "15" not in {v[0] for v in self.tabs.values()}:
+            notes.append("[dim]The 15-puzzle (Manhattan against pattern databases) joins once Koma has its "
+                         "optimal solver.[/dim]")
+        if self.message:
+            notes.append(escape(self.message))
+        self.query_one("#algo-note", Static).update("\n".join(notes))

@@ -116,7 +116,7 @@ def puzzle_from(args):
 def cmd_solve(args) -> int:
     puzzle = puzzle_from(args)
     state = puzzle.parse(args.board)
-    options = {}
+    options = {"notice": lambda message: print(f"koma: {message}", file=sys.stderr)}
     if args.heuristic:
         options["heuristic"] = args.heuristic
     try:

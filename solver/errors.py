@@ -19,3 +19,9 @@ class UnsolvableError(KomaError):
 
 class Cancelled(Exception):
     """A long computation was stopped through its stop flag."""
+
+
+def shown(text: str, limit: int = 16) -> str:
+    """User input quoted for an error message, shortened so the message stays one short line."""
+    text = str(text)
+    return repr(text) if len(text) <= limit else repr(text[: limit - 1]) + "…"

@@ -443,7 +443,7 @@ class GoatPuzzle(Puzzle):
 
         return ["table", *METHODS]
 
-    def _solve(self, state, method, *, stop, progress) -> Solution:
+    def _solve(self, state, method, *, stop, progress, **options) -> Solution:
         if method == "table":
             return super()._solve(state, method, stop=stop, progress=progress)
         from .goat_search import solve_ida

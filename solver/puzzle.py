@@ -139,6 +139,13 @@ class Puzzle(ABC):
         if not proof.solvable:
             raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
         available = self.methods()
+        heuristic = options.get("heuristic")
+        if heuristic is not None:
+            if "ida" not in available:
+                raise KomaError(f"--heuristic is for IDA* on sliding puzzles; the {self.title} does not take one")
+            if method not in (None, "ida"):
+                raise KomaError(f"--heuristic applies to the ida method, not {method!r}")
+            method = "ida"
         if not available:
             raise KomaError(f"no solver for the {self.title} at {self.size_label} yet")
         method = method or available[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .errors import KomaError
+from .errors import KomaError, shown
 from .puzzle import Puzzle
 from .sliding import SlidingPuzzle, parse_size
 
@@ -67,7 +67,7 @@ def get_puzzle(name: str, size: str | tuple[int, int] | None = None) -> Puzzle:
     _load_optional_puzzles()
     key = str(name).lower()
     if key not in _FACTORIES:
-        raise KomaError(f"unknown puzzle {name!r}; choose from {', '.join(_FACTORIES)}")
+        raise KomaError(f"unknown puzzle {shown(name)}; choose from {', '.join(_FACTORIES)}")
     if isinstance(size, str):
         size = parse_size(size)
     return _FACTORIES[key][0](size)

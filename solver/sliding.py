@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from . import bfs
-from .errors import BoardError, Cancelled, KomaError, UnsolvableError
+from .errors import BoardError, Cancelled, KomaError, UnsolvableError, shown
 from .puzzle import Proof, Puzzle, Solution, State
 from .ranking import pack, rank, rank_packed, unpack, unrank
 from .tables import DepthTable
@@ -78,7 +78,7 @@ def parse_size(text: str) -> tuple[int, int]:
     """``"4x3"`` -> (4, 3): W columns by H rows."""
     match = re.fullmatch(r"\s*(\d+)\s*[x×X]\s*(\d+)\s*", text or "")
     if not match:
-        raise KomaError(f"size {text!r} is not of the form WxH, e.g. 3x3")
+        raise KomaError(f"size {shown(text)} is not of the form WxH, e.g. 3x3")
     return int(match.group(1)), int(match.group(2))
 
 
@@ -91,7 +91,7 @@ class SlidingPuzzle(Puzzle):
         self.width, self.height = width, height
         self.cells = width * height
         self.goal = tuple(range(1, self.cells)) + (0,)
-        self.key = {(3, 3): "8", (4, 4): "15", (5, 5): "24"}.get((width, height), "sliding")
+        self.key = {(3, 3): "8", (4, 4): "15"}.get((width, height), "sliding")
         self.title = f"{self.cells - 1}-puzzle"
         from math import factorial
 
@@ -122,7 +122,7 @@ class SlidingPuzzle(Puzzle):
             elif token.isascii() and token.isdigit():
                 tiles.append(int(token))
             else:
-                raise BoardError(f"{token!r} is not a tile number or a blank (0, _ or *)")
+                raise BoardError(f"{shown(token)} is not a tile number or a blank (0, _ or *)")
         if len(tiles) != self.cells:
             raise BoardError(f"expected {self.cells} cells for a {self.size_label} board, got {len(tiles)}")
         for t in tiles:
@@ -239,7 +239,9 @@ class SlidingPuzzle(Puzzle):
 
     # --- solving ---------------------------------------------------------------------------
     def methods(self) -> list[str]:
-        found = ["table", "bidirectional"] if self.enumerable else []
+        """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4,
+        labelled non-optimal beyond, see :mod:`solver.fifteen`), and ``loop`` on the 15-puzzle."""
+        found = ["table", "bidirectional", "ida"] if self.enumerable else ["ida"]
         if (self.width, self.height) == (4, 4):
             found.append("loop")
         return found
@@ -259,6 +261,11 @@ class SlidingPuzzle(Puzzle):
             return self.solve_bidirectional(state, stop=stop)
         if method == "loop":
             return self.solve_by_loop(state)
+        if method == "ida":
+            from .fifteen import solve_sliding
+
+            return solve_sliding(self, state, heuristic=options.get("heuristic"), stop=stop, progress=progress,
+                                 notice=options.get("notice"))
         return super()._solve(state, method, stop=stop, progress=progress, **options)
 
     def solve_by_loop(self, state: State) -> Solution:

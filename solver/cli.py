@@ -69,6 +69,11 @@ def build_parser() -> Parser:
     bench.add_argument("groups", nargs="*", metavar="GROUP", help="only these groups (8, goat, ura, 15)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     add("doctor", "versions, caches, tables, terminal: what to check when something is off")
+
+    tables = add("tables", "build the big tables ahead of time")
+    tables.add_argument("action", choices=["build"], help="build (or check) a table")
+    tables.add_argument("puzzle", metavar="PUZZLE", choices=["15"], help="15")
+    tables.add_argument("--pdb", default="6-6-3", metavar="NAME", help="pattern database: 6-6-3 (default) or 7-8")
     return parser
 
 
@@ -148,7 +153,16 @@ def cmd_solve(args) -> int:
         return "\n".join(lines)
 
     emit(args, data, text)
+    finish_background_tables()
     return 0
+
+
+def finish_background_tables() -> None:
+    """Let a pattern database that a solve started building finish, so the next solve uses it."""
+    fifteen = sys.modules.get("solver.fifteen")
+    if fifteen is not None and not fifteen.wait_for_tables(0):
+        print("koma: finishing the pattern database in the background build (once)...", file=sys.stderr)
+        fifteen.wait_for_tables()
 
 
 def cmd_parity(args) -> int:
@@ -243,7 +257,43 @@ def cmd_doctor(args) -> int:
     return 0
 
 
-COMMANDS = {"doctor": cmd_doctor, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
+def cmd_tables(args) -> int:
+    from .fifteen import build_tables, table_requirements
+
+    needs = table_requirements(args.pdb)
+    if not args.json:
+        print(f"pattern database {needs['label']} for the 15-puzzle: {needs['entries']:,} entries; building needs "
+              f"about {needs['build_memory_bytes'] / 2**30:.2f} GiB of memory and {needs['disk_bytes'] / 2**20:,.0f} MiB "
+              f"of disk ({needs['path']}); solving maps it read-only and shares it between processes")
+    bar = progress_bar(f"building {needs['label']}") if not args.json else None
+    info = build_tables(args.pdb, progress=bar)
+    clear_progress()
+    data = {**info}
+    emit(args, data, lambda: (f"built in {info['seconds']:.1f} s" if info["built"] else "already built and checked")
+         + f": {info['path']}")
+    return 0
+
+
+def progress_bar(label: str):
+    """A progress callback drawing a bar on stderr (a line every few seconds when not a terminal)."""
+    live = sys.stderr.isatty()
+    last = [0.0]
+
+    def report(info: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if now - last[0] < (0.1 if live else 5.0):
+            return
+        last[0] = now
+        fraction = float(info.get("fraction", 0.0))
+        filled = int(fraction * 30)
+        line = f"{label}: [{'#' * filled}{'.' * (30 - filled)}] {fraction:5.1%}  {info.get('seconds', 0):.0f} s"
+        sys.stderr.write(f"\r\x1b[K{line}" if live else line + "\n")
+        sys.stderr.flush()
+
+    return report
+
+
+COMMANDS = {"doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
 
 
 def run(args) -> int:

@@ -13,7 +13,10 @@ The BFS runs over (placement, blank region) states: the blank wanders through it
 region of non-pattern cells at no cost, so each region is one state.  Every placement keeps two
 16-bit masks of blank cells (``A`` and ``B``, packed in one uint32 word); a cell is unseen (0, 0),
 closed (1, 1), or on the frontier, which is (1, 0) on even layers and (0, 1) on odd ones, so the
-layers alternate without a copy.  That is 4 bytes per placement: 2.1 GB for an 8-tile pattern.
+layers alternate without a copy.  That is 4 bytes per placement: 2.1 GB for an 8-tile pattern,
+plus the 1-byte result.  A layer scans the placements in order, only in blocks that received a
+state in the layer before; a child's rank is found from its parent's with the few pattern tiles
+between the moving tile's two cells, and the children's words are loaded in one batch.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from .ranking import popcount
 UNREACHED = 255
 # progress counters while building: layer, states expanded, placements reached, placements in all
 P_LAYER, P_EXPANDED, P_REACHED, P_TOTAL = 0, 1, 2, 3
-POLL_MASK = (1 << 16) - 1
+BLOCK_SHIFT = 14  # 16,384 placements per block
 
 
 def n_placements(cells: int, k: int) -> int:
@@ -142,7 +145,31 @@ def _region(start, free, width, not_first_col, not_last_col):
 
 
 @njit(cache=True, nogil=True)
-def _build_kernel(width, cells, goal_cells, mult, reciprocal, status, pdb, stop, progress):
+def _region_table(width, cells):
+    """``table[free * cells + cell]``: the region of ``free`` cells connected to ``cell`` (a cell in ``free``)."""
+    full = (1 << cells) - 1
+    first_col = 0
+    for r in range(cells // width):
+        first_col |= 1 << (r * width)
+    not_first_col = full & ~first_col
+    not_last_col = full & ~(first_col << (width - 1))
+    table = np.zeros((1 << cells) * cells, np.uint16)
+    for free in range(1 << cells):
+        rest = free
+        while rest != 0:
+            low = rest & -rest
+            region = _region(low, free, width, not_first_col, not_last_col)
+            rest &= ~region
+            members = region
+            while members != 0:
+                bit = members & -members
+                members ^= bit
+                table[free * cells + popcount(bit - 1)] = region
+    return table
+
+
+@njit(cache=True, nogil=True)
+def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, pdb, stop, progress):
     """Fill ``pdb`` (uint8, all ``UNREACHED``) by BFS; ``status`` (uint32, zeroed) is the workspace.
 
     Returns the number of layers, or -1 if stopped.
@@ -155,13 +182,20 @@ def _build_kernel(width, cells, goal_cells, mult, reciprocal, status, pdb, stop,
     last_col = first_col << (width - 1)
     not_first_col = full & ~first_col
     not_last_col = full & ~last_col
-    neighbours = np.zeros(cells, np.int64)
-    for c in range(cells):
-        neighbours[c] = _grow(1 << c, width, not_first_col, not_last_col) & full & ~(1 << c)
 
     pos = np.empty(k, np.int64)
     digits = np.empty(k, np.int64)
     before = np.empty(k, np.int64)
+    index_at = np.full(cells, -1, np.int64)  # the pattern tile on each cell of the current placement
+    # between[i * (k+1) + j + 1]: what pattern tile j lying between the old and new cell of tile i
+    # adds to the rank change of a vertical move (j = -1: no pattern tile there)
+    between = np.zeros(k * (k + 1), np.int64)
+    for i in range(k):
+        for j in range(k):
+            if j > i:
+                between[i * (k + 1) + j + 1] = mult[j]
+            elif j < i:
+                between[i * (k + 1) + j + 1] = -mult[i]
     child_rank = np.empty(4 * k, np.int64)
     child_home = np.empty(4 * k, np.int64)
     child_dest = np.empty(4 * k, np.int64)
@@ -174,81 +208,110 @@ def _build_kernel(width, cells, goal_cells, mult, reciprocal, status, pdb, stop,
     start = placement_rank(pos, k, mult)
     region = _region(1 << (cells - 1), full & ~occupied, width, not_first_col, not_last_col)
     status[start] = region  # (1, 0): frontier of the even layer 0
-    pdb[start] = 0
     total = status.shape[0]
+    # blocks of placements that hold frontier states: a layer scans only those
+    n_blocks = (total >> BLOCK_SHIFT) + 1
+    blocks = np.zeros(n_blocks, np.uint8)
+    next_blocks = np.zeros(n_blocks, np.uint8)
+    blocks[start >> BLOCK_SHIFT] = 1
     progress[P_TOTAL] = total
-    progress[P_REACHED] = 1
     expanded = 0
-    reached = 1
+    reached = 0
     layer = 0
     while True:
         progress[P_LAYER] = layer
         odd = layer & 1
         found = 0
-        for r in range(total):
-            if (r & POLL_MASK) == 0:
-                progress[P_EXPANDED] = expanded
-                progress[P_REACHED] = reached
-                if stop[0] != 0:
-                    return -1
-            word = status[r]
-            if word == 0:
+        for block in range(n_blocks):
+            if blocks[block] == 0:
                 continue
-            a = word & 0xFFFF
-            b = word >> 16
-            frontier = (b & ~a) if odd else (a & ~b)
-            if frontier == 0:
-                continue
-            status[r] = word | frontier | (frontier << 16)  # the whole frontier is closed now
-            occupied = _unrank_digits(r, k, mult, reciprocal, pos, digits, before)
-            free = full & ~occupied
-            while frontier != 0:
-                low = frontier & -frontier
-                region = _region(low, free, width, not_first_col, not_last_col)
-                frontier &= ~region
-                expanded += 1
-                # move a pattern tile next to the region into one of its cells; the children's
-                # words are loaded in one batch so that the memory system fetches them in parallel
-                count = 0
+            progress[P_EXPANDED] = expanded
+            progress[P_REACHED] = reached
+            if stop[0] != 0:
+                return -1
+            for r in range(block << BLOCK_SHIFT, min(total, (block + 1) << BLOCK_SHIFT)):
+                word = status[r]
+                if word == 0:
+                    continue
+                a = word & 0xFFFF
+                b = word >> 16
+                frontier = (b & ~a) if odd else (a & ~b)
+                if frontier == 0:
+                    continue
+                status[r] = word | frontier | (frontier << 16)  # the whole frontier is closed now
+                if pdb[r] == UNREACHED:  # first reached on this layer (written here, in order)
+                    pdb[r] = layer
+                    reached += 1
+                occupied = _unrank_digits(r, k, mult, reciprocal, pos, digits, before)
                 for i in range(k):
-                    home = pos[i]
-                    targets = neighbours[home] & region
-                    if targets == 0:
-                        continue
-                    base = r - digits[i] * mult[i]
-                    below = before[i]
-                    while targets != 0:
-                        dest_bit = targets & -targets
-                        targets ^= dest_bit
-                        dest = popcount(dest_bit - 1)
-                        child = base + (dest - popcount(below & (dest_bit - 1))) * mult[i]
-                        for j in range(i + 1, k):
-                            p = pos[j]
-                            child += (np.int64(home < p) - np.int64(dest < p)) * mult[j]
-                        child_rank[count] = child
+                    index_at[pos[i]] = i
+                free = full & ~occupied
+                while frontier != 0:
+                    low = frontier & -frontier
+                    region = np.int64(regions[free * cells + popcount(low - 1)])
+                    frontier &= ~region
+                    expanded += 1
+                    # move a pattern tile next to the region into one of its cells; the children's
+                    # words are loaded in one batch so that the memory system fetches them in parallel
+                    count = 0
+                    # sideways: the rank moves by the weight of the tile's digit
+                    movers = occupied & ((region & not_last_col) << 1)  # tiles that can slide left
+                    while movers != 0:
+                        bit = movers & -movers
+                        movers ^= bit
+                        home = popcount(bit - 1)
+                        child_rank[count] = r - mult[index_at[home]]
                         child_home[count] = home
-                        child_dest[count] = dest
+                        child_dest[count] = home - 1
                         count += 1
-                for j in range(count):
-                    child_seen[j] = status[child_rank[j]]
-                for j in range(count):
-                    seen = child_seen[j]
-                    home = child_home[j]
-                    if ((seen | (seen >> 16)) >> home) & 1:
-                        continue
-                    child = child_rank[j]
-                    child_free = (free & ~(1 << child_dest[j])) | (1 << home)
-                    child_region = _region(1 << home, child_free, width, not_first_col, not_last_col)
-                    if odd:
-                        status[child] = seen | child_region  # (1, 0): even frontier
-                    else:
-                        status[child] = seen | (child_region << 16)  # (0, 1): odd frontier
-                    if seen == 0:
-                        pdb[child] = layer + 1
-                        reached += 1
-                    found += 1
+                    movers = occupied & ((region & not_first_col) >> 1)  # ... slide right
+                    while movers != 0:
+                        bit = movers & -movers
+                        movers ^= bit
+                        home = popcount(bit - 1)
+                        child_rank[count] = r + mult[index_at[home]]
+                        child_home[count] = home
+                        child_dest[count] = home + 1
+                        count += 1
+                    # vertically: width cells' worth, corrected for the pattern tiles in between
+                    # (an earlier tile there lowers this tile's digit, a later one's digit goes up)
+                    for up in range(2):
+                        movers = occupied & ((region << width) if up else (region >> width)) & full
+                        while movers != 0:
+                            bit = movers & -movers
+                            movers ^= bit
+                            home = popcount(bit - 1)
+                            i = index_at[home]
+                            low = home - width if up else home
+                            change = mult[i] * width
+                            for c in range(low + 1, low + width):
+                                change += between[i * (k + 1) + index_at[c] + 1]
+                            child_rank[count] = r - change if up else r + change
+                            child_home[count] = home
+                            child_dest[count] = home - width if up else home + width
+                            count += 1
+                    for j in range(count):
+                        child_seen[j] = status[child_rank[j]]
+                    for j in range(count):
+                        seen = child_seen[j]
+                        home = child_home[j]
+                        if ((seen | (seen >> 16)) >> home) & 1:
+                            continue
+                        child = child_rank[j]
+                        child_free = (free & ~(1 << child_dest[j])) | (1 << home)
+                        child_region = np.int64(regions[child_free * cells + home])
+                        if odd:
+                            status[child] = seen | child_region  # (1, 0): even frontier
+                        else:
+                            status[child] = seen | (child_region << 16)  # (0, 1): odd frontier
+                        next_blocks[child >> BLOCK_SHIFT] = 1
+                        found += 1
+                for i in range(k):
+                    index_at[pos[i]] = -1
         if found == 0:
             break
+        blocks, next_blocks = next_blocks, blocks
+        next_blocks[:] = 0
         layer += 1
     progress[P_EXPANDED] = expanded
     progress[P_REACHED] = reached
@@ -295,6 +358,7 @@ def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, o
     size = n_placements(cells, k)
     stop = np.zeros(1, np.uint8) if stop is None else stop
     counters = np.zeros(4, np.int64)
+    regions = _region_table(width, cells)
     status, buffer = _zeroed(size, np.uint32)
     if out is None:
         pdb = np.full(size, UNREACHED, np.uint8)
@@ -310,7 +374,7 @@ def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, o
             progress({"layer": int(c[P_LAYER]), "expanded": int(c[P_EXPANDED]), "reached": int(c[P_REACHED]),
                       "placements": total, "fraction": int(c[P_REACHED]) / total})
     try:
-        layers = run_polled(_build_kernel, (width, cells, goal_cells, mult, reciprocal, status, pdb, stop, counters),
+        layers = run_polled(_build_kernel, (width, cells, goal_cells, mult, reciprocal, regions, status, pdb, stop, counters),
                             counters, report)
     finally:
         del status

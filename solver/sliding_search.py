@@ -21,12 +21,13 @@ INVERSE = np.array([3, 2, 1, 0], dtype=np.int64)
 
 # --- state layout ----------------------------------------------------------------------------
 BLANK = MAX_CELLS               # state[0:cells] is the board, state[BLANK] the blank's cell
-POS = 26                        # state[POS + tile]: the cell of each tile
+POS = 26                        # state[POS + tile]: the cell of each tile (set up at the start only)
 ROW_CODE = 52                   # linear conflict: one code per row and per column
 COL_CODE = 58
 ROW_WD = 64                     # walking distance: the matrix index per axis
 COL_WD = 65
-MIRROR_POS = 70                 # pattern databases: tile cells in the board reflected about the diagonal
+MDLC_VALUE = 66                 # walking distance keeps Manhattan + linear conflict beside it
+MIRROR_POS = 70                 # pattern databases: the same for the board reflected about the diagonal
 MIRROR_BOARD = 96               # ... and that board itself
 VALUES = 122                    # pattern values and ranks, this side then the mirror side (4 groups at most)
 MIRROR_VALUES = 126
@@ -102,7 +103,6 @@ def _slide(state, source, target):
     state[target] = tile
     state[source] = 0
     state[BLANK] = source
-    state[POS + tile] = target
     return tile
 
 
@@ -187,7 +187,12 @@ def mdlc_setup(state, T):
 @njit(cache=True, nogil=True, inline="always")
 def _mdlc_slide(state, source, target, T):
     """Slide the tile at ``source`` into the blank at ``target``; return the change of the estimate."""
-    tile = _slide(state, source, target)
+    return _mdlc_update(state, _slide(state, source, target), source, target, T)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mdlc_update(state, tile, source, target, T):
+    """Update the line codes after ``tile`` slid from ``source`` to ``target``; return the change."""
     delta = T[T_MANHATTAN + tile * MAX_CELLS + target] - T[T_MANHATTAN + tile * MAX_CELLS + source]
     rs, rt = T[T_ROW_OF + source], T[T_ROW_OF + target]
     cs, ct = T[T_COL_OF + source], T[T_COL_OF + target]
@@ -234,9 +239,12 @@ def ida_mdlc(state, tables, max_bound, stop, progress, path_out):
                     stop, progress, path_out)
 
 
-# --- walking distance -----------------------------------------------------------------------------
-# The goal line of each tile per axis, then the two axes' tables at offsets stored in T.
-T_GOAL_ROW = T_COMMON
+# --- walking distance (max with Manhattan + linear conflict) ----------------------------------------
+# Walking distance and Manhattan + linear conflict each win on some boards (on Korf's instances
+# neither dominates), and both update in O(1), so "wd" searches with the larger of the two.  The
+# table is the Manhattan + linear conflict one followed by the goal line of each tile per axis and
+# the two axes' walking-distance tables, at offsets stored in the table itself.
+T_GOAL_ROW = T_MDLC_SIZE
 T_GOAL_COL = T_GOAL_ROW + MAX_CELLS
 T_WD_ROW_DISTANCE = T_GOAL_COL + MAX_CELLS   # these four hold offsets into T
 T_WD_ROW_NEXT = T_WD_ROW_DISTANCE + 1
@@ -251,7 +259,8 @@ def wd_tables(width: int, height: int) -> np.ndarray:
     rows = walking_table(height, width)
     cols = walking_table(width, height)
     parts = [rows.distance, rows.successor, cols.distance, cols.successor]
-    table = _common(width, height, T_WD_DATA + sum(len(p) for p in parts))
+    table = np.zeros(T_WD_DATA + sum(len(p) for p in parts), np.int64)
+    table[:T_MDLC_SIZE] = mdlc_tables(width, height)
     for tile in range(1, width * height):
         table[T_GOAL_ROW + tile], table[T_GOAL_COL + tile] = divmod(tile - 1, width)
     offset = T_WD_DATA
@@ -263,6 +272,7 @@ def wd_tables(width: int, height: int) -> np.ndarray:
 
 
 def wd_setup(state: np.ndarray, T: np.ndarray, board) -> int:
+    """Fill the walking-distance matrices and line codes of ``state``; return the estimate."""
     from .walking_distance import walking_table
 
     width, height = int(T[T_WIDTH]), int(T[T_HEIGHT])
@@ -270,13 +280,13 @@ def wd_setup(state: np.ndarray, T: np.ndarray, board) -> int:
     cols = walking_table(width, height)
     state[ROW_WD] = rows.matrix_of(board, lambda c: c // width, lambda t: (t - 1) // width)
     state[COL_WD] = cols.matrix_of(board, lambda c: c % width, lambda t: (t - 1) % width)
-    return int(rows.distance[state[ROW_WD]] + cols.distance[state[COL_WD]])
+    state[MDLC_VALUE] = mdlc_setup(state, T)
+    return max(int(rows.distance[state[ROW_WD]] + cols.distance[state[COL_WD]]), int(state[MDLC_VALUE]))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _wd_slide(state, source, target, m, T):
-    """Slide the tile at ``source`` into the blank at ``target`` (kernel move ``m`` of the blank)."""
-    tile = _slide(state, source, target)
+def _wd_update(state, tile, m, T):
+    """Update the walking-distance matrices after ``tile`` moved (kernel move ``m`` of the blank)."""
     if m == 0 or m == 3:
         lines = T[T_HEIGHT]
         s = state[ROW_WD] * 2 + (m == 3)
@@ -289,7 +299,8 @@ def _wd_slide(state, source, target, m, T):
 
 @njit(cache=True, nogil=True, inline="always")
 def _wd_value(state, T):
-    return T[T[T_WD_ROW_DISTANCE] + state[ROW_WD]] + T[T[T_WD_COL_DISTANCE] + state[COL_WD]]
+    walking = T[T[T_WD_ROW_DISTANCE] + state[ROW_WD]] + T[T[T_WD_COL_DISTANCE] + state[COL_WD]]
+    return max(walking, state[MDLC_VALUE])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -303,14 +314,19 @@ def wd_try(state, m, h, T):
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
         return -1
-    _wd_slide(state, source, blank, m, T)
+    tile = _slide(state, source, blank)
+    state[MDLC_VALUE] += _mdlc_update(state, tile, source, blank, T)
+    _wd_update(state, tile, m, T)
     return _wd_value(state, T)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def wd_undo(state, m, T):
     blank = state[BLANK]
-    _wd_slide(state, T[T_MOVES + blank * 4 + 3 - m], blank, 3 - m, T)
+    source = T[T_MOVES + blank * 4 + 3 - m]
+    tile = _slide(state, source, blank)
+    state[MDLC_VALUE] += _mdlc_update(state, tile, source, blank, T)
+    _wd_update(state, tile, 3 - m, T)
 
 
 @njit(cache=True, nogil=True)
@@ -382,11 +398,11 @@ def _group_rank(state, base, g, T):
 
 @njit(cache=True, nogil=True, inline="always")
 def _rank_change(state, board, tile, g, source, target, T):
-    """How the rank of ``tile``'s group changes when it moves from ``source`` to ``target``.
+    """How the rank of ``tile``'s group ``g`` changes when it moves from ``source`` to ``target``.
 
-    ``state[board + cell]`` is the board after the move.
-    Only the group's tiles strictly between the two cells (in reading order) matter: an earlier
-    one shifts this tile's digit, a later one has its own digit shifted by one.
+    ``state[board + cell]`` is the board.  Only the group's tiles strictly between the two cells
+    (in reading order) matter: an earlier one shifts this tile's digit, a later one has its own
+    digit shifted by one.  A sideways move has none in between.
     """
     i = T[T_INDEX_OF + tile]
     low, high = (source, target) if source < target else (target, source)
@@ -452,7 +468,6 @@ def _pdb_try(state, m, T, D):
     mirror_target = T[T_REFLECT_CELL + blank]
     state[MIRROR_BOARD + mirror_target] = mirror_tile
     state[MIRROR_BOARD + mirror_source] = 0
-    state[MIRROR_POS + mirror_tile] = mirror_target
     g2 = T[T_GROUP_OF + mirror_tile]
     q = state[MIRROR_RANKS + g2] + _rank_change(state, MIRROR_BOARD, mirror_tile, g2, mirror_source,
                                                 mirror_target, T)
@@ -489,7 +504,6 @@ def _pdb_undo(state, m, T):
     mirror_target = T[T_REFLECT_CELL + blank]
     state[MIRROR_BOARD + mirror_target] = mirror_tile
     state[MIRROR_BOARD + T[T_REFLECT_CELL + source]] = 0
-    state[MIRROR_POS + mirror_tile] = mirror_target
     g = T[T_GROUP_OF + tile]
     g2 = T[T_GROUP_OF + mirror_tile]
     state[SP] -= 1

@@ -236,6 +236,14 @@ def test_corrupt_or_partial_table_is_rebuilt(monkeypatch, tmp_path):
         assert np.array_equal(np.load(path, mmap_mode="r"), expected)
 
 
+def test_seven_eight_is_built_only_on_request(monkeypatch, tmp_path):
+    monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(fifteen, "_loaded", {})
+    assert "pdb78" not in fifteen.available_heuristics(FIFTEEN)
+    with pytest.raises(KomaError, match="koma tables build 15 --pdb 7-8"):
+        fifteen.solve_sliding(FIFTEEN, FIFTEEN.goal, heuristic="pdb78")
+
+
 def test_requirements_are_stated_up_front():
     info = fifteen.table_requirements("7-8")
     assert info["entries"] == 57_657_600 + 518_918_400

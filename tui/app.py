@@ -95,6 +95,28 @@ class KomaApp(App):
             self.open_puzzle(self.start_puzzle, self.start_state)
         self.show_store_notices()
         self.call_after_refresh(self._first_frame)
+        if not self.is_headless:
+            self._quit_on_signals()
+
+    def _quit_on_signals(self) -> None:
+        """SIGTERM or SIGHUP (``koma serve`` shutting down, the terminal gone): save and exit cleanly."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(number, self._signalled)
+            except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - not on this platform
+                pass
+
+    def _signalled(self) -> None:
+        self.stop_all()
+        for screen in self.screen_stack:
+            if isinstance(screen, PlayScreen):
+                screen._pause_clock()
+                screen._save()
+        self.exit()
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
@@ -103,12 +125,27 @@ class KomaApp(App):
         for notice in self.store.drain_notices():
             self.notify(notice, title="Saved games", severity="warning", timeout=8)
 
-    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None) -> PlayScreen:
-        """Open a puzzle's play screen: a given board, else the saved game, else a random board."""
-        saved = None if start is not None else self.store.load_game(puzzle_id(puzzle))
-        screen = play_screen_for(puzzle, start=start, saved=saved, ascii_only=self.ascii_only)
+    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None) -> PlayScreen:
+        """Open a puzzle's play screen: a given board, else the saved game, else a random board.
+
+        With ``daily`` (a day), the day's board of the puzzle, or the player's game on it in progress.
+        """
+        if daily:
+            from .screens.leaderboard import daily_board, daily_key
+
+            saved = self.store.load_game(daily_key(daily, puzzle_id(puzzle)))
+            start = None if saved is not None else daily_board(puzzle, daily)
+        else:
+            saved = None if start is not None else self.store.load_game(puzzle_id(puzzle))
+        screen = play_screen_for(puzzle, start=start, saved=saved, ascii_only=self.ascii_only, daily=daily)
         self.push_screen(screen)
         return screen
+
+    def action_leaderboard(self, game: str | None = None) -> None:
+        """The daily puzzles and their leaderboards."""
+        from .screens.leaderboard import LeaderboardScreen
+
+        self.push_screen(LeaderboardScreen(game))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_text

@@ -1,9 +1,17 @@
-"""Saved games and per-puzzle stats in SQLite (stdlib ``sqlite3``, WAL), shared by concurrent sessions.
+"""Saved games, stats, daily results and leaderboards in SQLite (stdlib ``sqlite3``, WAL), per player.
 
-The database is ``koma.db`` in ``$KOMA_DATA_DIR`` or the user data dir (platformdirs).  One row per
-puzzle id (``8``, ``15``, ``goat``, ``ura-3x3``, ``sliding-3x4``) holds the game in progress: the
-start board in the puzzle's notation, every move played, who played it (``p`` the player, ``k``
-Koma's playback), the undo position and the time spent.  Another row per puzzle id holds the stats.
+The database is ``koma.db`` in ``$KOMA_DATA_DIR`` or the user data dir (platformdirs).  Everything is
+kept per *player*: ``$KOMA_PLAYER`` (set by ``koma serve`` to ``user:NAME`` or ``key:SHA256:...``),
+else ``local``, the local user's profile.  One row per player and game key (a puzzle id such as
+``8``, ``15``, ``goat``, ``ura-3x3``, ``sliding-3x4``, or ``daily/2025-01-31/8`` for a daily board)
+holds the game in progress: the start board in the puzzle's notation, every move played, who played
+it (``p`` the player, ``k`` Koma's playback), the undo position and the time spent.  Another row per
+player and puzzle id holds the stats, and ``results`` holds each player's best daily result, which
+the leaderboards rank (games Koma finished are never ranked).
+
+Many sessions write at once (``koma serve``): WAL, a busy timeout, and read-modify-write updates in
+``BEGIN IMMEDIATE`` transactions.  A version 1 database (one profile) is migrated in place: its
+games and stats become the ``local`` player's.
 
 Nothing here raises to the caller: a corrupt or unreadable database is moved aside with a one-line
 notice (see :attr:`Store.notices`) and a fresh one is started; if even that fails, the store keeps
@@ -20,27 +28,61 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DB_NAME = "koma.db"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+LOCAL_PLAYER = "local"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
-    puzzle   TEXT PRIMARY KEY,
+    player   TEXT NOT NULL,
+    puzzle   TEXT NOT NULL,      -- the game key: a puzzle id, or daily/DAY/PUZZLE-ID
     start    TEXT NOT NULL,
     moves    TEXT NOT NULL,      -- JSON list of move names
     origins  TEXT NOT NULL,      -- one letter per move: p = player, k = Koma
-    position INTEGER NOT NULL,   -- moves[:position] are on the board; the rest can be redone
+    position INTEGER NOT NULL,   -- moves[:position] are on the board, the rest can be redone
     seconds  REAL NOT NULL,
     hints    INTEGER NOT NULL DEFAULT 0,
-    updated  REAL NOT NULL
+    updated  REAL NOT NULL,
+    PRIMARY KEY (player, puzzle)
 );
 CREATE TABLE IF NOT EXISTS stats (
-    puzzle        TEXT PRIMARY KEY,
+    player        TEXT NOT NULL,
+    puzzle        TEXT NOT NULL,
     solved        INTEGER NOT NULL DEFAULT 0,
     by_koma       INTEGER NOT NULL DEFAULT 0,
     best_moves    INTEGER,
     best_optimal  INTEGER,
     best_seconds  REAL,
-    updated       REAL NOT NULL
+    updated       REAL NOT NULL,
+    PRIMARY KEY (player, puzzle)
 );
+CREATE TABLE IF NOT EXISTS players (
+    player     TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    first_seen REAL NOT NULL,
+    last_seen  REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    day      TEXT NOT NULL,      -- YYYY-MM-DD (UTC)
+    puzzle   TEXT NOT NULL,      -- puzzle id
+    player   TEXT NOT NULL,
+    moves    INTEGER NOT NULL,
+    optimal  INTEGER,            -- the board's optimal length, when known
+    seconds  REAL NOT NULL,
+    hints    INTEGER NOT NULL DEFAULT 0,
+    finished REAL NOT NULL,
+    PRIMARY KEY (day, puzzle, player)
+);
+"""
+MIGRATE_1_TO_2 = """
+ALTER TABLE games RENAME TO games_v1;
+ALTER TABLE stats RENAME TO stats_v1;
+""" + SCHEMA + """
+INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated)
+    SELECT 'local', puzzle, start, moves, origins, position, seconds, hints, updated FROM games_v1;
+INSERT INTO stats (player, puzzle, solved, by_koma, best_moves, best_optimal, best_seconds, updated)
+    SELECT 'local', puzzle, solved, by_koma, best_moves, best_optimal, best_seconds, updated FROM stats_v1;
+DROP TABLE games_v1;
+DROP TABLE stats_v1;
+PRAGMA user_version = 2;
 """
 
 
@@ -56,6 +98,41 @@ def data_dir() -> Path:
 
 def database_path() -> Path:
     return data_dir() / DB_NAME
+
+
+def current_player() -> tuple[str, str]:
+    """Who is playing: ``($KOMA_PLAYER, $KOMA_PLAYER_NAME)``, else the local user's profile."""
+    player = os.environ.get("KOMA_PLAYER", "").strip()
+    name = os.environ.get("KOMA_PLAYER_NAME", "").strip()
+    if not player:
+        player = LOCAL_PLAYER
+    if not name:
+        if player == LOCAL_PLAYER:
+            import getpass
+
+            try:
+                name = getpass.getuser()
+            except Exception:  # no user name at all (a container): still a profile
+                name = "you"
+        else:
+            name = player.split(":", 1)[-1]
+    return player[:200], name[:40]
+
+
+@dataclass
+class Result:
+    """A ranked daily result: the player's best game on one day's board of one puzzle."""
+
+    player: str
+    name: str
+    moves: int
+    optimal: int | None
+    seconds: float
+    hints: int = 0
+
+    @property
+    def excess(self) -> int | None:
+        return None if self.optimal is None else self.moves - self.optimal
 
 
 @dataclass
@@ -84,11 +161,15 @@ class Stats:
 class Store:
     """The game database; every method degrades to a notice instead of raising."""
 
-    def __init__(self, path: Path | str | None = None):
+    def __init__(self, path: Path | str | None = None, player: str | None = None, name: str | None = None):
         self.path = Path(path) if path is not None else database_path()
+        default_player, default_name = current_player()
+        self.player = player or default_player
+        self.player_name = name or (default_name if player is None else player.split(":", 1)[-1])
         self.notices: list[str] = []
         self.memory_only = False
         self._db = self._open()
+        self._seen()
 
     # --- opening -----------------------------------------------------------------------------
     def _connect(self, target: str) -> sqlite3.Connection:
@@ -100,14 +181,36 @@ class Store:
         if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             db.close()
             raise sqlite3.DatabaseError("integrity check failed")
-        db.executescript(SCHEMA)
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        elif version != SCHEMA_VERSION:
+        try:
+            self._upgrade(db)
+        except sqlite3.DatabaseError:
             db.close()
-            raise sqlite3.DatabaseError(f"schema version {version}, expected {SCHEMA_VERSION}")
+            raise
         return db
+
+    @staticmethod
+    def _upgrade(db: sqlite3.Connection) -> None:
+        """Create the tables, or migrate a version 1 database; one writer at a time does it."""
+        if db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                script = SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};"
+            elif version == 1:
+                script = MIGRATE_1_TO_2
+            elif version == SCHEMA_VERSION:
+                script = ""
+            else:
+                raise sqlite3.DatabaseError(f"schema version {version}, expected {SCHEMA_VERSION}")
+            for statement in script.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -172,7 +275,8 @@ class Store:
 
     # --- games -------------------------------------------------------------------------------
     def load_game(self, puzzle: str) -> SavedGame | None:
-        rows = self._run("SELECT start, moves, origins, position, seconds, hints FROM games WHERE puzzle = ?", (puzzle,))
+        rows = self._run("SELECT start, moves, origins, position, seconds, hints FROM games WHERE player = ? AND puzzle = ?",
+                         (self.player, puzzle))
         if not rows:
             return None
         start, moves, origins, position, seconds, hints = rows[0]
@@ -186,51 +290,115 @@ class Store:
 
     def save_game(self, puzzle: str, game: SavedGame) -> None:
         self._run(
-            "INSERT INTO games (puzzle, start, moves, origins, position, seconds, hints, updated) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(puzzle) DO UPDATE SET start = excluded.start, "
+            "INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(player, puzzle) DO UPDATE SET start = excluded.start, "
             "moves = excluded.moves, origins = excluded.origins, position = excluded.position, "
             "seconds = excluded.seconds, hints = excluded.hints, updated = excluded.updated",
-            (puzzle, game.start, json.dumps(game.moves), game.origins, game.position, game.seconds, game.hints,
+            (self.player, puzzle, game.start, json.dumps(game.moves), game.origins, game.position, game.seconds, game.hints,
              time.time()),
         )
 
     def clear_game(self, puzzle: str) -> None:
-        self._run("DELETE FROM games WHERE puzzle = ?", (puzzle,))
+        self._run("DELETE FROM games WHERE player = ? AND puzzle = ?", (self.player, puzzle))
 
     def games_in_progress(self) -> dict[str, SavedGame]:
-        return {p: g for (p,) in self._run("SELECT puzzle FROM games") if (g := self.load_game(p)) is not None}
+        return {p: g for (p,) in self._run("SELECT puzzle FROM games WHERE player = ?", (self.player,))
+                if (g := self.load_game(p)) is not None}
 
     # --- stats -------------------------------------------------------------------------------
     def stats(self, puzzle: str) -> Stats:
-        rows = self._run("SELECT solved, by_koma, best_moves, best_optimal, best_seconds FROM stats WHERE puzzle = ?",
-                         (puzzle,))
+        rows = self._run("SELECT solved, by_koma, best_moves, best_optimal, best_seconds FROM stats "
+                         "WHERE player = ? AND puzzle = ?", (self.player, puzzle))
         return Stats(*rows[0]) if rows else Stats()
 
     def record_win(self, puzzle: str, moves: int, optimal: int | None, seconds: float) -> Stats:
         """Count a game the player solved; keep the best moves (with that game's optimum) and the best time."""
-        old = self.stats(puzzle)
-        new = Stats(old.solved + 1, old.by_koma, old.best_moves, old.best_optimal, old.best_seconds)
-        if new.best_moves is None or _excess(moves, optimal) < _excess(new.best_moves, new.best_optimal):
-            new.best_moves, new.best_optimal = moves, optimal
-        if new.best_seconds is None or seconds < new.best_seconds:
-            new.best_seconds = seconds
-        self._write_stats(puzzle, new)
+        with self._transaction():
+            old = self.stats(puzzle)
+            new = Stats(old.solved + 1, old.by_koma, old.best_moves, old.best_optimal, old.best_seconds)
+            if new.best_moves is None or _excess(moves, optimal) < _excess(new.best_moves, new.best_optimal):
+                new.best_moves, new.best_optimal = moves, optimal
+            if new.best_seconds is None or seconds < new.best_seconds:
+                new.best_seconds = seconds
+            self._write_stats(puzzle, new)
         return new
 
     def record_koma_finish(self, puzzle: str) -> Stats:
-        old = self.stats(puzzle)
-        new = Stats(old.solved, old.by_koma + 1, old.best_moves, old.best_optimal, old.best_seconds)
-        self._write_stats(puzzle, new)
+        with self._transaction():
+            old = self.stats(puzzle)
+            new = Stats(old.solved, old.by_koma + 1, old.best_moves, old.best_optimal, old.best_seconds)
+            self._write_stats(puzzle, new)
         return new
 
     def _write_stats(self, puzzle: str, s: Stats) -> None:
         self._run(
-            "INSERT INTO stats (puzzle, solved, by_koma, best_moves, best_optimal, best_seconds, updated) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(puzzle) DO UPDATE SET solved = excluded.solved, "
+            "INSERT INTO stats (player, puzzle, solved, by_koma, best_moves, best_optimal, best_seconds, updated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(player, puzzle) DO UPDATE SET solved = excluded.solved, "
             "by_koma = excluded.by_koma, best_moves = excluded.best_moves, best_optimal = excluded.best_optimal, "
             "best_seconds = excluded.best_seconds, updated = excluded.updated",
-            (puzzle, s.solved, s.by_koma, s.best_moves, s.best_optimal, s.best_seconds, time.time()),
+            (self.player, puzzle, s.solved, s.by_koma, s.best_moves, s.best_optimal, s.best_seconds, time.time()),
         )
+
+    # --- players, daily results, leaderboards -----------------------------------------------------
+    def _seen(self) -> None:
+        now = time.time()
+        self._run("INSERT INTO players (player, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
+                  "ON CONFLICT(player) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen",
+                  (self.player, self.player_name, now, now))
+
+    def record_daily(self, day: str, puzzle: str, moves: int, optimal: int | None, seconds: float,
+                     hints: int = 0) -> int | None:
+        """Keep the player's best result on ``day``'s board of ``puzzle``; returns the player's rank that day."""
+        with self._transaction():
+            rows = self._run("SELECT moves, optimal, seconds FROM results WHERE day = ? AND puzzle = ? AND player = ?",
+                             (day, puzzle, self.player))
+            if not rows or _rank_key(moves, optimal, seconds) < _rank_key(*rows[0]):
+                self._run("INSERT INTO results (day, puzzle, player, moves, optimal, seconds, hints, finished) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(day, puzzle, player) DO UPDATE SET "
+                          "moves = excluded.moves, optimal = excluded.optimal, seconds = excluded.seconds, "
+                          "hints = excluded.hints, finished = excluded.finished",
+                          (day, puzzle, self.player, moves, optimal, seconds, hints, time.time()))
+        board = self.leaderboard(day, puzzle, limit=None)
+        return next((k for k, r in enumerate(board, 1) if r.player == self.player), None)
+
+    def leaderboard(self, day: str, puzzle: str, limit: int | None = 20) -> list[Result]:
+        """The day's ranked results for a puzzle: fewest moves over optimal, then fewest moves, then time."""
+        rows = self._run(
+            "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM results r "
+            "LEFT JOIN players p ON p.player = r.player WHERE r.day = ? AND r.puzzle = ?", (day, puzzle))
+        ranked = sorted((Result(*row) for row in rows), key=lambda r: (*_rank_key(r.moves, r.optimal, r.seconds), r.name))
+        return ranked if limit is None else ranked[:limit]
+
+    def daily_result(self, day: str, puzzle: str) -> Result | None:
+        return next((r for r in self.leaderboard(day, puzzle, limit=None) if r.player == self.player), None)
+
+    def _transaction(self):
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` around a read-modify-write (nothing if the database failed)."""
+        from contextlib import contextmanager
+
+        @contextmanager
+        def transaction():
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error:
+                yield  # already in one, or the database is unusable: _run reports problems
+                return
+            try:
+                yield
+            finally:
+                try:
+                    self._db.execute("COMMIT")
+                except sqlite3.Error as problem:
+                    self._run("ROLLBACK")
+                    message = f"Could not use the saved games database ({problem}); play goes on unsaved."
+                    if message not in self.notices:
+                        self.notices.append(message)
+
+        return transaction()
+
+
+def _rank_key(moves: int, optimal: int | None, seconds: float) -> tuple:
+    return (*_excess(moves, optimal), seconds)
 
 
 def _excess(moves: int, optimal: int | None) -> tuple[int, int]:

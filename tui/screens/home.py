@@ -134,6 +134,7 @@ LABS = (
         "loop_demo"),
     Lab("a", "Algorithm lab", "the articles' solvers side by side on one board: nodes, time, length",
         "algorithm_lab"),
+    Lab("d", "Daily puzzles", "today's boards, the same for every player, and their leaderboards", "daily"),
 )
 
 
@@ -173,6 +174,8 @@ class HomeScreen(Screen):
                 tooltip="Loop demo: article 003's mindless loop method on a 15-puzzle"),
         Binding("a", "algorithm_lab", "Algorithm lab", id="home.algorithm_lab", show=False,
                 tooltip="Algorithm lab: the articles' solving methods side by side"),
+        Binding("d", "daily", "Daily puzzles", id="home.daily", show=False,
+                tooltip="Daily puzzles: today's boards and their leaderboards"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -257,6 +260,9 @@ class HomeScreen(Screen):
         from .algorithm_lab import AlgorithmLabScreen
 
         self.app.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
+
+    def action_daily(self) -> None:
+        self.app.action_leaderboard()
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

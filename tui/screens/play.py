@@ -142,10 +142,12 @@ class PlayScreen(Screen):
     ]
 
     def __init__(self, puzzle: Puzzle, *, start: tuple | None = None, saved: SavedGame | None = None,
-                 note: str = "", ascii_only: bool = False):
+                 note: str = "", ascii_only: bool = False, daily: str | None = None):
         super().__init__(classes=f"play -{puzzle.key}")
         self.puzzle = puzzle
-        self.game_id = puzzle_id(puzzle)
+        self.stats_id = puzzle_id(puzzle)  # stats are per puzzle; a daily game is saved apart
+        self.daily = daily  # the day of a daily board, else None
+        self.game_id = f"daily/{daily}/{self.stats_id}" if daily else self.stats_id
         self.look = look_for(puzzle, ascii_only)
         self.moves: list[str] = []
         self.origins: list[str] = []
@@ -225,7 +227,7 @@ class PlayScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = "Koma"
-        self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}"
+        self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}" + (f" · daily {self.daily}" if self.daily else "")
         self.query_one("#title", Static).update(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}")
         self.set_interval(0.1, self._tick)
         self.warm_up()
@@ -380,7 +382,7 @@ class PlayScreen(Screen):
         optimal = self.distances.get(self.start)
         if self.koma_played:
             if not self.win_recorded:
-                store.record_koma_finish(self.game_id)
+                store.record_koma_finish(self.stats_id)
             self.message = (f"[b]Solved by Koma[/b] ({plural(self.position, 'move')}"
                             + (f"; optimal {optimal}" if optimal is not None else "") + "). Not counted as yours.")
         else:
@@ -389,8 +391,12 @@ class PlayScreen(Screen):
             self.message = (f"[b]Solved in {plural(self.position, 'move')}; {optimal_text}[/b]\n"
                             f"time {clock_text(seconds)}{hints}")
             if not self.win_recorded:
-                stats = store.record_win(self.game_id, self.position, optimal, seconds)
+                stats = store.record_win(self.stats_id, self.position, optimal, seconds)
                 self.message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds)}[/dim]"
+                if self.daily:
+                    rank = store.record_daily(self.daily, self.stats_id, self.position, optimal, seconds, self.hints)
+                    if rank is not None:
+                        self.message += f"\nDaily {self.daily}: you rank [b]#{rank}[/b] (b: leaderboard)"
                 self.notify(f"Solved in {plural(self.position, 'move')}; {optimal_text}. Time {clock_text(seconds)}.",
                             title="Well done!")
         self.win_recorded = True
@@ -814,6 +820,10 @@ class PlayScreen(Screen):
         self.app.push_screen(ProofScreen(self.puzzle, self.state, self.proof, ascii_only=self.look.ascii))
 
     def action_new_game(self) -> None:
+        if self.daily:
+            self.message = "This is the daily board: everyone plays the same one. Esc goes back."
+            self.refresh_status()
+            return
         from .new_game import NewGameScreen
 
         self.app.push_screen(NewGameScreen(self.puzzle, self.warm.is_set()), self._new_game_chosen)
@@ -889,5 +899,28 @@ class UraPlayScreen(PlayScreen):
     ]
 
 
+DAILY_BINDINGS = [
+    Binding("b", "leaderboard", "leaderboard", id="play.leaderboard", tooltip="The daily leaderboard of this puzzle"),
+]
+
+
+class DailyPlayScreen(PlayScreen):
+    """A daily board: the same for every player that day; b shows the day's leaderboard."""
+
+    BINDINGS = DAILY_BINDINGS
+
+    def action_leaderboard(self) -> None:
+        from .leaderboard import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen(self.stats_id, self.daily))
+
+
+class DailyUraPlayScreen(UraPlayScreen):
+    BINDINGS = DAILY_BINDINGS
+    action_leaderboard = DailyPlayScreen.action_leaderboard
+
+
 def play_screen_for(puzzle: Puzzle, **options) -> PlayScreen:
+    if options.get("daily"):
+        return (DailyUraPlayScreen if puzzle.key == "ura" else DailyPlayScreen)(puzzle, **options)
     return (UraPlayScreen if puzzle.key == "ura" else PlayScreen)(puzzle, **options)

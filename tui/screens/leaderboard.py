@@ -1,0 +1,156 @@
+"""Daily puzzles and their leaderboards: one screen per puzzle and day, ranking the day's results.
+
+Every player gets the same board of each daily puzzle on a given (UTC) day: the board comes from a
+seed derived from the date and the puzzle id.  Results rank by moves over the optimum, then by moves,
+then by time; games Koma finished are never ranked (see :meth:`tui.store.Store.record_daily`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from solver.puzzle import Puzzle
+from solver.registry import get_puzzle
+
+from .play import clock_text, puzzle_id
+
+DAILY_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "4x4"))
+
+
+def today() -> str:
+    """The daily puzzles' day, ``YYYY-MM-DD`` in UTC (``$KOMA_DAY`` overrides it, for tests)."""
+    return os.environ.get("KOMA_DAY") or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+
+
+def shift_day(day: str, delta: int) -> str:
+    return (datetime.date.fromisoformat(day) + datetime.timedelta(days=delta)).isoformat()
+
+
+def daily_seed(day: str, game: str) -> int:
+    """The seed of ``day``'s board of puzzle id ``game``: the same everywhere, different every day."""
+    return int.from_bytes(hashlib.sha256(f"koma-daily/{day}/{game}".encode()).digest()[:8], "big")
+
+
+def daily_board(puzzle: Puzzle, day: str) -> tuple:
+    return tuple(puzzle.random_state(daily_seed(day, puzzle_id(puzzle))))
+
+
+def daily_key(day: str, game: str) -> str:
+    """Where a daily game in progress is saved (apart from the puzzle's own game)."""
+    return f"daily/{day}/{game}"
+
+
+def daily_puzzles() -> list[Puzzle]:
+    return [get_puzzle(name, size) for name, size in DAILY_PUZZLES]
+
+
+class LeaderboardScreen(Screen):
+    """One daily puzzle on one day: the ranking, your result, and Enter to play today's board."""
+
+    BINDINGS = [
+        Binding("left,h", "puzzle(-1)", "", id="leaderboard.previous", group=Binding.Group("puzzle", compact=True),
+                tooltip="The previous daily puzzle"),
+        Binding("right,l", "puzzle(1)", "puzzle", id="leaderboard.next", group=Binding.Group("puzzle", compact=True),
+                tooltip="The next daily puzzle"),
+        Binding("left_square_bracket", "day(-1)", "", id="leaderboard.earlier", group=Binding.Group("day", compact=True),
+                tooltip="The day before"),
+        Binding("right_square_bracket", "day(1)", "day", id="leaderboard.later", group=Binding.Group("day", compact=True),
+                tooltip="The day after (up to today)"),
+        Binding("enter", "play", "play today", id="leaderboard.play", tooltip="Play today's board of this puzzle",
+                priority=True),
+        Binding("escape", "back", "back", id="leaderboard.back", tooltip="Back"),
+    ]
+
+    def __init__(self, game: str | None = None, day: str | None = None):
+        super().__init__(classes="leaderboard")
+        self.puzzles = daily_puzzles()
+        ids = [puzzle_id(p) for p in self.puzzles]
+        self.index = ids.index(game) if game in ids else 0
+        self.day = day or today()
+
+    @property
+    def puzzle(self) -> Puzzle:
+        return self.puzzles[self.index]
+
+    @property
+    def game(self) -> str:
+        return puzzle_id(self.puzzle)
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="*" if self.app.ascii_only else "駒")
+        with Vertical(id="leaderboard-body"):
+            yield Static(id="leaderboard-title")
+            yield Static(id="leaderboard-you")
+            yield DataTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
+            yield Static(id="leaderboard-hint")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = "daily puzzles"
+        table = self.query_one(DataTable)
+        table.add_columns("#", "player", "moves", "optimal", "over", "time", "hints")
+        self.refresh_board()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_board()
+
+    def refresh_board(self) -> None:
+        store = self.app.store
+        names = "  ".join(f"[b]{p.title} {p.size_label}[/b]" if k == self.index else f"[dim]{p.title}[/dim]"
+                          for k, p in enumerate(self.puzzles))
+        when = "today" if self.day == today() else self.day
+        self.query_one("#leaderboard-title", Static).update(f"Daily puzzle · {when} ({self.day})\n{names}")
+        ranking = store.leaderboard(self.day, self.game, limit=None)
+        table = self.query_one(DataTable)
+        table.clear()
+        mine = None
+        for rank, result in enumerate(ranking, 1):
+            you = result.player == store.player
+            if you:
+                mine = (rank, result)
+            name = result.name + (" (you)" if you else "")
+            table.add_row(str(rank), name, str(result.moves), "?" if result.optimal is None else str(result.optimal),
+                          "?" if result.excess is None else f"+{result.excess}", clock_text(result.seconds),
+                          str(result.hints), key=result.player)
+        if mine is not None:
+            rank, result = mine
+            you = f"You ([b]{store.player_name}[/b]): #{rank} of {len(ranking)}, {result.moves} moves in {clock_text(result.seconds)}."
+        elif self.day == today():
+            saved = store.load_game(daily_key(self.day, self.game))
+            started = f" (in progress: {saved.position} moves)" if saved is not None and saved.position else ""
+            you = f"You ([b]{store.player_name}[/b]): not solved yet{started}. Enter plays today's board."
+        else:
+            you = f"You ([b]{store.player_name}[/b]): no result that day."
+        if not ranking:
+            you += "\n[dim]No ranked results yet: be the first. (Games Koma finished are not ranked.)[/dim]"
+        self.query_one("#leaderboard-you", Static).update(you)
+        self.query_one("#leaderboard-hint", Static).update(
+            "[dim]ranked by moves over optimal, then moves, then time · left/right puzzle · \\[ ] day · "
+            "enter play today · esc back[/dim]")
+
+    def action_puzzle(self, delta: int) -> None:
+        self.index = (self.index + delta) % len(self.puzzles)
+        self.refresh_board()
+
+    def action_day(self, delta: int) -> None:
+        day = shift_day(self.day, delta)
+        if day > today():
+            self.app.bell()
+            return
+        self.day = day
+        self.refresh_board()
+
+    def action_play(self) -> None:
+        self.app.open_puzzle(self.puzzle, daily=today())
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

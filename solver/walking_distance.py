@@ -6,12 +6,15 @@ tile from the row next to the blank into the blank's row; horizontal moves chang
 fewest such moves from a matrix to the goal's (diagonal, blank in the last row) is the vertical
 walking distance; the horizontal one is the same idea on the columns (the rows of the transposed
 board), and their sum is an admissible estimate that dominates Manhattan distance.  The 15-puzzle
-has 24,964 matrices per axis; the table is built by a BFS from the goal at first use.
+has 24,964 matrices per axis, the 5-row axis of a 3x5 board 352,560; the table is built at first
+use by a BFS from the goal, vectorised over each layer.
+
+A matrix is coded as an integer: ``count[i][j]`` is the base-(W+1) digit ``i*H + j``, and the
+blank's line sits above all of them.  Matrices are indexed in the sorted order of their codes.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -26,58 +29,73 @@ class WalkingTable:
 
     ``successor[(s * 2 + direction) * lines + group]`` is the matrix after the blank moves one line
     up or down, swapping with a tile whose goal line is ``group`` (-1 if there is none);
-    ``distance[s]`` is the walking distance of matrix ``s``.
+    ``distance[s]`` is the walking distance of matrix ``s``; ``codes[s]`` its code.
     """
 
     lines: int
     slots: int
     distance: np.ndarray
     successor: np.ndarray
-    index: dict
+    codes: np.ndarray
 
     def matrix_of(self, board, line_of_cell, goal_line_of_tile) -> int:
         """The index of ``board``'s matrix, given each cell's line and each tile's goal line."""
-        counts = [[0] * self.lines for _ in range(self.lines)]
-        blank = 0
+        base = self.slots + 1
+        code = 0
         for cell, tile in enumerate(board):
             if tile == 0:
-                blank = line_of_cell(cell)
+                code += line_of_cell(cell) * base ** (self.lines * self.lines)
             else:
-                counts[line_of_cell(cell)][goal_line_of_tile(tile)] += 1
-        return self.index[(tuple(tuple(row) for row in counts), blank)]
+                code += base ** (line_of_cell(cell) * self.lines + goal_line_of_tile(tile))
+        s = int(np.searchsorted(self.codes, code))
+        if s >= len(self.codes) or self.codes[s] != code:  # pragma: no cover - every board has a matrix
+            raise ValueError("not a walking-distance matrix of this board size")
+        return s
 
 
 @lru_cache(maxsize=8)
 def walking_table(lines: int, slots: int) -> WalkingTable:
-    """Enumerate every matrix reachable from the goal by a BFS (moves are reversible)."""
-    goal_counts = tuple(tuple((slots - (i == lines - 1)) if i == j else 0 for j in range(lines)) for i in range(lines))
-    goal = (goal_counts, lines - 1)
-    index = {goal: 0}
-    states = [goal]
-    distance = [0]
-    links: list[list[int]] = []
-    queue = deque([0])
-    while queue:
-        s = queue.popleft()
-        counts, blank = states[s]
-        row_links = [-1] * (2 * lines)
-        for direction, other in ((BLANK_UP, blank - 1), (BLANK_DOWN, blank + 1)):
-            if not 0 <= other < lines:
-                continue
+    """BFS from the goal matrix over every reachable matrix (moves are reversible)."""
+    base = slots + 1
+    if base ** (lines * lines) * lines >= 2 ** 62:
+        raise ValueError(f"walking distance is not available for {lines} lines of {slots}")
+    digit = np.array([base ** k for k in range(lines * lines)], dtype=np.int64)
+    blank_unit = np.int64(base ** (lines * lines))
+    goal = sum((slots - (i == lines - 1)) * int(digit[i * lines + i]) for i in range(lines))
+    goal += (lines - 1) * int(blank_unit)
+
+    def moves(codes: np.ndarray):
+        """Every (direction, group) transition of ``codes``: the new codes, -1 where impossible."""
+        blank = codes // blank_unit
+        out = np.full((len(codes), 2, lines), -1, np.int64)
+        for direction, step in ((BLANK_UP, -1), (BLANK_DOWN, 1)):
+            other = blank + step
+            inside = (other >= 0) & (other < lines)
+            safe_other = np.clip(other, 0, lines - 1)
             for group in range(lines):
-                if counts[other][group] == 0:
-                    continue
-                new = [list(row) for row in counts]
-                new[other][group] -= 1
-                new[blank][group] += 1
-                key = (tuple(tuple(row) for row in new), other)
-                t = index.get(key)
-                if t is None:
-                    t = index[key] = len(states)
-                    states.append(key)
-                    distance.append(distance[s] + 1)
-                    queue.append(t)
-                row_links[direction * lines + group] = t
-        links.append(row_links)
-    return WalkingTable(lines, slots, np.array(distance, dtype=np.int64),
-                        np.array(links, dtype=np.int64).reshape(-1), index)
+                leave = digit[safe_other * lines + group]
+                arrive = digit[blank * lines + group]
+                has = (codes // leave) % base > 0
+                ok = inside & has
+                new = codes - leave + arrive + step * blank_unit
+                out[:, direction, group] = np.where(ok, new, -1)
+        return out
+
+    layers = [np.array([goal], np.int64)]
+    while True:
+        children = moves(layers[-1]).reshape(-1)
+        children = np.unique(children[children >= 0])
+        # a move is reversible, so a child is on the layer before, the same layer or the next one
+        for layer in layers[-2:]:
+            children = children[~np.isin(children, layer, assume_unique=True)]
+        if len(children) == 0:
+            break
+        layers.append(children)
+    codes = np.concatenate(layers)
+    distance = np.concatenate([np.full(len(layer), d, np.int64) for d, layer in enumerate(layers)])
+    order = np.argsort(codes)
+    codes, distance = codes[order], distance[order]
+    targets = moves(codes)
+    index = np.searchsorted(codes, np.where(targets >= 0, targets, 0))
+    successor = np.where(targets >= 0, index, -1).reshape(-1)
+    return WalkingTable(lines, slots, distance, successor.astype(np.int64), codes)

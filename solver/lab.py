@@ -21,6 +21,10 @@ DESCRIPTIONS = {
     "article": "IDA*, the article's per-piece bound",
     "pdb": "IDA*, additive pattern databases",
     "table": "the cached depth table",
+    "ida:md+lc": "IDA*, Manhattan + linear conflict",
+    "ida:wd": "IDA*, walking distance",
+    "ida:pdb663": "IDA*, 6-6-3 pattern databases",
+    "ida:pdb78": "IDA*, 7-8 pattern databases",
 }
 
 
@@ -36,9 +40,14 @@ class LabResult:
 
 def lab_methods(puzzle: Puzzle) -> list[tuple[str, str]]:
     """The methods to compare on ``puzzle``, with a one-line description each (empty: none yet)."""
-    found = [m for m in puzzle.methods() if m not in ("table", "loop")]
-    if puzzle.enumerable and hasattr(puzzle, "bfs_arrays"):
-        found.insert(0, "bfs")
+    found = ["bfs"] if puzzle.enumerable and hasattr(puzzle, "bfs_arrays") else []
+    for method in puzzle.methods():
+        if method == "ida":  # one entry per heuristic, weakest first: Manhattan against the PDBs
+            from .fifteen import available_heuristics
+
+            found += [f"ida:{h}" for h in reversed(available_heuristics(puzzle))]
+        elif method not in ("table", "loop"):
+            found.append(method)
     return [(m, DESCRIPTIONS.get(m, m)) for m in found]
 
 
@@ -53,5 +62,8 @@ def run_method(puzzle: Puzzle, state: State, method: str, *, stop=None, progress
         length = int(depth[puzzle.rank(state)])
         return LabResult("bfs", length, int(len(queue)), time.perf_counter() - began, True,
                          "nodes = every state the BFS reached")
-    solution = puzzle.solve(state, method, stop=stop, progress=progress)
+    if method.startswith("ida:"):
+        solution = puzzle.solve(state, "ida", stop=stop, progress=progress, heuristic=method[4:])
+    else:
+        solution = puzzle.solve(state, method, stop=stop, progress=progress)
     return LabResult(method, solution.length, solution.nodes, solution.seconds, solution.optimal, solution.note)

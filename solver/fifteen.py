@@ -350,7 +350,7 @@ def _solve_while_building(puzzle, state, began, *, stop, progress, notice) -> So
     try:
         run = _run("wd", puzzle, state, stop=inner, progress=watch)
         return _solution(puzzle, state, run, began, True,
-                         f"IDA* with {DESCRIPTIONS['wd']} (pattern database 6-6-3 was being built)")
+                         f"IDA* with {DESCRIPTIONS['wd']}; pattern database 6-6-3 was still being built")
     except Cancelled:
         if not switch or stop[0]:
             raise

@@ -245,7 +245,7 @@ async def test_proof_screen_shows_the_fields(tmp_path):
 
 
 async def test_fifteen_solve_is_honest_about_its_method(tmp_path):
-    app = make_app(tmp_path, "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15")
+    app = make_app(tmp_path, "15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12")  # 10 moves: playback still runs
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         await wait_for(pilot, screen.warm.is_set, what="the warm-up")

@@ -1,4 +1,4 @@
-"""The scriptable command line: ``koma solve|parity|longest|generate|bench`` (every command takes ``--json``).
+"""The scriptable command line: ``koma solve|parity|longest|generate|bench`` (every command takes ``--json``), ``koma serve``.
 
 Bad input never produces a traceback: it prints ``koma: error: <one line>`` on stderr and exits 2.
 The interactive commands (no command, ``play``) live in :mod:`tui.main`, which hands every other
@@ -69,6 +69,23 @@ def build_parser() -> Parser:
     bench.add_argument("groups", nargs="*", metavar="GROUP", help="only these groups (8, goat, ura, 15)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     add("doctor", "versions, caches, tables, terminal: what to check when something is off")
+
+    serve = commands.add_parser("serve", help="host Koma as an SSH game (needs the ssh extra)",
+                                description="Host Koma as an SSH game: one sandboxed game per connection.")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222; 0 picks one)")
+    serve.add_argument("--max-sessions", type=int, default=32, metavar="N", help="most players at once (default 32)")
+    serve.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
+                       help="close a game after this long without a key (default 1800; 0 never)")
+    who = serve.add_mutually_exclusive_group(required=True)
+    who.add_argument("--authorized-keys", metavar="FILE", help="admit only these public keys (OpenSSH format)")
+    who.add_argument("--open", action="store_true", help="admit any username, with no password")
+    serve.add_argument("--cpu-limit", type=int, default=600, metavar="SECONDS",
+                       help="CPU seconds per game (default 600; 0 none)")
+    serve.add_argument("--memory-limit", type=int, default=4096, metavar="MIB",
+                       help="address space per game in MiB (default 4096; 0 none)")
+    serve.add_argument("--rate-limit", type=int, default=20, metavar="N",
+                       help="new connections per address per minute (default 20; 0 none)")
 
     tables = add("tables", "build the big tables ahead of time")
     tables.add_argument("action", choices=["build"], help="build (or check) a table")
@@ -293,7 +310,22 @@ def progress_bar(label: str):
     return report
 
 
-COMMANDS = {"doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
+def cmd_serve(args) -> int:
+    """``koma serve``: the SSH server lives in ``tui.serve`` (no Textual there) and needs asyncssh."""
+    try:
+        import asyncssh  # noqa: F401
+    except ImportError:
+        raise KomaError("asyncssh is missing: pip install -e '.[ssh]'") from None
+    for name, low in (("port", 0), ("max_sessions", 1), ("idle_timeout", 0), ("cpu_limit", 0), ("memory_limit", 0),
+                      ("rate_limit", 0)):
+        if getattr(args, name) < low or (name == "port" and args.port > 65535):
+            raise KomaError(f"--{name.replace('_', '-')} {getattr(args, name)} is out of range")
+    from tui.serve import run as serve
+
+    return serve(args)
+
+
+COMMANDS = {"serve": cmd_serve, "doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
 
 
 def run(args) -> int:

@@ -1,0 +1,141 @@
+"""Helpers for the ``koma serve`` tests: a server started by the test, and real ``ssh`` clients in tmux."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+SSH = shutil.which("ssh")
+SSH_KEYGEN = shutil.which("ssh-keygen")
+TMUX = shutil.which("tmux")
+KOMA = shutil.which("koma") or str(Path(sys.executable).with_name("koma"))
+
+try:
+    import asyncssh  # noqa: F401
+
+    HAVE_ASYNCSSH = True
+except ImportError:
+    HAVE_ASYNCSSH = False
+
+
+class Server:
+    """``koma serve`` on 127.0.0.1 (an ephemeral port), with a private data dir; stop() returns its status."""
+
+    def __init__(self, data_dir: Path, *options: str, log_name: str = "serve.log"):
+        self.data_dir = data_dir
+        self.log = data_dir.parent / log_name
+        env = dict(os.environ, KOMA_DATA_DIR=str(data_dir), TEXTUAL_ANIMATIONS="none")
+        env.pop("KOMA_PLAYER", None)
+        self.handle = open(self.log, "w")
+        self.process = subprocess.Popen([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options],
+                                        stdout=self.handle, stderr=subprocess.STDOUT, env=env)
+        found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 30)
+        self.port = int(found.group(1))
+
+    def text(self) -> str:
+        return self.log.read_text()
+
+    def wait_for_log(self, pattern: str, timeout: float = 30.0, count: int = 1):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            matches = list(re.finditer(pattern, self.text()))
+            if len(matches) >= count:
+                return matches[count - 1]
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"{pattern!r} never appeared in the server log:\n{self.text()}")
+
+    def game_pids(self) -> list[int]:
+        """The game processes running now (the server's children)."""
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        return [int(p) for p in out.split()]
+
+    def ssh(self, user: str, *extra: str) -> list[str]:
+        return [SSH, "-p", str(self.port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "-o", "ConnectTimeout=20", *extra, f"{user}@127.0.0.1"]
+
+    def stop(self, timeout: float = 30.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        finally:
+            self.handle.close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self.handle.close()
+
+
+class Client:
+    """A real OpenSSH client in a tmux session (a terminal of ``columns`` x ``rows``)."""
+
+    def __init__(self, server: Server, user: str, tmp: Path, *extra: str, columns: int = 100, rows: int = 30):
+        self.name = f"koma-ssh-{uuid.uuid4().hex[:8]}"
+        self.status = tmp / f"{self.name}.status"
+        command = " ".join(f"'{a}'" for a in server.ssh(user, "-tt", *extra)) + f"; echo $? > {self.status}; sleep 60"
+        subprocess.run([TMUX, "new-session", "-d", "-s", self.name, "-x", str(columns), "-y", str(rows),
+                        "-e", "LANG=C.UTF-8", "-e", "TERM=xterm-256color", command], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run([TMUX, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
+
+    def wait_for(self, pattern: str, timeout: float = 60.0, poll: float = 0.1) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if re.search(pattern, screen):
+                return screen
+            time.sleep(poll)
+        raise AssertionError(f"{pattern!r} never appeared on {self.name}; the screen was:\n{screen}")
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([TMUX, "send-keys", "-t", self.name, *keys], check=True)
+
+    def timed(self, key: str, pattern: str, timeout: float = 30.0) -> float:
+        """Seconds from sending ``key`` until ``pattern`` is on the screen (polled every 5 ms)."""
+        began = time.perf_counter()
+        self.keys(key)
+        self.wait_for(pattern, timeout, poll=0.005)
+        return time.perf_counter() - began
+
+    def exit_status(self, timeout: float = 30.0) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.status.exists() and self.status.read_text().strip():
+                return int(self.status.read_text())
+            time.sleep(0.05)
+        raise AssertionError(f"ssh did not exit; the screen was:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "kill-session", "-t", self.name], capture_output=True)
+
+
+def moves_on(screen: str) -> int | None:
+    found = re.search(r"Moves (\d+)", screen)
+    return int(found.group(1)) if found else None
+
+
+def play_a_move(client: Client, timeout: float = 60.0) -> int:
+    """On the play screen: press arrows until a move is played (the board is random); returns the move count."""
+    before = moves_on(client.wait_for(r"Moves \d+", timeout))
+    for key in ("Left", "Right", "Up", "Down"):
+        client.keys(key)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            now = moves_on(client.screen())
+            if now is not None and now != before:
+                return now
+            time.sleep(0.1)
+    raise AssertionError(f"no move was played; the screen was:\n{client.screen()}")

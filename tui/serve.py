@@ -1,0 +1,519 @@
+"""``koma serve``: host Koma as an SSH game (asyncssh), one sandboxed game process per connection.
+
+Each accepted session with a terminal runs the real app (``python -m tui.main``) as a child process on
+its own pseudo-terminal, in its own session, under CPU-time and address-space limits, with the client's
+terminal type and size, ``LANG=C.UTF-8``, ``ESCDELAY`` and the player's identity (``KOMA_PLAYER``: the
+username with ``--open``, else the key's SHA256 fingerprint).  Bytes are bridged both ways with asyncio
+and window changes are forwarded.  A session without a terminal gets one line and is closed; exec,
+subsystems (SFTP), port forwarding, agent and X11 forwarding are refused.  New connections are
+rate-limited per address, idle games are closed with a message, and SIGTERM (or SIGINT) stops every
+game (each saves on SIGTERM), tells every client, and returns 0.
+
+This module never imports Textual: the server process stays small, and a crash or hang in one game
+cannot touch the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import errno
+import fcntl
+import os
+import re
+import resource
+import signal
+import struct
+import sys
+import termios
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+
+from solver.doctor import HOST_KEY_NAME, data_dir
+
+ESCDELAY_MS = "25"
+STOP_GRACE_SECONDS = 5.0
+IDLE_CHECK_SECONDS = 1.0
+RATE_WINDOW_SECONDS = 60.0
+
+
+@dataclass
+class ServeOptions:
+    """What ``koma serve`` was asked for; the limits are per game process."""
+
+    host: str = "127.0.0.1"
+    port: int = 2222
+    max_sessions: int = 32
+    idle_timeout: float = 1800.0
+    authorized_keys: str | None = None
+    open: bool = False
+    cpu_limit: int = 600  # seconds of CPU per game (0: none)
+    memory_limit: int = 4096  # MiB of address space per game (0: none)
+    rate_limit: int = 20  # new connections per address per minute (0: none)
+    host_key: str | None = None  # default: the data dir's ssh_host_ed25519_key
+    game_command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "tui.main"])
+
+
+def log(message: str) -> None:
+    print(f"koma serve: {message}", file=sys.stderr, flush=True)
+
+
+# --- the host key ----------------------------------------------------------------------------------
+
+def host_key(path: Path) -> asyncssh.SSHKey:
+    """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
+    if path.exists():
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+        return asyncssh.read_private_key(str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(key.export_private_key())
+    os.replace(temp, path)
+    key.write_public_key(str(path) + ".pub")
+    log(f"generated the host key {path}")
+    return key
+
+
+# --- the terminal ----------------------------------------------------------------------------------
+
+def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: int = 0) -> None:
+    """Set the pty's size; the kernel then sends SIGWINCH to the game."""
+    rows, columns = max(1, min(int(rows or 24), 1000)), max(1, min(int(columns or 80), 1000))
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, int(width or 0), int(height or 0)))
+
+
+def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
+    """In the game process, before exec: the pty becomes its controlling terminal; limits apply."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if cpu_limit:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
+    if memory_limit:
+        limit = memory_limit * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def safe_username(username: str) -> str:
+    """A username fit to show on a leaderboard: letters, digits and ``._-``, at most 32 of them."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "", username)[:32]
+    return cleaned or "guest"
+
+
+# --- one game ------------------------------------------------------------------------------------
+
+class Game:
+    """One SSH session running one game process on its own pty."""
+
+    def __init__(self, server: "KomaServer", process: asyncssh.SSHServerProcess, player: str, name: str, peer: str):
+        self.server = server
+        self.process = process
+        self.player, self.name, self.peer = player, name, peer
+        self.child: asyncio.subprocess.Process | None = None
+        self.master = -1
+        self.last_input = time.monotonic()
+        self.ending: str | None = None  # the message to show the client after the game has stopped
+        self.output_done = asyncio.Event()
+        self.started = time.monotonic()
+
+    async def run(self) -> None:
+        process = self.process
+        terminal = process.get_terminal_type()
+        if not terminal:
+            self.say("Koma is a terminal game: connect with a terminal (ssh -t), e.g. "
+                     f"ssh -t -p {self.server.port} HOST\r\n")
+            process.exit(1)
+            return
+        columns, rows, width, height = process.get_terminal_size()
+        master, slave = os.openpty()
+        self.master = master
+        try:
+            set_window_size(master, rows, columns, width, height)
+            os.set_blocking(master, False)
+            options = self.server.options
+            self.child = await asyncio.create_subprocess_exec(
+                *options.game_command, stdin=slave, stdout=slave, stderr=slave, env=self.environment(terminal, rows, columns),
+                start_new_session=True, close_fds=True, cwd=str(data_dir()) if data_dir().is_dir() else None,
+                preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
+        except OSError as problem:
+            os.close(slave)
+            os.close(master)
+            log(f"{self.peer} {self.name}: cannot start a game ({problem})")
+            self.say("koma: the server could not start a game; try again later.\r\n")
+            process.exit(1)
+            return
+        os.close(slave)
+        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows})")
+        pump_out = asyncio.create_task(self.pump_out())
+        pump_in = asyncio.create_task(self.pump_in())
+        idle = asyncio.create_task(self.watch_idle())
+        try:
+            status = await self.child.wait()
+            await asyncio.wait_for(self.output_done.wait(), 2.0)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            for task in (pump_in, idle, pump_out):
+                task.cancel()
+            await asyncio.gather(pump_in, idle, pump_out, return_exceptions=True)
+            os.close(master)
+        status = self.child.returncode
+        if status is not None and status < 0:
+            why = {signal.SIGXCPU: "it used up its CPU time", signal.SIGKILL: "it was stopped",
+                   signal.SIGSEGV: "it crashed"}.get(-status, f"signal {-status}")
+            if self.ending is None:
+                self.ending = f"The game ended ({why}). Your moves so far are saved.\r\n"
+        log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)")
+        if self.ending:
+            self.say("\r\n" + self.ending)
+        try:
+            process.exit(0 if status == 0 or self.ending else 1)
+        except (OSError, asyncssh.Error):
+            pass
+
+    def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
+        keep = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
+                "VIRTUAL_ENV", "TMPDIR")
+        env = {k: os.environ[k] for k in keep if k in os.environ}
+        # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
+        # forever and ignore every resize; the pty's window size carries the client's size instead.
+        env.update({"TERM": terminal, "LANG": "C.UTF-8",
+                    "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_PLAYER": self.player,
+                    "KOMA_PLAYER_NAME": self.name, "KOMA_SERVE": "1", "OPENBLAS_NUM_THREADS": "1",
+                    "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
+        colour = os.environ.get("KOMA_SERVE_COLORTERM")
+        if colour:
+            env["COLORTERM"] = colour
+        return env
+
+    def say(self, text: str) -> None:
+        try:
+            self.process.stdout.write(text.encode())
+        except (OSError, asyncssh.Error):
+            pass
+
+    async def pump_out(self) -> None:
+        """Game -> client; when the client is gone, keep reading (and dropping) so the game never blocks."""
+        loop = asyncio.get_running_loop()
+        readable = asyncio.Event()
+        loop.add_reader(self.master, readable.set)
+        channel = self.process.channel
+        try:
+            while True:
+                await readable.wait()
+                readable.clear()
+                try:
+                    data = os.read(self.master, 65536)
+                except BlockingIOError:
+                    continue
+                except OSError:  # EIO: every holder of the terminal's other end has gone
+                    break
+                if not data:
+                    break
+                try:
+                    self.process.stdout.write(data)
+                except (OSError, asyncssh.Error):
+                    continue
+                if channel.get_write_buffer_size() > 1 << 18:  # a slow client: let the game wait
+                    loop.remove_reader(self.master)
+                    try:
+                        await asyncio.wait_for(self.process.stdout.drain(), 30.0)
+                    except (OSError, asyncssh.Error, asyncio.TimeoutError):
+                        pass
+                    loop.add_reader(self.master, readable.set)
+        finally:
+            loop.remove_reader(self.master)
+            self.output_done.set()
+
+    async def pump_in(self) -> None:
+        """Client -> game: keys, and window changes as TIOCSWINSZ; the client leaving hangs the game up."""
+        while True:
+            try:
+                data = await self.process.stdin.read(4096)
+            except asyncssh.TerminalSizeChanged as change:
+                set_window_size(self.master, change.height, change.width, change.pixwidth, change.pixheight)
+                continue
+            except (asyncssh.BreakReceived, asyncssh.SignalReceived, asyncssh.SoftEOFReceived):
+                continue
+            except (OSError, asyncssh.Error):
+                data = b""
+            if not data:
+                break
+            self.last_input = time.monotonic()
+            await self.write_to_game(data)
+        await self.stop(None, signal.SIGHUP)
+
+    async def write_to_game(self, data: bytes) -> None:
+        deadline = time.monotonic() + 5.0
+        while data and time.monotonic() < deadline:
+            try:
+                written = os.write(self.master, data)
+            except BlockingIOError:
+                await asyncio.sleep(0.01)
+                continue
+            except OSError:
+                return
+            data = data[written:]
+
+    async def watch_idle(self) -> None:
+        timeout = self.server.options.idle_timeout
+        if not timeout:
+            return
+        while True:
+            await asyncio.sleep(min(IDLE_CHECK_SECONDS, timeout / 4))
+            if time.monotonic() - self.last_input > timeout:
+                log(f"{self.peer} player {self.player}: idle for {timeout:g} s")
+                await self.stop(f"Closed after {timeout:g} s without a key press. Your game is saved: "
+                                "connect again to resume.\r\n")
+                return
+
+    async def stop(self, message: str | None, how: int = signal.SIGTERM) -> None:
+        """Ask the game to save and exit (SIGTERM/SIGHUP), then kill its process group if it hangs."""
+        if message is not None and self.ending is None:
+            self.ending = message
+        child = self.child
+        if child is None or child.returncode is not None:
+            return
+        try:
+            os.killpg(child.pid, how)
+        except ProcessLookupError:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(child.wait()), STOP_GRACE_SECONDS)
+        except asyncio.TimeoutError:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+class GameProcess(asyncssh.SSHServerProcess):
+    """A session that only ever runs the game: exec and subsystem (SFTP) requests are refused."""
+
+    def exec_requested(self, command: str) -> bool:
+        log(f"refused an exec request ({command[:60]!r})")
+        return False
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        log(f"refused a subsystem request ({subsystem[:30]!r})")
+        return False
+
+
+class Connection(asyncssh.SSHServer):
+    """One client connection: admission (capacity, rate), authentication, and its game sessions."""
+
+    def __init__(self, server: "KomaServer"):
+        self.server = server
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.peer = "?"
+        self.username = ""
+        self.fingerprint: str | None = None
+        self.refusal = ""
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        address = conn.get_extra_info("peername") or ("?", 0)
+        self.peer = f"{address[0]}:{address[1]}"
+        # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
+        # sent before it would reach the client as a garbled banner.
+        self.refusal = self.server.admit(address[0], self)
+        if self.refusal:
+            log(f"{self.peer}: refused ({self.refusal})")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server.connections.discard(self)
+
+    def begin_auth(self, username: str) -> bool:
+        self.username = username
+        if self.refusal and self.conn is not None:
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.refusal)
+            return True
+        return not self.server.options.open  # --open: no authentication at all
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def kbdint_auth_supported(self) -> bool:
+        return False
+
+    def public_key_auth_supported(self) -> bool:
+        return not self.server.options.open
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        keys = self.server.authorized
+        address = self.conn.get_extra_info("peername")[0] if self.conn else ""
+        if keys is None or keys.validate(key, address, address) is None:
+            return False
+        self.fingerprint = key.get_fingerprint("sha256")
+        return True
+
+    def identity(self) -> tuple[str, str]:
+        name = safe_username(self.username)
+        if self.server.options.open or not self.fingerprint:
+            return f"user:{name}", name
+        return f"key:{self.fingerprint}", name
+
+    def session_requested(self) -> GameProcess | bool:
+        if self.refusal:
+            return False
+        player, name = self.identity()
+        return GameProcess(lambda process: self.server.play(process, player, name, self.peer), None, 0, False)
+
+    # Everything but a session is refused (these are asyncssh's defaults, stated here on purpose).
+    def connection_requested(self, *args: Any) -> bool:
+        log(f"{self.peer}: refused a port forward")
+        return False
+
+    def server_requested(self, *args: Any) -> bool:
+        log(f"{self.peer}: refused a remote port forward")
+        return False
+
+    def unix_connection_requested(self, *args: Any) -> bool:
+        return False
+
+    def unix_server_requested(self, *args: Any) -> bool:
+        return False
+
+    def tun_requested(self, *args: Any) -> bool:
+        return False
+
+    def tap_requested(self, *args: Any) -> bool:
+        return False
+
+
+class KomaServer:
+    """The listening server: admission, the games in progress, and a graceful shutdown."""
+
+    def __init__(self, options: ServeOptions):
+        self.options = options
+        self.connections: set[Connection] = set()
+        self.games: set[Game] = set()
+        self.recent: dict[str, collections.deque] = {}
+        self.authorized: asyncssh.SSHAuthorizedKeys | None = None
+        self.listener: asyncssh.SSHAcceptor | None = None
+        self.stopping = False
+        self.port = options.port
+
+    def admit(self, address: str, connection: Connection) -> str:
+        """Why a new connection is refused ('' to admit it): shutting down, full, or too many from one address."""
+        if self.stopping:
+            return "the Koma server is shutting down"
+        if len(self.connections) >= self.options.max_sessions:
+            return f"the Koma server is full ({self.options.max_sessions} players); try again later"
+        limit = self.options.rate_limit
+        if limit:
+            now = time.monotonic()
+            times = self.recent.setdefault(address, collections.deque())
+            while times and now - times[0] > RATE_WINDOW_SECONDS:
+                times.popleft()
+            if len(times) >= limit:
+                return f"too many connections from {address} ({limit} a minute); try again in a minute"
+            times.append(now)
+            if len(self.recent) > 10_000:  # forget quiet addresses
+                for quiet in [a for a, t in self.recent.items() if not t or now - t[-1] > RATE_WINDOW_SECONDS]:
+                    del self.recent[quiet]
+        self.connections.add(connection)
+        return ""
+
+    async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str) -> None:
+        if self.stopping:
+            process.exit(1)
+            return
+        game = Game(self, process, player, name, peer)
+        self.games.add(game)
+        try:
+            await game.run()
+        except Exception as problem:  # one game's trouble must never reach the server
+            log(f"{peer} player {player}: {problem!r}")
+            await game.stop(None, signal.SIGKILL)
+            try:
+                process.exit(1)
+            except (OSError, asyncssh.Error):
+                pass
+        finally:
+            self.games.discard(game)
+
+    async def start(self) -> None:
+        options = self.options
+        if not options.open:
+            if not options.authorized_keys:
+                raise ValueError("give --authorized-keys FILE, or --open to admit anyone")
+            try:
+                self.authorized = asyncssh.read_authorized_keys(options.authorized_keys)
+            except (OSError, ValueError, asyncssh.KeyImportError) as problem:
+                raise ValueError(f"cannot read the authorized keys {options.authorized_keys}: {problem}") from None
+        key_path = Path(options.host_key) if options.host_key else data_dir() / HOST_KEY_NAME
+        key = host_key(key_path)
+        self.listener = await asyncssh.create_server(
+            lambda: Connection(self), options.host, options.port, server_host_keys=[key], encoding=None,
+            line_editor=False, agent_forwarding=False, x11_forwarding=False, allow_scp=False,
+            login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
+        self.port = self.listener.get_port() or options.port
+        mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
+        log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
+            f"{options.max_sessions} sessions, idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, "
+            f"memory {options.memory_limit} MiB per game)")
+
+    async def shutdown(self) -> None:
+        """Stop accepting, stop every game (each saves), tell every client, close."""
+        if self.stopping:
+            return
+        self.stopping = True
+        log(f"shutting down: {len(self.games)} game(s) to save")
+        if self.listener is not None:
+            self.listener.close()
+        message = "The Koma server is shutting down. Your game is saved: connect again later to resume.\r\n"
+        await asyncio.gather(*(game.stop(message) for game in list(self.games)), return_exceptions=True)
+        deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
+        while self.games and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        for connection in list(self.connections):
+            if connection.conn is not None:
+                connection.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the Koma server is shutting down")
+        if self.listener is not None:
+            try:
+                await asyncio.wait_for(self.listener.wait_closed(), 3.0)
+            except asyncio.TimeoutError:
+                pass
+
+
+async def serve(options: ServeOptions) -> int:
+    server = KomaServer(options)
+    await server.start()
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        if not done.is_set():
+            asyncio.ensure_future(server.shutdown()).add_done_callback(lambda _: done.set())
+
+    for number in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(number, stop)
+    await done.wait()
+    log("stopped")
+    return 0
+
+
+def run(args) -> int:
+    """``koma serve`` from parsed arguments (see :func:`solver.cli.build_parser`); returns the exit status."""
+    options = ServeOptions(host=args.host, port=args.port, max_sessions=args.max_sessions,
+                           idle_timeout=args.idle_timeout, authorized_keys=args.authorized_keys, open=args.open,
+                           cpu_limit=args.cpu_limit, memory_limit=args.memory_limit, rate_limit=args.rate_limit)
+    try:
+        return asyncio.run(serve(options))
+    except ValueError as problem:
+        print(f"koma: error: {problem}", file=sys.stderr)
+        return 2
+    except OSError as problem:
+        reason = problem.strerror or str(problem)
+        if problem.errno == errno.EADDRINUSE:
+            reason = f"port {options.port} is in use"
+        print(f"koma: error: cannot listen on {options.host}:{options.port}: {reason}", file=sys.stderr)
+        return 2

@@ -354,16 +354,22 @@ def parse_args(argv: Sequence[str] | None):
     return build_parser().parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point for the non-interactive commands (``python -m solver.cli``)."""
+def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None) -> int:
+    """Parse and run a command; ``play(args)`` runs the game for no command or ``play``.
+
+    The ``koma`` console script (:mod:`tui.main`) passes ``play``; without it, as in
+    ``python -m solver.cli``, only the non-interactive commands are available.
+    """
     try:
         args = parse_args(argv)
     except CommandError as error:
         print(f"koma: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.command in (None, "play"):
-        print("koma: error: the game needs the tui package; run 'koma' instead", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        if play is None:
+            print("koma: error: the game needs the tui package; run 'koma' instead", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return play(args)
     return run(args)
 
 

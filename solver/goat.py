@@ -35,6 +35,7 @@ from . import bfs, tables
 from .bench import benchmark
 from .errors import BoardError, KomaError
 from .puzzle import Proof, Puzzle, Solution, State
+from .ranking import nth_set_bit
 from .ranking import pack
 from .registry import register
 from .tables import DepthTable
@@ -110,13 +111,7 @@ def goat_unrank_packed(r):
         packed |= DASH << (4 * c)
     for i in range(8):
         d = (digits >> (4 * i)) & 0xF
-        q = 0  # the d-th free renumbered cell
-        while True:
-            if (free >> q) & 1:
-                if d == 0:
-                    break
-                d -= 1
-            q += 1
+        q = nth_set_bit(free, d)  # the d-th free renumbered cell
         free &= ~(1 << q)
         cell = q if q < b1 else q + 2
         packed += (i - DASH) << (4 * cell)

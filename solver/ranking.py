@@ -45,6 +45,18 @@ def rank_packed(packed, n):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def nth_set_bit(mask, d):
+    """The position of the ``d``-th (0-based) set bit of ``mask``, counting from bit 0."""
+    v = 0
+    while True:
+        if (mask >> v) & 1:
+            if d == 0:
+                return v
+            d -= 1
+        v += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
 def unrank_packed(r, n):
     """The packed permutation of ``0..n-1`` whose lexicographic rank is ``r``."""
     free = (1 << n) - 1
@@ -53,15 +65,7 @@ def unrank_packed(r, n):
         f = FACTORIALS[n - 1 - i]
         digit = r // f
         r -= digit * f
-        # the digit-th smallest value still free
-        v = 0
-        remaining = digit
-        while True:
-            if (free >> v) & 1:
-                if remaining == 0:
-                    break
-                remaining -= 1
-            v += 1
+        v = nth_set_bit(free, digit)  # the digit-th smallest value still free
         free &= ~(1 << v)
         packed |= v << (4 * i)
     return packed

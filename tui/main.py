@@ -5,20 +5,17 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from solver.cli import EXIT_BAD_INPUT, CommandError, parse_args, run
+from solver.cli import main as cli_main
+
+
+def play(args) -> int:
+    from .launch import launch  # Textual is imported only when the game runs
+
+    return launch(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        args = parse_args(argv)
-    except CommandError as error:
-        print(f"koma: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if args.command in (None, "play"):
-        from .launch import launch
-
-        return launch(args)
-    return run(args)
+    return cli_main(argv, play)
 
 
 if __name__ == "__main__":

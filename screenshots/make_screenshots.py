@@ -131,6 +131,19 @@ def algorithm_lab(tab: str):
     return run
 
 
+async def leaderboard(pilot) -> None:
+    """Today's 8-puzzle leaderboard (a fixed day) with a few players' results."""
+    os.environ["KOMA_DAY"] = "2025-01-31"
+    path = pilot.app.store.path
+    for name, moves, optimal, seconds, hints in (("hana", 22, 22, 41.0, 0), ("kenji", 22, 22, 73.5, 1),
+                                                 ("alice", 24, 22, 38.2, 0), ("bob", 30, 22, 95.0, 2),
+                                                 ("yuki", 26, None, 120.0, 0)):
+        Store(path, player=f"user:{name}", name=name).record_daily("2025-01-31", "8", moves, optimal, seconds, hints)
+    await pilot.press("d")
+    await until(pilot, lambda: hasattr(pilot.app.screen, "day"))
+    await pilot.pause(0.3)
+
+
 # name -> (puzzle, board, size, ascii, what to do before the shot)
 SHOTS = {
     "home": (None, None, None, False, nothing),
@@ -155,6 +168,7 @@ SHOTS = {
     "loop-demo": (None, None, None, False, loop_demo),
     "algorithm-lab-8": (None, None, None, False, algorithm_lab("a-8")),
     "algorithm-lab-goat": (None, None, None, False, algorithm_lab("a-goat")),
+    "leaderboard": (None, None, None, False, leaderboard),
     "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
 }
 
@@ -164,7 +178,8 @@ async def shoot(name: str, size: tuple[int, int], out: Path) -> Path:
     puzzle = get_puzzle(puzzle_name, board_size) if puzzle_name else None
     start = puzzle.parse(board) if board else None
     with tempfile.TemporaryDirectory() as data:
-        app = KomaApp(puzzle=puzzle, start=start, ascii_only=ascii_only, store=Store(Path(data) / "koma.db"),
+        store = Store(Path(data) / "koma.db", player="user:you", name="you")
+        app = KomaApp(puzzle=puzzle, start=start, ascii_only=ascii_only, store=store,
                       clock=lambda: 0.0, animate_spinner=False, keymap={})
         async with app.run_test(size=size) as pilot:
             await before(pilot)

@@ -310,28 +310,20 @@ def progress_bar(label: str):
     return report
 
 
-def cmd_serve(args) -> int:
-    """``koma serve``: the SSH server lives in ``tui.serve`` (no Textual there) and needs asyncssh."""
+COMMANDS = {"doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
+
+
+def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
+    """Run a parsed non-interactive command; bad input becomes one line on stderr and exit 2.
+
+    ``commands`` adds handlers that live outside the solver (``serve``, from :mod:`tui.main`).
+    """
+    handlers = {**COMMANDS, **(commands or {})}
     try:
-        import asyncssh  # noqa: F401
-    except ImportError:
-        raise KomaError("asyncssh is missing: pip install -e '.[ssh]'") from None
-    for name, low in (("port", 0), ("max_sessions", 1), ("idle_timeout", 0), ("cpu_limit", 0), ("memory_limit", 0),
-                      ("rate_limit", 0)):
-        if getattr(args, name) < low or (name == "port" and args.port > 65535):
-            raise KomaError(f"--{name.replace('_', '-')} {getattr(args, name)} is out of range")
-    from tui.serve import run as serve
-
-    return serve(args)
-
-
-COMMANDS = {"serve": cmd_serve, "doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
-
-
-def run(args) -> int:
-    """Run a parsed non-interactive command; bad input becomes one line on stderr and exit 2."""
-    try:
-        return COMMANDS[args.command](args)
+        handler = handlers.get(args.command)
+        if handler is None:
+            raise KomaError(f"'koma {args.command}' is part of the game; run it with the koma command")
+        return handler(args)
     except KomaError as error:
         clear_progress()
         if getattr(args, "json", False):
@@ -354,11 +346,12 @@ def parse_args(argv: Sequence[str] | None):
     return build_parser().parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None,
+         commands: dict[str, Callable[[Any], int]] | None = None) -> int:
     """Parse and run a command; ``play(args)`` runs the game for no command or ``play``.
 
-    The ``koma`` console script (:mod:`tui.main`) passes ``play``; without it, as in
-    ``python -m solver.cli``, only the non-interactive commands are available.
+    The ``koma`` console script (:mod:`tui.main`) passes ``play`` and the ``serve`` handler;
+    without them, as in ``python -m solver.cli``, only the solver's commands are available.
     """
     try:
         args = parse_args(argv)
@@ -370,7 +363,7 @@ def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = 
             print("koma: error: the game needs the tui package; run 'koma' instead", file=sys.stderr)
             return EXIT_BAD_INPUT
         return play(args)
-    return run(args)
+    return run(args, commands)
 
 
 if __name__ == "__main__":

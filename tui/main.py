@@ -6,6 +6,7 @@ import sys
 from typing import Sequence
 
 from solver.cli import main as cli_main
+from solver.errors import KomaError
 
 
 def play(args) -> int:
@@ -14,8 +15,18 @@ def play(args) -> int:
     return launch(args)
 
 
+def serve(args) -> int:
+    try:
+        from .serve import serve_command  # asyncssh is imported only when serving
+    except ModuleNotFoundError as missing:
+        if missing.name != "asyncssh":
+            raise
+        raise KomaError("asyncssh is missing: pip install -e '.[ssh]'") from None
+    return serve_command(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, play)
+    return cli_main(argv, play, {"serve": serve})
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from typing import Any
 import asyncssh
 
 from solver.doctor import HOST_KEY_NAME, data_dir
+from solver.errors import KomaError
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
@@ -517,3 +518,12 @@ def run(args) -> int:
             reason = f"port {options.port} is in use"
         print(f"koma: error: cannot listen on {options.host}:{options.port}: {reason}", file=sys.stderr)
         return 2
+
+
+def serve_command(args) -> int:
+    """``koma serve``: check the options (one-line errors), then run the server."""
+    for name, low in (("port", 0), ("max_sessions", 1), ("idle_timeout", 0), ("cpu_limit", 0), ("memory_limit", 0),
+                      ("rate_limit", 0)):
+        if getattr(args, name) < low or (name == "port" and args.port > 65535):
+            raise KomaError(f"--{name.replace('_', '-')} {getattr(args, name)} is out of range")
+    return run(args)

@@ -295,6 +295,8 @@ class PlayScreen(Screen):
             text = "cannot reach the goal"
         elif not self.warm.is_set():
             text = f"{self.spinner()} warming up…"
+        elif self.job is not None and self.job.state == self.state:
+            text = "distance: the search below will tell"
         else:
             text = f"{self.spinner()} measuring distance…"
         self.query_one("#distance", Static).update(text)
@@ -612,6 +614,8 @@ class PlayScreen(Screen):
             return
         job = Job(kind, self.state)
         self.job = job
+        if self.distance_stop is not None and not self.puzzle.enumerable:
+            self.distance_stop[0] = 1  # the solution answers the distance as well: one search, not two
         self.app.stop_flags[id(job.stop)] = job.stop
         job.worker = self.run_solver(job)
         self.refresh_status()
@@ -808,6 +812,7 @@ class PlayScreen(Screen):
     # --- the rest -------------------------------------------------------------------------------------
     def action_escape(self) -> None:
         if self.cancel_job():
+            self._measure()  # the cancelled job would have answered the distance too
             return
         if self.playback is not None:
             self.stop_playback("Playback stopped.")

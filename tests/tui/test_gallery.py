@@ -152,3 +152,107 @@ async def test_home_lists_the_gallery_and_enter_opens_it(tmp_path):
         await wait_for(pilot, lambda: app.screen.figures is not None, what="the full BFS")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, GalleryScreen), what="home")
+
+
+# --- the 15-puzzle: the 17 positions at 80 moves, verified on request -------------------------------------
+from solver.fifteen import hardest80  # noqa: E402
+from solver.puzzle import Solution  # noqa: E402
+
+
+def quick_80(puzzle, board, *, stop=None, progress=None):
+    """Stands in for the real 80-move search (tens of seconds without the 7-8 tables)."""
+    if progress:
+        progress({"phase": "search", "bound": 80, "nodes": 123_456})
+    return Solution(("L",) * 80, (board, puzzle.goal), True, 123_456_789, 1.25, "ida*:pdb78")
+
+
+async def open_fifteen(pilot) -> GalleryScreen:
+    await pilot.press("g")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, GalleryScreen), what="the gallery")
+    screen = pilot.app.screen
+    while screen.tab != "g-15":
+        await pilot.press("right_square_bracket")
+    await pilot.pause()
+    return screen
+
+
+async def test_fifteen_tab_lists_the_17_positions_and_verifies_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(gallery, "verify_solve", quick_80)
+    monkeypatch.setattr(gallery, "_VERIFIED", {})
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_fifteen(pilot)
+        assert screen.job is None and not gallery_workers(app)  # no BFS for the 15-puzzle
+        grid = screen.query_one(MiniGrid)
+        assert len(grid.items) == 17 and len(hardest80()) == 17
+        assert [board for board, _ in screen.positions()] == [board for _, board, _ in hardest80()]
+        figures = str(screen.query_one("#gallery-figures").render())
+        assert "Brüngger" in figures and "Korf & Schultze (2005)" in figures and "No histogram" in figures
+        assert not screen.query_one(Histogram).display
+        await pilot.press("right", "v")
+        await wait_for(pilot, lambda: screen.job is None and 1 in gallery._VERIFIED, what="the verification")
+        assert list(gallery._VERIFIED) == [1] and grid.items[1][1] == "#2 ✓" and grid.items[0][1] == "#1"
+        status = str(screen.query_one("#gallery-status").render())
+        assert "✓ 80 moves in 1.25 s, 123,456,789 nodes" in status
+        await pilot.press("a")  # all the others
+        await wait_for(pilot, lambda: screen.job is None and len(gallery._VERIFIED) == 17, what="all of them")
+        assert all(caption.endswith("✓") for _, caption in grid.items)
+        assert "Verified 16 of 16" in screen.message and "17 verified here" in str(
+            screen.query_one("#gallery-figures").render())
+        await pilot.press("enter")  # Enter plays the selected position
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
+        assert app.screen.state == hardest80()[1][1] and app.screen.puzzle.key == "15"
+
+
+async def test_fifteen_verification_reports_a_wrong_length(tmp_path, monkeypatch):
+    def short(puzzle, board, *, stop=None, progress=None):
+        return Solution(("L",) * 78, (board, puzzle.goal), True, 10, 0.5, "ida*:pdb663")
+
+    monkeypatch.setattr(gallery, "verify_solve", short)
+    monkeypatch.setattr(gallery, "_VERIFIED", {})
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_fifteen(pilot)
+        await pilot.press("v")
+        await wait_for(pilot, lambda: screen.job is None and 0 in gallery._VERIFIED, what="the verification")
+        assert screen.query_one(MiniGrid).items[0][1] == "#1 ✗78"
+        assert "NOT 80: 78 moves" in str(screen.query_one("#gallery-status").render())
+
+
+async def test_fifteen_verification_uses_the_real_solver_and_escape_cancels(tmp_path, monkeypatch):
+    """The real call, on the first 80-move position: progress by bound, then Escape stops it at once."""
+    monkeypatch.setattr(gallery, "_VERIFIED", {})
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_fifteen(pilot)
+        await pilot.press("v")
+        job = screen.job
+        await wait_for(pilot, lambda: job.nodes > 0, timeout=60, what="progress by bound")
+        status = str(screen.query_one("#gallery-status").render())
+        assert "Verifying #1" in status and "bound" in status and "nodes" in status
+        assert screen.query_one(MiniGrid).items[0][1] == "#1 …"
+        await pilot.press("escape")
+        assert screen.job is None and "cancelled" in screen.message and app.screen is screen
+        await wait_for(pilot, lambda: not gallery_workers(app), timeout=5, what="the worker to stop")
+        assert all(flag[0] for flag in app.stop_flags.values()) and not gallery._VERIFIED
+        await pilot.press("a")  # start again, then leave: leaving cancels too
+        await wait_for(pilot, lambda: gallery_workers(app), what="the worker")
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: not gallery_workers(app), timeout=5, what="the worker to stop")
+        assert not isinstance(app.screen, GalleryScreen)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_fifteen_gallery_snapshot(snap_compare, tmp_path, size, monkeypatch):
+    monkeypatch.setattr(gallery, "verify_solve", quick_80)
+    monkeypatch.setattr(gallery, "_VERIFIED", {})
+    monkeypatch.setattr(gallery, "heuristic_note", lambda: "IDA* with the 6-6-3 pattern databases: without the "
+                        "7-8 tables each position takes up to a minute or two.")
+
+    async def run_before(pilot):
+        screen = await open_fifteen(pilot)
+        await pilot.press("right", "v")
+        await wait_for(pilot, lambda: screen.job is None and 1 in gallery._VERIFIED, what="the verification")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)

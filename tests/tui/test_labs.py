@@ -151,8 +151,25 @@ async def test_loop_demo_statistics_over_random_boards(tmp_path):
         assert screen.stats["loop"] == expected
         text = str(screen.query_one("#loop-stats").render())
         assert f"min {min(expected)}" in text and f"max {max(expected)}" in text
-        if loop_demo.optimal_method(screen.puzzle) is None:
-            assert "needs the 15-puzzle's optimal solver" in text
+        assert "o: compare with optimal solutions of 10 of these boards" in text
+
+
+async def test_loop_demo_compares_with_the_real_optimal_solver(tmp_path, monkeypatch):
+    monkeypatch.setattr(loop_demo, "OPTIMAL_BOARDS", 2)  # seeds 0 and 1: 60 and 49 moves, seconds at most
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_loop_demo(pilot)
+        assert loop_demo.optimal_method(screen.puzzle) == "ida"
+        await wait_for(pilot, lambda: "loop" in screen.stats, what="the loop statistics")
+        await pilot.press("o")
+        await wait_for(pilot, lambda: "optimal" in screen.stats, timeout=120, what="the optimal solves")
+        optimal, loop = screen.stats["optimal"], screen.stats["optimal_loop"]
+        assert loop == screen.stats["loop"][:2] and len(optimal) == 2
+        for best, looped in zip(optimal, loop):
+            assert 0 < best < looped and (looped - best) % 2 == 0  # same board, same goal: same parity
+        text = str(screen.query_one("#loop-stats").render())
+        assert "Optimal (IDA*) on the first 2" in text and "x as many" in text
+        assert "not" not in text.lower() and not stats_workers(app)
 
 
 async def test_loop_demo_escape_cancels_the_statistics(tmp_path, monkeypatch):
@@ -171,9 +188,7 @@ async def test_loop_demo_escape_cancels_the_statistics(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
-def test_loop_demo_snapshot(snap_compare, tmp_path, size, monkeypatch):
-    monkeypatch.setattr(loop_demo, "optimal_method", lambda puzzle: None)  # stable whatever the solver offers
-
+def test_loop_demo_snapshot(snap_compare, tmp_path, size):
     async def run_before(pilot):
         screen = await open_loop_demo(pilot)
         await pilot.press("x")
@@ -279,3 +294,27 @@ def test_algorithm_lab_snapshot(snap_compare, tmp_path, size, monkeypatch):
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+async def test_algorithm_lab_15_puzzle_with_the_real_solver(tmp_path):
+    """Korf's instance 16 (42 moves): every heuristic answers within seconds; stronger ones need fewer nodes."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_algorithm_lab(pilot, "a-15")
+        puzzle = screen.puzzle
+        assert screen.state == puzzle.parse(algorithm_lab.DEFAULT_BOARDS["a-15"])
+        methods = [m for m, _ in screen.methods]
+        assert methods[:3] == ["ida:md+lc", "ida:wd", "ida:pdb663"] and set(methods) <= {*methods[:3], "ida:pdb78"}
+        await pilot.press("r")
+        await wait_for(pilot, lambda: len(screen.results) == len(methods) and not screen.jobs, timeout=120,
+                       what="the methods")
+        results = [screen.results[m] for m in methods]
+        assert all(isinstance(r, LabResult) and r.length == 42 and r.optimal for r in results), results
+        assert results[0].nodes > results[2].nodes and results[1].nodes > results[2].nodes
+        note = str(screen.query_one("#algo-note").render())
+        assert "All optimal, the same length" in note and "Korf's instance 16" in note
+        assert "joins once" not in note and not algo_workers(app)
+        await pilot.press("a")
+        assert screen.state == puzzle.parse(ARTICLE_15) and not screen.results
+        await pilot.press("h")
+        assert screen.state == puzzle.parse(algorithm_lab.TABS["a-15"][3])

@@ -6,6 +6,10 @@ depth level.  The depth tables it reads are cached on disk by the solver, and th
 memoised here, so a second visit is instant.  The screen shows the figures, the per-depth
 histogram and a paged grid of the positions at maximum depth (Ura-omote: optionally one per
 symmetry class).  Enter plays the selected position; ``s`` plays it and starts the auto-solve.
+
+The 15-puzzle has no such table (10^13 states): its tab shows the 17 positions at 80 moves from the
+literature instead, and ``v`` (``a`` for all) verifies them with Koma's IDA* solver in the same kind
+of cancellable worker, marking each one with its length, time and nodes.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,7 +28,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, Tab, Tabs
 
 from solver.errors import Cancelled, KomaError
-from solver.puzzle import LongestResult, Puzzle, new_stop_flag
+from solver.fifteen import LABELS, hardest80, tables_present
+from solver.puzzle import LongestResult, Puzzle, Solution, new_stop_flag
 from solver.registry import get_puzzle
 
 from ..widgets.histogram import Histogram
@@ -33,12 +39,18 @@ from ..widgets.mini_grid import MiniGrid
 # tab id -> (registry name, size, label)
 TABS: dict[str, tuple[str, str | None, str]] = {
     "g-8": ("8", None, "8-puzzle"),
+    "g-15": ("15", None, "15-puzzle"),
     "g-goat": ("goat", None, "Goat"),
     **{f"g-ura-{n}": ("ura", f"{n}x{n}", f"Ura {n}x{n}") for n in (2, 3, 4, 5, 6)},
 }
 CHOOSE = Binding.Group("choose", compact=True)
 PAGE = Binding.Group("page", compact=True)
 TAB = Binding.Group("puzzle", compact=True)
+FIFTEEN_TAB = "g-15"  # no BFS: the 17 positions at 80 moves from the literature, verified on request
+HARDEST_SOURCE = ("Brüngger, Marzetta, Fukuda & Nievergelt (1999) proved that no position needs more than "
+                  "80 moves; Korf & Schultze (2005) searched all 10,461,394,944,000 states and found exactly "
+                  "17 at 80.")
+NO_HISTOGRAM = "No histogram by depth: no table of Koma's covers 10^13 states."
 
 
 @dataclass
@@ -59,6 +71,59 @@ class GalleryJob:
     stop: Any = field(default_factory=new_stop_flag)
     depth: int = 0
     states: int = 0
+
+
+@dataclass
+class Verdict:
+    """One 80-move position checked by Koma's solver."""
+
+    length: int
+    seconds: float
+    nodes: int
+    method: str
+
+    @property
+    def ok(self) -> bool:
+        return self.length == 80
+
+
+_VERIFIED: dict[int, Verdict] = {}  # index in the file -> verdict: kept across visits
+
+
+@dataclass
+class VerifyJob:
+    indices: list[int]
+    puzzle: Puzzle
+    stop: Any = field(default_factory=new_stop_flag)
+    current: int = 0
+    bound: int = 0
+    nodes: int = 0
+    done: int = 0
+    began: float = field(default_factory=time.monotonic)
+
+
+class VerifyProgress(Message):
+    def __init__(self, job: VerifyJob, index: int, bound: int, nodes: int):
+        super().__init__()
+        self.job, self.index, self.bound, self.nodes = job, index, bound, nodes
+
+
+class VerifyResult(Message):
+    def __init__(self, job: VerifyJob, index: int, verdict: Verdict | None, error: str = ""):
+        super().__init__()
+        self.job, self.index, self.verdict, self.error = job, index, verdict, error
+
+
+def verify_solve(puzzle: Puzzle, board: tuple, *, stop, progress) -> Solution:
+    """Koma's optimal solver with its default (strongest present) heuristic; tests replace this."""
+    return puzzle.solve(board, "ida", stop=stop, progress=progress)
+
+
+def heuristic_note() -> str:
+    if tables_present("pdb78"):
+        return f"IDA* with the {LABELS['pdb78']} pattern databases: a second or two per position."
+    return (f"IDA* with the {LABELS['pdb663']} pattern databases: without the 7-8 tables each position takes up "
+            f"to a minute or two (build them once with `koma tables build 15 --pdb 7-8`: about 1-2 s each).")
 
 
 class GalleryProgress(Message):
@@ -104,6 +169,10 @@ class GalleryScreen(Screen):
         Binding("enter", "play", "play", id="gallery.play", tooltip="Play the selected position"),
         Binding("s", "play_and_solve", "solve", id="gallery.solve",
                 tooltip="Play the selected position and start the optimal auto-solve at once"),
+        Binding("v", "verify(0)", "verify", id="gallery.verify",
+                tooltip="15-puzzle: verify the selected 80-move position with Koma's solver"),
+        Binding("a", "verify(1)", "Verify all", id="gallery.verify_all", show=False,
+                tooltip="15-puzzle: verify every 80-move position not verified yet, one after another"),
         Binding("r", "rerun", "Run again", id="gallery.rerun", show=False, tooltip="Run the full BFS again"),
         Binding("escape", "escape", "back", id="gallery.escape", tooltip="Back: cancel the BFS, else return home"),
     ]
@@ -113,7 +182,7 @@ class GalleryScreen(Screen):
         self.ascii_only = ascii_only
         self.tab = tab
         self.puzzle = puzzle_for(tab)
-        self.job: GalleryJob | None = None
+        self.job: GalleryJob | VerifyJob | None = None
         self.figures: Figures | None = None
         self.show_classes = False
         self.message = ""
@@ -160,10 +229,15 @@ class GalleryScreen(Screen):
         self.figures = _RESULTS.get(tab)
         self.show_classes = False
         self.message = ""
-        if self.figures is None:
+        self.query_one(Histogram).display = not self.fifteen
+        if self.figures is None and not self.fifteen:
             self.start_job()
         self.refresh_view()
         self.refresh_bindings()
+
+    @property
+    def fifteen(self) -> bool:
+        return self.tab == FIFTEEN_TAB
 
     # --- the BFS -------------------------------------------------------------------------------
     def start_job(self) -> None:
@@ -217,6 +291,82 @@ class GalleryScreen(Screen):
         self.refresh_view()
         self.refresh_bindings()
 
+    # --- the 15-puzzle's verification ------------------------------------------------------------
+    def action_verify(self, every: int) -> None:
+        if not self.fifteen or self.job is not None:
+            self.app.bell()
+            return
+        rows = hardest80()
+        if every:
+            indices = [k for k in range(len(rows)) if k not in _VERIFIED] or list(range(len(rows)))
+        else:
+            indices = [min(self.query_one(MiniGrid).selected, len(rows) - 1)]
+        job = VerifyJob(indices, self.puzzle)
+        self.job = job
+        self.message = ""
+        self.app.stop_flags[id(job.stop)] = job.stop
+        self.run_verify(job)
+        self.refresh_view()
+        self.refresh_bindings()
+
+    @work(thread=True, exclusive=True, group="gallery", name="gallery-verify")
+    def run_verify(self, job: VerifyJob) -> None:
+        """Solve each chosen 80-move position optimally, one after another; a verdict per position."""
+        rows = hardest80()
+        try:
+            for index in job.indices:
+                last = [0.0]
+
+                def progress(info: dict, index=index) -> None:
+                    now = time.monotonic()
+                    if info.get("phase", "search") == "search" and now - last[0] >= 0.1:
+                        last[0] = now
+                        self.post_message(VerifyProgress(job, index, int(info.get("bound", 0)),
+                                                         int(info.get("nodes", 0))))
+
+                self.post_message(VerifyProgress(job, index, 0, 0))
+                try:
+                    solution = verify_solve(job.puzzle, rows[index][1], stop=job.stop, progress=progress)
+                except Cancelled:
+                    return
+                except KomaError as error:
+                    self.post_message(VerifyResult(job, index, None, str(error)))
+                    continue
+                if job.stop[0]:
+                    return
+                self.post_message(VerifyResult(job, index, Verdict(solution.length, solution.seconds,
+                                                                   solution.nodes, solution.method)))
+            self.post_message(VerifyResult(job, -1, None))  # the end of the job
+        finally:
+            self.app.stop_flags.pop(id(job.stop), None)
+
+    @on(VerifyProgress)
+    def _verify_progress(self, event: VerifyProgress) -> None:
+        if event.job is self.job:
+            event.job.current, event.job.bound, event.job.nodes = event.index, event.bound, event.nodes
+            self.refresh_status()
+
+    @on(VerifyResult)
+    def _verify_result(self, event: VerifyResult) -> None:
+        job = event.job
+        if job is not self.job:
+            return
+        if event.index < 0:
+            self.job = None
+            verdicts = [_VERIFIED[k] for k in job.indices if k in _VERIFIED]
+            good = sum(v.ok for v in verdicts)
+            self.message = (f"Verified {good} of {len(job.indices)}: "
+                            + ("each needs exactly 80 moves." if good == len(job.indices) else "see the marks."))
+            self.refresh_bindings()
+        else:
+            job.done += 1
+            if event.verdict is not None:
+                _VERIFIED[event.index] = event.verdict
+            else:
+                self.message = f"Position #{event.index + 1} failed: {event.error}"
+        if self.fifteen:
+            self.refresh_view()
+
     def cancel_job(self, quiet: bool = False) -> bool:
         job = self.job
         if job is None:
@@ -224,7 +374,11 @@ class GalleryScreen(Screen):
         job.stop[0] = 1
         self.workers.cancel_group(self, "gallery")
         self.job = None
-        if not quiet:
+        if not quiet and isinstance(job, VerifyJob):
+            self.message = "Verification cancelled. Press v (a: all) to verify again."
+            self.refresh_view()
+            self.refresh_bindings()
+        elif not quiet:
             self.message = "Cancelled. Press r to run the BFS again."
             self.refresh_view()
             self.refresh_bindings()
@@ -233,13 +387,43 @@ class GalleryScreen(Screen):
     # --- drawing -------------------------------------------------------------------------------
     def positions(self) -> list[tuple[tuple, int]]:
         """What the grid shows: (board, class size) pairs; size 1 when classes are off."""
+        if self.fifteen:
+            return [(board, 1) for _, board, _ in hardest80()]
         if self.figures is None:
             return []
         if self.show_classes and self.figures.classes is not None:
             return list(self.figures.classes)
         return [(p, 1) for p in self.figures.result.positions]
 
+    def mark(self, index: int) -> str:
+        """The caption's mark: ✓ (80 moves), ✗ and the length found, … while it runs, else nothing."""
+        verdict = _VERIFIED.get(index)
+        job = self.job
+        if isinstance(job, VerifyJob) and job.current == index and index in job.indices[job.done:]:
+            return " ..." if self.ascii_only else " …"
+        if verdict is None:
+            return ""
+        if verdict.ok:
+            return " ok" if self.ascii_only else " ✓"
+        return f" x{verdict.length}" if self.ascii_only else f" ✗{verdict.length}"
+
+    def refresh_fifteen(self) -> None:
+        rows = hardest80()
+        good = sum(1 for k in range(len(rows)) if k in _VERIFIED and _VERIFIED[k].ok)
+        title = f"[b]{self.puzzle.title} {self.puzzle.size_label}[/b]"
+        self.query_one("#gallery-figures", Static).update(
+            f"{title}  longest [b]80[/b] moves · [b]{len(rows)}[/b] positions at 80 · "
+            f"[b]{good}[/b] verified here\n{HARDEST_SOURCE}\n[dim]{NO_HISTOGRAM}\n"
+            f"v verifies the selected position, a all of them: {escape(heuristic_note())}[/dim]")
+        self.query_one(MiniGrid).set_items(
+            [(self.look.mini(board), f"#{index}{self.mark(k)}") for k, (index, board, _) in enumerate(rows)],
+            selected=self.query_one(MiniGrid).selected)
+        self.refresh_status()
+
     def refresh_view(self) -> None:
+        if self.fifteen:
+            self.refresh_fifteen()
+            return
         figures = self.figures
         title = f"[b]{self.puzzle.title} {self.puzzle.size_label}[/b]"
         histogram = self.query_one(Histogram)
@@ -275,9 +459,28 @@ class GalleryScreen(Screen):
     def refresh_status(self) -> None:
         status = self.query_one("#gallery-status", Static)
         job = self.job
+        if isinstance(job, VerifyJob):
+            where = f" ({job.done + 1} of {len(job.indices)})" if len(job.indices) > 1 else ""
+            status.update(f"Verifying #{job.current + 1}{where}… bound [b]{job.bound}[/b] · {job.nodes:,} nodes · "
+                          f"{time.monotonic() - job.began:.0f} s [dim](esc cancels)[/dim]")
+            return
         if job is not None:
             status.update(f"Full BFS from the goal… depth [b]{job.depth}[/b] · {job.states:,} states found "
                           f"[dim](esc cancels)[/dim]")
+            return
+        state = self.selected_state()
+        if self.fifteen and state is not None:
+            selected = self.query_one(MiniGrid).selected
+            verdict = _VERIFIED.get(selected)
+            if verdict is None:
+                told = "v: verify it"
+            else:
+                told = (f"{'✓' if verdict.ok and not self.ascii_only else 'ok' if verdict.ok else 'NOT 80:'} "
+                        f"{verdict.length} moves in {verdict.seconds:.2f} s, {verdict.nodes:,} nodes "
+                        f"({verdict.method})")
+            status.update(f"Position {selected + 1} of {len(self.positions())}: "
+                          f"[b]{escape(self.puzzle.format(state))}[/b]\n{escape(told)}"
+                          + (f"\n{escape(self.message)}" if self.message else ""))
             return
         if self.message:
             status.update(self.message)
@@ -291,8 +494,6 @@ class GalleryScreen(Screen):
         what = "class" if self.show_classes else "position"
         page = f" · page {grid.page + 1}/{grid.pages}" if grid.pages > 1 else ""
         hint = " · c: classes" if self.figures and self.figures.classes is not None and not self.show_classes else ""
-        from rich.markup import escape
-
         status.update(f"{what.capitalize()} {grid.selected + 1:,} of {count:,}{page}: "
                       f"[b]{escape(self.puzzle.format(state))}[/b]{hint}")
 
@@ -340,7 +541,7 @@ class GalleryScreen(Screen):
         self.action_play(solve=True)
 
     def action_rerun(self) -> None:
-        if self.job is None:
+        if self.job is None and not self.fifteen:
             _RESULTS.pop(self.tab, None)
             self.figures = None
             self.message = ""
@@ -355,8 +556,10 @@ class GalleryScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "classes" and (self.figures is None or self.figures.classes is None):
             return False if self.puzzle.key != "ura" else None
-        if action in ("play", "play_and_solve", "grid", "page", "ends") and self.figures is None:
+        if action == "verify":
+            return (None if self.job is not None else True) if self.fifteen else False
+        if action in ("play", "play_and_solve", "grid", "page", "ends") and self.figures is None and not self.fifteen:
             return None
-        if action == "rerun" and self.job is not None:
-            return None
+        if action == "rerun" and (self.job is not None or self.fifteen):
+            return None if not self.fifteen else False
         return True

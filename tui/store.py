@@ -215,6 +215,10 @@ class Store:
     def _open(self) -> sqlite3.Connection:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.is_file() and self.path.stat().st_size == 0 and not _has_data(str(self.path) + "-wal"):
+                # Koma writes its tables on creation, so an empty file is a database that was lost
+                self.notices.append(f"The saved games database {self.path.name} was empty (truncated?); "
+                                    "started afresh.")
             return self._connect(str(self.path))
         except sqlite3.DatabaseError as problem:
             moved = self._move_aside()
@@ -395,6 +399,13 @@ class Store:
                         self.notices.append(message)
 
         return transaction()
+
+
+def _has_data(path: str) -> bool:
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
 
 
 def _rank_key(moves: int, optimal: int | None, seconds: float) -> tuple:

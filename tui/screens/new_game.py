@@ -18,6 +18,12 @@ from solver.errors import KomaError
 from solver.puzzle import Puzzle
 
 
+def one_line(text: str, limit: int = 160) -> str:
+    """A message squeezed onto one line of at most ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 class NewGameScreen(ModalScreen):
     """Choose the next game."""
 
@@ -113,7 +119,11 @@ class NewGameScreen(ModalScreen):
             state = self.puzzle.parse(text)
             proof = self.puzzle.proof(state)
         except KomaError as error:
-            verdict.update(escape(str(error)))
+            verdict.update(escape(one_line(str(error))))
+            verdict.add_class("-bad")
+            return None
+        except Exception as error:  # the parser tripped on something odd (a 5000-digit tile): still a verdict
+            verdict.update(escape(one_line(f"Not a {self.puzzle.title} board ({error})")))
             verdict.add_class("-bad")
             return None
         if proof.solvable:

@@ -120,6 +120,9 @@ class SlidingPuzzle(Puzzle):
             if token in BLANK_TOKENS:
                 tiles.append(0)
             elif token.isascii() and token.isdigit():
+                if len(token.lstrip("0")) > 2:  # no board has a tile past 24; never convert a huge number
+                    raise BoardError(f"tile {shown(token)} is out of range for a {self.size_label} board "
+                                     f"(tiles are 1..{self.cells - 1})")
                 tiles.append(int(token))
             else:
                 raise BoardError(f"{shown(token)} is not a tile number or a blank (0, _ or *)")

@@ -76,6 +76,7 @@ def test_generate_is_reproducible_and_exact(capsys):
     (["solve", "8", "1 2 3"], "expected 9 cells"),
     (["solve", "8", "1 2 3 4 5 6 7 7 _"], "appears more than once"),
     (["solve", "8", "1 2 3 4 5 6 7 9 _"], "out of range"),
+    (["solve", "8", "9" * 5000 + " 1 2 3 4 5 6 7 _"], "out of range"),  # beyond int()'s digit limit
     (["solve", "8", "1 2 3 4 5 6 7 8 1"], "no blank"),
     (["solve", "8", "1 2 3/4 5 6/8 7 _"], "cannot be solved"),
     (["solve", "nine", "1"], "unknown puzzle"),

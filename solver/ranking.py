@@ -19,16 +19,14 @@ FACTORIALS = np.array([factorial(i) for i in range(21)], dtype=np.int64)
 def popcount(x):
     """Number of set bits of a non-negative int64.
 
-    The byte sums are folded with shifts, not the usual multiply by 0x0101...: that multiply
-    overflows a signed int64, which LLVM may treat as undefined once this is inlined.
+    Computed in unsigned arithmetic: the final multiply by 0x0101... overflows, which is defined
+    (wrapping) for uint64 but undefined for int64, and LLVM miscompiled the signed version inline.
     """
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
+    u = np.uint64(x)
+    u = u - ((u >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    u = (u & np.uint64(0x3333333333333333)) + ((u >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    u = (u + (u >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((u * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from typing import Any, Callable, Sequence
 
 from .errors import KomaError, UnsolvableError
+from .progress import throttled
 
 EXIT_BAD_INPUT = 2
 
@@ -107,18 +107,12 @@ def stderr_progress(label: str):
     """A progress callback that rewrites one stderr line, only when stderr is a terminal."""
     if not sys.stderr.isatty():
         return None
-    last = [0.0]
-
     def report(figures: dict[str, Any]) -> None:
-        now = time.monotonic()
-        if now - last[0] < 0.1:
-            return
-        last[0] = now
         shown = ", ".join(f"{k} {v:,.0f}" if isinstance(v, (int, float)) else f"{k} {v}" for k, v in figures.items())
         sys.stderr.write(f"\r\x1b[K{label}: {shown}")
         sys.stderr.flush()
 
-    return report
+    return throttled(report)
 
 
 def clear_progress() -> None:
@@ -294,20 +288,15 @@ def cmd_tables(args) -> int:
 def progress_bar(label: str):
     """A progress callback drawing a bar on stderr (a line every few seconds when not a terminal)."""
     live = sys.stderr.isatty()
-    last = [0.0]
 
     def report(info: dict[str, Any]) -> None:
-        now = time.monotonic()
-        if now - last[0] < (0.1 if live else 5.0):
-            return
-        last[0] = now
         fraction = float(info.get("fraction", 0.0))
         filled = int(fraction * 30)
         line = f"{label}: [{'#' * filled}{'.' * (30 - filled)}] {fraction:5.1%}  {info.get('seconds', 0):.0f} s"
         sys.stderr.write(f"\r\x1b[K{line}" if live else line + "\n")
         sys.stderr.flush()
 
-    return report
+    return throttled(report, 0.1 if live else 5.0)
 
 
 COMMANDS = {"doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}

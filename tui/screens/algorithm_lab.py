@@ -27,6 +27,7 @@ from solver.errors import Cancelled, KomaError
 from solver.lab import LabResult, lab_methods, run_method
 from solver.puzzle import new_stop_flag
 from solver.registry import get_puzzle
+from solver.progress import throttled
 
 from ..widgets.looks import look_for
 from .play import figures_text
@@ -197,13 +198,7 @@ class AlgorithmLabScreen(Screen):
 
     def _solve(self, job: LabJob) -> None:
         """In a thread: one method on one board; progress and the answer come back as messages."""
-        last = [0.0]
-
-        def progress(info: dict) -> None:
-            now = time.monotonic()
-            if now - last[0] >= 0.1:
-                last[0] = now
-                self.post_message(LabProgress(job, dict(info)))
+        progress = throttled(lambda info: self.post_message(LabProgress(job, dict(info))))
 
         try:
             result = run_method(self.puzzle, job.state, job.method, stop=job.stop, progress=progress)

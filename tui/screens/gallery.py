@@ -31,6 +31,7 @@ from solver.errors import Cancelled, KomaError
 from solver.fifteen import LABELS, hardest80, tables_present
 from solver.puzzle import LongestResult, Puzzle, Solution, new_stop_flag
 from solver.registry import get_puzzle
+from solver.progress import throttled
 
 from ..widgets.histogram import Histogram
 from ..widgets.looks import look_for
@@ -249,13 +250,8 @@ class GalleryScreen(Screen):
     @work(thread=True, exclusive=True, group="gallery", name="gallery-bfs")
     def run_bfs(self, job: GalleryJob) -> None:
         """The full BFS (``Puzzle.longest``), then the symmetry classes where the puzzle has them."""
-        last = [0.0]
-
-        def progress(info: dict) -> None:
-            now = time.monotonic()
-            if now - last[0] >= 0.05:
-                last[0] = now
-                self.post_message(GalleryProgress(job, int(info.get("depth", 0)), int(info.get("states", 0))))
+        progress = throttled(lambda info: self.post_message(
+            GalleryProgress(job, int(info.get("depth", 0)), int(info.get("states", 0)))), 0.05)
 
         try:
             result = job.puzzle.longest(stop=job.stop, progress=progress)
@@ -315,14 +311,12 @@ class GalleryScreen(Screen):
         rows = hardest80()
         try:
             for index in job.indices:
-                last = [0.0]
+                report = throttled(lambda info, index=index: self.post_message(
+                    VerifyProgress(job, index, int(info.get("bound", 0)), int(info.get("nodes", 0)))))
 
-                def progress(info: dict, index=index) -> None:
-                    now = time.monotonic()
-                    if info.get("phase", "search") == "search" and now - last[0] >= 0.1:
-                        last[0] = now
-                        self.post_message(VerifyProgress(job, index, int(info.get("bound", 0)),
-                                                         int(info.get("nodes", 0))))
+                def progress(info: dict, report=report) -> None:
+                    if info.get("phase", "search") == "search":  # not the table build's progress
+                        report(info)
 
                 self.post_message(VerifyProgress(job, index, 0, 0))
                 try:

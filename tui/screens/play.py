@@ -25,6 +25,7 @@ from textual.worker import Worker, get_current_worker
 
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzle import Puzzle, Solution, new_stop_flag
+from solver.progress import throttled
 
 from ..store import SavedGame
 from ..widgets.board import Board
@@ -629,13 +630,7 @@ class PlayScreen(Screen):
             while not self.warm.wait(0.02):
                 if job.stop[0] or worker.is_cancelled:
                     return
-            last = [0.0]
-
-            def progress(info: dict) -> None:
-                now = time.monotonic()
-                if now - last[0] >= 0.1:
-                    last[0] = now
-                    self.post_message(SolveProgress(job, dict(info)))
+            progress = throttled(lambda info: self.post_message(SolveProgress(job, dict(info))))
 
             solution = self.puzzle.solve(job.state, stop=job.stop, progress=progress)
         except Cancelled:

@@ -111,7 +111,9 @@ def test_port_forwarding_is_refused(server, tmp_path):
                 time.sleep(0.1)  # ssh is not listening yet
         assert received == b""
     finally:
-        forward.terminate()
+        # SIGKILL, not SIGTERM: OpenSSH 9.2's client loop can miss a SIGTERM that lands just before its poll()
+        # and then waits forever (seen twice in 25 runs on a loaded machine); the client's exit is not under test
+        forward.kill()
         forward.communicate(timeout=10)
     assert "refused a port forward" in server.text()
 

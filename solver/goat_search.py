@@ -77,7 +77,7 @@ def _article_h(state, tables):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _article_try(state, m, h, tables):
+def _article_try(state, m, h, budget, tables):
     d = ARTICLE_DISTANCES
     b = state[CELLS]
     if m == 0:  # U: the piece below moves up
@@ -339,7 +339,7 @@ def _pdb_h(state, tables):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pdb_try(state, m, h, tables):
+def _pdb_try(state, m, h, budget, tables):
     pdb, specs, code_group = tables[0], SPECS, CODE_GROUP
     b = state[POS + BLANK]
     if m == 0:

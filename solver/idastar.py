@@ -4,9 +4,11 @@ A puzzle plugs in numba kernels that work on its own mutable ``state`` array and
 value of its choosing (a tuple of arrays, typically):
 
 * ``heuristic(state, tables) -> int``: an admissible estimate for the whole state;
-* ``try_move(state, m, h, tables) -> int``: apply move ``m`` in place and return the new
+* ``try_move(state, m, h, budget, tables) -> int``: apply move ``m`` in place and return the new
   estimate, computed incrementally from ``h``; return -1 (leaving ``state`` unchanged) when ``m``
-  is not legal here;
+  is not legal here.  ``budget`` is the largest estimate that keeps the child inside the current
+  bound: once a cheap part of the estimate exceeds it, the kernel may return that part (still a
+  lower bound) and skip the rest, because the engine then undoes the move at once;
 * ``undo_move(state, m, tables)``: revert a move made by ``try_move``;
 * ``is_goal(state, tables) -> bool``.
 
@@ -91,7 +93,7 @@ def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, t
             descended = False
             while m < n_moves:
                 if m != banned:
-                    nh = try_move(state, m, h_at[depth], tables)
+                    nh = try_move(state, m, h_at[depth], bound - depth - 1, tables)
                     if nh >= 0:
                         nodes += 1
                         if (nodes & STOP_POLL_MASK) == 0:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .idastar import MAX_PATH, ida_star, run_ida
+from .idastar import MAX_PATH, ida_star, run_ida, unowned
 from .ranking import popcount
 
 MAX_CELLS = 25
@@ -219,7 +219,7 @@ def mdlc_heuristic(state, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def mdlc_try(state, m, h, T):
+def mdlc_try(state, m, h, budget, T):
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
@@ -235,7 +235,7 @@ def mdlc_undo(state, m, T):
 
 @njit(cache=True, nogil=True)
 def ida_mdlc(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(mdlc_heuristic, mdlc_try, mdlc_undo, is_goal, INVERSE, 4, state, tables, max_bound,
+    return ida_star(mdlc_heuristic, mdlc_try, mdlc_undo, is_goal, INVERSE, 4, state, unowned(tables), max_bound,
                     stop, progress, path_out)
 
 
@@ -309,7 +309,7 @@ def wd_heuristic(state, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def wd_try(state, m, h, T):
+def wd_try(state, m, h, budget, T):
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
@@ -331,7 +331,7 @@ def wd_undo(state, m, T):
 
 @njit(cache=True, nogil=True)
 def ida_wd(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(wd_heuristic, wd_try, wd_undo, is_goal, INVERSE, 4, state, tables, max_bound,
+    return ida_star(wd_heuristic, wd_try, wd_undo, is_goal, INVERSE, 4, state, unowned(tables), max_bound,
                     stop, progress, path_out)
 
 
@@ -454,7 +454,7 @@ def pdb_heuristic(state, tables):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pdb_try(state, m, T, D):
+def _pdb_try(state, m, budget, T, D):
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
@@ -462,37 +462,40 @@ def _pdb_try(state, m, T, D):
     tile = _slide(state, source, blank)
     g = T[T_GROUP_OF + tile]
     r = state[RANKS + g] + _rank_change(state, 0, tile, g, source, blank, T)
-    # the same move on the reflected board
-    mirror_tile = T[T_REFLECT_TILE + tile]
+    mirror_tile = T[T_REFLECT_TILE + tile]  # the same move on the reflected board
     mirror_source = T[T_REFLECT_CELL + source]
     mirror_target = T[T_REFLECT_CELL + blank]
     state[MIRROR_BOARD + mirror_target] = mirror_tile
     state[MIRROR_BOARD + mirror_source] = 0
     g2 = T[T_GROUP_OF + mirror_tile]
-    q = state[MIRROR_RANKS + g2] + _rank_change(state, MIRROR_BOARD, mirror_tile, g2, mirror_source,
-                                                mirror_target, T)
-    v = np.int64(D[T[T_GROUP_BASE + g] + r])
-    w = np.int64(D[T[T_GROUP_BASE + g2] + q])
     sp = STACK + 4 * state[SP]
     state[sp] = state[VALUES + g]
     state[sp + 1] = state[MIRROR_VALUES + g2]
     state[sp + 2] = state[RANKS + g]
     state[sp + 3] = state[MIRROR_RANKS + g2]
     state[SP] += 1
+    v = np.int64(D[T[T_GROUP_BASE + g] + r])
     total = state[SUM] + v - state[VALUES + g]
-    mirror_total = state[MIRROR_SUM] + w - state[MIRROR_VALUES + g2]
     state[VALUES + g] = v
-    state[MIRROR_VALUES + g2] = w
     state[RANKS + g] = r
-    state[MIRROR_RANKS + g2] = q
     state[SUM] = total
+    if total > budget:
+        # pruned on this side alone: the engine undoes the move at once, and the undo restores the
+        # mirror side from the stack, so its rank and its (memory-bound) lookup are skipped
+        return total
+    q = state[MIRROR_RANKS + g2] + _rank_change(state, MIRROR_BOARD, mirror_tile, g2, mirror_source,
+                                                mirror_target, T)
+    w = np.int64(D[T[T_GROUP_BASE + g2] + q])
+    mirror_total = state[MIRROR_SUM] + w - state[MIRROR_VALUES + g2]
+    state[MIRROR_VALUES + g2] = w
+    state[MIRROR_RANKS + g2] = q
     state[MIRROR_SUM] = mirror_total
     return max(total, mirror_total)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pdb_try(state, m, h, tables):
-    return _pdb_try(state, m, tables[0], tables[1])
+def pdb_try(state, m, h, budget, tables):
+    return _pdb_try(state, m, budget, tables[0], tables[1])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -530,7 +533,8 @@ def pdb_is_goal(state, tables):
 
 @njit(cache=True, nogil=True)
 def ida_pdb(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(pdb_heuristic, pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, state, tables, max_bound,
+    return ida_star(pdb_heuristic, pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, state,
+                    (unowned(tables[0]), unowned(tables[1])), max_bound,
                     stop, progress, path_out)
 
 

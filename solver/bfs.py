@@ -33,7 +33,12 @@ def bfs_fill(successors, rank, params, start, depth, queue, layer_ends, stop, pr
     Returns ``(count, max_depth)``, or ``(-1, -1)`` if ``stop[0]`` was set.
     """
     out = np.empty(MAX_SUCCESSORS, np.int64)
-    depth[rank(start, params)] = 0
+    # A bit per rank answers "seen?" from a table 8x smaller than ``depth`` (1.3 MB for 10 M states,
+    # cache-resident), so ``depth`` is only touched once per state (Ura-omote 6x6: twice as fast).
+    seen = np.zeros((depth.shape[0] + 63) >> 6, np.uint64)
+    r = rank(start, params)
+    depth[r] = 0
+    seen[r >> 6] = np.uint64(1) << np.uint64(r & 63)
     queue[0] = start
     head = 0
     tail = 1
@@ -57,7 +62,10 @@ def bfs_fill(successors, rank, params, start, depth, queue, layer_ends, stop, pr
         for i in range(k):
             child = out[i]
             r = rank(child, params)
-            if depth[r] == UNSEEN:
+            word = seen[r >> 6]
+            bit = np.uint64(1) << np.uint64(r & 63)
+            if (word & bit) == 0:
+                seen[r >> 6] = word | bit
                 depth[r] = next_depth
                 queue[tail] = child
                 tail += 1

@@ -5,8 +5,7 @@ are told apart by the snake-path parity (8 ends on top, 11 at the bottom) and th
 9 10.  Move ``m`` is ``"UDLR"[m]``, the direction the piece moves, as in :mod:`solver.goat`.
 
 * ``article``: article 001's bound, the sum over pieces of each piece's own move distance to its
-  goal cell (the big piece counted once, by its left cell), with the ─ told apart.  The state is
-  the 12 cells plus the blank's cell.
+  goal cell (the big piece counted once, by its left cell), with the ─ told apart.
 * ``pdb``: additive pattern databases of my own.  The pieces are split into two groups: 羊 ‖ ┘ 狼
   (the pen and its neighbours) and the big piece with ┌ │ └ and the two ─.  For each group a table
   holds, for every placement of the big piece, the blank and that group's pieces (the other pieces
@@ -15,7 +14,9 @@ are told apart by the snake-path parity (8 ends on top, 11 at the bottom) and th
   add up to a lower bound (40 for the article's 52-move board, against 22 for the article's bound).
   The tables (317,520 one-byte entries) are built once by a 0-1 BFS and kept in the disk cache.
   A free move never changes a group's value, so a move only looks up its own group's table.
-  The state is the 12 cells followed by the cell of each labelled code (12 entries, blank first).
+
+Both searches share one state (the 12 cells followed by the cell of each labelled code, blank
+first) and one move kernel.
 
 The kernels run on views without a reference count (:func:`solver.idastar.unowned`): otherwise
 every kernel call inlined into the engine increments and decrements it atomically, which took
@@ -41,6 +42,7 @@ NOTES = {
     "pdb": "IDA* with additive pattern databases (羊 ‖ ┘ 狼 | big piece ┌ │ └ ─ ─), built by 0-1 BFS and cached",
 }
 INVERSE = np.array([1, 0, 3, 2], dtype=np.int64)  # U<->D, L<->R (the big piece included)
+UNDO_SOURCE = np.array([-4, 4, -1, 1], dtype=np.int64)  # after move m, the moved piece's offset from the blank
 N_MOVES = 4
 POS = CELLS  # pdb state: state[POS + code] is the cell of labelled code ``code``
 
@@ -66,6 +68,62 @@ ARTICLE_DISTANCES = _article_distances()
 GOAL_ARRAY = np.array(LABELLED_GOAL, np.int64)
 
 
+# --- moves, shared by both bounds ------------------------------------------------------------------
+# The state is the 12 cells followed by the cell of each labelled code (blank first).
+
+@njit(cache=True, nogil=True, inline="always")
+def _source(state, m):
+    """The cell of the piece that move ``m`` slides into the blank, or -1 when ``m`` is illegal here."""
+    b = state[POS + BLANK]
+    if m == 0:  # U: the piece below moves up
+        return b + 4 if b < 8 else -1
+    if m == 1:  # D: the piece above moves down (never the big piece)
+        if b < 4:
+            return -1
+        if b < 8 and state[b - 4] >= BIG_LEFT and state[b - 4] <= BIG_RIGHT:
+            return -1
+        return b - 4
+    if m == 2:  # L: the piece on the right moves left
+        return b + 1 if (b & 3) != 3 else -1
+    return b - 1 if (b & 3) != 0 else -1  # R: the piece on the left moves right
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slide(state, s, track):
+    """Slide the piece at cell ``s`` into the blank; the big piece moves whole and the blank jumps two cells.
+
+    The blank's cell is always kept; the other pieces' cells only when ``track`` (a constant per
+    search: the article's bound never reads them, and its search is about 10% faster without the stores).
+    """
+    b = state[POS + BLANK]
+    p = state[s]
+    if p == BIG_LEFT:  # the big piece slides left
+        state[b], state[s], state[b + 2] = BIG_LEFT, BIG_RIGHT, BLANK
+        state[POS + BLANK] = b + 2
+        if track:
+            state[POS + BIG_LEFT], state[POS + BIG_RIGHT] = b, s
+    elif p == BIG_RIGHT:  # the big piece slides right
+        state[b], state[s], state[b - 2] = BIG_RIGHT, BIG_LEFT, BLANK
+        state[POS + BLANK] = b - 2
+        if track:
+            state[POS + BIG_RIGHT], state[POS + BIG_LEFT] = b, s
+    else:
+        state[b], state[s] = p, BLANK
+        state[POS + BLANK] = s
+        if track:
+            state[POS + p] = b
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _undo(state, m, tables):
+    _slide(state, state[POS + BLANK] + UNDO_SOURCE[m], True)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _undo_untracked(state, m, tables):
+    _slide(state, state[POS + BLANK] + UNDO_SOURCE[m], False)
+
+
 # --- the article's bound -------------------------------------------------------------------------
 @njit(cache=True, nogil=True, inline="always")
 def _article_h(state, tables):
@@ -78,71 +136,16 @@ def _article_h(state, tables):
 
 @njit(cache=True, nogil=True, inline="always")
 def _article_try(state, m, h, budget, tables):
+    s = _source(state, m)
+    if s < 0:
+        return -1
+    b = state[POS + BLANK]
+    piece = state[s]
     d = ARTICLE_DISTANCES
-    b = state[CELLS]
-    if m == 0:  # U: the piece below moves up
-        if b >= 8:
-            return -1
-        s = b + 4
-    elif m == 1:  # D: the piece above moves down (never the big piece)
-        if b < 4:
-            return -1
-        s = b - 4
-        if b < 8 and state[s] >= BIG_LEFT and state[s] <= BIG_RIGHT:
-            return -1
-    elif m == 2:  # L: the piece on the right moves left
-        if (b & 3) == 3:
-            return -1
-        s = b + 1
-        if state[s] == BIG_LEFT:
-            state[b] = BIG_LEFT
-            state[s] = BIG_RIGHT
-            state[b + 2] = BLANK
-            state[CELLS] = b + 2
-            return h - d[BIG_LEFT, s] + d[BIG_LEFT, b]
-    else:  # R: the piece on the left moves right
-        if (b & 3) == 0:
-            return -1
-        s = b - 1
-        if state[s] == BIG_RIGHT:
-            state[b] = BIG_RIGHT
-            state[s] = BIG_LEFT
-            state[b - 2] = BLANK
-            state[CELLS] = b - 2
-            return h - d[BIG_LEFT, b - 2] + d[BIG_LEFT, s]
-    p = state[s]
-    state[b] = p
-    state[s] = BLANK
-    state[CELLS] = s
-    return h - d[p, s] + d[p, b]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _article_undo(state, m, tables):
-    b = state[CELLS]
-    if m == 0:  # the piece went up from b to b-4: bring it down
-        s = b - 4
-    elif m == 1:
-        s = b + 4
-    elif m == 2:  # it went left: bring it back right
-        s = b - 1
-        if state[s] == BIG_RIGHT:
-            state[b] = BIG_RIGHT
-            state[s] = BIG_LEFT
-            state[b - 2] = BLANK
-            state[CELLS] = b - 2
-            return
-    else:
-        s = b + 1
-        if state[s] == BIG_LEFT:
-            state[b] = BIG_LEFT
-            state[s] = BIG_RIGHT
-            state[b + 2] = BLANK
-            state[CELLS] = b + 2
-            return
-    state[b] = state[s]
-    state[s] = BLANK
-    state[CELLS] = s
+    _slide(state, s, False)
+    if piece == BIG_RIGHT:  # the big piece is counted by its left cell, which moves from s - 1 to s
+        return h - d[BIG_LEFT, s - 1] + d[BIG_LEFT, s]
+    return h - d[piece, s] + d[piece, b]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -155,7 +158,7 @@ def _is_goal(state, tables):
 
 @njit(cache=True, nogil=True)
 def _article_ida(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(_article_h, _article_try, _article_undo, _is_goal, INVERSE, N_MOVES, state, tables,
+    return ida_star(_article_h, _article_try, _undo_untracked, _is_goal, INVERSE, N_MOVES, state, tables,
                     max_bound, stop, progress, path_out)
 
 
@@ -340,98 +343,27 @@ def _pdb_h(state, tables):
 
 @njit(cache=True, nogil=True, inline="always")
 def _pdb_try(state, m, h, budget, tables):
-    pdb, specs, code_group = tables[0], SPECS, CODE_GROUP
-    b = state[POS + BLANK]
-    if m == 0:
-        if b >= 8:
-            return -1
-        s = b + 4
-    elif m == 1:
-        if b < 4:
-            return -1
-        s = b - 4
-        if b < 8 and state[s] >= BIG_LEFT and state[s] <= BIG_RIGHT:
-            return -1
-    elif m == 2:
-        if (b & 3) == 3:
-            return -1
-        s = b + 1
-    else:
-        if (b & 3) == 0:
-            return -1
-        s = b - 1
-    p = state[s]
-    spec = specs[code_group[p]]
+    s = _source(state, m)
+    if s < 0:
+        return -1
+    pdb = tables[0]
+    spec = SPECS[CODE_GROUP[state[s]]]
     pos = state[POS:]
-    old = pdb[_group_index(pos, spec)]
-    if p == BIG_LEFT:  # the big piece slides left; the blank jumps to its old right cell
-        state[b] = BIG_LEFT
-        state[s] = BIG_RIGHT
-        state[b + 2] = BLANK
-        pos[BIG_LEFT] = b
-        pos[BIG_RIGHT] = s
-        pos[BLANK] = b + 2
-    elif p == BIG_RIGHT:
-        state[b] = BIG_RIGHT
-        state[s] = BIG_LEFT
-        state[b - 2] = BLANK
-        pos[BIG_RIGHT] = b
-        pos[BIG_LEFT] = s
-        pos[BLANK] = b - 2
-    else:
-        state[b] = p
-        state[s] = BLANK
-        pos[p] = b
-        pos[BLANK] = s
-    return h - old + pdb[_group_index(pos, spec)]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pdb_undo(state, m, tables):
-    b = state[POS + BLANK]
-    if m == 0:
-        s = b - 4
-    elif m == 1:
-        s = b + 4
-    elif m == 2:
-        s = b - 1
-    else:
-        s = b + 1
-    p = state[s]
-    pos = state[POS:]
-    if p == BIG_RIGHT and m == 2:
-        state[b] = BIG_RIGHT
-        state[s] = BIG_LEFT
-        state[b - 2] = BLANK
-        pos[BIG_RIGHT] = b
-        pos[BIG_LEFT] = s
-        pos[BLANK] = b - 2
-    elif p == BIG_LEFT and m == 3:
-        state[b] = BIG_LEFT
-        state[s] = BIG_RIGHT
-        state[b + 2] = BLANK
-        pos[BIG_LEFT] = b
-        pos[BIG_RIGHT] = s
-        pos[BLANK] = b + 2
-    else:
-        state[b] = p
-        state[s] = BLANK
-        pos[p] = b
-        pos[BLANK] = s
+    was = pdb[_group_index(pos, spec)]
+    _slide(state, s, True)
+    return h - was + pdb[_group_index(pos, spec)]
 
 
 @njit(cache=True, nogil=True)
 def _pdb_ida(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(_pdb_h, _pdb_try, _pdb_undo, _is_goal, INVERSE, N_MOVES, state,
+    return ida_star(_pdb_h, _pdb_try, _undo, _is_goal, INVERSE, N_MOVES, state,
                     (unowned(tables[0]),), max_bound, stop, progress, path_out)
 
 
 # --- drivers -------------------------------------------------------------------------------------
-def search_state(state, method: str) -> np.ndarray:
-    """The kernel state of a public board for ``method``."""
+def search_state(state) -> np.ndarray:
+    """The kernel state of a public board: its labelled cells, then the cell of each labelled code."""
     labelled = label(tuple(state))
-    if method == "article":
-        return np.array(list(labelled) + [labelled.index(BLANK)], np.int64)
     pos = [0] * CELLS
     for cell, code in enumerate(labelled):
         pos[code] = cell
@@ -446,7 +378,7 @@ def search_tables(method: str):
 
 def heuristic(state, method: str) -> int:
     """The lower bound of ``method`` for a public board (for tests and display)."""
-    s = search_state(state, method)
+    s = search_state(state)
     if method == "article":
         return int(sum(ARTICLE_DISTANCES[s[c], c] for c in range(CELLS)))
     pdb = pattern_databases()
@@ -456,7 +388,7 @@ def heuristic(state, method: str) -> int:
 def solve_ida(state, method: str, *, stop=None, progress=None):
     """Run IDA* with ``method``'s bound; returns ``(SearchResult, note)``."""
     kernel = {"article": _article_ida, "pdb": _pdb_ida}[method]
-    result = run_ida(kernel, search_state(state, method), search_tables(method), stop=stop, progress=progress)
+    result = run_ida(kernel, search_state(state), search_tables(method), stop=stop, progress=progress)
     return result, NOTES[method]
 
 

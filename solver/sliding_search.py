@@ -309,24 +309,26 @@ def wd_heuristic(state, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def wd_try(state, m, h, budget, T):
+def _wd_slide(state, source, m, T):
+    """Kernel move ``m``: slide the tile at ``source`` into the blank; update both estimates' fields."""
     blank = state[BLANK]
-    source = T[T_MOVES + blank * 4 + m]
-    if source < 0:
-        return -1
     tile = _slide(state, source, blank)
     state[MDLC_VALUE] += _mdlc_update(state, tile, source, blank, T)
     _wd_update(state, tile, m, T)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wd_try(state, m, h, budget, T):
+    source = T[T_MOVES + state[BLANK] * 4 + m]
+    if source < 0:
+        return -1
+    _wd_slide(state, source, m, T)
     return _wd_value(state, T)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def wd_undo(state, m, T):
-    blank = state[BLANK]
-    source = T[T_MOVES + blank * 4 + 3 - m]
-    tile = _slide(state, source, blank)
-    state[MDLC_VALUE] += _mdlc_update(state, tile, source, blank, T)
-    _wd_update(state, tile, 3 - m, T)
+    _wd_slide(state, T[T_MOVES + state[BLANK] * 4 + 3 - m], 3 - m, T)
 
 
 @njit(cache=True, nogil=True)
@@ -454,6 +456,15 @@ def pdb_heuristic(state, tables):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _mirror_slide(state, tile, source, target, T):
+    """Play the move of ``tile`` from ``source`` to ``target`` on the reflected board; return the reflected tile."""
+    mirror_tile = T[T_REFLECT_TILE + tile]
+    state[MIRROR_BOARD + T[T_REFLECT_CELL + target]] = mirror_tile
+    state[MIRROR_BOARD + T[T_REFLECT_CELL + source]] = 0
+    return mirror_tile
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _pdb_try(state, m, budget, T, D):
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
@@ -462,11 +473,7 @@ def _pdb_try(state, m, budget, T, D):
     tile = _slide(state, source, blank)
     g = T[T_GROUP_OF + tile]
     r = state[RANKS + g] + _rank_change(state, 0, tile, g, source, blank, T)
-    mirror_tile = T[T_REFLECT_TILE + tile]  # the same move on the reflected board
-    mirror_source = T[T_REFLECT_CELL + source]
-    mirror_target = T[T_REFLECT_CELL + blank]
-    state[MIRROR_BOARD + mirror_target] = mirror_tile
-    state[MIRROR_BOARD + mirror_source] = 0
+    mirror_tile = _mirror_slide(state, tile, source, blank, T)
     g2 = T[T_GROUP_OF + mirror_tile]
     sp = STACK + 4 * state[SP]
     state[sp] = state[VALUES + g]
@@ -483,8 +490,8 @@ def _pdb_try(state, m, budget, T, D):
         # pruned on this side alone: the engine undoes the move at once, and the undo restores the
         # mirror side from the stack, so its rank and its (memory-bound) lookup are skipped
         return total
-    q = state[MIRROR_RANKS + g2] + _rank_change(state, MIRROR_BOARD, mirror_tile, g2, mirror_source,
-                                                mirror_target, T)
+    q = state[MIRROR_RANKS + g2] + _rank_change(state, MIRROR_BOARD, mirror_tile, g2, T[T_REFLECT_CELL + source],
+                                                T[T_REFLECT_CELL + blank], T)
     w = np.int64(D[T[T_GROUP_BASE + g2] + q])
     mirror_total = state[MIRROR_SUM] + w - state[MIRROR_VALUES + g2]
     state[MIRROR_VALUES + g2] = w
@@ -503,10 +510,7 @@ def _pdb_undo(state, m, T):
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + 3 - m]
     tile = _slide(state, source, blank)
-    mirror_tile = T[T_REFLECT_TILE + tile]
-    mirror_target = T[T_REFLECT_CELL + blank]
-    state[MIRROR_BOARD + mirror_target] = mirror_tile
-    state[MIRROR_BOARD + T[T_REFLECT_CELL + source]] = 0
+    mirror_tile = _mirror_slide(state, tile, source, blank, T)
     g = T[T_GROUP_OF + tile]
     g2 = T[T_GROUP_OF + mirror_tile]
     state[SP] -= 1

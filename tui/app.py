@@ -14,9 +14,12 @@ from typing import Any, Callable
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from solver.puzzle import Puzzle
 
+from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen, play_screen_for, puzzle_id
 from .store import Store, data_dir
@@ -90,6 +93,7 @@ class KomaApp(App):
             self.set_keymap(keymap)
         if self.ascii_only:
             self.add_class("-ascii")
+            ScrollBar.renderer = AsciiScrollBarRender  # Textual's documented hook; put back on unmount
         self.push_screen(HomeScreen(self.ascii_only))
         if self.start_puzzle is not None:
             self.open_puzzle(self.start_puzzle, self.start_state)
@@ -170,6 +174,28 @@ class KomaApp(App):
     def on_unmount(self) -> None:
         self.stop_all()
         self.store.close()
+        if ScrollBar.renderer is AsciiScrollBarRender:
+            ScrollBar.renderer = ScrollBarRender
+
+    # --- ASCII mode: the title, key names, notifications and command palette (see tui/ascii.py) ---
+    def format_title(self, title: str, sub_title: str) -> Content:
+        content = super().format_title(title, sub_title)
+        return ascii_content(content) if self.ascii_only else content
+
+    def get_key_display(self, binding: Binding) -> str:
+        display = super().get_key_display(binding)
+        return ascii_key(display) if self.ascii_only else display
+
+    def notify(self, message: str, *, title: str = "", **options) -> None:
+        if self.ascii_only:
+            message, title = to_ascii(message), to_ascii(title)
+        super().notify(message, title=title, **options)
+
+    def action_command_palette(self) -> None:
+        if not self.ascii_only:
+            super().action_command_palette()
+        elif self.use_command_palette and not AsciiCommandPalette.is_open(self):
+            self.push_screen(AsciiCommandPalette(id="--command-palette"))
 
 
 def load_keymap() -> dict[str, str]:

@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, Tab, Tabs
+from textual.widgets import Footer, Header, Tab, Tabs
 
 from solver.errors import Cancelled, KomaError
 from solver.lab import LabResult, lab_methods, run_method
@@ -29,6 +29,7 @@ from solver.puzzle import new_stop_flag
 from solver.registry import get_puzzle
 from solver.progress import throttled
 
+from ..ascii import Static
 from ..widgets.looks import look_for
 from .play import figures_text
 

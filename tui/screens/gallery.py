@@ -25,7 +25,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, Tab, Tabs
+from textual.widgets import Footer, Header, Tab, Tabs
 
 from solver.errors import Cancelled, KomaError
 from solver.fifteen import LABELS, hardest80, tables_present
@@ -33,6 +33,7 @@ from solver.puzzle import LongestResult, Puzzle, Solution, new_stop_flag
 from solver.registry import get_puzzle
 from solver.progress import throttled
 
+from ..ascii import Static
 from ..widgets.histogram import Histogram
 from ..widgets.looks import look_for
 from ..widgets.mini_grid import MiniGrid
@@ -394,12 +395,12 @@ class GalleryScreen(Screen):
         verdict = _VERIFIED.get(index)
         job = self.job
         if isinstance(job, VerifyJob) and job.current == index and index in job.indices[job.done:]:
-            return " ..." if self.ascii_only else " …"
+            return " …"
         if verdict is None:
             return ""
         if verdict.ok:
-            return " ok" if self.ascii_only else " ✓"
-        return f" x{verdict.length}" if self.ascii_only else f" ✗{verdict.length}"
+            return " ✓"
+        return f" ✗{verdict.length}"
 
     def refresh_fifteen(self) -> None:
         rows = hardest80()
@@ -438,8 +439,7 @@ class GalleryScreen(Screen):
             entries = self.positions()
             items = []
             for k, (state, size) in enumerate(entries, 1):
-                caption = f"#{k}" + (f" ×{size}" if self.show_classes and not self.ascii_only else
-                                     f" x{size}" if self.show_classes else "")
+                caption = f"#{k}" + (f" ×{size}" if self.show_classes else "")
                 items.append((self.look.mini(state), caption))
             grid.set_items(items)
         self.refresh_status()
@@ -469,7 +469,7 @@ class GalleryScreen(Screen):
             if verdict is None:
                 told = "v: verify it"
             else:
-                told = (f"{'✓' if verdict.ok and not self.ascii_only else 'ok' if verdict.ok else 'NOT 80:'} "
+                told = (f"{'✓' if verdict.ok else 'NOT 80:'} "
                         f"{verdict.length} moves in {verdict.seconds:.2f} s, {verdict.nodes:,} nodes "
                         f"({verdict.method})")
             status.update(f"Position {selected + 1} of {len(self.positions())}: "

@@ -9,7 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
+
+from ..ascii import Static
 
 RULES = {
     "8": ("8-puzzle and 15-puzzle",

@@ -11,11 +11,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header
 
 from solver.errors import KomaError
 from solver.registry import get_puzzle
 
+from ..ascii import Static
 from ..widgets.looks import look_for
 from .play import clock_text, plural, puzzle_id
 
@@ -85,8 +86,7 @@ class PuzzleCard(Widget, can_focus=True):
         self.query_one(".preview", Static).update(look.mini(puzzle.goal))
         name = f"[b]{self.entry.label}[/b]"
         if self.entry.sized:
-            left, right = ("<", ">") if self.ascii_only else ("◀", "▶")
-            name += f"  {left} {puzzle.size_label} {right}  [dim](left/right: size)[/dim]"
+            name += f"  ◀ {puzzle.size_label} ▶  [dim](left/right: size)[/dim]"
         self.query_one(".name", Static).update(name)
         store = self.app.store
         key = puzzle_id(puzzle)

@@ -15,11 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Header
 
 from solver.puzzle import Puzzle
 from solver.registry import get_puzzle
 
+from ..ascii import Static, text_for
 from .play import clock_text, puzzle_id
 
 DAILY_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "4x4"))
@@ -117,7 +118,7 @@ class LeaderboardScreen(Screen):
             you = result.player == store.player
             if you:
                 mine = (rank, result)
-            name = result.name + (" (you)" if you else "")
+            name = text_for(self, result.name) + (" (you)" if you else "")
             table.add_row(str(rank), name, str(result.moves), "?" if result.optimal is None else str(result.optimal),
                           "?" if result.excess is None else f"+{result.excess}", clock_text(result.seconds),
                           str(result.hints), key=result.player)

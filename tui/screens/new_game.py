@@ -12,10 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, RadioSet
 
 from solver.errors import KomaError
 from solver.puzzle import Puzzle
+
+from ..ascii import RadioButton, Static, text_for
 
 
 def one_line(text: str, limit: int = 160) -> str:
@@ -42,7 +44,7 @@ class NewGameScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical(id="new-dialog", classes="dialog") as dialog:
             dialog.border_title = f"New {self.puzzle.title} game"
-            dialog.border_subtitle = "enter start · esc cancel"
+            dialog.border_subtitle = text_for(self, "enter start · esc cancel")
             with RadioSet(id="kind"):
                 yield RadioButton("A random board", value=True, id="kind-random")
                 if self.puzzle.enumerable:

@@ -19,11 +19,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, Tab, Tabs
+from textual.widgets import Footer, Header, Tab, Tabs
 
 from solver.puzzle import Puzzle
 from solver.registry import get_puzzle
 
+from ..ascii import Static
 from ..widgets.board import Board
 from ..widgets.looks import look_for
 

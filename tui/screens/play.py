@@ -20,13 +20,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header
 from textual.worker import Worker, get_current_worker
 
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzle import Puzzle, Solution, new_stop_flag
 from solver.progress import throttled
 
+from ..ascii import Static
 from ..store import SavedGame
 from ..widgets.board import Board
 from ..widgets.looks import look_for

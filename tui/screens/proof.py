@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from solver.puzzle import Proof, Puzzle
+
+from ..ascii import Static
 
 HIDDEN_FIELDS = {"rule"}  # said in full in the argument
 

@@ -12,6 +12,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..ascii import to_ascii
+
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 ASCII_EIGHTHS = " ..::==##"
 FIXED_ROWS = 3  # axis, depth labels, caption
@@ -59,8 +61,9 @@ class Histogram(Widget):
         total = sum(self.counts)
         share = f" ({100 * n / total:.2g}%)" if total else ""
         peak = max(range(len(self.counts)), key=self.counts.__getitem__)
-        return (f"{d} move{'s' if d != 1 else ''}: {n:,} {self.unit}{'s' if n != 1 else ''}{share}"
+        text = (f"{d} move{'s' if d != 1 else ''}: {n:,} {self.unit}{'s' if n != 1 else ''}{share}"
                 f" · peak {self.counts[peak]:,} at {peak}")
+        return to_ascii(text) if self.ascii_only else text
 
     def render(self):
         counts = self.counts

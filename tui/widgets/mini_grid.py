@@ -13,6 +13,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..ascii import to_ascii
+
 GAP_X, GAP_Y = 2, 1
 
 
@@ -38,7 +40,7 @@ class MiniGrid(Widget):
         self.empty_text = ""
 
     def set_items(self, items, selected: int = 0, empty_text: str = "") -> None:
-        self.items = list(items)
+        self.items = [(preview, to_ascii(caption)) for preview, caption in items] if self.ascii_only else list(items)
         self.empty_text = empty_text
         self.set_reactive(MiniGrid.selected, max(0, min(selected, len(self.items) - 1)))
         self.refresh()

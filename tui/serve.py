@@ -2,9 +2,10 @@
 
 Each accepted session with a terminal runs the real app (``python -m tui.main``) as a child process on
 its own pseudo-terminal, in its own session, under CPU-time and address-space limits, with the client's
-terminal type and size, ``LANG=C.UTF-8``, ``ESCDELAY`` and the player's identity (``KOMA_PLAYER``: the
-username with ``--open``, else the key's SHA256 fingerprint).  Bytes are bridged both ways with asyncio
-and window changes are forwarded.  A session without a terminal gets one line and is closed; exec,
+terminal type and size, ``LANG=C.UTF-8``, ``ESCDELAY``, the player's identity (``KOMA_PLAYER``: the
+username with ``--open``, else the key's SHA256 fingerprint) and the operator's display settings
+(:data:`DISPLAY_VARIABLES`).  Bytes are bridged both ways with asyncio and window changes are
+forwarded.  A session without a terminal gets one line and is closed; exec,
 subsystems (SFTP), port forwarding, agent and X11 forwarding are refused.  New connections are
 rate-limited per address, idle games are closed with a message, and SIGTERM (or SIGINT) stops every
 game (each saves on SIGTERM), tells every client, and returns 0.
@@ -40,6 +41,11 @@ ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
+# What the game process inherits from the server's environment, besides what it is given: the paths it
+# needs, and the display settings an operator may set for every game (animations, colour).
+INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
+                       "VIRTUAL_ENV", "TMPDIR")
+DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
 
 
 @dataclass
@@ -180,9 +186,7 @@ class Game:
             pass
 
     def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
-        keep = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
-                "VIRTUAL_ENV", "TMPDIR")
-        env = {k: os.environ[k] for k in keep if k in os.environ}
+        env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
         # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
         # forever and ignore every resize; the pty's window size carries the client's size instead.
         env.update({"TERM": terminal, "LANG": "C.UTF-8",

@@ -1,4 +1,5 @@
-"""``koma serve`` on the command line: without asyncssh, bad options, and the host key kept in the data dir."""
+"""``koma serve`` on the command line: without asyncssh, bad options, the host key kept in the data dir, and
+the environment each game process gets."""
 
 from __future__ import annotations
 
@@ -47,3 +48,24 @@ def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
     os.chmod(path, 0o644)
     assert host_key(path).get_fingerprint() == first.get_fingerprint()
     assert os.stat(path).st_mode & 0o777 == 0o600  # loose permissions are tightened
+
+
+@pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
+def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypatch):
+    from tui.serve import Game
+
+    for name in ("NO_COLOR", "TEXTUAL_COLOR_SYSTEM", "LINES", "COLUMNS", "KOMA_SERVE_COLORTERM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")  # the operator's own: never a game's
+    monkeypatch.setenv("LANG", "fr_FR.ISO-8859-1")
+    game = Game(None, None, "user:ann", "ann", "127.0.0.1:1")
+    env = game.environment("xterm-256color", 24, 80)
+    assert env["TEXTUAL_ANIMATIONS"] == "none" and "NO_COLOR" not in env and "TEXTUAL_COLOR_SYSTEM" not in env
+    assert "SSH_AUTH_SOCK" not in env and "LINES" not in env and "COLUMNS" not in env
+    assert (env["TERM"], env["LANG"], env["KOMA_PLAYER"], env["KOMA_PLAYER_NAME"]) == (
+        "xterm-256color", "C.UTF-8", "user:ann", "ann")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TEXTUAL_COLOR_SYSTEM", "standard")
+    env = game.environment("xterm", 24, 80)
+    assert (env["NO_COLOR"], env["TEXTUAL_COLOR_SYSTEM"], env["TEXTUAL_ANIMATIONS"]) == ("1", "standard", "none")

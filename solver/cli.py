@@ -75,6 +75,8 @@ def build_parser() -> Parser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222; 0 picks one)")
     serve.add_argument("--max-sessions", type=int, default=32, metavar="N", help="most players at once (default 32)")
+    serve.add_argument("--max-sessions-per-player", type=int, default=3, metavar="N",
+                       help="most games one player may have at once (default 3; 0 no limit)")
     serve.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
                        help="close a game after this long without a key (default 1800; 0 never)")
     who = serve.add_mutually_exclusive_group(required=True)

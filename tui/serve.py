@@ -5,10 +5,10 @@ its own pseudo-terminal, in its own session, under CPU-time and address-space li
 terminal type and size, ``LANG=C.UTF-8``, ``ESCDELAY``, the player's identity (``KOMA_PLAYER``: the
 username with ``--open``, else the key's SHA256 fingerprint) and the operator's display settings
 (:data:`DISPLAY_VARIABLES`).  Bytes are bridged both ways with asyncio and window changes are
-forwarded.  A session without a terminal gets one line and is closed; exec,
-subsystems (SFTP), port forwarding, agent and X11 forwarding are refused.  New connections are
-rate-limited per address, idle games are closed with a message, and SIGTERM (or SIGINT) stops every
-game (each saves on SIGTERM), tells every client, and returns 0.
+forwarded.  A session without a terminal gets one line and is closed; exec, subsystems (SFTP), port
+forwarding, agent and X11 forwarding are refused.  New connections are rate-limited per address, each
+player has at most ``--max-sessions-per-player`` games at once, idle games are closed with a message,
+and SIGTERM (or SIGINT) stops every game (each saves on SIGTERM), tells every client, and returns 0.
 
 This module never imports Textual: the server process stays small, and a crash or hang in one game
 cannot touch the others.
@@ -55,6 +55,7 @@ class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 2222
     max_sessions: int = 32
+    max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
     idle_timeout: float = 1800.0
     authorized_keys: str | None = None
     open: bool = False
@@ -427,9 +428,25 @@ class KomaServer:
         self.connections.add(connection)
         return ""
 
+    def player_refusal(self, player: str) -> str:
+        """Why one more game for ``player`` is refused ('' to allow it): their games at once are capped."""
+        cap = self.options.max_sessions_per_player
+        if cap and sum(1 for game in self.games if game.player == player) >= cap:
+            return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again"
+        return ""
+
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str) -> None:
         if self.stopping:
             process.exit(1)
+            return
+        refusal = self.player_refusal(player)
+        if refusal:
+            log(f"{peer} player {player}: refused ({refusal})")
+            try:
+                process.stdout.write(f"koma: {refusal}.\r\n".encode())
+                process.exit(1)
+            except (OSError, asyncssh.Error):
+                pass
             return
         game = Game(self, process, player, name, peer)
         self.games.add(game)
@@ -463,8 +480,8 @@ class KomaServer:
         self.port = self.listener.get_port() or options.port
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
-            f"{options.max_sessions} sessions, idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, "
-            f"memory {options.memory_limit} MiB per game)")
+            f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
+            f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
 
     async def shutdown(self) -> None:
         """Stop accepting, stop every game (each saves), tell every client, close."""
@@ -509,6 +526,7 @@ async def serve(options: ServeOptions) -> int:
 def run(args) -> int:
     """``koma serve`` from parsed arguments (see :func:`solver.cli.build_parser`); returns the exit status."""
     options = ServeOptions(host=args.host, port=args.port, max_sessions=args.max_sessions,
+                           max_sessions_per_player=args.max_sessions_per_player,
                            idle_timeout=args.idle_timeout, authorized_keys=args.authorized_keys, open=args.open,
                            cpu_limit=args.cpu_limit, memory_limit=args.memory_limit, rate_limit=args.rate_limit)
     try:
@@ -526,8 +544,8 @@ def run(args) -> int:
 
 def serve_command(args) -> int:
     """``koma serve``: check the options (one-line errors), then run the server."""
-    for name, low in (("port", 0), ("max_sessions", 1), ("idle_timeout", 0), ("cpu_limit", 0), ("memory_limit", 0),
-                      ("rate_limit", 0)):
+    for name, low in (("port", 0), ("max_sessions", 1), ("max_sessions_per_player", 0), ("idle_timeout", 0),
+                      ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0)):
         if getattr(args, name) < low or (name == "port" and args.port > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {getattr(args, name)} is out of range")
     return run(args)

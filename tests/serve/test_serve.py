@@ -6,6 +6,7 @@ The long load test (20 sessions held for 60 s) is in ``test_serve_load.py`` and 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -156,6 +157,38 @@ def test_new_connections_are_rate_limited_per_address(tmp_path):
         result = run_ssh(server, "ann", "-T")
         assert result.returncode == 255 and "too many connections" in result.stderr
     finally:
+        server.kill()
+
+
+@needs_tmux
+def test_a_player_has_at_most_the_cap_of_games_at_once(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--max-sessions-per-player", "2")
+    clients = [Client(server, "pat", tmp_path) for _ in range(2)]
+    try:
+        for client in clients:
+            client.wait_for("8-puzzle")
+        result = run_ssh(server, "pat", "-tt")  # a third game for pat: one line, and closed
+        assert result.returncode == 1
+        assert result.stdout.strip() == "koma: you already have 2 Koma games open; close one and try again."
+        assert server.wait_for_log(r"player user:pat: refused \(you already have 2 Koma games open")
+        other = Client(server, "quinn", tmp_path)  # another player is not held back
+        try:
+            other.wait_for("8-puzzle")
+        finally:
+            other.close()
+        clients[0].keys("q")  # pat closes one game: the next one is welcome
+        assert clients[0].exit_status() == 0
+        server.wait_for_log(r"player user:pat: game ended", count=1)
+        again = Client(server, "pat", tmp_path)
+        try:
+            again.wait_for("8-puzzle")
+        finally:
+            again.close()
+        assert len(re.findall(r"player user:pat: game started", server.text())) == 3
+        assert server.stop() == 0
+    finally:
+        for client in clients:
+            client.close()
         server.kill()
 
 

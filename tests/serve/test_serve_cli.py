@@ -30,6 +30,7 @@ def test_without_asyncssh_serve_says_how_to_install_it():
     (["--open", "--authorized-keys", "k"], "not allowed with argument"),
     (["--open", "--port", "70000"], "--port 70000 is out of range"),
     (["--open", "--max-sessions", "0"], "--max-sessions 0 is out of range"),
+    (["--open", "--max-sessions-per-player", "-1"], "--max-sessions-per-player -1 is out of range"),
     (["--authorized-keys", "/nonexistent/keys"], "cannot read the authorized keys /nonexistent/keys"),
 ])
 def test_bad_serve_options_are_one_line(arguments, message, tmp_path):

@@ -20,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Tab, Tabs
 
 from solver.errors import Cancelled, KomaError
@@ -32,6 +31,7 @@ from solver.progress import throttled
 from ..ascii import Static
 from ..widgets.looks import look_for
 from .play import figures_text
+from .tabbed import TabbedScreen
 
 # tab id -> (registry name, label, the article's board, the hardest board)
 TABS: dict[str, tuple[str, str, str, str]] = {
@@ -71,7 +71,7 @@ class LabDone(Message):
         self.job, self.result, self.error = job, result, error
 
 
-class AlgorithmLabScreen(Screen):
+class AlgorithmLabScreen(TabbedScreen):
     """Run the articles' methods on the current board and compare nodes, time and length."""
 
     BINDINGS = [
@@ -130,18 +130,6 @@ class AlgorithmLabScreen(Screen):
         self.cancel_all()
 
     # --- puzzles and boards ------------------------------------------------------------------------
-    @on(Tabs.TabActivated)
-    def _tab_activated(self, event: Tabs.TabActivated) -> None:
-        event.stop()
-        if event.tab.id and event.tab.id != self.tab:
-            self.open_tab(event.tab.id)
-
-    def action_tab(self, delta: int) -> None:
-        ids = list(self.tabs)
-        tab = ids[(ids.index(self.tab) + delta) % len(ids)]
-        self.open_tab(tab)
-        self.query_one(Tabs).active = tab
-
     def open_tab(self, tab: str, board: str | None = None) -> None:
         self.cancel_all()
         self._load(tab, board)

@@ -24,7 +24,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Tab, Tabs
 
 from solver.errors import Cancelled, KomaError
@@ -37,6 +36,7 @@ from ..ascii import Static
 from ..widgets.histogram import Histogram
 from ..widgets.looks import look_for
 from ..widgets.mini_grid import MiniGrid
+from .tabbed import TabbedScreen
 
 # tab id -> (registry name, size, label)
 TABS: dict[str, tuple[str, str | None, str]] = {
@@ -145,7 +145,7 @@ def puzzle_for(tab: str) -> Puzzle:
     return get_puzzle(name, size)
 
 
-class GalleryScreen(Screen):
+class GalleryScreen(TabbedScreen):
     """The hardest positions of every puzzle: figures, histogram, and a browsable grid."""
 
     BINDINGS = [
@@ -210,18 +210,6 @@ class GalleryScreen(Screen):
         self.cancel_job(quiet=True)
 
     # --- tabs ----------------------------------------------------------------------------------
-    @on(Tabs.TabActivated)
-    def _tab_activated(self, event: Tabs.TabActivated) -> None:
-        event.stop()
-        if event.tab.id and event.tab.id != self.tab:
-            self.open_tab(event.tab.id)
-
-    def action_tab(self, delta: int) -> None:
-        ids = list(TABS)
-        tab = ids[(ids.index(self.tab) + delta) % len(ids)]
-        self.open_tab(tab)
-        self.query_one(Tabs).active = tab
-
     def open_tab(self, tab: str) -> None:
         """Show ``tab``: from the memo at once, else start its BFS."""
         self.cancel_job(quiet=True)

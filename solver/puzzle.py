@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .errors import BoardError, Cancelled, KomaError, UnsolvableError
+from .errors import Cancelled, KomaError, UnsolvableError
 
 State = tuple[int, ...]
 ProgressCallback = Callable[[dict[str, Any]], None]

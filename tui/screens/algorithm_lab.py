@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Footer, Header, Tab, Tabs
+from textual.widgets import Footer, Tab, Tabs
 
 from solver.errors import Cancelled, KomaError
 from solver.lab import LabResult, lab_methods, run_method
@@ -28,7 +28,7 @@ from solver.puzzle import new_stop_flag
 from solver.registry import get_puzzle
 from solver.progress import throttled
 
-from ..ascii import Static
+from ..ascii import Header, Static
 from ..widgets.looks import look_for
 from .play import figures_text
 from .tabbed import TabbedScreen
@@ -111,7 +111,7 @@ class AlgorithmLabScreen(TabbedScreen):
         self.results = {}
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        yield Header()
         tabs = Tabs(*[Tab(v[1], id=t) for t, v in self.tabs.items()], active=self.tab, id="algo-tabs")
         tabs.can_focus = False
         yield tabs

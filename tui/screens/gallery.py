@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Footer, Header, Tab, Tabs
+from textual.widgets import Footer, Tab, Tabs
 
 from solver.errors import Cancelled, KomaError
 from solver.fifteen import LABELS, hardest80, tables_present
@@ -32,7 +32,7 @@ from solver.puzzle import LongestResult, Puzzle, Solution, new_stop_flag
 from solver.registry import get_puzzle
 from solver.progress import throttled
 
-from ..ascii import Static
+from ..ascii import Header, Static
 from ..widgets.histogram import Histogram
 from ..widgets.looks import look_for
 from ..widgets.mini_grid import MiniGrid
@@ -190,7 +190,7 @@ class GalleryScreen(TabbedScreen):
         self.message = ""
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        yield Header()
         tabs = Tabs(*[Tab(label, id=tab) for tab, (_, _, label) in TABS.items()], active=self.tab, id="gallery-tabs")
         tabs.can_focus = False
         yield tabs

@@ -11,12 +11,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header
+from textual.widgets import Footer
 
 from solver.errors import KomaError
 from solver.registry import get_puzzle
 
-from ..ascii import Static
+from ..ascii import Header, Static
 from ..widgets.looks import look_for
 from .play import clock_text, plural, puzzle_id
 
@@ -183,7 +183,7 @@ class HomeScreen(Screen):
         self.ascii_only = ascii_only
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        yield Header()
         with VerticalScroll(id="cards"):
             for number, entry in enumerate(ENTRIES, 1):
                 yield PuzzleCard(entry, ascii_only=self.ascii_only)

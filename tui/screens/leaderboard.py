@@ -15,12 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header
+from textual.widgets import DataTable, Footer
 
 from solver.puzzle import Puzzle
 from solver.registry import get_puzzle
 
-from ..ascii import Static, text_for
+from ..ascii import Header, Static, text_for
 from .play import clock_text, puzzle_id
 
 DAILY_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "4x4"))
@@ -86,7 +86,7 @@ class LeaderboardScreen(Screen):
         return puzzle_id(self.puzzle)
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="*" if self.app.ascii_only else "駒")
+        yield Header()
         with Vertical(id="leaderboard-body"):
             yield Static(id="leaderboard-title")
             yield Static(id="leaderboard-you")

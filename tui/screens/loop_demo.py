@@ -22,14 +22,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer
 
 from solver.errors import Cancelled, KomaError
 from solver.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
 from solver.puzzle import new_stop_flag
 from solver.registry import get_puzzle
 
-from ..ascii import Static
+from ..ascii import Header, Static
 from ..widgets.loop_board import LoopBoard
 
 ARTICLE_BOARD = "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"  # article 000's worked example
@@ -118,7 +118,7 @@ class LoopDemoScreen(Screen):
         self.message = ""
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        yield Header()
         with Horizontal(id="loop-body"):
             with Vertical(id="loop-left"):
                 yield LoopBoard(self.start, ascii_only=self.ascii_only, id="loop-board")

@@ -18,15 +18,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, Header, Tab, Tabs
+from textual.widgets import Footer, Tab, Tabs
 
 from solver.puzzle import Puzzle
 from solver.registry import get_puzzle
 
-from ..ascii import Static
+from ..ascii import Header, Static
 from ..widgets.board import Board
 from ..widgets.looks import look_for
+from .tabbed import TabbedScreen
 
 # tab id -> (registry name, size, label, the article's board or None for the goal)
 TABS: dict[str, tuple[str, str | None, str, str | None]] = {
@@ -49,7 +49,7 @@ def orbit_style(label: str) -> str:
     return ORBIT_STYLES[k % len(ORBIT_STYLES)] + (" underline" if k >= len(ORBIT_STYLES) else "")
 
 
-class ParityLabScreen(Screen):
+class ParityLabScreen(TabbedScreen):
     """Edit a board and read its parity proof live."""
 
     AUTO_FOCUS = None  # the keys belong to the board editor, not to the proof's scroll view
@@ -94,7 +94,7 @@ class ParityLabScreen(Screen):
         self.marked = None
 
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="*" if self.ascii_only else "駒")
+        yield Header()
         tabs = Tabs(*[Tab(label, id=tab) for tab, (_, _, label, _) in TABS.items()], active=self.tab, id="lab-tabs")
         tabs.can_focus = False
         yield tabs
@@ -112,18 +112,6 @@ class ParityLabScreen(Screen):
         self.refresh_view()
 
     # --- switching puzzles ------------------------------------------------------------------------
-    @on(Tabs.TabActivated)
-    async def _tab_activated(self, event: Tabs.TabActivated) -> None:
-        event.stop()
-        if event.tab.id and event.tab.id != self.tab:
-            await self.open_tab(event.tab.id)
-
-    async def action_tab(self, delta: int) -> None:
-        ids = list(TABS)
-        tab = ids[(ids.index(self.tab) + delta) % len(ids)]
-        await self.open_tab(tab)
-        self.query_one(Tabs).active = tab
-
     async def open_tab(self, tab: str) -> None:
         """Another puzzle: a new board widget (the look and the size change)."""
         self._load_tab(tab)

@@ -20,14 +20,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer
 from textual.worker import Worker, get_current_worker
 
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzle import Puzzle, Solution, new_stop_flag
 from solver.progress import throttled
 
-from ..ascii import Static
+from ..ascii import Header, Static
 from ..store import SavedGame
 from ..widgets.board import Board
 from ..widgets.looks import look_for
@@ -215,7 +215,7 @@ class PlayScreen(Screen):
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header(show_clock=False, icon="*" if self.look.ascii else "駒")
+        yield Header()
         with Horizontal(id="play-body"):
             yield Board(self.look, self.state, id="board")
             with Vertical(id="side"):

@@ -34,7 +34,8 @@ GLYPHS = {
     "·": "|", "…": "...", "—": "-", "–": "-", "×": "x", "✓": "ok", "✗": "x", "µ": "u", "　": "  ",
     "→": "->", "←": "<-", "↑": "^", "↓": "v", "▶": ">", "◀": "<", "▲": "^", "▼": "v",
 }
-KEY_NAMES = {"↑": "up", "↓": "down", "←": "left", "→": "right", "⏎": "enter", "⌫": "backspace", "⇥": "tab"}
+# left and right as arrows, which are as short as the glyphs: the footer stays within 80 columns
+KEY_NAMES = {"↑": "up", "↓": "down", "←": "<-", "→": "->", "⏎": "enter", "⌫": "backspace", "⇥": "tab"}
 
 
 def ascii_char(char: str) -> str:

@@ -29,6 +29,9 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> Parser:
     parser = Parser(prog="koma", description="Koma (駒): play, understand and optimally solve sliding and flip puzzles.")
+    # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
+    parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
+                        help="draw with ASCII characters only (automatic when the locale is not UTF-8)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def add(name: str, help_text: str) -> Parser:
@@ -46,7 +49,7 @@ def build_parser() -> Parser:
     puzzle_arguments(play)
     play.add_argument("--board", metavar="BOARD", help="start from this board")
     play.add_argument("--seed", type=int, metavar="N", help="random board from this seed")
-    play.add_argument("--ascii", action="store_true", help="draw with ASCII letters only")
+    play.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
 
     solve = add("solve", "an optimal solution: length, moves, path, nodes, seconds")
     puzzle_arguments(solve, "positional")

@@ -41,6 +41,11 @@ def prepare(args):
     return puzzle, state
 
 
+def wants_ascii(args) -> bool:
+    """Whether the command line asked for ASCII: ``koma --ascii [play ...]`` or ``koma play ... --ascii``."""
+    return bool(getattr(args, "ascii", False) or getattr(args, "ascii_everywhere", False))
+
+
 def launch(args) -> int:
     """Run the game for ``koma`` / ``koma play``; returns the exit status."""
     try:
@@ -48,7 +53,7 @@ def launch(args) -> int:
     except KomaError as error:
         print(f"koma: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    ascii_only = bool(getattr(args, "ascii", False)) or not utf8_terminal()
+    ascii_only = wants_ascii(args) or not utf8_terminal()
     from .app import KomaApp
 
     app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only)

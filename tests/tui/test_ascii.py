@@ -207,3 +207,17 @@ async def test_leaderboard(tmp_path, monkeypatch):
         assert "zoe" in "\n".join(screen_lines(app)) and "jozef" in "\n".join(screen_lines(app))
         await pilot.press("right", "left_square_bracket")
         await check(pilot, "the leaderboard, another puzzle and day")
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--ascii"], True),                      # the home screen
+    (["--ascii", "play", "goat"], True),      # before the command: the play parser must not reset it
+    (["play", "goat", "--ascii"], True),
+    (["play", "goat"], False),
+    ([], False),
+])
+def test_the_command_line_asks_for_ascii(argv, expected):
+    from solver.cli import parse_args
+    from tui.launch import wants_ascii
+
+    assert wants_ascii(parse_args(argv)) is expected

@@ -130,12 +130,17 @@ async def test_play_screen_and_its_dialogs(tmp_path, name, board, size):
         await check(pilot, f"{name}: solved by Koma", 0.3)
 
 
+async def open_screen(pilot, key: str, screen_class, what: str):
+    """Press ``key`` on the home screen and wait until ``screen_class`` is on top; return it."""
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, screen_class), what=what)
+    return pilot.app.screen
+
+
 async def test_gallery_tabs(tmp_path):
     app = make_app(tmp_path, ascii_only=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("g")
-        await wait_for(pilot, lambda: isinstance(app.screen, GalleryScreen), what="the gallery")
-        screen = app.screen
+        screen = await open_screen(pilot, "g", GalleryScreen, "the gallery")
         await check(pilot, "the gallery, running", 0)
         for tab in ("g-8", "g-15", "g-goat", "g-ura-3"):
             while screen.tab != tab:
@@ -150,9 +155,7 @@ async def test_gallery_tabs(tmp_path):
 async def test_parity_lab(tmp_path, tab):
     app = make_app(tmp_path, ascii_only=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("p")
-        await wait_for(pilot, lambda: isinstance(app.screen, ParityLabScreen), what="the parity lab")
-        screen = app.screen
+        screen = await open_screen(pilot, "p", ParityLabScreen, "the parity lab")
         while screen.tab != tab:
             await pilot.press("right_square_bracket")
         await check(pilot, f"the parity lab, {tab}")
@@ -166,9 +169,7 @@ async def test_parity_lab(tmp_path, tab):
 async def test_loop_demo(tmp_path):
     app = make_app(tmp_path, ascii_only=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("o")
-        await wait_for(pilot, lambda: isinstance(app.screen, LoopDemoScreen), what="the loop demo")
-        screen = app.screen
+        screen = await open_screen(pilot, "o", LoopDemoScreen, "the loop demo")
         await wait_for(pilot, lambda: screen.run is not None, what="the loop run")
         await check(pilot, "the loop demo")
         await pilot.press("space")
@@ -182,9 +183,7 @@ async def test_loop_demo(tmp_path):
 async def test_algorithm_lab(tmp_path):
     app = make_app(tmp_path, ascii_only=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("a")
-        await wait_for(pilot, lambda: isinstance(app.screen, AlgorithmLabScreen), what="the algorithm lab")
-        screen = app.screen
+        screen = await open_screen(pilot, "a", AlgorithmLabScreen, "the algorithm lab")
         for tab in ("a-8", "a-goat"):
             while screen.tab != tab:
                 await pilot.press("right_square_bracket")
@@ -201,8 +200,7 @@ async def test_leaderboard(tmp_path, monkeypatch):
     Store(tmp_path / "koma.db", player="user:zoë", name="zoë").record_daily("2025-01-31", "8", 30, 20, 5.0)
     app = make_app(tmp_path, store=Store(tmp_path / "koma.db", player="user:józef", name="józef"), ascii_only=True)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("d")
-        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
+        await open_screen(pilot, "d", LeaderboardScreen, "the leaderboard")
         await check(pilot, "the leaderboard")
         assert "zoe" in "\n".join(screen_lines(app)) and "jozef" in "\n".join(screen_lines(app))
         await pilot.press("right", "left_square_bracket")

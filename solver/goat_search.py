@@ -44,7 +44,7 @@ NOTES = {
 INVERSE = np.array([1, 0, 3, 2], dtype=np.int64)  # U<->D, L<->R (the big piece included)
 UNDO_SOURCE = np.array([-4, 4, -1, 1], dtype=np.int64)  # after move m, the moved piece's offset from the blank
 N_MOVES = 4
-POS = CELLS  # pdb state: state[POS + code] is the cell of labelled code ``code``
+POS = CELLS  # state[POS + code] is the cell of labelled code ``code`` (both searches)
 
 # the goal cell of each labelled code (the big piece by its left cell)
 GOAL_CELL = {code: LABELLED_GOAL.index(code) for code in range(CELLS) if code != BLANK}

@@ -18,9 +18,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("KOMA_DATA_DIR", tempfile.mkdtemp(prefix="koma-shots-data-"))
 
-from solver.registry import get_puzzle  # noqa: E402
+from solver.puzzles.registry import get_puzzle  # noqa: E402
 from tui.app import KomaApp  # noqa: E402
-from tui.store import Store  # noqa: E402
+from tui.game.store import Store  # noqa: E402
 
 
 async def until(pilot, condition, timeout: float = 120.0) -> None:

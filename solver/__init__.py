@@ -29,9 +29,9 @@ def _sources_digest() -> str:
 
 def numba_cache_dir() -> Path:
     """The numba cache directory for this exact version of the solver sources."""
-    from platformdirs import user_cache_path
+    from solver.engines.paths import user_cache_root
 
-    return user_cache_path("koma") / "numba" / _sources_digest()
+    return user_cache_root() / "numba" / _sources_digest()
 
 
 def _configure_numba_cache() -> None:
@@ -55,7 +55,7 @@ def _configure_numba_cache() -> None:
     if "numba" in sys.modules:  # numba read its config already: tell it directly
         from numba.core import config
 
-        config.CACHE_DIR = str(cache_dir)
+        config.CACHE_DIR = str(cache_dir)  # type: ignore[attr-defined]
 
 
 _configure_numba_cache()

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from solver.registry import get_puzzle
+from solver.puzzles.registry import get_puzzle
 from tui.main import main
 
 ARTICLE = "8 6 7/2 5 4/3 _ 1"
@@ -97,7 +97,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, fragment):
 
 
 def test_unsolvable_solve_prints_the_proof(capsys):
-    code, out, err = run(capsys, "solve", "8", "1 2 3/4 5 6/8 7 _")
+    code, out, _err = run(capsys, "solve", "8", "1 2 3/4 5 6/8 7 _")
     assert code == 2 and "Verdict: not solvable." in out
     code, out, _ = run(capsys, "solve", "8", "1 2 3/4 5 6/8 7 _", "--json")
     data = json.loads(out)
@@ -121,7 +121,7 @@ def test_installed_console_script():
 def test_doctor_reports_tables_and_problems(capsys, tmp_path, monkeypatch):
     import numpy as np
 
-    from solver import tables
+    from solver.engines import tables
 
     monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
     tables.write_table(tables.table_path("good"), np.arange(10, dtype=np.int8), 1)

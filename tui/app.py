@@ -7,9 +7,10 @@ Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can mo
 from __future__ import annotations
 
 import time
-from pathlib import Path
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
@@ -17,12 +18,14 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
-from solver.puzzle import Puzzle
+from solver.engines.paths import data_dir
+from solver.puzzles.base import Puzzle
 
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
+from .game.daily import daily_board, daily_key, puzzle_id
+from .game.store import Store
 from .screens.home import HomeScreen
-from .screens.play import PlayScreen, play_screen_for, puzzle_id
-from .store import Store, data_dir
+from .screens.play import PlayScreen, play_screen_for
 
 
 class KomaCommands(Provider):
@@ -33,7 +36,7 @@ class KomaCommands(Provider):
         app = self.app
         seen: set[str] = set()
         out = []
-        for key, active in screen.active_bindings.items():
+        for _key, active in screen.active_bindings.items():
             binding = active.binding
             if binding.action in seen or binding.system:
                 continue
@@ -135,7 +138,6 @@ class KomaApp(App):
         With ``daily`` (a day), the day's board of the puzzle, or the player's game on it in progress.
         """
         if daily:
-            from .screens.leaderboard import daily_board, daily_key
 
             saved = self.store.load_game(daily_key(daily, puzzle_id(puzzle)))
             start = None if saved is not None else daily_board(puzzle, daily)

@@ -7,8 +7,8 @@ import locale
 import os
 import sys
 
-from solver.cli import EXIT_BAD_INPUT
 from solver.errors import KomaError
+from solver.tools.cli import EXIT_BAD_INPUT
 
 
 def utf8_terminal() -> bool:
@@ -28,7 +28,7 @@ def prepare(args):
     """The puzzle and start board asked for on the command line: ``(puzzle or None, state or None)``."""
     if getattr(args, "command", None) != "play":
         return None, None
-    from solver.registry import get_puzzle
+    from solver.puzzles.registry import get_puzzle
 
     puzzle = get_puzzle(args.puzzle, args.size)
     state = None

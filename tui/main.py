@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from solver.cli import main as cli_main
 from solver.errors import KomaError
+from solver.tools.cli import main as cli_main
+
+from .server.options import add_serve_command
 
 
 def play(args) -> int:
@@ -17,7 +19,7 @@ def play(args) -> int:
 
 def serve(args) -> int:
     try:
-        from .serve import serve_command  # asyncssh is imported only when serving
+        from .server.serve import serve_command  # asyncssh is imported only when serving
     except ModuleNotFoundError as missing:
         if missing.name != "asyncssh":
             raise
@@ -26,7 +28,7 @@ def serve(args) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, play, {"serve": serve})
+    return cli_main(argv, play, {"serve": serve}, [add_serve_command])
 
 
 if __name__ == "__main__":

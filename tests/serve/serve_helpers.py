@@ -33,7 +33,7 @@ class Server:
         self.log = data_dir.parent / log_name
         env = dict(os.environ, KOMA_DATA_DIR=str(data_dir), TEXTUAL_ANIMATIONS="none")
         env.pop("KOMA_PLAYER", None)
-        self.handle = open(self.log, "w")
+        self.handle = open(self.log, "w")  # noqa: SIM115 - the server writes to it until stop()
         self.process = subprocess.Popen([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options],
                                         stdout=self.handle, stderr=subprocess.STDOUT, env=env)
         found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 30)

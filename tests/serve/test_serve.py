@@ -13,7 +13,6 @@ import subprocess
 import time
 
 import pytest
-
 from serve_helpers import HAVE_ASYNCSSH, SSH, SSH_KEYGEN, TMUX, Client, Server, moves_on, play_a_move
 
 pytestmark = [
@@ -262,7 +261,7 @@ def test_a_killed_game_leaves_the_others_and_a_restart_resumes_every_game(tmp_pa
 @needs_tmux
 def test_three_sessions_at_once(tmp_path):
     """The always-on small load test: three players play and auto-solve at once; nothing is lost."""
-    from tui.store import Store
+    from tui.game.store import Store
 
     server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
     players = [f"load{k}" for k in range(3)]

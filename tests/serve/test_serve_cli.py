@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from serve_helpers import HAVE_ASYNCSSH
 
 
@@ -21,7 +20,7 @@ def test_without_asyncssh_serve_says_how_to_install_it():
                       "from tui.main import main", "sys.exit(main(['serve', '--open']))")
     assert result.returncode == 2
     assert result.stderr.strip() == "koma: error: asyncssh is missing: pip install -e '.[ssh]'"
-    assert "textual" not in run_koma("import sys, solver.cli", "print(' '.join(sys.modules))").stdout
+    assert "textual" not in run_koma("import sys, solver.tools.cli", "print(' '.join(sys.modules))").stdout
 
 
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
@@ -40,7 +39,7 @@ def test_bad_serve_options_are_one_line(arguments, message, tmp_path):
 
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
-    from tui.serve import host_key
+    from tui.server.serve import host_key
 
     path = tmp_path / "data" / "ssh_host_ed25519_key"
     first = host_key(path)
@@ -53,7 +52,7 @@ def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
 
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypatch):
-    from tui.serve import Game
+    from tui.server.serve import Game
 
     for name in ("NO_COLOR", "TEXTUAL_COLOR_SYSTEM", "LINES", "COLUMNS", "KOMA_SERVE_COLORTERM"):
         monkeypatch.delenv(name, raising=False)

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on, play_a_move
 
 pytestmark = [
@@ -37,7 +36,7 @@ def memory_of(pid: int) -> dict[str, float]:
 
 
 def test_twenty_sessions_held_for_a_minute(tmp_path):
-    from tui.store import Store
+    from tui.game.store import Store
 
     count = int(os.environ.get("KOMA_LOAD_SESSIONS", "20"))
     hold = float(os.environ.get("KOMA_LOAD_SECONDS", "60"))

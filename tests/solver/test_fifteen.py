@@ -10,11 +10,12 @@ from collections import deque
 import numpy as np
 import pytest
 
-from solver import fifteen
-from solver import sliding_search as kernels
+from solver.engines.pdb import build_pattern, multipliers, n_placements, placement_rank, placement_unrank
 from solver.errors import Cancelled, KomaError, UnsolvableError
-from solver.pdb import build_pattern, multipliers, n_placements, placement_rank, placement_unrank
-from solver.sliding import SlidingPuzzle
+from solver.puzzles.sliding import SlidingPuzzle
+from solver.search import sliding as fifteen
+from solver.search import sliding_kernels as kernels
+from solver.tools import bench_cases
 
 FIFTEEN = SlidingPuzzle(4, 4)
 EIGHT = SlidingPuzzle(3, 3)
@@ -68,7 +69,7 @@ def test_hardest_positions_both_sections_agree():
 @pytest.mark.parametrize("heuristic", ["md+lc", "wd"])
 def test_korf_subset_without_tables(heuristic):
     for _, board, length in fifteen.korf100():
-        if _ in fifteen.QUICK_KORF:
+        if _ in bench_cases.QUICK_KORF:
             solution = fifteen.solve_sliding(FIFTEEN, board, heuristic=heuristic)
             assert solution.length == length and solution.optimal
             assert_solves(FIFTEEN, board, solution)

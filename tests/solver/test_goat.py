@@ -8,11 +8,15 @@ import random
 import numpy as np
 import pytest
 
-from solver import goat, goat_search, tables
+from solver import search
+from solver.engines import tables
+from solver.engines.ranking import pack, unpack
 from solver.errors import BoardError, Cancelled, KomaError
-from solver.goat import ARTICLE_LONGEST, GOAL, N_RANKS, START, GoatPuzzle
-from solver.ranking import pack, unpack
-from solver.registry import get_puzzle
+from solver.puzzles import goat
+from solver.puzzles.goat import ARTICLE_LONGEST, GOAL, N_RANKS, START, GoatPuzzle
+from solver.puzzles.registry import get_puzzle
+from solver.search import goat as goat_search
+from solver.tools import bench_cases
 
 # article 001's figure of the seven 52-move positions, in our notation
 ARTICLE_LONGEST_SEVEN = {
@@ -261,9 +265,9 @@ def test_labels_follow_the_pieces(puzzle):
 
 # --- solving -----------------------------------------------------------------------------------------
 def test_methods(puzzle):
-    assert puzzle.methods() == ["table", "article", "pdb"]
+    assert search.methods(puzzle) == ["table", "article", "pdb"]
     with pytest.raises(KomaError, match="unknown method"):
-        puzzle.solve(START, "bogus")
+        search.solve(puzzle, START, "bogus")
 
 
 def _check(puzzle, board, solution, distance):
@@ -275,24 +279,24 @@ def _check(puzzle, board, solution, distance):
 
 @pytest.mark.parametrize("method", ["table", "article", "pdb"])
 def test_start_solution_replays(puzzle, table, method):
-    solution = puzzle.solve(START, method)
+    solution = search.solve(puzzle, START, method)
     _check(puzzle, START, solution, 20)
     assert solution.method == method
 
 
 def test_solved_board_needs_no_moves(puzzle, table):
-    for method in puzzle.methods():
-        assert puzzle.solve(GOAL, method).moves == ()
+    for method in search.methods(puzzle):
+        assert search.solve(puzzle, GOAL, method).moves == ()
 
 
 def test_pdb_solves_the_articles_52_move_board(puzzle, table):
-    solution = puzzle.solve(ARTICLE_LONGEST, "pdb")
+    solution = search.solve(puzzle, ARTICLE_LONGEST, "pdb")
     _check(puzzle, ARTICLE_LONGEST, solution, 52)
     assert solution.nodes < 2_000_000
 
 
 def test_article_ida_solves_the_articles_52_move_board(puzzle, table):
-    solution = puzzle.solve(ARTICLE_LONGEST, "article")
+    solution = search.solve(puzzle, ARTICLE_LONGEST, "article")
     _check(puzzle, ARTICLE_LONGEST, solution, 52)
 
 
@@ -312,15 +316,15 @@ def test_pattern_databases_are_complete(table):
 def test_every_longest_position_by_table(puzzle, table):
     for text in ARTICLE_LONGEST_SEVEN:
         board = puzzle.parse(text)
-        _check(puzzle, board, puzzle.solve(board, "table"), 52)
+        _check(puzzle, board, search.solve(puzzle, board, "table"), 52)
 
 
 def test_table_and_pdb_agree_on_random_boards(puzzle, samples):
     for board, distance in samples:
         assert goat_search.heuristic(board, "pdb") <= distance
-        _check(puzzle, board, puzzle.solve(board, "pdb"), distance)
+        _check(puzzle, board, search.solve(puzzle, board, "pdb"), distance)
     for board, distance in samples[:40]:
-        _check(puzzle, board, puzzle.solve(board, "table"), distance)
+        _check(puzzle, board, search.solve(puzzle, board, "table"), distance)
 
 
 def test_table_and_article_agree_on_random_boards(puzzle, samples):
@@ -328,7 +332,7 @@ def test_table_and_article_agree_on_random_boards(puzzle, samples):
     for board, distance in samples:
         assert goat_search.heuristic(board, "article") <= distance
         if distance <= 36:
-            _check(puzzle, board, puzzle.solve(board, "article"), distance)
+            _check(puzzle, board, search.solve(puzzle, board, "article"), distance)
             checked += 1
     assert checked >= 150
 
@@ -336,12 +340,12 @@ def test_table_and_article_agree_on_random_boards(puzzle, samples):
 def test_ida_can_be_stopped(puzzle):
     stop = np.ones(1, np.uint8)
     with pytest.raises(Cancelled):
-        puzzle.solve(ARTICLE_LONGEST, "article", stop=stop)
+        search.solve(puzzle, ARTICLE_LONGEST, "article", stop=stop)
 
 
 def test_ida_reports_progress(puzzle):
     seen = []
-    puzzle.solve(ARTICLE_LONGEST, "pdb", progress=seen.append)
+    search.solve(puzzle, ARTICLE_LONGEST, "pdb", progress=seen.append)
     assert seen and {"bound", "nodes", "iteration"} <= set(seen[-1])
 
 
@@ -363,9 +367,7 @@ def test_registry():
 
 
 def test_benchmarks_are_registered(table):
-    from solver import bench
-
-    names = [c.name for c in bench._CASES if c.group == "goat"]
+    names = [c.name for c in bench_cases.CASES if c.group == "goat"]
     assert names == ["Goat full BFS", "Goat table load", "Goat IDA* article bound (52-move)", "Goat IDA* pdb (52-move)"]
-    figures = goat._bench_pdb()
+    figures = bench_cases.goat_ida("pdb")
     assert figures["length"] == 52 and figures["nodes"] > 0

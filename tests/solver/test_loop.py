@@ -2,9 +2,10 @@
 
 import pytest
 
+from solver import search
 from solver.errors import UnsolvableError
-from solver.loop import LOOP_ARROWS, LOOP_CELLS, JUMP_POSITIONS, loop_length, run_loop_method
-from solver.sliding import SlidingPuzzle
+from solver.puzzles.sliding import SlidingPuzzle
+from solver.search.loop import JUMP_POSITIONS, LOOP_ARROWS, LOOP_CELLS, loop_length, run_loop_method
 
 FIFTEEN = SlidingPuzzle(4, 4)
 
@@ -46,7 +47,7 @@ def test_the_ending_matches_the_parity_proof(seed):
 
 def test_solve_method_loop_is_labelled_not_optimal():
     state = FIFTEEN.random_state(9)
-    solution = FIFTEEN.solve(state, "loop")
+    solution = search.solve(FIFTEEN, state, "loop")
     assert not solution.optimal and solution.method == "loop" and "not optimal" in solution.note
     assert FIFTEEN.replay(state, solution.moves)[-1] == FIFTEEN.goal
 
@@ -54,5 +55,5 @@ def test_solve_method_loop_is_labelled_not_optimal():
 def test_solve_method_loop_on_an_unsolvable_board_says_how_it_ended():
     board = FIFTEEN.parse("1 2 3 4/5 6 7 8/9 10 11 12/13 15 14 _")
     with pytest.raises(UnsolvableError, match=r"ended in 1, 3, 2, 4") as error:
-        FIFTEEN.solve(board, "loop")
+        search.solve(FIFTEEN, board, "loop")
     assert not error.value.proof.solvable

@@ -1,17 +1,18 @@
 """Properties that hold for every puzzle, checked on generated boards (hypothesis).
 
 Runs a few hundred examples per property by default; ``--hypothesis-profile=thorough`` runs 10,000.
-Every puzzle registered in solver.registry is covered through the common interface.
+Every puzzle registered in solver.puzzles.registry is covered through the common interface.
 """
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
+from solver import search
 from solver.errors import KomaError
-from solver.registry import get_puzzle, names
+from solver.puzzles.registry import get_puzzle, names
 
 SIZES = {"8": [None], "15": [None], "sliding": ["2x2", "2x3", "3x2", "2x4", "4x2", "2x5", "3x4", "5x5"],
          "goat": [None], "ura": ["2x2", "3x3", "4x3", "4x4", "5x4", "5x5", "3x6", "6x6"]}
@@ -109,10 +110,10 @@ def test_parity_verdict_equals_table_reachability(puzzle, data):
 def test_every_method_replays_to_the_goal_at_table_distance(puzzle, data):
     state = data.draw(walked(puzzle))
     distance = puzzle.depth_table().distance(puzzle, state)
-    for method in puzzle.methods():
+    for method in search.methods(puzzle):
         if method in getattr(puzzle, "slow_methods", ()):
             continue
-        solution = puzzle.solve(state, method)
+        solution = search.solve(puzzle, state, method)
         path = puzzle.replay(state, solution.moves)
         assert path[-1] == puzzle.goal and puzzle.is_goal(path[-1])
         assert list(path) == list(solution.path)

@@ -6,9 +6,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from solver import search
+from solver.engines.ranking import pack, rank, rank_packed, unpack, unrank, unrank_packed
 from solver.errors import BoardError, KomaError, UnsolvableError
-from solver.ranking import pack, rank, rank_packed, unpack, unrank, unrank_packed
-from solver.sliding import SlidingPuzzle
+from solver.puzzles.sliding import SlidingPuzzle
 
 EIGHT = SlidingPuzzle(3, 3)
 FIFTEEN = SlidingPuzzle(4, 4)
@@ -153,14 +154,14 @@ def test_bfs_layers_are_consistent_with_the_depth_table():
 
 
 def test_article_board_solves_in_31_by_table_and_replays(eight_table):
-    solution = EIGHT.solve(ARTICLE_START)
+    solution = search.solve(EIGHT, ARTICLE_START)
     assert solution.length == 31 and solution.optimal
     assert EIGHT.replay(ARTICLE_START, solution.moves) == solution.path
     assert solution.path[-1] == EIGHT.goal
 
 
 def test_bidirectional_bfs_generates_the_articles_16088_states():
-    solution = EIGHT.solve(ARTICLE_START, "bidirectional")
+    solution = search.solve(EIGHT, ARTICLE_START, "bidirectional")
     assert solution.nodes == 16_088
     assert solution.length == 31
     assert EIGHT.replay(ARTICLE_START, solution.moves)[-1] == EIGHT.goal
@@ -172,7 +173,7 @@ def test_table_and_bidirectional_solutions_are_optimal_and_replay(eight_table):
         state = EIGHT.random_state(rng.randrange(2**32))
         expected = eight_table.distance(EIGHT, state)
         for method in ("table", "bidirectional"):
-            solution = EIGHT.solve(state, method)
+            solution = search.solve(EIGHT, state, method)
             assert solution.length == expected, (method, EIGHT.format(state))
             path = EIGHT.replay(state, solution.moves)
             assert path == solution.path and path[-1] == EIGHT.goal
@@ -185,17 +186,17 @@ def test_small_boards_solve_optimally(width, height):
     assert table.states == puzzle.n_ranks // 2
     for seed in range(20):
         state = puzzle.random_state(seed)
-        solution = puzzle.solve(state)
+        solution = search.solve(puzzle, state)
         assert solution.length == table.distance(puzzle, state)
         assert puzzle.replay(state, solution.moves)[-1] == puzzle.goal
     far = table.max_depth
-    assert puzzle.distance(puzzle.random_state(0, far)) == far
+    assert search.distance(puzzle, puzzle.random_state(0, far)) == far
 
 
 def test_unsolvable_board_is_refused_with_its_proof():
     state = EIGHT.parse("1 2 3/4 5 6/8 7 _")
     with pytest.raises(UnsolvableError) as error:
-        EIGHT.solve(state)
+        search.solve(EIGHT, state)
     assert error.value.proof is not None and not error.value.proof.solvable
 
 

@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from solver import tables
+from solver.engines import tables
 
 VERSION = 3
 
@@ -110,7 +110,7 @@ def test_disk_full_while_writing_leaves_no_partial_file(cache, monkeypatch):
             monkeypatch.undo()
 
     monkeypatch.setattr(tables, "write_table", full_disk)
-    build, calls = build_counter()
+    build, _calls = build_counter()
     seen = []
     table = tables.cached_table("t", VERSION, build, notice=seen.append)
     assert np.array_equal(table, expected())
@@ -123,7 +123,7 @@ def _slow_build_in_child(cache_root, name, marker):
     os.environ["KOMA_CACHE_DIR"] = cache_root
     import time
 
-    from solver import tables as child_tables
+    from solver.engines import tables as child_tables
 
     def build():
         with open(marker, "a") as handle:
@@ -151,7 +151,7 @@ def test_a_writer_killed_mid_write_never_leaves_a_readable_partial_file(cache, t
     script = textwrap.dedent(f"""
         import os, sys, numpy as np
         os.environ["KOMA_CACHE_DIR"] = {str(tmp_path)!r}
-        from solver import tables
+        from solver.engines import tables
         real_fsync = os.fsync
         def hang(fd):
             print("writing", flush=True)

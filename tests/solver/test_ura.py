@@ -15,11 +15,21 @@ import random
 import numpy as np
 import pytest
 
-from solver import bench, tables
+from solver import search
+from solver.engines import tables
 from solver.errors import BoardError, Cancelled, KomaError, UnsolvableError
-from solver.registry import get_puzzle
-from solver.ura import (ARTICLE_PROBLEM, CHECKERBOARDS, REACHABLE_PATTERNS, UraPuzzle, _tables, parse_any_size,
-                        results_table, ura_table)
+from solver.puzzles.registry import get_puzzle
+from solver.puzzles.ura import (
+    ARTICLE_PROBLEM,
+    CHECKERBOARDS,
+    REACHABLE_PATTERNS,
+    UraPuzzle,
+    _tables,
+    parse_any_size,
+    results_table,
+    ura_table,
+)
+from solver.tools import bench_cases
 
 SIZES = [(w, h) for w in range(2, 7) for h in range(2, 7)]
 SLOW = bool(os.environ.get("KOMA_SLOW"))
@@ -210,7 +220,7 @@ def test_article_unchanging_boards():
 def test_article_problems_solved_optimally(size, board, length):
     p = puzzle(*size)
     state = p.parse(board)
-    solution = p.solve(state)
+    solution = search.solve(p, state)
     assert solution.length == length and solution.optimal
     assert p.replay(state, solution.moves) == solution.path
     assert solution.path[-1] == p.goal
@@ -219,7 +229,7 @@ def test_article_problems_solved_optimally(size, board, length):
 def test_article_problem_is_the_default_board():
     p = get_puzzle("ura")
     assert (p.width, p.height) == (3, 3)
-    assert p.solve(p.parse(ARTICLE_PROBLEM)).length == 7
+    assert search.solve(p, p.parse(ARTICLE_PROBLEM)).length == 7
 
 
 # --- every size up to 6x6 ----------------------------------------------------------------------------------
@@ -387,7 +397,7 @@ def test_registry_sizes():
     p = get_puzzle("ura", "5x4")
     assert (p.width, p.height, p.key, p.title) == (5, 4, "ura", "Ura-omote")
     assert p.goal == (0,) * 20 and p.n_ranks == 20736
-    assert p.methods() == ["table"]
+    assert search.methods(p) == ["table"]
 
 
 # --- proofs ------------------------------------------------------------------------------------------------
@@ -428,7 +438,7 @@ def test_proof_of_odd_blacks():
     assert "odd" in proof.summary and "orbit 0" in proof.summary
     assert "UNREACHABLE" in "\n".join(proof.lines)
     with pytest.raises(UnsolvableError) as error:
-        p.solve(state)
+        search.solve(p, state)
     assert error.value.proof is not None and not error.value.proof.solvable
     json.dumps(proof.to_dict())
 
@@ -442,7 +452,7 @@ def test_proof_of_a_checkerboard():
     assert bad["why"] == "checkerboard" and bad["label"] == "3" and bad["pattern"] == "BW/WB"
     assert "checkerboard" in proof.summary
     with pytest.raises(UnsolvableError):
-        p.solve(state)
+        search.solve(p, state)
 
 
 def test_proof_lists_every_unreachable_orbit():
@@ -487,7 +497,7 @@ def test_random_solutions_replay_to_the_goal(size):
     table = p.depth_table()
     for seed in range(8):
         state = p.random_state(seed)
-        solution = p.solve(state)
+        solution = search.solve(p, state)
         assert p.replay(state, solution.moves) == solution.path
         assert solution.path[0] == state and solution.path[-1] == p.goal
         assert solution.length == table.distance(p, state)
@@ -499,7 +509,7 @@ def test_every_longest_position_solves_at_max_depth():
     p = puzzle(4, 3)
     longest = p.longest()
     for state in longest.positions:
-        solution = p.solve(state)
+        solution = search.solve(p, state)
         assert solution.length == longest.max_depth
         assert p.replay(state, solution.moves)[-1] == p.goal
 
@@ -508,7 +518,7 @@ def test_generate_at_distance():
     p = puzzle(5, 4)
     for d in (0, 1, 5, 10):
         state = p.random_state(seed=d, distance=d)
-        assert p.distance(state) == d
+        assert search.distance(p, state) == d
     with pytest.raises(KomaError):
         p.random_state(seed=1, distance=11)
 
@@ -582,7 +592,7 @@ def test_5x5_longest_classes():
 
 # --- benchmarks -------------------------------------------------------------------------------------------------
 def test_benchmarks_are_registered():
-    cases = {c.name: c for c in bench.cases(["ura"], full=True)}
+    cases = {c.name: c for c in bench_cases.cases(["ura"], full=True)}
     assert {"Ura-omote 5x5 full BFS", "Ura-omote 6x6 full BFS"} <= set(cases)
     figures = cases["Ura-omote 5x5 full BFS"].run()
     assert figures == {"states": 663552, "max_depth": 13, "at_max_depth": 4608}

@@ -11,17 +11,16 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.content import Content, Span
 from textual.scrollbar import ScrollBar, ScrollBarRender
+from tui_helpers import make_app, wait_for, wait_warm
 
 from tui.ascii import Static, ascii_content, ascii_key, to_ascii
+from tui.game.store import Store
 from tui.screens.algorithm_lab import AlgorithmLabScreen
 from tui.screens.gallery import GalleryScreen
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.screens.loop_demo import LoopDemoScreen
 from tui.screens.parity_lab import ParityLabScreen
 from tui.screens.play import PlayScreen
-from tui.store import Store
-
-from tui_helpers import make_app, wait_for, wait_warm
 
 SIZE = (80, 24)
 
@@ -215,7 +214,7 @@ async def test_leaderboard(tmp_path, monkeypatch):
     ([], False),
 ])
 def test_the_command_line_asks_for_ascii(argv, expected):
-    from solver.cli import parse_args
+    from solver.tools.cli import parse_args
     from tui.launch import wants_ascii
 
     assert wants_ascii(parse_args(argv)) is expected

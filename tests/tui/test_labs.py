@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from tui_helpers import make_app, wait_for
 
 from tui.screens.parity_lab import ParityLabScreen
 from tui.screens.play import PlayScreen
 from tui.widgets.board import Board
-
-from tui_helpers import make_app, wait_for
 
 ARTICLE_15 = "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"
 
@@ -99,7 +98,7 @@ def test_parity_lab_snapshot(snap_compare, tmp_path, size, tab, keys):
 
 
 # --- the loop demo (article 003) ------------------------------------------------------------------------
-from solver.loop import loop_length  # noqa: E402
+from solver.search.loop import loop_length  # noqa: E402
 from tui.screens import loop_demo  # noqa: E402
 from tui.screens.loop_demo import LoopDemoScreen  # noqa: E402
 
@@ -203,8 +202,8 @@ def test_loop_demo_snapshot(snap_compare, tmp_path, size):
 # --- the algorithm lab ----------------------------------------------------------------------------------
 import time as _time  # noqa: E402
 
-from solver.lab import LabResult  # noqa: E402
-from solver.puzzle import check_stop  # noqa: E402
+from solver.engines.stop import check_stop  # noqa: E402
+from solver.tools.lab import LabResult  # noqa: E402
 from tui.screens import algorithm_lab  # noqa: E402
 from tui.screens.algorithm_lab import AlgorithmLabScreen  # noqa: E402
 

@@ -7,13 +7,15 @@ import multiprocessing
 import sqlite3
 
 from textual.widgets import DataTable
-
-from solver.registry import get_puzzle
-from tui.screens.leaderboard import LeaderboardScreen, daily_board, daily_seed, today
-from tui.screens.play import DailyPlayScreen, PlayScreen
-from tui.store import LOCAL_PLAYER, SCHEMA_VERSION, SavedGame, Store
-
 from tui_helpers import make_app, wait_for, wait_warm
+
+from solver import search
+from solver.puzzles.registry import get_puzzle
+from tui.game.daily import daily_board, daily_seed, today
+from tui.game.players import LOCAL_PLAYER
+from tui.game.store import SCHEMA_VERSION, SavedGame, Store
+from tui.screens.leaderboard import LeaderboardScreen
+from tui.screens.play import DailyPlayScreen, PlayScreen
 
 V1_SCHEMA = """
 CREATE TABLE games (puzzle TEXT PRIMARY KEY, start TEXT NOT NULL, moves TEXT NOT NULL, origins TEXT NOT NULL,
@@ -120,7 +122,7 @@ async def test_daily_game_is_ranked_and_shown(tmp_path, monkeypatch):
         screen = app.screen
         assert screen.start == daily_board(get_puzzle("8"), today()) and screen.daily == "2025-01-31"
         await wait_warm(pilot)
-        solution = screen.puzzle.solve(screen.state)
+        solution = search.solve(screen.puzzle, screen.state)
         for move in solution.moves:  # the player plays the optimal moves: ranked first
             assert screen.play(move)
         await wait_for(pilot, lambda: screen.won, what="the win")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 
-from solver.errors import Cancelled
-from solver.puzzle import check_stop
-from solver.sliding import SlidingPuzzle
-from tui.screens.play import PlayScreen
-from tui.store import Store
-from tui.widgets.board import Board
-
 from tui_helpers import make_app, wait_for, wait_warm
+
+from solver import search
+from solver.engines.stop import check_stop
+from solver.puzzles.sliding import SlidingPuzzle
+from tui.game.store import Store
+from tui.screens.play import PlayScreen
+from tui.widgets.board import Board
 
 ONE_AWAY = "1 2 3/4 5 6/7 _ 8"  # tile 8 moves left to solve it
 TWO_AWAY = "1 2 3/4 5 6/_ 7 8"
@@ -251,7 +251,7 @@ async def test_fifteen_solve_is_honest_about_its_method(tmp_path):
         await wait_for(pilot, screen.warm.is_set, what="the warm-up")
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.job is None and (screen.message or screen.won), what="the answer")
-        if not screen.puzzle.methods():
+        if not search.methods(screen.puzzle):
             assert "no optimal solver" in screen.message
         else:  # a solver is wired in: its answer plays back, labelled honestly
             assert screen.message.startswith("Koma found") and screen.playback is not None
@@ -263,7 +263,7 @@ async def test_command_palette_lists_every_play_action(tmp_path):
     from tui.app import KomaCommands
 
     app = make_app(tmp_path, "8", TWO_AWAY)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24)):
         provider = KomaCommands(app.screen)
         names = [hit.display for hit in [h async for h in provider.discover()]]
         for wanted in ("Solve", "Hint", "Undo", "Redo", "New game", "Parity proof", "Back", "Quit", "Help",

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from tui_helpers import make_app, wait_for, wait_warm
 
 from tui.main import main
 from tui.screens.home import HomeScreen, PuzzleCard
 from tui.screens.play import PlayScreen
 from tui.widgets.board import Board
-
-from tui_helpers import make_app, wait_for, wait_warm
 
 GOAT_START = "r-BB/i.dS/l-jW"
 
@@ -97,7 +96,7 @@ async def test_home_opens_each_puzzle_and_picks_the_ura_size(tmp_path):
 
 
 async def test_home_shows_the_game_in_progress(tmp_path):
-    from tui.store import Store
+    from tui.game.store import Store
 
     path = tmp_path / "koma.db"
     app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
@@ -123,8 +122,8 @@ def test_bad_play_arguments_are_one_line_and_exit_2(capsys, argv, problem):
 
 
 def test_play_seed_gives_the_same_board():
+    from solver.tools.cli import parse_args
     from tui.launch import prepare
-    from solver.cli import parse_args
 
     one = prepare(parse_args(["play", "15", "--seed", "7"]))
     two = prepare(parse_args(["play", "15", "--seed", "7"]))

@@ -6,7 +6,6 @@ Regenerate after a deliberate change with ``pytest tests/tui/test_snapshots.py -
 from __future__ import annotations
 
 import pytest
-
 from tui_helpers import make_app, wait_for, wait_warm
 
 SIZES = [(80, 24), (120, 36)]

@@ -1,6 +1,6 @@
 """The game database: saves, stats, concurrent sessions and a corrupt file."""
 
-from tui.store import SavedGame, Store
+from tui.game.store import SavedGame, Store
 
 
 def test_save_load_and_clear(tmp_path):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.store import SCHEMA_VERSION, SavedGame, Store
+from tui.game.store import SCHEMA_VERSION, SavedGame, Store
 
 BOARD = "1 2 3/4 5 6/7 _ 8"
 GAME = SavedGame(BOARD, ["L", "R", "L"], "ppk", 2, 42.5, 1)
@@ -206,7 +206,7 @@ def test_disk_full_simulated_on_every_write(tmp_path):
 
 WRITER = """
 import sys
-from tui.store import SavedGame, Store
+from tui.game.store import SavedGame, Store
 store = Store(sys.argv[1])
 k = 0
 while True:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import time
 
-
-from solver.registry import get_puzzle
+from solver.puzzles.registry import get_puzzle
 from tui.app import KomaApp
-from tui.store import Store
+from tui.game.store import Store
 
 
 def make_app(tmp_path, name=None, board=None, size=None, **options) -> KomaApp:

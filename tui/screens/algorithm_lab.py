@@ -22,15 +22,15 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Footer, Tab, Tabs
 
+from solver.engines.progress import throttled
+from solver.engines.stop import new_stop_flag
 from solver.errors import Cancelled, KomaError
-from solver.lab import LabResult, lab_methods, run_method
-from solver.puzzle import new_stop_flag
-from solver.registry import get_puzzle
-from solver.progress import throttled
+from solver.puzzles.registry import get_puzzle
+from solver.tools.lab import LabResult, lab_methods, run_method
 
 from ..ascii import Header, Static
+from ..game.formatting import figures_text
 from ..widgets.looks import look_for
-from .play import figures_text
 from .tabbed import TabbedScreen
 
 # tab id -> (registry name, label, the article's board, the hardest board)

@@ -1,6 +1,6 @@
 """The galleries of the hardest positions: one tab per puzzle and size.
 
-Each tab runs the puzzle's full BFS (:meth:`~solver.puzzle.Puzzle.longest`, the code path of
+Each tab runs the puzzle's full BFS (:meth:`~solver.puzzles.base.Puzzle.longest`, the code path of
 ``koma longest``) in a named, exclusive thread worker with a fresh stop flag, showing progress by
 depth level.  The depth tables it reads are cached on disk by the solver, and the answers are
 memoised here, so a second visit is instant.  The screen shows the figures, the per-depth
@@ -26,11 +26,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Footer, Tab, Tabs
 
+from solver import search
+from solver.engines.progress import throttled
+from solver.engines.stop import new_stop_flag
 from solver.errors import Cancelled, KomaError
-from solver.fifteen import LABELS, hardest80, tables_present
-from solver.puzzle import LongestResult, Puzzle, Solution, new_stop_flag
-from solver.registry import get_puzzle
-from solver.progress import throttled
+from solver.puzzles.base import LongestResult, Puzzle, Solution
+from solver.puzzles.registry import get_puzzle
+from solver.search.sliding import LABELS, hardest80, tables_present
 
 from ..ascii import Header, Static
 from ..widgets.histogram import Histogram
@@ -118,7 +120,7 @@ class VerifyResult(Message):
 
 def verify_solve(puzzle: Puzzle, board: tuple, *, stop, progress) -> Solution:
     """Koma's optimal solver with its default (strongest present) heuristic; tests replace this."""
-    return puzzle.solve(board, "ida", stop=stop, progress=progress)
+    return search.solve(puzzle, board, "ida", stop=stop, progress=progress)
 
 
 def heuristic_note() -> str:

@@ -35,7 +35,7 @@ def keys_text(screen: Screen) -> str:
     by_action: dict[str, list[str]] = defaultdict(list)
     described: dict[str, str] = {}
     app = screen.app
-    for key, active in screen.active_bindings.items():
+    for _key, active in screen.active_bindings.items():
         binding = active.binding
         if binding.system and binding.action != "command_palette":
             continue

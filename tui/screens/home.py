@@ -14,11 +14,12 @@ from textual.widget import Widget
 from textual.widgets import Footer
 
 from solver.errors import KomaError
-from solver.registry import get_puzzle
+from solver.puzzles.registry import get_puzzle
 
 from ..ascii import Header, Static
+from ..game.daily import puzzle_id
+from ..game.formatting import clock_text, plural
 from ..widgets.looks import look_for
-from .play import clock_text, plural, puzzle_id
 
 URA_SIZES = (2, 3, 4, 5, 6)
 
@@ -47,7 +48,7 @@ class PuzzleCard(Widget, can_focus=True):
     side = reactive(3, init=False)
 
     class Chosen(Message):
-        def __init__(self, card: "PuzzleCard"):
+        def __init__(self, card: PuzzleCard):
             super().__init__()
             self.card = card
 
@@ -185,7 +186,7 @@ class HomeScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="cards"):
-            for number, entry in enumerate(ENTRIES, 1):
+            for _number, entry in enumerate(ENTRIES, 1):
                 yield PuzzleCard(entry, ascii_only=self.ascii_only)
             with Vertical(id="labs"):
                 for link in LABS:

@@ -2,14 +2,10 @@
 
 Every player gets the same board of each daily puzzle on a given (UTC) day: the board comes from a
 seed derived from the date and the puzzle id.  Results rank by moves over the optimum, then by moves,
-then by time; games Koma finished are never ranked (see :meth:`tui.store.Store.record_daily`).
+then by time; games Koma finished are never ranked (see :meth:`tui.game.store.Store.record_daily`).
 """
 
 from __future__ import annotations
-
-import datetime
-import hashlib
-import os
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,40 +13,11 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer
 
-from solver.puzzle import Puzzle
-from solver.registry import get_puzzle
+from solver.puzzles.base import Puzzle
 
 from ..ascii import Header, Static, text_for
-from .play import clock_text, puzzle_id
-
-DAILY_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "4x4"))
-
-
-def today() -> str:
-    """The daily puzzles' day, ``YYYY-MM-DD`` in UTC (``$KOMA_DAY`` overrides it, for tests)."""
-    return os.environ.get("KOMA_DAY") or datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-
-
-def shift_day(day: str, delta: int) -> str:
-    return (datetime.date.fromisoformat(day) + datetime.timedelta(days=delta)).isoformat()
-
-
-def daily_seed(day: str, game: str) -> int:
-    """The seed of ``day``'s board of puzzle id ``game``: the same everywhere, different every day."""
-    return int.from_bytes(hashlib.sha256(f"koma-daily/{day}/{game}".encode()).digest()[:8], "big")
-
-
-def daily_board(puzzle: Puzzle, day: str) -> tuple:
-    return tuple(puzzle.random_state(daily_seed(day, puzzle_id(puzzle))))
-
-
-def daily_key(day: str, game: str) -> str:
-    """Where a daily game in progress is saved (apart from the puzzle's own game)."""
-    return f"daily/{day}/{game}"
-
-
-def daily_puzzles() -> list[Puzzle]:
-    return [get_puzzle(name, size) for name, size in DAILY_PUZZLES]
+from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
+from ..game.formatting import clock_text
 
 
 class LeaderboardScreen(Screen):

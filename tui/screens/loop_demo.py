@@ -1,10 +1,10 @@
 """Article 003's "mindless" loop method, played out on a 15-puzzle board.
 
-The run comes from :func:`solver.loop.run_loop_method` in a named thread worker; the screen plays
+The run comes from :func:`solver.search.loop.run_loop_method` in a named thread worker; the screen plays
 its boards back at an adjustable speed, shows the tiles' order along the loop as it sorts, and
 ties the ending (1, 2, 3, … or 1, 3, 2, …) to the parity proof of the start.  Statistics of the
 loop's move counts over many random boards are computed in a cancellable worker and, on request,
-compared with the optimal lengths of the first few (IDA*, :mod:`solver.fifteen`).
+compared with the optimal lengths of the first few (IDA*, :mod:`solver.search.sliding`).
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from solver import search
+from solver.engines.stop import new_stop_flag
 from solver.errors import Cancelled, KomaError
-from solver.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
-from solver.puzzle import new_stop_flag
-from solver.registry import get_puzzle
+from solver.puzzles.registry import get_puzzle
+from solver.search.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
 
 from ..ascii import Header, Static
 from ..widgets.loop_board import LoopBoard
@@ -42,7 +43,7 @@ SPEED = Binding.Group("speed", compact=True)
 
 def optimal_method(puzzle) -> str | None:
     """The 15-puzzle's optimal method: IDA* (the loop method is not optimal)."""
-    return next((m for m in puzzle.methods() if m != "loop"), None)
+    return next((m for m in search.methods(puzzle) if m != "loop"), None)
 
 
 METHOD_NAMES = {"ida": "IDA*"}
@@ -283,7 +284,7 @@ class LoopDemoScreen(Screen):
                 if job.kind == "loop":
                     values.append(loop_length(board)[0])
                 else:
-                    values.append(self.puzzle.solve(board, method, stop=job.stop).length)
+                    values.append(search.solve(self.puzzle, board, method, stop=job.stop).length)
                     extra.append(loop_length(board)[0])
                 now = time.monotonic()
                 if now - last > 0.1:

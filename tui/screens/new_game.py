@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioSet
 
 from solver.errors import KomaError
-from solver.puzzle import Puzzle
+from solver.puzzles.base import Puzzle
 
 from ..ascii import RadioButton, Static, text_for
 

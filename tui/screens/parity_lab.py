@@ -6,7 +6,7 @@ cursor, and shows the blank's row, the total and the verdict; an unsolvable boar
 article's fixes (flipLR, or swapping two tiles).  Ura-omote: Space turns one cell over; the proof
 is the orbit map coloured by orbit, each orbit's pattern and why it does or does not reach
 all-white.  Goat: swap pieces and move the big piece; the proof is the snake path and which ─ gets
-which label.  Every verdict comes from :meth:`~solver.puzzle.Puzzle.proof`.
+which label.  Every verdict comes from :meth:`~solver.puzzles.base.Puzzle.proof`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Tab, Tabs
 
-from solver.puzzle import Puzzle
-from solver.registry import get_puzzle
+from solver.puzzles.base import Puzzle
+from solver.puzzles.registry import get_puzzle
 
 from ..ascii import Header, Static
 from ..widgets.board import Board
@@ -232,9 +232,7 @@ class ParityLabScreen(TabbedScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "big" and self.puzzle.key != "goat":
             return False
-        if action == "fix" and not self.sliding:
-            return False
-        return True
+        return not (action == "fix" and not self.sliding)
 
     # --- naming ----------------------------------------------------------------------------------------
     def cell_name(self, cell: int) -> str:

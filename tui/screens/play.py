@@ -1,6 +1,6 @@
 """The play screen, one implementation for every puzzle: board, counters, distance, parity, solver.
 
-Everything the screen knows about the rules comes from the :class:`~solver.puzzle.Puzzle`
+Everything the screen knows about the rules comes from the :class:`~solver.puzzles.base.Puzzle`
 (``moves``/``apply``/``is_goal``/``proof``/``solve``/``distance``).  Solver calls run in named
 thread workers with a fresh stop flag per job; their answers come back as messages.  Escape
 cancels a job at once (stop flag plus ``worker.cancel()``), and so does leaving the screen.
@@ -23,12 +23,16 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, get_current_worker
 
+from solver import search
+from solver.engines.progress import throttled
+from solver.engines.stop import new_stop_flag
 from solver.errors import Cancelled, KomaError, UnsolvableError
-from solver.puzzle import Puzzle, Solution, new_stop_flag
-from solver.progress import throttled
+from solver.puzzles.base import Puzzle, Solution
 
 from ..ascii import Header, Static
-from ..store import SavedGame
+from ..game.daily import puzzle_id
+from ..game.formatting import clock_text, figures_text, plural
+from ..game.store import SavedGame
 from ..widgets.board import Board
 from ..widgets.looks import look_for
 
@@ -40,37 +44,6 @@ MOVE = Binding.Group("move", compact=True)
 CURSOR = Binding.Group("cursor", compact=True)
 SPEED = Binding.Group("speed", compact=True)
 STEP = Binding.Group("step", compact=True)
-
-
-def puzzle_id(puzzle: Puzzle) -> str:
-    """The key under which a puzzle's game and stats are saved: ``8``, ``15``, ``goat``, ``ura-3x3``…"""
-    if puzzle.key in ("8", "15", "goat"):
-        return puzzle.key
-    family = "ura" if puzzle.key == "ura" else "sliding"
-    return f"{family}-{puzzle.size_label}"
-
-
-def clock_text(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def figures_text(info: dict[str, Any]) -> str:
-    parts = []
-    for key, value in info.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue
-        if key == "nodes" or value >= 10_000:
-            value = f"{value / 1e6:.1f}M" if value >= 1e6 else f"{value / 1e3:.0f}k" if value >= 1e4 else f"{value:,.0f}"
-        elif isinstance(value, float):
-            value = f"{value:.1f}"
-        parts.append(f"{key} {value}")
-    return " · ".join(parts[:3])
 
 
 @dataclass
@@ -128,7 +101,8 @@ class PlayScreen(Screen):
         Binding("shift+left", "cursor(0,-1)", "", id="play.cursor_left", tooltip="Cursor left", show=False),
         Binding("shift+right", "cursor(0,1)", "", id="play.cursor_right", tooltip="Cursor right", show=False),
         Binding("enter", "activate('enter')", "Play cursor", id="play.enter", show=False, tooltip="Move the piece under the cursor"),
-        Binding("space", "activate('space')", "Play cursor / pause", id="play.space", show=False, tooltip="Move the piece under the cursor, or pause the playback"),
+        Binding("space", "activate('space')", "Play cursor / pause", id="play.space", show=False,
+                tooltip="Move the piece under the cursor, or pause the playback"),
         Binding("s", "solve", "solve", id="play.solve", tooltip="Solve: find an optimal solution in the background and play it back"),
         Binding("t", "hint", "hint", id="play.hint", tooltip="Hint: highlight the next optimal move"),
         Binding("u", "undo", "undo", id="play.undo", tooltip="Undo the last move"),
@@ -281,7 +255,7 @@ class PlayScreen(Screen):
             f"Moves [b]{self.position}[/b]   Time [b]{clock_text(self.elapsed())}[/b]")
 
     def _distance_pending(self) -> bool:
-        return self.state not in self.distances and bool(self.puzzle.methods()) and not self.no_optimal
+        return self.state not in self.distances and bool(search.methods(self.puzzle)) and not self.no_optimal
 
     def refresh_status(self) -> None:
         self.refresh_counters()
@@ -291,7 +265,7 @@ class PlayScreen(Screen):
             text = "[b]Solved[/b]"
         elif distance is not None:
             text = f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
-        elif not self.puzzle.methods() or self.no_optimal:
+        elif not search.methods(self.puzzle) or self.no_optimal:
             text = "distance: no optimal solver for this size yet"
         elif not self.proof.solvable:
             text = "cannot reach the goal"
@@ -506,12 +480,12 @@ class PlayScreen(Screen):
     def _measure(self) -> None:
         """Find the distance of the board shown (and of the start), from the table or in the background."""
         wanted = [s for s in dict.fromkeys([self.state, self.start]) if s not in self.distances]
-        if not wanted or not self.warm.is_set() or not self.puzzle.methods() or self.no_optimal:
+        if not wanted or not self.warm.is_set() or not search.methods(self.puzzle) or self.no_optimal:
             return
         if self.puzzle.enumerable:  # a table lookup: instant once warm
             for s in wanted:
                 try:
-                    d = self.puzzle.distance(s)
+                    d = search.distance(self.puzzle, s)
                 except KomaError:
                     continue
                 if d >= 0:
@@ -532,7 +506,7 @@ class PlayScreen(Screen):
             for s in states:
                 if stop[0]:
                     return
-                solution = self.puzzle.solve(s, stop=stop)
+                solution = search.solve(self.puzzle, s, stop=stop)
                 self.post_message(SolveDone(Job("distance", s, stop), solution))
         except (Cancelled, KomaError, IndexError):
             return
@@ -548,14 +522,14 @@ class PlayScreen(Screen):
         try:
             if self.puzzle.enumerable:
                 self.puzzle.depth_table()
-            elif self.puzzle.methods():
+            elif search.methods(self.puzzle):
                 near = self.puzzle.goal
                 for _ in range(2):
                     near = self.puzzle.apply(near, self.puzzle.moves(near)[0])
                 stop = new_stop_flag()
                 self.app.stop_flags[id(stop)] = stop
                 try:
-                    self.puzzle.solve(near, stop=stop)
+                    search.solve(self.puzzle, near, stop=stop)
                 finally:
                     self.app.stop_flags.pop(id(stop), None)
         except Cancelled:
@@ -577,7 +551,7 @@ class PlayScreen(Screen):
 
     # --- solving and hints -----------------------------------------------------------------------
     def _solver_missing(self) -> str:
-        if not self.puzzle.methods():
+        if not search.methods(self.puzzle):
             return f"Koma has no optimal solver for the {self.puzzle.title} yet."
         if not self.proof.solvable:
             return f"This board cannot be solved: {self.proof.summary}."
@@ -633,7 +607,7 @@ class PlayScreen(Screen):
                     return
             progress = throttled(lambda info: self.post_message(SolveProgress(job, dict(info))))
 
-            solution = self.puzzle.solve(job.state, stop=job.stop, progress=progress)
+            solution = search.solve(self.puzzle, job.state, stop=job.stop, progress=progress)
         except Cancelled:
             return
         except UnsolvableError as error:
@@ -874,13 +848,11 @@ class PlayScreen(Screen):
             return None
         if action == "redo" and self.position >= len(self.moves):
             return None
-        if action in ("solve", "hint") and (self.won or not self.puzzle.methods()):
+        if action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)):
             return None
         if action == "step" and (self.playback is None or not self.paused):
             return None
-        if action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state):
-            return False
-        return True
+        return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))
 
 
 class UraPlayScreen(PlayScreen):

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 
-from solver.puzzle import Proof, Puzzle
+from solver.puzzles.base import Proof, Puzzle
 
 from ..ascii import Static
 

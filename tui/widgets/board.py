@@ -75,14 +75,14 @@ class Board(Widget):
     class CellPressed(Message):
         """A cell was clicked."""
 
-        def __init__(self, board: "Board", cell: int):
+        def __init__(self, board: Board, cell: int):
             super().__init__()
             self.board, self.cell = board, cell
 
     class LinePressed(Message):
         """A row or column label was clicked (Ura-omote)."""
 
-        def __init__(self, board: "Board", move: str):
+        def __init__(self, board: Board, move: str):
             super().__init__()
             self.board, self.move = board, move
 

@@ -2,7 +2,7 @@
 
 A *look* turns a state (the puzzle's cell codes, see the solver modules) into piece specs, and draws
 one piece at a given size.  It knows the notation's codes and glyphs, never the rules: moves always
-come from the :class:`~solver.puzzle.Puzzle`.
+come from the :class:`~solver.puzzles.base.Puzzle`.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ class MiniGrid(Widget):
     selected: reactive[int] = reactive(0)
 
     class Selected(Message):
-        def __init__(self, grid: "MiniGrid", index: int):
+        def __init__(self, grid: MiniGrid, index: int):
             super().__init__()
             self.grid, self.index = grid, index
 

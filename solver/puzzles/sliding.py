@@ -16,11 +16,11 @@ import time
 import numpy as np
 from numba import njit
 
-from . import bfs
-from .errors import BoardError, Cancelled, KomaError, UnsolvableError, shown
-from .puzzle import Proof, Puzzle, Solution, State
-from .ranking import pack, rank, rank_packed, unpack, unrank
-from .tables import DepthTable
+from solver.engines import bfs
+from solver.engines.ranking import pack, rank, rank_packed, unrank
+from solver.engines.tables import DepthTable
+from solver.errors import BoardError, KomaError, shown
+from solver.puzzles.base import Proof, Puzzle, State
 
 MIN_SIDE, MAX_SIDE = 2, 5
 MAX_TABLE_CELLS = 10  # 10! = 3,628,800 ranks; 12 cells would need a 479 M entry table
@@ -70,16 +70,8 @@ def _sliding_bfs(params, start, depth, queue, layer_ends, stop, progress):
 
 
 @njit(cache=True, nogil=True)
-def _sliding_bidirectional(params, start, goal, parent, side, queue, stop):
+def bidirectional_kernel(params, start, goal, parent, side, queue, stop):
     return bfs.bidirectional_bfs(sliding_successors, sliding_rank, params, start, goal, parent, side, queue, stop)
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """``"4x3"`` -> (4, 3): W columns by H rows."""
-    match = re.fullmatch(r"\s*(\d+)\s*[x×X]\s*(\d+)\s*", text or "")
-    if not match:
-        raise KomaError(f"size {shown(text)} is not of the form WxH, e.g. 3x3")
-    return int(match.group(1)), int(match.group(2))
 
 
 class SlidingPuzzle(Puzzle):
@@ -236,86 +228,12 @@ class SlidingPuzzle(Puzzle):
         return _sliding_table(self.width, self.height, stop=stop, progress=progress)
 
     def bfs_arrays(self, *, stop=None, progress=None):
-        """One full BFS from the goal: ``(depth, queue, layer_ends)`` as in :func:`solver.bfs.breadth_first`."""
+        """One full BFS from the goal: ``(depth, queue, layer_ends)`` as in :func:`solver.engines.bfs.breadth_first`."""
         self._check_enumerable()
         return bfs.breadth_first(_sliding_bfs, self.params, pack(self.goal), self.n_ranks, stop=stop, progress=progress)
 
-    # --- solving ---------------------------------------------------------------------------
-    def methods(self) -> list[str]:
-        """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4,
-        labelled non-optimal beyond, see :mod:`solver.fifteen`), and ``loop`` on the 15-puzzle."""
-        found = ["table", "bidirectional", "ida"] if self.enumerable else ["ida"]
-        if (self.width, self.height) == (4, 4):
-            found.append("loop")
-        return found
-
-    def solve(self, state, method=None, *, stop=None, progress=None, **options) -> Solution:
-        if method == "loop" and "loop" in self.methods() and not self.proof(tuple(state)).solvable:
-            from .loop import run_loop_method
-
-            run = run_loop_method(state)
-            ending = ", ".join(map(str, run.final_labels[1:5]))
-            raise UnsolvableError(f"the loop method ended in {ending}, ... after {run.length} moves, "
-                                  f"so this board cannot be solved", self.proof(tuple(state)))
-        return super().solve(state, method, stop=stop, progress=progress, **options)
-
-    def _solve(self, state, method, *, stop, progress, **options) -> Solution:
-        if method == "bidirectional":
-            return self.solve_bidirectional(state, stop=stop)
-        if method == "loop":
-            return self.solve_by_loop(state)
-        if method == "ida":
-            from .fifteen import solve_sliding
-
-            return solve_sliding(self, state, heuristic=options.get("heuristic"), stop=stop, progress=progress,
-                                 notice=options.get("notice"))
-        return super()._solve(state, method, stop=stop, progress=progress, **options)
-
-    def solve_by_loop(self, state: State) -> Solution:
-        """Article 003's mindless loop method (15-puzzle only): never optimal, always finishes."""
-        from .loop import run_loop_method
-
-        began = time.perf_counter()
-        run = run_loop_method(state)
-        return Solution(run.moves, run.path, False, run.length, time.perf_counter() - began, "loop",
-                        f"the loop method (article 003): {run.loop_steps} loop moves + {run.length - run.loop_steps} "
-                        f"back to the goal; not optimal")
-
-    def solve_bidirectional(self, state: State, *, stop=None) -> Solution:
-        """Article 002's bidirectional BFS; ``nodes`` is its count of generated (registered) states.
-
-        The first meeting is a shortest path because the puzzle graph is bipartite (every move takes
-        the blank to a cell of the other colour) and the shared queue is level-ordered: for a distance
-        D = 2m the two halves of a shortest path meet while level m-1 is expanded, for D = 2m+1 while
-        level m is, so the path found is at most D+1 long, and parity rules out D+1.
-        """
-        self._check_enumerable()
-        began = time.perf_counter()
-        stop = np.zeros(1, np.uint8) if stop is None else stop
-        parent = np.full(self.n_ranks, -2, np.int64)
-        side = np.full(self.n_ranks, -1, np.int8)
-        queue = np.empty(2 * self.n_ranks, np.int64)
-        a, b, registered = _sliding_bidirectional(self.params, pack(state), pack(self.goal), parent, side, queue, stop)
-        if a < 0:
-            if stop[0]:
-                raise Cancelled()
-            raise KomaError("no path between this board and the goal")
-
-        def chain(packed: int) -> list[State]:
-            boards = []
-            while packed != -1:
-                boards.append(unpack(packed, self.cells))
-                packed = int(parent[rank(boards[-1])])
-            return boards
-
-        forward = chain(int(a))[::-1]
-        path = forward if a == b else forward + chain(int(b))
-        moves = [self._move_between(x, y) for x, y in zip(path, path[1:])]
-        seconds = time.perf_counter() - began
-        return Solution(tuple(moves), tuple(path), True, int(registered), seconds, "bidirectional",
-                        "bidirectional BFS (article 002); nodes = states it generated")
-
-    def _move_between(self, a: State, b: State) -> str:
+    def move_between(self, a: State, b: State) -> str:
+        """The move that takes board ``a`` to board ``b`` (one move apart)."""
         for move, child in self.neighbours(a):
             if child == b:
                 return move

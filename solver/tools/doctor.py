@@ -10,20 +10,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from . import tables
+from solver.engines import tables
+from solver.engines.paths import data_dir
 
 PACKAGES = ("koma", "textual", "numba", "numpy", "platformdirs", "asyncssh")
 HOST_KEY_NAME = "ssh_host_ed25519_key"
-
-
-def data_dir() -> Path:
-    """Where saves and stats live: ``$KOMA_DATA_DIR`` or the user data dir."""
-    override = os.environ.get("KOMA_DATA_DIR")
-    if override:
-        return Path(override)
-    from platformdirs import user_data_path
-
-    return user_data_path("koma")
 
 
 def _version(name: str) -> str | None:

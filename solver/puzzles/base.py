@@ -2,7 +2,7 @@
 
 A state is a tuple of small ints, one per cell in reading order; each puzzle documents its codes.
 A puzzle with an enumerable state space also has a perfect hash (``rank``/``unrank`` over
-``0..n_ranks-1``) and numba kernels that plug into the shared engines of :mod:`solver.bfs`.
+``0..n_ranks-1``) and numba kernels that plug into the shared engines of :mod:`solver.engines.bfs`.
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from __future__ import annotations
 import random as _random
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
-import numpy as np
-
-from .errors import Cancelled, KomaError, UnsolvableError
+from solver.errors import KomaError
 
 State = tuple[int, ...]
 ProgressCallback = Callable[[dict[str, Any]], None]
@@ -122,54 +121,21 @@ class Puzzle(ABC):
     def unrank(self, r: int) -> State:
         raise KomaError(f"{self.title} at {self.size_label} has no perfect hash")
 
-    def depth_table(self, *, stop=None, progress: ProgressCallback | None = None):
-        """The BFS depth table from the goal (see :mod:`solver.tables`)."""
+    def bfs_arrays(self, *, stop=None, progress: ProgressCallback | None = None):
+        """One full BFS from the goal: ``(depth, queue, layer_ends)`` (see :func:`solver.engines.bfs.breadth_first`)."""
         raise KomaError(f"{self.title} at {self.size_label} is too large for a full BFS")
 
-    # --- solving ---------------------------------------------------------------------------
-    def methods(self) -> list[str]:
-        """Solving methods, the default first."""
-        return ["table"] if self.enumerable else []
+    def depth_table(self, *, stop=None, progress: ProgressCallback | None = None):
+        """The BFS depth table from the goal (see :mod:`solver.engines.tables`)."""
+        raise KomaError(f"{self.title} at {self.size_label} is too large for a full BFS")
 
-    def solve(self, state: State, method: str | None = None, *, stop=None,
-              progress: ProgressCallback | None = None, **options) -> Solution:
-        """An optimal solution unless the method says otherwise; raise UnsolvableError when none exists."""
-        state = tuple(state)
-        proof = self.proof(state)
-        if not proof.solvable:
-            raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
-        available = self.methods()
-        heuristic = options.get("heuristic")
-        if heuristic is not None:
-            if "ida" not in available:
-                raise KomaError(f"--heuristic is for IDA* on sliding puzzles; the {self.title} does not take one")
-            if method not in (None, "ida"):
-                raise KomaError(f"--heuristic applies to the ida method, not {method!r}")
-            method = "ida"
-        if not available:
-            raise KomaError(f"no solver for the {self.title} at {self.size_label} yet")
-        method = method or available[0]
-        if method not in available:
-            raise KomaError(f"unknown method {method!r} for {self.title}; choose from {', '.join(available)}")
-        return self._solve(state, method, stop=stop, progress=progress, **options)
-
-    def _solve(self, state: State, method: str, *, stop, progress, **options) -> Solution:
-        if method == "table":
-            return self.solve_by_table(state, stop=stop, progress=progress)
-        raise KomaError(f"unknown method {method!r}")
-
+    # --- solving (the solvers themselves live in :mod:`solver.search`) ---------------------
     def solve_by_table(self, state: State, *, stop=None, progress=None) -> Solution:
         """Descend the depth table: each step goes to a neighbour one move closer to the goal."""
         began = time.perf_counter()
         table = self.depth_table(stop=stop, progress=progress)
         moves, path = table.descend(self, state)
         return Solution(tuple(moves), tuple(path), True, len(path), time.perf_counter() - began, "table")
-
-    def distance(self, state: State, *, stop=None, progress=None) -> int:
-        """The optimal distance to the goal (-1 if unreachable)."""
-        if self.enumerable:
-            return self.depth_table(stop=stop, progress=progress).distance(self, state)
-        return self.solve(state, stop=stop, progress=progress).length
 
     def longest(self, *, stop=None, progress: ProgressCallback | None = None) -> LongestResult:
         """States, diameter, the positions at maximum distance and the per-depth counts."""
@@ -201,12 +167,3 @@ class Puzzle(ABC):
     def _random_solvable(self, rng: _random.Random) -> State:
         """A uniformly random solvable board drawn from ``rng``."""
 
-
-def check_stop(stop) -> None:
-    if stop is not None and stop[0]:
-        raise Cancelled()
-
-
-def new_stop_flag() -> np.ndarray:
-    """A fresh stop flag for one job: set ``flag[0] = 1`` to cancel."""
-    return np.zeros(1, np.uint8)

@@ -17,13 +17,14 @@ import struct
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
-from .errors import KomaError
+from solver.engines.paths import tables_dir
+from solver.errors import KomaError
 
 MAGIC = b"KOMATBL1"
 TRAILER = struct.Struct("<8sIIQ24s")  # magic, format version, table version, payload bytes, digest
@@ -34,13 +35,8 @@ _build_lock = threading.Lock()
 
 
 def cache_dir() -> Path:
-    """Where tables live: ``$KOMA_CACHE_DIR`` or the user cache dir."""
-    override = os.environ.get("KOMA_CACHE_DIR")
-    if override:
-        return Path(override) / "tables"
-    from platformdirs import user_cache_path
-
-    return user_cache_path("koma") / "tables"
+    """Where tables live (see :func:`solver.engines.paths.tables_dir`)."""
+    return tables_dir()
 
 
 def table_path(name: str) -> Path:
@@ -148,7 +144,7 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
     with _build_lock:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            lock = open(path.with_suffix(".lock"), "a+b")
+            lock = open(path.with_suffix(".lock"), "a+b")  # noqa: SIM115 - closed by the with block below
         except OSError as problem:
             tell(f"table cache {path.parent} is not writable ({problem.strerror}); keeping {name} in memory")
             return build()

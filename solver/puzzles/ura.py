@@ -29,17 +29,15 @@ import random as _random
 import re
 import threading
 import time
-from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-from . import bfs
-from .bench import benchmark
-from .errors import BoardError, KomaError
-from .puzzle import Proof, Puzzle, State
-from .registry import register
-from .tables import DepthTable, cached_table
+from solver.engines import bfs
+from solver.engines.tables import DepthTable, cached_table
+from solver.errors import BoardError, KomaError
+from solver.puzzles.base import Proof, Puzzle, State
 
 MIN_SIDE, MAX_SIDE = 2, 6
 VERSION = 1  # of the cached depth tables' layout (bump when the rank order changes)
@@ -149,8 +147,8 @@ def split_board(text: str) -> list[list[int]]:
                                  f"use W, . or □ for white and B, # or ■ for black")
             cells.append(CELL_CODES[ch])
         grid.append(cells)
-    for i, row in enumerate(grid[1:], 2):
-        if len(row) != len(grid[0]):
+    for i, cells_of_row in enumerate(grid[1:], 2):
+        if len(cells_of_row) != len(grid[0]):
             raise BoardError(f"ragged rows: row 1 has {len(grid[0])} cells but row {i} has {len(row)}")
     return grid
 
@@ -264,7 +262,8 @@ class UraPuzzle(Puzzle):
         state = self._check_state(state)
         w, h = self.width, self.height
         k, f = len(self.orbits), len(self.free_cells)
-        orbits, unreachable = [], []
+        orbits: list[dict[str, Any]] = []
+        unreachable: list[dict[str, Any]] = []
         for o, cells in enumerate(self.orbits):
             bits = self.orbit_pattern(state, o)
             blacks = bin(bits).count("1")
@@ -281,7 +280,7 @@ class UraPuzzle(Puzzle):
                 status = "reachable"
                 reason = ("all white already" if blacks == 0 else
                           f"{blacks} blacks, even, not a checkerboard: one of the 6 patterns that reach all-white")
-            entry = {
+            entry: dict[str, Any] = {
                 "label": str(o),
                 "cells": [cell_name(*divmod(c, w)) for c in cells],
                 "coords": [list(divmod(c, w)) for c in cells],
@@ -429,7 +428,7 @@ class UraPuzzle(Puzzle):
         return [self.unpack(int(p)) for p in out[:k]]
 
     def bfs_arrays(self, *, stop=None, progress=None):
-        """One full BFS from the goal: ``(depth, queue, layer_ends)`` as in :func:`solver.bfs.breadth_first`."""
+        """One full BFS from the goal: ``(depth, queue, layer_ends)`` as in :func:`solver.engines.bfs.breadth_first`."""
         return bfs.breadth_first(_ura_bfs, self.params, 0, self.n_ranks, stop=stop, progress=progress)
 
     def depth_table(self, *, stop=None, progress=None) -> DepthTable:
@@ -525,7 +524,7 @@ def results_table(max_side: int = MAX_SIDE, min_side: int = MIN_SIDE) -> list[di
         for height in range(min_side, max_side + 1):
             puzzle = UraPuzzle(width, height)
             began = time.perf_counter()
-            depth, queue, layer_ends = puzzle.bfs_arrays()
+            _depth, queue, layer_ends = puzzle.bfs_arrays()
             seconds = time.perf_counter() - began
             histogram = np.diff(np.concatenate([[0], layer_ends])).tolist()
             rows.append({
@@ -533,37 +532,10 @@ def results_table(max_side: int = MAX_SIDE, min_side: int = MIN_SIDE) -> list[di
                 "orbits": len(puzzle.orbits), "free": len(puzzle.free_cells),
                 "formula": f"6^{len(puzzle.orbits)} × 2^{len(puzzle.free_cells)}",
                 "solvable_boards": puzzle.n_ranks,
-                "states": int(len(queue)),
+                "states": len(queue),
                 "max_depth": len(histogram) - 1,
                 "at_max_depth": int(histogram[-1]),
                 "histogram": [int(x) for x in histogram],
                 "seconds": seconds,
             })
     return rows
-
-
-@register("ura", "Ura-omote (front/back): turn rows and columns over until all white; --size WxH, 2x2 to 6x6")
-def _ura(size):
-    return UraPuzzle(*(size or DEFAULT_SIZE))
-
-
-# --- benchmarks ---------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def _bench_puzzle(width: int, height: int) -> UraPuzzle:
-    return UraPuzzle(width, height)
-
-
-def _bfs_figures(puzzle: UraPuzzle) -> dict:
-    depth, queue, layer_ends = puzzle.bfs_arrays()
-    at_max = int(layer_ends[-1] - (layer_ends[-2] if len(layer_ends) > 1 else 0))
-    return {"states": int(len(queue)), "max_depth": int(len(layer_ends) - 1), "at_max_depth": at_max}
-
-
-@benchmark("Ura-omote 5x5 full BFS", "ura", target="<= 50 ms warm")
-def _bench_five():
-    return _bfs_figures(_bench_puzzle(5, 5))
-
-
-@benchmark("Ura-omote 6x6 full BFS", "ura", target="<= 1.5 s", runs=3)
-def _bench_six():
-    return _bfs_figures(_bench_puzzle(6, 6))

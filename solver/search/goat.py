@@ -1,8 +1,8 @@
-"""IDA* for Goat on the shared engine (:func:`solver.idastar.ida_star`), with two lower bounds.
+"""IDA* for Goat on the shared engine (:func:`solver.engines.idastar.ida_star`), with two lower bounds.
 
-Both searches work on the article's *labelled* board (see :func:`solver.goat.label`): the two ─
+Both searches work on the article's *labelled* board (see :func:`solver.puzzles.goat.label`): the two ─
 are told apart by the snake-path parity (8 ends on top, 11 at the bottom) and the big piece is
-9 10.  Move ``m`` is ``"UDLR"[m]``, the direction the piece moves, as in :mod:`solver.goat`.
+9 10.  Move ``m`` is ``"UDLR"[m]``, the direction the piece moves, as in :mod:`solver.puzzles.goat`.
 
 * ``article``: article 001's bound, the sum over pieces of each piece's own move distance to its
   goal cell (the big piece counted once, by its left cell), with the ─ told apart.
@@ -18,7 +18,7 @@ are told apart by the snake-path parity (8 ends on top, 11 at the bottom) and th
 Both searches share one state (the 12 cells followed by the cell of each labelled code, blank
 first) and one move kernel.
 
-The kernels run on views without a reference count (:func:`solver.idastar.unowned`): otherwise
+The kernels run on views without a reference count (:func:`solver.engines.idastar.unowned`): otherwise
 every kernel call inlined into the engine increments and decrements it atomically, which took
 about two thirds of the search time.
 """
@@ -31,10 +31,33 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from . import tables as _tables
-from .goat import (ARTICLE_LONGEST, BIG, BIG_LEFT, BIG_RIGHT, BL, BLANK, BOTTOM_DASH, BR, CELLS, DASH, DOOR, GOAL,
-                   LABELLED_GOAL, SHEEP, TL, TOP_DASH, VBAR, WIDTH, WOLF, goat_successors, label)
-from .idastar import ida_star, run_ida, unowned
+from solver.engines import tables as _tables
+from solver.engines.idastar import ida_star, run_ida, unowned
+from solver.puzzles.base import Solution
+from solver.puzzles.goat import (
+    ARTICLE_LONGEST,
+    BIG,
+    BIG_LEFT,
+    BIG_RIGHT,
+    BL,
+    BLANK,
+    BOTTOM_DASH,
+    BR,
+    CELLS,
+    DASH,
+    DOOR,
+    GOAL,
+    LABELLED_GOAL,
+    MOVE_NAMES,
+    SHEEP,
+    TL,
+    TOP_DASH,
+    VBAR,
+    WIDTH,
+    WOLF,
+    goat_successors,
+    label,
+)
 
 METHODS = ["article", "pdb"]
 NOTES = {
@@ -397,3 +420,16 @@ def bench_figures(method: str) -> dict:
     result, _ = solve_ida(ARTICLE_LONGEST, method)
     return {"length": len(result.moves), "nodes": result.nodes, "h0": heuristic(ARTICLE_LONGEST, method),
             "search_seconds": round(result.seconds, 4), "nodes_per_second": round(result.nodes_per_second)}
+
+
+def methods(puzzle) -> list[str]:
+    """The depth table first (instant once built), then the two IDA* bounds."""
+    return ["table", *METHODS]
+
+
+def run(puzzle, state, method: str, *, stop=None, progress=None, **options) -> Solution:
+    """Solve a solvable ``state`` by IDA* with ``method``'s bound (the table is the front door's own)."""
+    result, note = solve_ida(state, method, stop=stop, progress=progress)
+    moves = tuple(MOVE_NAMES[m] for m in result.moves)
+    path = puzzle.replay(state, moves)
+    return Solution(moves, path, True, result.nodes, result.seconds, method, note)

@@ -27,9 +27,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from solver.engines.paths import data_dir
+from tui.game.players import current_player
+
 DB_NAME = "koma.db"
 SCHEMA_VERSION = 2
-LOCAL_PLAYER = "local"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     player   TEXT NOT NULL,
@@ -86,37 +88,8 @@ PRAGMA user_version = 2;
 """
 
 
-def data_dir() -> Path:
-    """Where saves and stats live: ``$KOMA_DATA_DIR`` or the user data dir."""
-    override = os.environ.get("KOMA_DATA_DIR")
-    if override:
-        return Path(override)
-    from platformdirs import user_data_path
-
-    return user_data_path("koma")
-
-
 def database_path() -> Path:
     return data_dir() / DB_NAME
-
-
-def current_player() -> tuple[str, str]:
-    """Who is playing: ``($KOMA_PLAYER, $KOMA_PLAYER_NAME)``, else the local user's profile."""
-    player = os.environ.get("KOMA_PLAYER", "").strip()
-    name = os.environ.get("KOMA_PLAYER_NAME", "").strip()
-    if not player:
-        player = LOCAL_PLAYER
-    if not name:
-        if player == LOCAL_PLAYER:
-            import getpass
-
-            try:
-                name = getpass.getuser()
-            except Exception:  # no user name at all (a container): still a profile
-                name = "you"
-        else:
-            name = player.split(":", 1)[-1]
-    return player[:200], name[:40]
 
 
 @dataclass

@@ -3,7 +3,7 @@
 Used by the TUI's algorithm lab.  ``bfs`` is a fresh one-way BFS from the goal over the whole
 state space (article 002's 181,440 states for the 8-puzzle; article 001's 5,443,200 for Goat),
 whose node count is every state it reached; every other method is the puzzle's own
-:meth:`~solver.puzzle.Puzzle.solve`, whose node count is that method's own (generated states for
+:meth:`~solver.puzzles.base.Puzzle.solve`, whose node count is that method's own (generated states for
 the bidirectional BFS, expanded nodes for IDA*).
 """
 
@@ -12,8 +12,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .errors import KomaError
-from .puzzle import Puzzle, State
+from solver import search
+from solver.errors import KomaError
+from solver.puzzles.base import Puzzle, State
 
 DESCRIPTIONS = {
     "bfs": "one-way BFS from the goal (every state)",
@@ -40,11 +41,13 @@ class LabResult:
 
 def lab_methods(puzzle: Puzzle) -> list[tuple[str, str]]:
     """The methods to compare on ``puzzle``, with a one-line description each (empty: none yet)."""
-    found = ["bfs"] if puzzle.enumerable and hasattr(puzzle, "bfs_arrays") else []
-    for method in puzzle.methods():
+    found = ["bfs"] if puzzle.enumerable else []
+    for method in search.methods(puzzle):
         if method == "ida":  # one entry per heuristic, weakest first: Manhattan against the PDBs
-            from .fifteen import available_heuristics
+            from solver.puzzles.sliding import SlidingPuzzle
+            from solver.search.sliding import available_heuristics
 
+            assert isinstance(puzzle, SlidingPuzzle)  # only sliding puzzles have IDA* with heuristics
             found += [f"ida:{h}" for h in reversed(available_heuristics(puzzle))]
         elif method not in ("table", "loop"):
             found.append(method)
@@ -60,10 +63,10 @@ def run_method(puzzle: Puzzle, state: State, method: str, *, stop=None, progress
         began = time.perf_counter()
         depth, queue, _ = puzzle.bfs_arrays(stop=stop, progress=progress)
         length = int(depth[puzzle.rank(state)])
-        return LabResult("bfs", length, int(len(queue)), time.perf_counter() - began, True,
+        return LabResult("bfs", length, len(queue), time.perf_counter() - began, True,
                          "nodes = every state the BFS reached")
     if method.startswith("ida:"):
-        solution = puzzle.solve(state, "ida", stop=stop, progress=progress, heuristic=method[4:])
+        solution = search.solve(puzzle, state, "ida", stop=stop, progress=progress, heuristic=method[4:])
     else:
-        solution = puzzle.solve(state, method, stop=stop, progress=progress)
+        solution = search.solve(puzzle, state, method, stop=stop, progress=progress)
     return LabResult(method, solution.length, solution.nodes, solution.seconds, solution.optimal, solution.note)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .errors import KomaError
-from .sliding import SlidingPuzzle
+from solver.errors import KomaError
+from solver.puzzles.sliding import SlidingPuzzle
 
 # loop position -> (row, column), from the article's table of a[] over the 4x4 board
 LOOP_CELLS = ((1, 0), (0, 0), (0, 1), (1, 1), (1, 2), (0, 2), (0, 3), (1, 3),
@@ -112,7 +112,7 @@ def labels_along_loop(state) -> np.ndarray:
     return np.array([0 if state[CELL_OF[i]] == 0 else LABEL_OF_TILE[state[CELL_OF[i]]] for i in range(16)], dtype=np.int64)
 
 
-def loop_moves(state, max_steps: int = MAX_STEPS) -> tuple[list[int], bool, np.ndarray]:
+def loop_moves(state, max_steps: int = MAX_STEPS) -> tuple[np.ndarray, bool, np.ndarray]:
     """The loop positions moved, whether it ended sorted, and the final labels (fast, no boards)."""
     a = labels_along_loop(state)
     sources = np.empty(max_steps, np.int64)

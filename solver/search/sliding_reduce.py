@@ -10,10 +10,12 @@ always placed together (one at a time, the last one cannot get in without distur
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit
 
-from .errors import Cancelled, KomaError
+from solver.errors import Cancelled, KomaError
 
 STOP_MASK = (1 << 16) - 1
 
@@ -116,7 +118,7 @@ def _place(width, cells, board, locked, tiles, targets, stop):
 def _moves_of_walk(walk, width: int) -> list[str]:
     """The blank walking from cell a to a neighbour b slides the tile at b the other way."""
     names = {-width: "D", width: "U", -1: "R", 1: "L"}
-    return [names[int(b) - int(a)] for a, b in zip(walk, walk[1:])]
+    return [names[int(b) - int(a)] for a, b in itertools.pairwise(walk)]
 
 
 def _chunks(line: list[int]) -> list[list[int]]:

@@ -27,9 +27,9 @@ from math import factorial
 import numpy as np
 from numba import njit
 
-from .bfs import run_polled
-from .errors import Cancelled
-from .ranking import popcount
+from solver.engines.bfs import run_polled
+from solver.engines.ranking import popcount
+from solver.errors import Cancelled
 
 UNREACHED = 255
 # progress counters while building: layer, states expanded, placements reached, placements in all

@@ -19,7 +19,7 @@ piece one cell sideways and the blank jumps two cells the other way.  The big pi
 The perfect hash is the article's minimal one (see :func:`rank`).  Every one of its 5,443,200
 positions can reach GOAL (a full BFS from GOAL reaches them all), so every legal board is solvable;
 :meth:`GoatPuzzle.proof` explains the parity argument that tells the two ─ apart.  The IDA* solvers
-live in :mod:`solver.goat_search`.
+live in :mod:`solver.search.goat`.
 """
 
 from __future__ import annotations
@@ -31,14 +31,11 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from . import bfs, tables
-from .bench import benchmark
-from .errors import BoardError, KomaError
-from .puzzle import Proof, Puzzle, Solution, State
-from .ranking import nth_set_bit
-from .ranking import pack
-from .registry import register
-from .tables import DepthTable
+from solver.engines import bfs, tables
+from solver.engines.ranking import nth_set_bit, pack
+from solver.engines.tables import DepthTable
+from solver.errors import BoardError, KomaError
+from solver.puzzles.base import Proof, Puzzle, State
 
 WIDTH, HEIGHT, CELLS = 4, 3, 12
 BLANK, TL, VBAR, BL, BR, SHEEP, WOLF, DOOR, DASH, BIG = range(10)
@@ -57,7 +54,7 @@ SMALL_PLACES = 10 * 9 * 8 * 7 * 6 * 5 * 4 * 3  # blank and 7 distinct pieces in 
 N_RANKS = BIG_PLACES * SMALL_PLACES  # 5,443,200
 VERSION = 1  # of the cached depth table's layout; bump when the hash or the codes change
 
-MOVE_NAMES = "UDLR"  # the IDA* kernels use this order too (solver.goat_search)
+MOVE_NAMES = "UDLR"  # the IDA* kernels use this order too (solver.search.goat)
 PIECE_FROM = {"U": 4, "D": -4, "L": 1, "R": -1}  # where the moving piece comes from, relative to the blank
 
 # The article's snake path A..L (its "経路"): bottom row left to right, middle row right to left,
@@ -183,7 +180,7 @@ def rank(state: State) -> int:
     b1 = state.index(BIG)
     where = [0] * 8
     free_cell = 0
-    for cell, v in enumerate(state):
+    for _cell, v in enumerate(state):
         if v != BIG:
             if v < DASH:
                 where[v] = free_cell
@@ -426,27 +423,11 @@ class GoatPuzzle(Puzzle):
         return unrank(int(r))
 
     def bfs_arrays(self, *, stop=None, progress=None):
-        """One full BFS from GOAL: ``(depth, queue, layer_ends)`` as in :func:`solver.bfs.breadth_first`."""
+        """One full BFS from GOAL: ``(depth, queue, layer_ends)`` as in :func:`solver.engines.bfs.breadth_first`."""
         return bfs.breadth_first(_goat_bfs, _PARAMS, pack(GOAL), N_RANKS, stop=stop, progress=progress)
 
     def depth_table(self, *, stop=None, progress=None) -> DepthTable:
         return goat_depth_table(stop=stop, progress=progress)
-
-    # --- solving ---------------------------------------------------------------------------
-    def methods(self) -> list[str]:
-        from .goat_search import METHODS
-
-        return ["table", *METHODS]
-
-    def _solve(self, state, method, *, stop, progress, **options) -> Solution:
-        if method == "table":
-            return super()._solve(state, method, stop=stop, progress=progress)
-        from .goat_search import solve_ida
-
-        result, note = solve_ida(state, method, stop=stop, progress=progress)
-        moves = tuple(MOVE_NAMES[m] for m in result.moves)
-        path = self.replay(state, moves)
-        return Solution(moves, path, True, result.nodes, result.seconds, method, note)
 
     def _random_solvable(self, rng: _random.Random) -> State:
         return unrank(rng.randrange(N_RANKS))
@@ -460,7 +441,7 @@ def _build_depth(stop=None, progress=None) -> np.ndarray:
     return depth
 
 
-def _load_depth(stop=None, progress=None) -> DepthTable:
+def load_cached_depth(stop=None, progress=None) -> DepthTable:
     began = time.perf_counter()
     depth = tables.cached_table("goat", VERSION, lambda: _build_depth(stop, progress))
     return DepthTable(depth, time.perf_counter() - began)
@@ -471,48 +452,12 @@ _fresh: list[DepthTable] = []  # a table built under a caller's stop flag, hande
 
 @lru_cache(maxsize=1)
 def _memo_table() -> DepthTable:
-    return _fresh.pop() if _fresh else _load_depth()
+    return _fresh.pop() if _fresh else load_cached_depth()
 
 
 def goat_depth_table(*, stop=None, progress=None) -> DepthTable:
     """The BFS depth table from GOAL: loaded from the disk cache (or built and saved), once per process."""
     if (stop is None and progress is None) or _memo_table.cache_info().currsize:
         return _memo_table()
-    _fresh[:] = [_load_depth(stop, progress)]
+    _fresh[:] = [load_cached_depth(stop, progress)]
     return _memo_table()
-
-
-@register("goat", "Goat: article 001's 4x3 sliding-block puzzle with a big piece (get the sheep home)")
-def _goat(size):
-    if size not in (None, (WIDTH, HEIGHT)):
-        raise KomaError(f"Goat is {WIDTH}x{HEIGHT}; it has no --size")
-    return GoatPuzzle()
-
-
-# --- benchmarks ----------------------------------------------------------------------------------
-@benchmark("Goat full BFS", "goat", target="<= 0.5 s warm")
-def _bench_bfs():
-    depth, queue, layers = GoatPuzzle().bfs_arrays()
-    return {"states": int(len(queue)), "max_depth": int(len(layers) - 1)}
-
-
-@benchmark("Goat table load", "goat")
-def _bench_table_load():
-    """Read, checksum and memory-map the cached depth table (built first if missing), then count it."""
-    depth = tables.cached_table("goat", VERSION, _build_depth)
-    table = DepthTable(depth)
-    return {"states": table.states, "max_depth": table.max_depth, "bytes": int(depth.nbytes)}
-
-
-@benchmark("Goat IDA* article bound (52-move)", "goat", target="<= 5 s", runs=2)
-def _bench_article():
-    from .goat_search import bench_figures
-
-    return bench_figures("article")
-
-
-@benchmark("Goat IDA* pdb (52-move)", "goat", target="<= 0.5 s")
-def _bench_pdb():
-    from .goat_search import bench_figures
-
-    return bench_figures("pdb")

@@ -1,6 +1,6 @@
 """IDA* kernels for sliding puzzles: Manhattan + linear conflict, walking distance, pattern databases.
 
-Every heuristic plugs into the shared engine :func:`solver.idastar.ida_star` through four kernels
+Every heuristic plugs into the shared engine :func:`solver.engines.idastar.ida_star` through four kernels
 that work on one int64 ``state`` array and the heuristic's tables (layouts below).  Every estimate is updated incrementally, in O(1) for Manhattan +
 linear conflict and walking distance, and with one pattern rank per side for the databases.
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .idastar import MAX_PATH, ida_star, run_ida, unowned
-from .ranking import popcount
+from solver.engines.idastar import MAX_PATH, ida_star, run_ida, unowned
+from solver.engines.ranking import popcount
 
 MAX_CELLS = 25
 MOVE_NAMES = "DRLU"  # the tile's direction for kernel moves 0..3
@@ -254,7 +254,7 @@ T_WD_DATA = T_WD_ROW_DISTANCE + 4
 
 
 def wd_tables(width: int, height: int) -> np.ndarray:
-    from .walking_distance import walking_table
+    from solver.search.walking_distance import walking_table
 
     rows = walking_table(height, width)
     cols = walking_table(width, height)
@@ -273,7 +273,7 @@ def wd_tables(width: int, height: int) -> np.ndarray:
 
 def wd_setup(state: np.ndarray, T: np.ndarray, board) -> int:
     """Fill the walking-distance matrices and line codes of ``state``; return the estimate."""
-    from .walking_distance import walking_table
+    from solver.search.walking_distance import walking_table
 
     width, height = int(T[T_WIDTH]), int(T[T_HEIGHT])
     rows = walking_table(height, width)
@@ -361,7 +361,7 @@ T_PDB_SIZE = T_REFLECT_TILE + MAX_CELLS
 
 def pdb_tables(width: int, groups) -> np.ndarray:
     """The int64 table for the pattern ``groups`` (lists of tiles) of a square board."""
-    from .pdb import multipliers, n_placements
+    from solver.engines.pdb import multipliers, n_placements
 
     cells = width * width
     table = _common(width, width, T_PDB_SIZE)

@@ -1,23 +1,23 @@
-"""``koma bench``: first-call time and the median of warm runs for every registered benchmark.
+"""``koma bench``: first-call time and the median of warm runs for every benchmark case.
 
-A puzzle module contributes benchmarks with :func:`benchmark`; each is a zero-argument callable
-returning a dict of figures (nodes, lengths, ...) that are printed beside the times.  Groups let
-``koma bench 15`` run one puzzle's figures; ``quick=False`` cases run only with ``--full``.
+A case is a zero-argument callable returning a dict of figures (nodes, lengths, ...) that are
+printed beside the times; the cases themselves are one literal table in
+:mod:`solver.tools.bench_cases`.  Groups let ``koma bench 15`` run one puzzle's figures;
+``quick=False`` cases run only with ``--full``.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 WARM_RUNS = 5
-# modules whose import registers cases; a puzzle module may register its own next to its code
-BENCH_MODULES = ("solver.bench_cases", "solver.goat", "solver.ura", "solver.fifteen")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Case:
     name: str
     group: str
@@ -41,35 +41,6 @@ class Result:
         return {"name": self.name, "group": self.group, "first_seconds": self.first_seconds,
                 "median_seconds": self.median_seconds, "warm_runs": self.runs, "target": self.target,
                 **self.figures}
-
-
-_CASES: list[Case] = []
-
-
-def benchmark(name: str, group: str, *, target: str = "", quick: bool = True, runs: int = WARM_RUNS):
-    """Decorator registering ``fn() -> dict | None`` as a benchmark case."""
-
-    def wrap(fn):
-        _CASES.append(Case(name, group, fn, target, quick, runs))
-        return fn
-
-    return wrap
-
-
-def _load_cases() -> None:
-    import importlib
-
-    for module in BENCH_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as missing:
-            if missing.name != module:
-                raise
-
-
-def cases(groups: list[str] | None = None, full: bool = False) -> list[Case]:
-    _load_cases()
-    return [c for c in _CASES if (not groups or c.group in groups) and (full or c.quick)]
 
 
 def run_case(case: Case) -> Result:

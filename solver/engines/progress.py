@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def throttled(callback: Callable[[dict[str, Any]], None], interval: float = 0.1) -> Callable[[dict[str, Any]], None]:

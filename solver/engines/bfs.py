@@ -168,7 +168,7 @@ def breadth_first(kernel, params: np.ndarray, start: int, n_ranks: int, *, stop=
     ``(depth, queue, layer_ends)`` with the queue trimmed to the reached states; raises
     :class:`~solver.errors.Cancelled` if stopped.
     """
-    from .errors import Cancelled
+    from solver.errors import Cancelled
 
     stop = np.zeros(1, np.uint8) if stop is None else stop
     depth = np.full(n_ranks, UNSEEN, np.int8)

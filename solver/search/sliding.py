@@ -11,29 +11,33 @@ conflict, which needs no table.
 * 7-8 (576,576,000 entries) is built only on request (:func:`build_tables`); solving memory-maps it.
 
 Boards up to 12 cells, 3x5, 5x3 and the 4x4 are solved optimally.  Larger boards (4x5, 5x4, 5x5) get
-a solution by reduction to the 4x4 (see :mod:`solver.sliding_reduce`), labelled not optimal.
+a solution by reduction to the 4x4 (see :mod:`solver.search.sliding_reduce`), labelled not optimal.
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from . import sliding_search as search_kernels
-from .bench import benchmark
-from .errors import Cancelled, KomaError, UnsolvableError
-from .pdb import build_memory_bytes, build_pattern, n_placements
-from .puzzle import Solution
-from .sliding import SlidingPuzzle
-from .sliding_reduce import reduce_board, small_enough, sub_board
-from .tables import TableError, cached_table, read_table, table_path
+from solver.engines.pdb import build_memory_bytes, build_pattern, n_placements
+from solver.engines.ranking import pack, rank, unpack
+from solver.engines.stop import new_stop_flag
+from solver.engines.tables import TableError, cached_table, read_table, table_path
+from solver.errors import Cancelled, KomaError, UnsolvableError
+from solver.puzzles.base import Solution
+from solver.puzzles.sliding import SlidingPuzzle, bidirectional_kernel
+from solver.search import sliding_kernels as search_kernels
+from solver.search.loop import run_loop_method
+from solver.search.sliding_reduce import reduce_board, small_enough, sub_board
 
 Notice = Callable[[str], None]
 Progress = Callable[[dict[str, Any]], None]
@@ -112,7 +116,7 @@ def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
     for i, (tiles, size) in enumerate(zip(groups, sizes)):
         report = None
         if progress is not None:
-            def report(info, i=i, size=size, done=done):
+            def report(info, i=i, size=size, done=done, tiles=tiles):
                 fraction = (done + info["fraction"] * size) / total_work
                 progress({"phase": "build", "table": name, "label": LABELS[name], "group": i + 1,
                           "groups": len(groups), "tiles": list(tiles), "layer": info["layer"],
@@ -251,6 +255,7 @@ class _Run:
 
 def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None) -> _Run:
     """One IDA* search with heuristic ``kind`` (a name from HEURISTICS)."""
+    tables: tuple[np.ndarray, np.ndarray | None] | np.ndarray
     if kind in ("pdb663", "pdb78"):
         tables = (_pdb_meta(kind), table)
         engine = "pdb"
@@ -369,7 +374,7 @@ def _solution(puzzle, state, run: _Run, began: float, optimal: bool, note: str) 
 def _solve_by_reduction(puzzle, state, *, heuristic, stop, progress, notice) -> Solution:
     began = time.perf_counter()
     moves, reduced, region = reduce_board(puzzle, state, stop=stop)
-    left, top, w, h = region
+    _left, _top, w, h = region
     small = SlidingPuzzle(w, h)
     inner = solve_sliding(small, sub_board(reduced, puzzle.width, region), heuristic=heuristic, stop=stop,
                           progress=progress, notice=notice)
@@ -386,7 +391,7 @@ def _solve_by_reduction(puzzle, state, *, heuristic, stop, progress, notice) -> 
 
 # --- benchmark data --------------------------------------------------------------------------------
 
-DATA_DIR = Path(__file__).parent / "data"
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
 def from_korf(tiles) -> tuple[int, ...]:
@@ -423,10 +428,9 @@ def hardest80() -> tuple[tuple[int, tuple[int, ...], int], ...]:
     return tuple(rows)
 
 
-# --- benchmarks ----------------------------------------------------------------------------------
+# --- instance sets (tests, bench) -------------------------------------------------------------
 
 FIFTEEN = SlidingPuzzle(4, 4)
-QUICK_KORF = (2, 4, 5, 9, 13, 19)  # a handful that every heuristic solves in well under a second
 
 
 def run_set(instances, heuristic: str) -> dict[str, Any]:
@@ -453,15 +457,16 @@ def run_set(instances, heuristic: str) -> dict[str, Any]:
             "nodes": nodes, "nodes_per_second": round(nodes / total) if total else 0, "all_optimal": optimal}
 
 
-def _korf_subset():
-    return [k for k in korf100() if k[0] in QUICK_KORF]
+def korf_subset(indices) -> list[tuple[int, tuple[int, ...], int]]:
+    """Korf's instances with these indices."""
+    return [k for k in korf100() if k[0] in indices]
 
 
-def _best_present() -> str:
+def best_present() -> str:
     return "pdb78" if tables_present("pdb78") else "pdb663"
 
 
-def _bench_build(name: str) -> dict[str, Any]:
+def build_in_memory(name: str) -> dict[str, Any]:
     """Build a table in memory (the cache is left alone) and report its time and size."""
     began = time.perf_counter()
     array = _build_array(name, None, None)
@@ -470,35 +475,77 @@ def _bench_build(name: str) -> dict[str, Any]:
             "build_memory_bytes": table_requirements(name)["build_memory_bytes"]}
 
 
-benchmark("15-puzzle: pattern database 6-6-3 build", "15", target="<= 10 s", runs=1)(lambda: _bench_build("pdb663"))
-benchmark("15-puzzle: pattern database 7-8 build (in memory)", "15", target="<= 5 min, <= 4 GB", quick=False,
-          runs=0)(lambda: _bench_build("pdb78"))
+# --- the front: methods and dispatch (see :mod:`solver.search`) ------------------------------------
 
-def _quick(kind: str) -> dict[str, Any]:
-    if kind == "pdb78" and not tables_present("pdb78"):
-        return {"skipped": "pattern database 7-8 is not built (koma tables build 15 --pdb 7-8)"}
-    return run_set(_korf_subset(), kind)
-
-
-for _kind in ("md+lc", "wd", "pdb663", "pdb78"):
-    benchmark(f"15-puzzle: Korf {list(QUICK_KORF)} with {_kind}", "15", runs=1)(lambda kind=_kind: _quick(kind))
+def methods(puzzle: SlidingPuzzle) -> list[str]:
+    """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4,
+    labelled non-optimal beyond), and ``loop`` on the 15-puzzle."""
+    found = ["table", "bidirectional", "ida"] if puzzle.enumerable else ["ida"]
+    if (puzzle.width, puzzle.height) == (4, 4):
+        found.append("loop")
+    return found
 
 
-def _full(kind: str) -> dict[str, Any]:
-    if kind == "pdb78" and not tables_present("pdb78"):
-        return {"skipped": "pattern database 7-8 is not built (koma tables build 15 --pdb 7-8)"}
-    run_set(korf100()[:1], kind)  # load the kernel and the table before the clock starts
-    return run_set(korf100(), kind)
+def run(puzzle: SlidingPuzzle, state, method: str, *, stop=None, progress: Progress | None = None,
+        **options) -> Solution:
+    """Solve a solvable ``state`` with ``method`` (the table is the front door's own)."""
+    if method == "bidirectional":
+        return solve_bidirectional(puzzle, state, stop=stop)
+    if method == "loop":
+        return solve_by_loop(puzzle, state)
+    return solve_sliding(puzzle, state, heuristic=options.get("heuristic"), stop=stop, progress=progress,
+                         notice=options.get("notice"))
 
 
-for _kind, _target in (("md+lc", ""), ("wd", ""), ("pdb663", "<= 30 s total"), ("pdb78", "<= 5 s total")):
-    benchmark(f"15-puzzle: Korf's 100 with {_kind}", "15", target=_target, quick=False,
-              runs=0)(lambda kind=_kind: _full(kind))
+def refute_by_loop(puzzle: SlidingPuzzle, state) -> UnsolvableError:
+    """Article 003's verdict on an unsolvable 15-puzzle board: where the loop method ends."""
+    run_ = run_loop_method(state)
+    ending = ", ".join(map(str, run_.final_labels[1:5]))
+    return UnsolvableError(f"the loop method ended in {ending}, ... after {run_.length} moves, "
+                           f"so this board cannot be solved", puzzle.proof(tuple(state)))
 
 
-@benchmark("15-puzzle: the 17 positions at 80 moves, best heuristic", "15", target="<= 10 s each with 7-8",
-           quick=False, runs=0)
-def _bench_hardest():
-    kind = _best_present()
-    run_set(korf100()[:1], kind)
-    return run_set(hardest80(), kind)
+def solve_by_loop(puzzle: SlidingPuzzle, state) -> Solution:
+    """Article 003's mindless loop method (15-puzzle only): never optimal, always finishes."""
+    began = time.perf_counter()
+    run_ = run_loop_method(state)
+    return Solution(run_.moves, run_.path, False, run_.length, time.perf_counter() - began, "loop",
+                    f"the loop method (article 003): {run_.loop_steps} loop moves + {run_.length - run_.loop_steps} "
+                    f"back to the goal; not optimal")
+
+
+def solve_bidirectional(puzzle: SlidingPuzzle, state, *, stop=None) -> Solution:
+    """Article 002's bidirectional BFS; ``nodes`` is its count of generated (registered) states.
+
+    The first meeting is a shortest path because the puzzle graph is bipartite (every move takes
+    the blank to a cell of the other colour) and the shared queue is level-ordered: for a distance
+    D = 2m the two halves of a shortest path meet while level m-1 is expanded, for D = 2m+1 while
+    level m is, so the path found is at most D+1 long, and parity rules out D+1.
+    """
+    if not puzzle.enumerable:
+        puzzle.rank(puzzle.goal)  # raises the model's own "too large for a table" error
+    began = time.perf_counter()
+    stop = new_stop_flag() if stop is None else stop
+    parent = np.full(puzzle.n_ranks, -2, np.int64)
+    side = np.full(puzzle.n_ranks, -1, np.int8)
+    queue = np.empty(2 * puzzle.n_ranks, np.int64)
+    a, b, registered = bidirectional_kernel(puzzle.params, pack(tuple(state)), pack(puzzle.goal), parent, side,
+                                            queue, stop)
+    if a < 0:
+        if stop[0]:
+            raise Cancelled()
+        raise KomaError("no path between this board and the goal")
+
+    def chain(packed: int) -> list[tuple[int, ...]]:
+        boards = []
+        while packed != -1:
+            boards.append(unpack(packed, puzzle.cells))
+            packed = int(parent[rank(boards[-1])])
+        return boards
+
+    forward = chain(int(a))[::-1]
+    path = forward if a == b else forward + chain(int(b))
+    moves = [puzzle.move_between(x, y) for x, y in itertools.pairwise(path)]
+    seconds = time.perf_counter() - began
+    return Solution(tuple(moves), tuple(path), True, int(registered), seconds, "bidirectional",
+                    "bidirectional BFS (article 002); nodes = states it generated")

@@ -28,14 +28,15 @@ import struct
 import sys
 import termios
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import asyncssh
 
-from solver.doctor import HOST_KEY_NAME, data_dir
-from solver.errors import KomaError
+from solver.engines.paths import data_dir
+from solver.tools.doctor import HOST_KEY_NAME
+
+from .options import ServeOptions, options_from
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
@@ -46,24 +47,6 @@ RATE_WINDOW_SECONDS = 60.0
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
                        "VIRTUAL_ENV", "TMPDIR")
 DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
-
-
-@dataclass
-class ServeOptions:
-    """What ``koma serve`` was asked for; the limits are per game process."""
-
-    host: str = "127.0.0.1"
-    port: int = 2222
-    max_sessions: int = 32
-    max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
-    idle_timeout: float = 1800.0
-    authorized_keys: str | None = None
-    open: bool = False
-    cpu_limit: int = 600  # seconds of CPU per game (0: none)
-    memory_limit: int = 4096  # MiB of address space per game (0: none)
-    rate_limit: int = 20  # new connections per address per minute (0: none)
-    host_key: str | None = None  # default: the data dir's ssh_host_ed25519_key
-    game_command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "tui.main"])
 
 
 def log(message: str) -> None:
@@ -120,7 +103,7 @@ def safe_username(username: str) -> str:
 class Game:
     """One SSH session running one game process on its own pty."""
 
-    def __init__(self, server: "KomaServer", process: asyncssh.SSHServerProcess, player: str, name: str, peer: str):
+    def __init__(self, server: KomaServer, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str):
         self.server = server
         self.process = process
         self.player, self.name, self.peer = player, name, peer
@@ -163,9 +146,9 @@ class Game:
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
         try:
-            status = await self.child.wait()
+            await self.child.wait()
             await asyncio.wait_for(self.output_done.wait(), 2.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         finally:
             for task in (pump_in, idle, pump_out):
@@ -174,8 +157,8 @@ class Game:
             os.close(master)
         status = self.child.returncode
         if status is not None and status < 0:
-            why = {signal.SIGXCPU: "it used up its CPU time", signal.SIGKILL: "it was stopped",
-                   signal.SIGSEGV: "it crashed"}.get(-status, f"signal {-status}")
+            why = {int(signal.SIGXCPU): "it used up its CPU time", int(signal.SIGKILL): "it was stopped",
+                   int(signal.SIGSEGV): "it crashed"}.get(-status, f"signal {-status}")
             if self.ending is None:
                 self.ending = f"The game ended ({why}). Your moves so far are saved.\r\n"
         log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)")
@@ -231,7 +214,7 @@ class Game:
                     loop.remove_reader(self.master)
                     try:
                         await asyncio.wait_for(self.process.stdout.drain(), 30.0)
-                    except (OSError, asyncssh.Error, asyncio.TimeoutError):
+                    except (TimeoutError, OSError, asyncssh.Error):
                         pass
                     loop.add_reader(self.master, readable.set)
         finally:
@@ -246,7 +229,7 @@ class Game:
             except asyncssh.TerminalSizeChanged as change:
                 set_window_size(self.master, change.height, change.width, change.pixwidth, change.pixheight)
                 continue
-            except (asyncssh.BreakReceived, asyncssh.SignalReceived, asyncssh.SoftEOFReceived):
+            except (asyncssh.BreakReceived, asyncssh.SignalReceived, asyncssh.SoftEOFReceived):  # type: ignore[attr-defined]
                 continue
             except (OSError, asyncssh.Error):
                 data = b""
@@ -293,7 +276,7 @@ class Game:
             return
         try:
             await asyncio.wait_for(asyncio.shield(child.wait()), STOP_GRACE_SECONDS)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             try:
                 os.killpg(child.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -315,7 +298,7 @@ class GameProcess(asyncssh.SSHServerProcess):
 class Connection(asyncssh.SSHServer):
     """One client connection: admission (capacity, rate), authentication, and its game sessions."""
 
-    def __init__(self, server: "KomaServer"):
+    def __init__(self, server: KomaServer):
         self.server = server
         self.conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
@@ -502,7 +485,7 @@ class KomaServer:
         if self.listener is not None:
             try:
                 await asyncio.wait_for(self.listener.wait_closed(), 3.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
 
@@ -523,12 +506,8 @@ async def serve(options: ServeOptions) -> int:
     return 0
 
 
-def run(args) -> int:
-    """``koma serve`` from parsed arguments (see :func:`solver.cli.build_parser`); returns the exit status."""
-    options = ServeOptions(host=args.host, port=args.port, max_sessions=args.max_sessions,
-                           max_sessions_per_player=args.max_sessions_per_player,
-                           idle_timeout=args.idle_timeout, authorized_keys=args.authorized_keys, open=args.open,
-                           cpu_limit=args.cpu_limit, memory_limit=args.memory_limit, rate_limit=args.rate_limit)
+def run(options: ServeOptions) -> int:
+    """Run the server until it is stopped; returns the exit status."""
     try:
         return asyncio.run(serve(options))
     except ValueError as problem:
@@ -544,8 +523,4 @@ def run(args) -> int:
 
 def serve_command(args) -> int:
     """``koma serve``: check the options (one-line errors), then run the server."""
-    for name, low in (("port", 0), ("max_sessions", 1), ("max_sessions_per_player", 0), ("idle_timeout", 0),
-                      ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0)):
-        if getattr(args, name) < low or (name == "port" and args.port > 65535):
-            raise KomaError(f"--{name.replace('_', '-')} {getattr(args, name)} is out of range")
-    return run(args)
+    return run(options_from(args))

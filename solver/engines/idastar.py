@@ -13,7 +13,7 @@ value of its choosing (a tuple of arrays, typically):
 * ``is_goal(state, tables) -> bool``.
 
 ``inverse[m]`` is the move that undoes ``m`` (-1 if none); the engine never plays it right after
-``m``.  Like :mod:`solver.bfs`, the engine is ``inline="always"``: each puzzle keeps a thin cached
+``m``.  Like :mod:`solver.engines.bfs`, the engine is ``inline="always"``: each puzzle keeps a thin cached
 wrapper that passes its kernels in.
 """
 
@@ -27,8 +27,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .bfs import STOP_POLL_MASK, run_polled
-from .errors import Cancelled
+from solver.engines.bfs import STOP_POLL_MASK, run_polled
+from solver.errors import Cancelled
 
 MAX_PATH = 256
 NOT_FOUND = -2
@@ -145,7 +145,7 @@ def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, t
 class SearchResult:
     """What one IDA* run found: ``moves`` (indices), ``nodes``, ``seconds``, and the final ``bound``."""
 
-    __slots__ = ("moves", "nodes", "seconds", "bound")
+    __slots__ = ("bound", "moves", "nodes", "seconds")
 
     def __init__(self, moves: list[int], nodes: int, seconds: float, bound: int):
         self.moves, self.nodes, self.seconds, self.bound = moves, nodes, seconds, bound

@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from .errors import KomaError, UnsolvableError
-from .progress import throttled
+from solver import search
+from solver.engines.progress import throttled
+from solver.errors import KomaError, UnsolvableError
 
 EXIT_BAD_INPUT = 2
 
@@ -27,7 +29,8 @@ class Parser(argparse.ArgumentParser):
         raise CommandError(message)
 
 
-def build_parser() -> Parser:
+def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
+    """The ``koma`` parser; each extension adds subcommands that live outside the solver (``serve``)."""
     parser = Parser(prog="koma", description="Koma (駒): play, understand and optimally solve sliding and flip puzzles.")
     # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
     parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
@@ -73,29 +76,12 @@ def build_parser() -> Parser:
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     add("doctor", "versions, caches, tables, terminal: what to check when something is off")
 
-    serve = commands.add_parser("serve", help="host Koma as an SSH game (needs the ssh extra)",
-                                description="Host Koma as an SSH game: one sandboxed game per connection.")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=2222, help="port to listen on (default 2222; 0 picks one)")
-    serve.add_argument("--max-sessions", type=int, default=32, metavar="N", help="most players at once (default 32)")
-    serve.add_argument("--max-sessions-per-player", type=int, default=3, metavar="N",
-                       help="most games one player may have at once (default 3; 0 no limit)")
-    serve.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
-                       help="close a game after this long without a key (default 1800; 0 never)")
-    who = serve.add_mutually_exclusive_group(required=True)
-    who.add_argument("--authorized-keys", metavar="FILE", help="admit only these public keys (OpenSSH format)")
-    who.add_argument("--open", action="store_true", help="admit any username, with no password")
-    serve.add_argument("--cpu-limit", type=int, default=600, metavar="SECONDS",
-                       help="CPU seconds per game (default 600; 0 none)")
-    serve.add_argument("--memory-limit", type=int, default=4096, metavar="MIB",
-                       help="address space per game in MiB (default 4096; 0 none)")
-    serve.add_argument("--rate-limit", type=int, default=20, metavar="N",
-                       help="new connections per address per minute (default 20; 0 none)")
-
     tables = add("tables", "build the big tables ahead of time")
     tables.add_argument("action", choices=["build"], help="build (or check) a table")
     tables.add_argument("puzzle", metavar="PUZZLE", choices=["15"], help="15")
     tables.add_argument("--pdb", default="6-6-3", metavar="NAME", help="pattern database: 6-6-3 (default) or 7-8")
+    for extend in extensions:
+        extend(commands)
     return parser
 
 
@@ -127,7 +113,7 @@ def clear_progress() -> None:
 
 
 def puzzle_from(args):
-    from .registry import get_puzzle
+    from solver.puzzles.registry import get_puzzle
 
     return get_puzzle(args.puzzle, args.size)
 
@@ -141,7 +127,7 @@ def cmd_solve(args) -> int:
     if args.heuristic:
         options["heuristic"] = args.heuristic
     try:
-        solution = puzzle.solve(state, args.method, progress=stderr_progress(f"solving {puzzle.title}"), **options)
+        solution = search.solve(puzzle, state, args.method, progress=stderr_progress(f"solving {puzzle.title}"), **options)
     except UnsolvableError as unsolvable:
         clear_progress()
         proof = unsolvable.proof
@@ -175,7 +161,7 @@ def cmd_solve(args) -> int:
 
 def finish_background_tables() -> None:
     """Let a pattern database that a solve started building finish, so the next solve uses it."""
-    fifteen = sys.modules.get("solver.fifteen")
+    fifteen = sys.modules.get("solver.search.sliding")
     if fifteen is not None and not fifteen.wait_for_tables(0):
         print("koma: finishing the pattern database in the background build (once)...", file=sys.stderr)
         fifteen.wait_for_tables()
@@ -231,7 +217,7 @@ def cmd_generate(args) -> int:
     state = puzzle.random_state(seed, args.distance)
     data: dict[str, Any] = {"puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state), "seed": seed}
     if puzzle.enumerable:
-        data["distance"] = puzzle.distance(state)
+        data["distance"] = search.distance(puzzle, state)
 
     def text() -> str:
         extra = f"  ({data['distance']} moves from solved)" if "distance" in data else ""
@@ -242,9 +228,9 @@ def cmd_generate(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from . import bench
+    from solver.tools import bench, bench_cases
 
-    selected = bench.cases(args.groups or None, args.full)
+    selected = bench_cases.cases(args.groups or None, args.full)
     if not selected:
         raise KomaError(f"no benchmarks in group(s) {', '.join(args.groups)}")
     results = []
@@ -266,7 +252,7 @@ def cmd_bench(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from .doctor import diagnose, render
+    from solver.tools.doctor import diagnose, render
 
     report = diagnose()
     emit(args, report, lambda: render(report))
@@ -274,7 +260,7 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_tables(args) -> int:
-    from .fifteen import build_tables, table_requirements
+    from solver.search.sliding import build_tables, table_requirements
 
     needs = table_requirements(args.pdb)
     if not args.json:
@@ -304,7 +290,8 @@ def progress_bar(label: str):
     return throttled(report, 0.1 if live else 5.0)
 
 
-COMMANDS = {"doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest, "generate": cmd_generate, "bench": cmd_bench}
+COMMANDS = {"doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest,
+            "generate": cmd_generate, "bench": cmd_bench}
 
 
 def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
@@ -335,20 +322,21 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
         return 0
 
 
-def parse_args(argv: Sequence[str] | None):
+def parse_args(argv: Sequence[str] | None, extensions: Sequence[Callable[[Any], None]] = ()):
     """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
-    return build_parser().parse_args(argv)
+    return build_parser(extensions).parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None,
-         commands: dict[str, Callable[[Any], int]] | None = None) -> int:
+         commands: dict[str, Callable[[Any], int]] | None = None,
+         extensions: Sequence[Callable[[Any], None]] = ()) -> int:
     """Parse and run a command; ``play(args)`` runs the game for no command or ``play``.
 
-    The ``koma`` console script (:mod:`tui.main`) passes ``play`` and the ``serve`` handler;
-    without them, as in ``python -m solver.cli``, only the solver's commands are available.
+    The ``koma`` console script (:mod:`tui.main`) passes ``play``, the ``serve`` handler and the
+    extension that adds ``serve``'s arguments; without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
     """
     try:
-        args = parse_args(argv)
+        args = parse_args(argv, extensions)
     except CommandError as error:
         print(f"koma: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,0 +1,143 @@
+"""Every case of ``koma bench``, in one literal table (see :mod:`solver.tools.bench`).
+
+Each case imports what it measures when it runs, so listing the cases is cheap.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from solver.tools.bench import Case
+
+ARTICLE_START = (8, 6, 7, 2, 5, 4, 3, 0, 1)
+RANK_COUNT = 1_000_000
+QUICK_KORF = (2, 4, 5, 9, 13, 19)  # a handful that every heuristic solves in well under a second
+SKIPPED_78 = {"skipped": "pattern database 7-8 is not built (koma tables build 15 --pdb 7-8)"}
+
+
+# --- 8-puzzle -----------------------------------------------------------------------------------------
+
+def _eight():
+    from solver.puzzles.sliding import SlidingPuzzle
+
+    return SlidingPuzzle(3, 3)
+
+
+def eight_bfs() -> dict[str, Any]:
+    _depth, queue, layers = _eight().bfs_arrays()
+    return {"states": len(queue), "max_depth": int(len(layers) - 1)}
+
+
+def rank_unrank() -> dict[str, Any]:
+    from solver.engines.ranking import rank_unrank_roundtrip
+
+    ok = rank_unrank_roundtrip(RANK_COUNT, 9, 7919)
+    assert ok == RANK_COUNT
+    return {"pairs": RANK_COUNT}
+
+
+def eight_bidirectional() -> dict[str, Any]:
+    from solver.search import solve
+
+    solution = solve(_eight(), ARTICLE_START, "bidirectional")
+    return {"length": solution.length, "generated": solution.nodes}
+
+
+def pairs_per_second(result) -> float:
+    return result.figures.get("pairs", 0) / result.median_seconds if result.median_seconds else float("nan")
+
+
+# --- Goat ---------------------------------------------------------------------------------------------
+
+def goat_bfs() -> dict[str, Any]:
+    from solver.puzzles.goat import GoatPuzzle
+
+    _depth, queue, layers = GoatPuzzle().bfs_arrays()
+    return {"states": len(queue), "max_depth": int(len(layers) - 1)}
+
+
+def goat_table_load() -> dict[str, Any]:
+    """Read, checksum and memory-map the cached depth table (built first if missing), then count it."""
+    from solver.puzzles.goat import load_cached_depth
+
+    table = load_cached_depth()
+    return {"states": table.states, "max_depth": table.max_depth, "bytes": int(table.depth.nbytes)}
+
+
+def goat_ida(method: str) -> dict[str, Any]:
+    from solver.search.goat import bench_figures
+
+    return bench_figures(method)
+
+
+# --- Ura-omote ----------------------------------------------------------------------------------------
+
+def ura_bfs(width: int, height: int) -> dict[str, Any]:
+    from solver.puzzles.ura import UraPuzzle
+
+    _depth, queue, layer_ends = UraPuzzle(width, height).bfs_arrays()
+    at_max = int(layer_ends[-1] - (layer_ends[-2] if len(layer_ends) > 1 else 0))
+    return {"states": len(queue), "max_depth": int(len(layer_ends) - 1), "at_max_depth": at_max}
+
+
+# --- 15-puzzle ----------------------------------------------------------------------------------------
+
+def fifteen_build(name: str) -> dict[str, Any]:
+    from solver.search.sliding import build_in_memory
+
+    return build_in_memory(name)
+
+
+def fifteen_quick(kind: str) -> dict[str, Any]:
+    from solver.search.sliding import korf_subset, run_set, tables_present
+
+    if kind == "pdb78" and not tables_present("pdb78"):
+        return dict(SKIPPED_78)
+    return run_set(korf_subset(QUICK_KORF), kind)
+
+
+def fifteen_full(kind: str) -> dict[str, Any]:
+    from solver.search.sliding import korf100, run_set, tables_present
+
+    if kind == "pdb78" and not tables_present("pdb78"):
+        return dict(SKIPPED_78)
+    run_set(korf100()[:1], kind)  # load the kernel and the table before the clock starts
+    return run_set(korf100(), kind)
+
+
+def fifteen_hardest() -> dict[str, Any]:
+    from solver.search.sliding import best_present, hardest80, korf100, run_set
+
+    kind = best_present()
+    run_set(korf100()[:1], kind)
+    return run_set(hardest80(), kind)
+
+
+CASES: tuple[Case, ...] = (
+    Case("8-puzzle full BFS", "8", eight_bfs, target="<= 10 ms warm"),
+    Case("rank+unrank, 9 cells (1 M pairs)", "8", rank_unrank),
+    Case("8-puzzle bidirectional BFS (article board)", "8", eight_bidirectional),
+    Case("Goat full BFS", "goat", goat_bfs, target="<= 0.5 s warm"),
+    Case("Goat table load", "goat", goat_table_load),
+    Case("Goat IDA* article bound (52-move)", "goat", lambda: goat_ida("article"), target="<= 5 s", runs=2),
+    Case("Goat IDA* pdb (52-move)", "goat", lambda: goat_ida("pdb"), target="<= 0.5 s"),
+    Case("Ura-omote 5x5 full BFS", "ura", lambda: ura_bfs(5, 5), target="<= 50 ms warm"),
+    Case("Ura-omote 6x6 full BFS", "ura", lambda: ura_bfs(6, 6), target="<= 1.5 s", runs=3),
+    Case("15-puzzle: pattern database 6-6-3 build", "15", lambda: fifteen_build("pdb663"), target="<= 10 s", runs=1),
+    Case("15-puzzle: pattern database 7-8 build (in memory)", "15", lambda: fifteen_build("pdb78"),
+         target="<= 5 min, <= 4 GB", quick=False, runs=0),
+    *(Case(f"15-puzzle: Korf {list(QUICK_KORF)} with {kind}", "15", functools.partial(fifteen_quick, kind), runs=1)
+      for kind in ("md+lc", "wd", "pdb663", "pdb78")),
+    *(Case(f"15-puzzle: Korf's 100 with {kind}", "15", functools.partial(fifteen_full, kind), target=target,
+           quick=False, runs=0)
+      for kind, target in (("md+lc", ""), ("wd", ""), ("pdb663", "<= 30 s total"), ("pdb78", "<= 5 s total"))),
+    Case("15-puzzle: the 17 positions at 80 moves, best heuristic", "15", fifteen_hardest,
+         target="<= 10 s each with 7-8", quick=False, runs=0),
+)
+GROUPS = tuple(dict.fromkeys(case.group for case in CASES))
+
+
+def cases(groups: list[str] | None = None, full: bool = False) -> list[Case]:
+    """The cases of ``groups`` (all when empty); long ones only with ``full``."""
+    return [c for c in CASES if (not groups or c.group in groups) and (full or c.quick)]

@@ -1,0 +1,70 @@
+"""What ``koma serve`` can be asked for: the options, their defaults (stated once, here) and their checks.
+
+This module imports neither asyncssh nor Textual, so that ``koma --help`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from solver.errors import KomaError
+
+
+@dataclass
+class ServeOptions:
+    """What ``koma serve`` was asked for; the limits are per game process."""
+
+    host: str = "127.0.0.1"
+    port: int = 2222
+    max_sessions: int = 32
+    max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
+    idle_timeout: float = 1800.0
+    authorized_keys: str | None = None
+    open: bool = False
+    cpu_limit: int = 600  # seconds of CPU per game (0: none)
+    memory_limit: int = 4096  # MiB of address space per game (0: none)
+    rate_limit: int = 20  # new connections per address per minute (0: none)
+    host_key: str | None = None  # default: the data dir's ssh_host_ed25519_key
+    game_command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "tui.main"])
+
+
+DEFAULTS = ServeOptions()
+# (option, lowest allowed value); the port also has a highest
+LOWEST = (("port", 0), ("max_sessions", 1), ("max_sessions_per_player", 0), ("idle_timeout", 0),
+          ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0))
+
+
+def add_serve_command(commands: Any) -> None:
+    """Add ``koma serve`` and its options to the ``koma`` parser's subcommands."""
+    d = DEFAULTS
+    serve = commands.add_parser("serve", help="host Koma as an SSH game (needs the ssh extra)",
+                                description="Host Koma as an SSH game: one sandboxed game per connection.")
+    serve.add_argument("--host", default=d.host, help=f"address to listen on (default {d.host})")
+    serve.add_argument("--port", type=int, default=d.port, help=f"port to listen on (default {d.port}; 0 picks one)")
+    serve.add_argument("--max-sessions", type=int, default=d.max_sessions, metavar="N",
+                       help=f"most players at once (default {d.max_sessions})")
+    serve.add_argument("--max-sessions-per-player", type=int, default=d.max_sessions_per_player, metavar="N",
+                       help=f"most games one player may have at once (default {d.max_sessions_per_player}; 0 no limit)")
+    serve.add_argument("--idle-timeout", type=float, default=d.idle_timeout, metavar="SECONDS",
+                       help=f"close a game after this long without a key (default {d.idle_timeout:g}; 0 never)")
+    who = serve.add_mutually_exclusive_group(required=True)
+    who.add_argument("--authorized-keys", metavar="FILE", help="admit only these public keys (OpenSSH format)")
+    who.add_argument("--open", action="store_true", help="admit any username, with no password")
+    serve.add_argument("--cpu-limit", type=int, default=d.cpu_limit, metavar="SECONDS",
+                       help=f"CPU seconds per game (default {d.cpu_limit}; 0 none)")
+    serve.add_argument("--memory-limit", type=int, default=d.memory_limit, metavar="MIB",
+                       help=f"address space per game in MiB (default {d.memory_limit}; 0 none)")
+    serve.add_argument("--rate-limit", type=int, default=d.rate_limit, metavar="N",
+                       help=f"new connections per address per minute (default {d.rate_limit}; 0 none)")
+
+
+def options_from(args: Any) -> ServeOptions:
+    """Check the parsed arguments (a one-line KomaError for a value out of range) and build the options."""
+    for name, low in LOWEST:
+        value = getattr(args, name)
+        if value < low or (name == "port" and value > 65535):
+            raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
+    given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}
+    return ServeOptions(**given)

@@ -23,14 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
+from solver.engines.cache_files import Notice, discard, post
+from solver.engines.cache_files import drain_notices as drain_notices  # the notices of every cache
 from solver.engines.paths import tables_dir
 from solver.errors import KomaError
 
 MAGIC = b"KOMATBL1"
 TRAILER = struct.Struct("<8sIIQ24s")  # magic, format version, table version, payload bytes, digest
 FORMAT_VERSION = 1
-Notice = Callable[[str], None]
-_notices: list[str] = []
 _build_lock = threading.Lock()
 
 
@@ -41,13 +41,6 @@ def cache_dir() -> Path:
 
 def table_path(name: str) -> Path:
     return cache_dir() / f"{name}.npy"
-
-
-def drain_notices() -> list[str]:
-    """One-line notices about rebuilt or uncacheable tables since the last call."""
-    out = list(_notices)
-    _notices.clear()
-    return out
 
 
 def _digest(array: np.ndarray) -> bytes:
@@ -61,6 +54,8 @@ class TableError(Exception):
 def read_table(path: Path, version: int) -> np.ndarray:
     """Memory-map a cached table after checking its trailer and checksum (raises TableError)."""
     size = path.stat().st_size  # FileNotFoundError passes through: nothing cached yet
+    if not path.is_file():
+        raise TableError("not a file (a directory in its place?)")
     try:
         with open(path, "rb") as handle:
             major, _ = np.lib.format.read_magic(handle)
@@ -127,9 +122,7 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
     """
 
     def tell(message: str) -> None:
-        _notices.append(message)
-        if notice is not None:
-            notice(message)
+        post(message, notice)
 
     path = table_path(name)
     try:
@@ -143,8 +136,7 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
             tell(f"cached table {name} could not be read ({problem.strerror}); rebuilding it")
     with _build_lock:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            lock = open(path.with_suffix(".lock"), "a+b")  # noqa: SIM115 - closed by the with block below
+            lock = _open_lock(path, tell)
         except OSError as problem:
             tell(f"table cache {path.parent} is not writable ({problem.strerror}); keeping {name} in memory")
             return build()
@@ -155,8 +147,11 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
             try:
                 try:
                     return read_table(path, version)  # another process built it while we waited
-                except (OSError, TableError):
+                except FileNotFoundError:
                     pass
+                except (OSError, TableError):
+                    if path.exists() and not path.is_file():
+                        discard(path)  # a directory: the rename below could not replace it
                 array = build()
                 try:
                     write_table(path, array, version)
@@ -167,6 +162,22 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
                     return array
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file that serialises the builders of the table at ``path``."""
+    return path.with_suffix(".lock")
+
+
+def _open_lock(path: Path, tell: Notice):
+    """Open the table's lock file, first removing whatever stands in its place or in the tables dir's."""
+    directory, lock = path.parent, lock_path(path)
+    if directory.parent.is_dir() and directory.exists() and not directory.is_dir() and discard(directory):
+        tell(f"the table cache {directory} was a file; replaced it with a directory")
+    directory.mkdir(parents=True, exist_ok=True)
+    if lock.exists() and not lock.is_file() and discard(lock):
+        tell(f"the table lock {lock.name} was not a file; replaced it")
+    return open(lock, "a+b")
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from solver.errors import KomaError, shown
 from solver.tools.bench import Case
 
 ARTICLE_START = (8, 6, 7, 2, 5, 4, 3, 0, 1)
@@ -135,9 +136,30 @@ CASES: tuple[Case, ...] = (
     Case("15-puzzle: the 17 positions at 80 moves, best heuristic", "15", fifteen_hardest,
          target="<= 10 s each with 7-8", quick=False, runs=0),
 )
-GROUPS = tuple(dict.fromkeys(case.group for case in CASES))
+_registered: list[Case] = []
 
 
-def cases(groups: list[str] | None = None, full: bool = False) -> list[Case]:
-    """The cases of ``groups`` (all when empty); long ones only with ``full``."""
-    return [c for c in CASES if (not groups or c.group in groups) and (full or c.quick)]
+def register(*extra: Case) -> None:
+    """Add cases that live outside the solver (``koma serve``'s, from the tui side) to ``koma bench``."""
+    _registered.extend(case for case in extra if case not in _registered)
+
+
+def all_cases() -> list[Case]:
+    return [*CASES, *_registered]
+
+
+def groups() -> list[str]:
+    """The registered groups, in table order."""
+    return list(dict.fromkeys(case.group for case in all_cases()))
+
+
+def cases(wanted: list[str] | None = None, full: bool = False) -> list[Case]:
+    """The cases of the groups ``wanted`` (all when empty); long ones only with ``full``.
+
+    Raises KomaError naming an unknown group and the registered ones.
+    """
+    known = groups()
+    for group in wanted or ():
+        if group not in known:
+            raise KomaError(f"unknown benchmark group {shown(group)}; choose from {', '.join(known)}")
+    return [c for c in all_cases() if (not wanted or c.group in wanted) and (full or c.quick)]

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from solver import search
+from solver.engines.cache_files import drain_notices
 from solver.engines.progress import throttled
-from solver.errors import KomaError, UnsolvableError
+from solver.errors import KomaError, UnsolvableError, shown
 
 EXIT_BAD_INPUT = 2
 
@@ -27,6 +29,81 @@ class CommandError(KomaError):
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2, no usage dump
         raise CommandError(message)
+
+    def _parse_optional(self, arg_string: str):
+        """argparse's "is this an option?": a board that begins with ``-`` (Goat's fence) is not one."""
+        if might_be_a_board(arg_string) and parses_as_a_board(arg_string):
+            return None  # a positional, or the value of the option before it (``--board -BBd/...``)
+        return super()._parse_optional(arg_string)
+
+
+# --- boards that begin with "-" ------------------------------------------------------------------
+
+OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9-]*(=.*)?")
+NUMBER_SHAPE = re.compile(r"-\d+(\.\d*)?")
+
+
+def might_be_a_board(word: str) -> bool:
+    """A word that begins with ``-`` but is shaped like neither an option nor a negative number."""
+    return word.startswith("-") and not OPTION_SHAPE.fullmatch(word) and not NUMBER_SHAPE.fullmatch(word)
+
+
+def parses_as_a_board(text: str) -> bool:
+    """Whether ``text`` is a legal board of some puzzle at its default size (Goat's start with ``-``)."""
+    from solver.puzzles.registry import VARIANTS
+
+    for variant in VARIANTS:
+        try:
+            variant.build(None).parse(text)
+        except KomaError:
+            continue
+        return True
+    return False
+
+
+def board_hint(argv: Sequence[str]) -> str:
+    """For an argument error: how to pass a board-like word that argparse took for an option."""
+    words = list(argv[: list(argv).index("--")] if "--" in argv else argv)
+    for word in words:
+        if might_be_a_board(word):
+            return (f"; {shown(word)} is no puzzle's board, so it was read as an option: to pass it anyway, "
+                    "put -- before it (koma solve goat -- BOARD) or write --board=BOARD")
+    return ""
+
+
+# --- --json on argument errors -------------------------------------------------------------------
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for JSON (``--json`` or an abbreviation argparse accepts)."""
+    words = argv[: list(argv).index("--")] if "--" in argv else argv
+    return any(len(word) > 3 and "--json".startswith(word) for word in words)
+
+
+def report_error(message: str, as_json: bool) -> int:
+    """Bad input: one line on stderr, also ``{"error": ...}`` on stdout under ``--json``; exit status 2."""
+    clear_progress()
+    if as_json:
+        print(json.dumps({"error": message}, ensure_ascii=False))
+    print(f"koma: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+# --- notices from the caches ---------------------------------------------------------------------
+
+_shown_notices: set[str] = set()
+
+
+def tell(message: str) -> None:
+    """A one-line notice on stderr (tables, compiled kernels), each at most once per run."""
+    if message not in _shown_notices:
+        _shown_notices.add(message)
+        clear_progress()
+        print(f"koma: {message}", file=sys.stderr)
+
+
+def tell_cache_notices() -> None:
+    for message in drain_notices():
+        tell(message)
 
 
 def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
@@ -123,7 +200,7 @@ def puzzle_from(args):
 def cmd_solve(args) -> int:
     puzzle = puzzle_from(args)
     state = puzzle.parse(args.board)
-    options = {"notice": lambda message: print(f"koma: {message}", file=sys.stderr)}
+    options = {"notice": tell}
     if args.heuristic:
         options["heuristic"] = args.heuristic
     try:
@@ -231,8 +308,8 @@ def cmd_bench(args) -> int:
     from solver.tools import bench, bench_cases
 
     selected = bench_cases.cases(args.groups or None, args.full)
-    if not selected:
-        raise KomaError(f"no benchmarks in group(s) {', '.join(args.groups)}")
+    if not selected:  # only long cases in these groups
+        raise KomaError(f"group(s) {', '.join(args.groups)} only have long cases: add --full")
     results = []
     for case in selected:
         live = not args.json and sys.stdout.isatty()
@@ -306,11 +383,7 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
             raise KomaError(f"'koma {args.command}' is part of the game; run it with the koma command")
         return handler(args)
     except KomaError as error:
-        clear_progress()
-        if getattr(args, "json", False):
-            print(json.dumps({"error": str(error)}, ensure_ascii=False))
-        print(f"koma: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report_error(str(error), getattr(args, "json", False))
     except KeyboardInterrupt:
         clear_progress()
         print("koma: interrupted", file=sys.stderr)
@@ -320,6 +393,8 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    finally:
+        tell_cache_notices()
 
 
 def parse_args(argv: Sequence[str] | None, extensions: Sequence[Callable[[Any], None]] = ()):
@@ -335,15 +410,17 @@ def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = 
     The ``koma`` console script (:mod:`tui.main`) passes ``play``, the ``serve`` handler and the
     extension that adds ``serve``'s arguments; without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
     """
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parse_args(argv, extensions)
+        args = parse_args(words, extensions)
     except CommandError as error:
-        print(f"koma: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report_error(f"{error}{board_hint(words)}", wants_json(words))
     if args.command in (None, "play"):
+        if getattr(args, "json", False):
+            return report_error("'koma play' opens the game, which has no JSON output; "
+                                "--json is for solve, parity, longest, generate, bench, doctor and tables", True)
         if play is None:
-            print("koma: error: the game needs the tui package; run 'koma' instead", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return report_error("the game needs the tui package; run 'koma' instead", False)
         return play(args)
     return run(args, commands)
 

@@ -8,7 +8,8 @@ jumped.  Repeating this blindly sorts the tiles along the loop into 1, 2, ..., 1
 
 The method sorts *temporary labels*: Koma's goal, with its blank walked 7 steps forward along the
 loop, is the loop-sorted arrangement; each tile is labelled by its place in it.  A run is the
-loop moves, then those 7 steps backwards to the goal.
+loop moves, then those 7 steps backwards to the goal.  A board that is already solved takes no
+moves (the loop would walk the blank 7 steps out and 7 back).
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ def loop_moves(state, max_steps: int = MAX_STEPS) -> tuple[np.ndarray, bool, np.
 
 def loop_length(state) -> tuple[int, bool]:
     """How many moves a full run takes (loop steps + the 7 back to the goal) and whether it ends sorted."""
+    if tuple(state) == _FIFTEEN.goal:
+        return 0, True
     sources, sorted_end, _ = loop_moves(state)
     return len(sources) + (7 if sorted_end else 0), sorted_end
 
@@ -133,6 +136,8 @@ def run_loop_method(state) -> LoopRun:
     state = tuple(state)
     if len(state) != 16:
         raise KomaError("the loop method is for the 15-puzzle (4x4)")
+    if state == _FIFTEEN.goal:
+        return LoopRun((), (state,), 0, True, tuple(int(x) for x in labels_along_loop(state)))
     sources, sorted_end, labels = loop_moves(state)
     board = list(state)
     z = next(i for i in range(16) if board[CELL_OF[i]] == 0)

@@ -57,3 +57,12 @@ def test_solve_method_loop_on_an_unsolvable_board_says_how_it_ended():
     with pytest.raises(UnsolvableError, match=r"ended in 1, 3, 2, 4") as error:
         search.solve(FIFTEEN, board, "loop")
     assert not error.value.proof.solvable
+
+
+def test_a_solved_board_takes_no_moves():
+    solution = search.solve(FIFTEEN, FIFTEEN.goal, "loop")
+    assert solution.length == 0 and solution.moves == () and solution.path == (FIFTEEN.goal,)
+    assert loop_length(FIFTEEN.goal) == (0, True)
+    one_away = FIFTEEN.parse("1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15")
+    solution = search.solve(FIFTEEN, one_away, "loop")
+    assert solution.length > 0 and FIFTEEN.replay(one_away, solution.moves)[-1] == FIFTEEN.goal

@@ -129,10 +129,113 @@ def test_doctor_reports_tables_and_problems(capsys, tmp_path, monkeypatch):
     tables.write_table(bad, np.arange(10, dtype=np.int8), 1)
     bad.write_bytes(bad.read_bytes()[:-5])
     code, data, _ = run_json(capsys, "doctor")
-    assert code == 0
+    assert code == 1  # something is wrong: a corrupt table
     assert {"versions", "numba_cache", "tables", "terminal", "cache_dir", "data_dir", "serve", "problems"} <= set(data)
     status = {t["name"]: t["status"] for t in data["tables"]}
     assert status["good"] == "ok" and status["bad"].startswith("corrupt")
     assert any("bad" in p["problem"] and p["fix"].startswith("rm ") for p in data["problems"])
     code, out, _ = run(capsys, "doctor")
-    assert code == 0 and "fix: rm" in out and "versions" in out
+    assert code == 1 and "fix: rm" in out and "versions" in out
+    bad.unlink()
+    code, data, _ = run_json(capsys, "doctor")
+    assert [p for p in data["problems"] if p["severity"] == "error"] == [] and code == 0
+
+
+# --- boards that begin with "-" --------------------------------------------------------------------
+DASH_BOARD = "-BBd/.WrS/-jli"  # Goat: a fence in the top-left corner
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "goat", DASH_BOARD, "--json"],
+    ["solve", "goat", DASH_BOARD, "--method", "pdb", "--json"],
+    ["solve", "--json", "--method", "pdb", "goat", DASH_BOARD],
+    ["solve", "--json", "goat", "--", DASH_BOARD],
+])
+def test_a_goat_board_that_begins_with_a_dash_is_a_board(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    data = json.loads(out)
+    puzzle = get_puzzle("goat")
+    assert data["board"] == DASH_BOARD and data["length"] == 28
+    assert puzzle.replay(puzzle.parse(DASH_BOARD), data["moves"])[-1] == puzzle.goal
+
+
+def test_parity_and_play_take_a_dash_board_too(capsys):
+    code, data, _ = run_json(capsys, "parity", "goat", DASH_BOARD)
+    assert code == 0 and data["board"] == DASH_BOARD and data["solvable"] is True
+    from solver.tools.cli import parse_args
+
+    for argv in (["play", "goat", "--board", DASH_BOARD], ["play", "--board", DASH_BOARD, "goat"]):
+        args = parse_args(argv)
+        assert args.board == DASH_BOARD and args.puzzle == "goat"
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "goat", "-BBd/.WrS/-jl"],
+    ["parity", "goat", "-BBd/.WrS/-jl"],
+    ["play", "goat", "--board", "-BBd/.WrS/-jl"],
+])
+def test_a_dash_word_that_is_no_board_gets_an_error_naming_the_fix(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and out == ""
+    assert "'-BBd/.WrS/-jl'" in err and "put -- before it" in err and "--board=BOARD" in err
+
+
+def test_after_the_double_dash_the_board_is_checked_as_a_board(capsys):
+    code, _, err = run(capsys, "solve", "goat", "--", "-BBd/.WrS/-jl")
+    assert code == 2 and "row 3 has 3 cells" in err
+
+
+def test_negative_numbers_stay_numbers(capsys):
+    code, data, _ = run_json(capsys, "generate", "8", "--seed", "-5")
+    assert code == 0 and data["seed"] == -5
+
+
+# --- --json on argument errors ---------------------------------------------------------------------
+@pytest.mark.parametrize("argv, fragment", [
+    (["solve", "8", "--json"], "required: BOARD"),
+    (["--json", "solve", "8"], "required: BOARD"),
+    (["--json"], "unrecognized arguments: --json"),
+    (["generate", "8", "--seed", "x", "--json"], "invalid int value"),
+    (["solve", "8", ARTICLE, "--frobnicate", "--json"], "unrecognized arguments: --frobnicate"),
+    (["tables", "build", "8", "--json"], "invalid choice: '8'"),
+    (["bench", "8", "foo", "--json"], "unknown benchmark group 'foo'"),
+    (["play", "8", "--json"], "no JSON output"),
+    (["frobnicate", "--json"], "invalid choice"),
+    (["solve", "goat", "-BBd/.WrS/-jl", "--json"], "put -- before it"),
+])
+def test_every_error_is_json_under_json(capsys, argv, fragment):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert fragment in json.loads(out)["error"]
+    assert err.startswith("koma: error: ") and err.count("\n") == 1 and fragment in err
+
+
+def test_without_json_errors_leave_stdout_empty(capsys):
+    code, out, err = run(capsys, "generate", "8", "--seed", "x")
+    assert code == 2 and out == "" and "invalid int value" in err
+
+
+# --- small lies ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("groups, named", [(["8", "foo"], "'foo'"), ([""], "''")])
+def test_bench_rejects_unknown_groups_by_name(capsys, groups, named):
+    code, out, err = run(capsys, "bench", *groups)
+    assert code == 2 and out == ""
+    assert f"unknown benchmark group {named}; choose from 8, goat, ura, 15" in err
+
+
+def test_bench_validates_against_the_registered_groups(capsys, monkeypatch):
+    from solver.tools import bench_cases
+    from solver.tools.bench import Case
+
+    monkeypatch.setattr(bench_cases, "_registered", [])
+    bench_cases.register(Case("a registered case", "extra", lambda: {"answer": 42}, runs=1))
+    assert bench_cases.groups() == ["8", "goat", "ura", "15", "extra"]
+    code, data, _ = run_json(capsys, "bench", "extra")
+    assert code == 0 and [r["name"] for r in data["results"]] == ["a registered case"]
+    assert data["results"][0]["answer"] == 42
+
+
+def test_loop_method_on_the_solved_board_answers_zero_moves(capsys):
+    code, data, _ = run_json(capsys, "solve", "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _", "--method", "loop")
+    assert code == 0 and data["length"] == 0 and data["moves"] == []

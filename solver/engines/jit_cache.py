@@ -276,8 +276,8 @@ def install_load_guard() -> None:
                 pass  # the kernel is compiled and runs; only the next run compiles it again
 
     guarded_load.koma_guard = True  # type: ignore[attr-defined]
-    Cache.load_overload = guarded_load
-    Cache.save_overload = guarded_save
+    Cache.load_overload = guarded_load  # type: ignore[method-assign]  # patched on purpose: see the module docstring
+    Cache.save_overload = guarded_save  # type: ignore[method-assign]
 
 
 def prepare() -> None:

@@ -20,6 +20,7 @@ from solver.engines.progress import throttled
 from solver.errors import KomaError, UnsolvableError, shown
 
 EXIT_BAD_INPUT = 2
+EXIT_PROBLEMS_FOUND = 1  # koma doctor found something wrong
 
 
 class CommandError(KomaError):
@@ -329,11 +330,11 @@ def cmd_bench(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from solver.tools.doctor import diagnose, render
+    from solver.tools.doctor import diagnose, render, something_is_wrong
 
     report = diagnose()
     emit(args, report, lambda: render(report))
-    return 0
+    return EXIT_PROBLEMS_FOUND if something_is_wrong(report) else 0
 
 
 def cmd_tables(args) -> int:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import locale
 import os
+import shlex
 import shutil
 import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from solver.engines import tables
+from solver.engines import jit_cache, tables
 from solver.engines.paths import data_dir
 
 PACKAGES = ("koma", "textual", "numba", "numpy", "platformdirs", "asyncssh")
@@ -32,17 +33,24 @@ def _writable(directory: Path) -> bool:
 
 
 def _numba_cache() -> dict[str, Any]:
-    path = Path(os.environ.get("NUMBA_CACHE_DIR", ""))
-    entries = list(path.rglob("*.nbi")) if path.is_dir() else []
-    return {"dir": str(path), "writable": bool(path.name) and _writable(path), "cached_functions": len(entries),
-            "warm": len(entries) > 0}
+    state = jit_cache.status()
+    path = state.active
+    entries = list(path.rglob("*.nbi")) if path is not None and path.is_dir() else []
+    bad = jit_cache.find_bad_entries(path)
+    return {**state.to_dict(), "writable": path is not None and _writable(path), "cached_functions": len(entries),
+            "warm": len(entries) > len(bad), "bad_files": [{"path": str(b.path), "reason": b.reason} for b in bad]}
 
 
 def _table_files() -> list[dict[str, Any]]:
+    """Every table in the cache with its status, and every lock file that is not a file."""
     directory = tables.cache_dir()
     found = []
     for path in sorted(directory.glob("*.npy")) if directory.is_dir() else []:
-        found.append({"name": path.stem, "bytes": path.stat().st_size, "status": tables.inspect_table(path)})
+        found.append({"name": path.stem, "bytes": path.stat().st_size if path.is_file() else 0,
+                      "status": tables.inspect_table(path)})
+    for lock in sorted(directory.glob("*.lock")) if directory.is_dir() else []:
+        if not lock.is_file():
+            found.append({"name": lock.name, "bytes": 0, "status": "corrupt (a lock that is not a file)"})
     return found
 
 
@@ -70,37 +78,53 @@ def diagnose() -> dict[str, Any]:
     host_key = data_dir() / HOST_KEY_NAME
     report["serve"] = {"asyncssh": report["versions"]["asyncssh"] is not None,
                        "host_key": str(host_key), "host_key_exists": host_key.exists()}
-    problems = []
+    problems: list[dict[str, str]] = []
+
+    def wrong(problem: str, fix: str) -> None:
+        problems.append({"problem": problem, "fix": fix, "severity": "error"})
+
+    def advice(problem: str, fix: str) -> None:
+        problems.append({"problem": problem, "fix": fix, "severity": "advice"})
+
     for name in ("textual", "numba", "numpy", "platformdirs"):
         if report["versions"][name] is None:
-            problems.append({"problem": f"{name} is not installed", "fix": "pip install -e ."})
-    if not report["numba_cache"]["writable"]:
-        problems.append({"problem": "the numba cache is not writable, so every start compiles again",
-                         "fix": "export NUMBA_CACHE_DIR=~/.cache/koma/numba"})
-    elif not report["numba_cache"]["warm"]:
-        problems.append({"problem": "the numba cache is cold: the first solve compiles (a few seconds)",
-                         "fix": "koma bench 8"})
+            wrong(f"{name} is not installed", "pip install -e .")
+    cache = report["numba_cache"]
+    if cache["temporary"]:
+        wrong(f"the numba cache {cache['wanted']} is unusable ({cache['problem']}); kernels compile into a temporary "
+              "directory every run", f"rm {shlex.quote(cache['wanted'])}" if Path(cache["wanted"]).is_file()
+              else f"mkdir -p {shlex.quote(cache['wanted'])}, or export NUMBA_CACHE_DIR=a writable directory")
+    elif not cache["writable"]:
+        wrong("the numba cache is not writable, so every start compiles again", "export NUMBA_CACHE_DIR=~/.cache/koma/numba")
+    elif cache["bad_files"]:
+        first = cache["bad_files"][0]
+        wrong(f"the numba cache has {len(cache['bad_files'])} bad file(s) ({Path(first['path']).name}: {first['reason']}); "
+              "the next solve removes them and compiles again", f"rm -r {shlex.quote(cache['dir'])}")
+    elif not cache["warm"]:
+        advice("the numba cache is cold: the first solve compiles (a few seconds)", "koma bench 8")
     if not _writable(tables.cache_dir()):
-        problems.append({"problem": f"the table cache {tables.cache_dir()} is not writable; tables are rebuilt every run",
-                         "fix": f"mkdir -p {tables.cache_dir()} && chmod u+w {tables.cache_dir()}"})
+        wrong(f"the table cache {tables.cache_dir()} is not writable; tables are rebuilt every run",
+              f"mkdir -p {tables.cache_dir()} && chmod u+w {tables.cache_dir()}")
     for table in report["tables"]:
         if table["status"] != "ok":
-            problems.append({"problem": f"table {table['name']} is {table['status']}; it will be rebuilt on use",
-                             "fix": f"rm {tables.cache_dir() / (table['name'] + '.npy')}"})
+            where = tables.cache_dir() / (table["name"] if table["name"].endswith(".lock") else table["name"] + ".npy")
+            wrong(f"table {table['name']} is {table['status']}; it will be rebuilt on use", f"rm -r {shlex.quote(str(where))}")
     if not _writable(data_dir()):
-        problems.append({"problem": f"the data dir {data_dir()} is not writable; games cannot be saved",
-                         "fix": f"mkdir -p {data_dir()} && chmod u+w {data_dir()}"})
+        wrong(f"the data dir {data_dir()} is not writable; games cannot be saved", f"mkdir -p {data_dir()} && chmod u+w {data_dir()}")
     terminal = report["terminal"]
     if not terminal["utf8"]:
-        problems.append({"problem": f"the locale encoding is {terminal['encoding']}, not UTF-8: Koma draws with ASCII letters",
-                         "fix": "export LANG=C.UTF-8"})
+        advice(f"the locale encoding is {terminal['encoding']}, not UTF-8: Koma draws with ASCII letters", "export LANG=C.UTF-8")
     if terminal["columns"] and (terminal["columns"] < 80 or terminal["lines"] < 24):
-        problems.append({"problem": f"the terminal is {terminal['columns']}x{terminal['lines']}; Koma needs at least 80x24",
-                         "fix": "enlarge the window"})
+        advice(f"the terminal is {terminal['columns']}x{terminal['lines']}; Koma needs at least 80x24", "enlarge the window")
     if not report["serve"]["asyncssh"]:
-        problems.append({"problem": "asyncssh is missing, so 'koma serve' is unavailable", "fix": "pip install -e '.[ssh]'"})
+        advice("asyncssh is missing, so 'koma serve' is unavailable", "pip install -e '.[ssh]'")
     report["problems"] = problems
     return report
+
+
+def something_is_wrong(report: dict[str, Any]) -> bool:
+    """Whether ``koma doctor`` found a fault (not just advice): it then exits with status 1."""
+    return any(problem["severity"] == "error" for problem in report["problems"])
 
 
 def render(report: dict[str, Any]) -> str:
@@ -109,7 +133,8 @@ def render(report: dict[str, Any]) -> str:
     terminal = report["terminal"]
     lines = [
         f"versions      {versions}",
-        f"numba cache   {cache['dir'] or '(none)'}  writable={cache['writable']}  warm={cache['warm']} ({cache['cached_functions']} functions)",
+        f"numba cache   {cache['dir'] or '(none)'}{'  (temporary)' if cache['temporary'] else ''}  writable={cache['writable']}  "
+        f"warm={cache['warm']} ({cache['cached_functions']} functions, {len(cache['bad_files'])} bad files)",
         f"table cache   {report['cache_dir']}",
         f"data dir      {report['data_dir']}",
         f"terminal      TERM={terminal['term'] or '?'}  colours={terminal['colour_system']}  NO_COLOR={terminal['no_color']}  "
@@ -121,7 +146,8 @@ def render(report: dict[str, Any]) -> str:
     lines += [f"  {t['name']:<24} {t['bytes']:>14,} bytes  {t['status']}" for t in report["tables"]]
     if report["problems"]:
         lines.append("problems")
-        lines += [f"  - {p['problem']}\n    fix: {p['fix']}" for p in report["problems"]]
+        lines += [f"  - {p['problem']}{'' if p['severity'] == 'error' else ' (advice)'}\n    fix: {p['fix']}"
+                  for p in report["problems"]]
     else:
         lines.append("no problems found")
     return "\n".join(lines)

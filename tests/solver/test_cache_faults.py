@@ -1,0 +1,181 @@
+"""Fault injection on every kind of cached file, through the real ``koma`` in a subprocess.
+
+A damaged numba index or data file, a damaged table, a directory where a file should be, a cache
+directory that is a file: the answer is still right (replayed here), the user gets one notice line
+and no traceback, the bad file is gone or rebuilt, and ``koma doctor`` reports what is wrong.
+Each test runs on its own copy of a cache warmed once, with its own NUMBA_CACHE_DIR and KOMA_CACHE_DIR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from solver.engines.jit_cache import SOLVER_SOURCES, find_bad_entries
+from solver.puzzles.goat import GoatPuzzle
+
+KOMA = Path(sys.executable).with_name("koma")
+START = "r-BB/i.dS/l-jW"
+DEADLINE = 600  # seconds for one command: compiling on a loaded 2-core box, with room to spare
+GOAT = GoatPuzzle()
+
+
+@dataclass(frozen=True)
+class Caches:
+    numba: Path
+    koma: Path
+
+    @property
+    def tables(self) -> Path:
+        return self.koma / "tables"
+
+    def run(self, *argv: str) -> subprocess.CompletedProcess:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(self.numba), "KOMA_CACHE_DIR": str(self.koma)}
+        return subprocess.run([str(KOMA), *argv], capture_output=True, text=True, timeout=DEADLINE, env=env)
+
+
+def solve(caches: Caches, *extra: str) -> tuple[dict, list[str]]:
+    """Solve START; check the exit status, that there is no traceback and that the moves replay to the goal."""
+    done = caches.run("solve", "goat", START, "--json", *extra)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    data = json.loads(done.stdout)
+    path = GOAT.replay(GOAT.parse(START), data["moves"])
+    assert path[-1] == GOAT.goal and data["length"] == 20 == len(data["moves"])
+    return data, done.stderr.splitlines()
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory) -> Caches:
+    """Both kinds of numba files (the Goat BFS and the article-bound IDA*) and the Goat table, written once."""
+    root = tmp_path_factory.mktemp("warm")
+    caches = Caches(root / "numba", root / "koma")
+    solve(caches)
+    solve(caches, "--method", "article")
+    return caches
+
+
+@pytest.fixture
+def caches(warm, tmp_path) -> Caches:
+    shutil.copytree(warm.numba, tmp_path / "numba")
+    shutil.copytree(warm.koma, tmp_path / "koma")
+    return Caches(tmp_path / "numba", tmp_path / "koma")
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def garbage(path: Path) -> None:
+    path.write_bytes(b"this is not what was cached\n" * 64)
+
+
+def empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def directory(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+    (path / "inside").write_text("a directory where a file should be")
+
+
+DAMAGES = {"truncated": truncate, "garbage": garbage, "empty": empty, "directory": directory}
+
+
+def article_kernel_file(caches: Caches, suffix: str) -> Path:
+    (found,) = caches.numba.rglob(f"goat._article_ida-*{suffix}")
+    return found
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("suffix", [".nbi", ".nbc"])
+def test_a_damaged_numba_file_is_removed_and_compiled_again(caches, suffix, damage):
+    victim = article_kernel_file(caches, suffix)
+    DAMAGES[damage](victim)
+    assert find_bad_entries(caches.numba) != []
+    _, notices = solve(caches, "--method", "article")
+    assert len(notices) == 1 and "numba cache" in notices[0] and victim.name in notices[0], notices
+    assert find_bad_entries(caches.numba) == []
+    assert article_kernel_file(caches, suffix).is_file()  # written again
+    _, notices = solve(caches, "--method", "article")
+    assert notices == []
+
+
+def test_a_data_file_damaged_in_the_middle_is_caught_when_numba_loads_it(caches):
+    victim = article_kernel_file(caches, ".nbc")
+    data = bytearray(victim.read_bytes())
+    data[40:-40] = b"x" * (len(data) - 80)  # first and last bytes intact: the scan cannot see it
+    victim.write_bytes(bytes(data))
+    assert find_bad_entries(caches.numba) == []
+    _, notices = solve(caches, "--method", "article")
+    assert len(notices) == 1 and "numba cache" in notices[0] and "goat._article_ida" in notices[0], notices
+    _, notices = solve(caches, "--method", "article")
+    assert notices == []
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_table_is_rebuilt(caches, damage):
+    DAMAGES[damage](caches.tables / "goat.npy")
+    data, notices = solve(caches)
+    assert data["method"] == "table"
+    assert len(notices) == 1 and "cached table goat was rejected" in notices[0], notices
+    assert (caches.tables / "goat.npy").is_file()
+    _, notices = solve(caches)
+    assert notices == []
+
+
+def test_a_directory_in_place_of_a_table_lock_is_reported_and_replaced(caches):
+    lock = caches.tables / "goat.lock"
+    (caches.tables / "goat.npy").unlink()
+    directory(lock)
+    report = caches.run("doctor", "--json")
+    assert report.returncode == 1
+    problems = [p["problem"] for p in json.loads(report.stdout)["problems"] if p["severity"] == "error"]
+    assert any("goat.lock" in problem for problem in problems), problems
+    _, notices = solve(caches)
+    assert len(notices) == 1 and "goat.lock" in notices[0], notices
+    assert lock.is_file() and (caches.tables / "goat.npy").is_file()
+
+
+def test_doctor_reports_a_damaged_numba_cache_and_leaves_the_repair_to_the_next_run(caches):
+    victim = article_kernel_file(caches, ".nbc")
+    truncate(victim)
+    report = caches.run("doctor", "--json")
+    assert report.returncode == 1 and "Traceback" not in report.stderr
+    data = json.loads(report.stdout)
+    assert [Path(bad["path"]).name for bad in data["numba_cache"]["bad_files"]] == [victim.name]
+    assert any("numba cache has 1 bad file" in p["problem"] for p in data["problems"])
+    text = caches.run("doctor")
+    assert text.returncode == 1 and "1 bad files" in text.stdout and victim.name in text.stdout
+    solve(caches, "--method", "article")
+    healthy = json.loads(caches.run("doctor", "--json").stdout)
+    assert healthy["numba_cache"]["bad_files"] == []
+    assert [p for p in healthy["problems"] if p["severity"] == "error"] == []
+
+
+def _package_kernel_files() -> set[Path]:
+    return set(SOLVER_SOURCES.rglob("*.nbi")) | set(SOLVER_SOURCES.rglob("*.nbc"))
+
+
+def test_a_numba_cache_dir_that_is_a_file_means_a_temporary_cache_not_the_package(caches):
+    caches.numba.rename(caches.numba.with_name("numba-was-here"))
+    caches.numba.write_text("a file where the numba cache should be")
+    in_package = _package_kernel_files()
+    _, notices = solve(caches, "--method", "article")
+    assert len(notices) == 1 and "temporary directory" in notices[0] and str(caches.numba) in notices[0], notices
+    assert _package_kernel_files() == in_package  # numba did not fall back to the package's __pycache__
+    assert caches.numba.read_text() == "a file where the numba cache should be"
+    report = caches.run("doctor", "--json")
+    assert report.returncode == 1
+    data = json.loads(report.stdout)
+    assert data["numba_cache"]["temporary"] is True and data["numba_cache"]["wanted"] == str(caches.numba)
+    assert any("is unusable" in p["problem"] and p["fix"] == f"rm {caches.numba}" for p in data["problems"])
+    assert len(report.stderr.splitlines()) == 1 and "temporary directory" in report.stderr

@@ -4,11 +4,14 @@ A puzzle plugs in numba kernels that work on its own mutable ``state`` array and
 value of its choosing (a tuple of arrays, typically):
 
 * ``heuristic(state, tables) -> int``: an admissible estimate for the whole state;
-* ``try_move(state, m, h, budget, tables) -> int``: apply move ``m`` in place and return the new
+* ``try_move(state, m, h, cutoff, tables) -> int``: apply move ``m`` in place and return the new
   estimate, computed incrementally from ``h``; return -1 (leaving ``state`` unchanged) when ``m``
-  is not legal here.  ``budget`` is the largest estimate that keeps the child inside the current
-  bound: once a cheap part of the estimate exceeds it, the kernel may return that part (still a
-  lower bound) and skip the rest, because the engine then undoes the move at once;
+  is not legal here.  ``cutoff`` is the largest estimate that keeps the child inside the current
+  bound (``bound - depth - 1``): once a cheap part of the estimate exceeds it, the kernel may return
+  that part (still a lower bound) and skip the rest, because the engine then undoes the move at once.
+  It is a pruning hint, not a budget of work: only the 15-puzzle's pattern databases use it (to
+  skip the mirror board's lookup); the other kernels update their estimate in one step and ignore
+  it.  What limits a search is ``max_bound`` (depth) and the stop flag (time, set by the caller);
 * ``undo_move(state, m, tables)``: revert a move made by ``try_move``;
 * ``is_goal(state, tables) -> bool``.
 

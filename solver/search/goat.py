@@ -158,7 +158,7 @@ def _article_h(state, tables):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _article_try(state, m, h, budget, tables):
+def _article_try(state, m, h, cutoff, tables):
     s = _source(state, m)
     if s < 0:
         return -1
@@ -365,7 +365,7 @@ def _pdb_h(state, tables):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pdb_try(state, m, h, budget, tables):
+def _pdb_try(state, m, h, cutoff, tables):
     s = _source(state, m)
     if s < 0:
         return -1

@@ -219,7 +219,7 @@ def mdlc_heuristic(state, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def mdlc_try(state, m, h, budget, T):
+def mdlc_try(state, m, h, cutoff, T):
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
@@ -318,7 +318,7 @@ def _wd_slide(state, source, m, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def wd_try(state, m, h, budget, T):
+def wd_try(state, m, h, cutoff, T):
     source = T[T_MOVES + state[BLANK] * 4 + m]
     if source < 0:
         return -1
@@ -465,7 +465,7 @@ def _mirror_slide(state, tile, source, target, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pdb_try(state, m, budget, T, D):
+def _pdb_try(state, m, cutoff, T, D):
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
@@ -486,7 +486,7 @@ def _pdb_try(state, m, budget, T, D):
     state[VALUES + g] = v
     state[RANKS + g] = r
     state[SUM] = total
-    if total > budget:
+    if total > cutoff:
         # pruned on this side alone: the engine undoes the move at once, and the undo restores the
         # mirror side from the stack, so its rank and its (memory-bound) lookup are skipped
         return total
@@ -501,8 +501,8 @@ def _pdb_try(state, m, budget, T, D):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pdb_try(state, m, h, budget, tables):
-    return _pdb_try(state, m, budget, tables[0], tables[1])
+def pdb_try(state, m, h, cutoff, tables):
+    return _pdb_try(state, m, cutoff, tables[0], tables[1])
 
 
 @njit(cache=True, nogil=True, inline="always")

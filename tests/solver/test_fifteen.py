@@ -19,7 +19,7 @@ from solver.tools import bench_cases
 
 FIFTEEN = SlidingPuzzle(4, 4)
 EIGHT = SlidingPuzzle(3, 3)
-NO_BUDGET = 1 << 60  # a search bound that never prunes, so the kernels compute every estimate in full
+NO_CUTOFF = 1 << 60  # a search bound that never prunes, so the kernels compute every estimate in full
 
 
 def assert_solves(puzzle, start, solution):
@@ -214,7 +214,7 @@ def test_incremental_pattern_values_match_a_fresh_computation(pdb663):
     kernels.pdb_setup(state, (meta, data))
     for _ in range(500):
         m = rng.randrange(4)
-        h = kernels.pdb_try(state, m, 0, NO_BUDGET, (meta, data))
+        h = kernels.pdb_try(state, m, 0, NO_CUTOFF, (meta, data))
         if h < 0:
             continue
         board = tuple(int(x) for x in state[:16])
@@ -224,7 +224,7 @@ def test_incremental_pattern_values_match_a_fresh_computation(pdb663):
 
 
 def test_a_move_pruned_on_one_side_is_undone_exactly(pdb663):
-    """With a budget that prunes every child, the kernel may skip the mirror side; undo still restores all."""
+    """With a cutoff that prunes every child, the kernel may skip the mirror side; undo still restores all."""
     meta = fifteen._pdb_meta("pdb663")
     data = fifteen._load("pdb663")
     rng = random.Random(7)
@@ -234,14 +234,14 @@ def test_a_move_pruned_on_one_side_is_undone_exactly(pdb663):
         live = slice(0, kernels.STACK)  # entries above the undo stack's top are scratch
         before = state[live].copy()
         for m in range(4):
-            full = kernels.pdb_try(state, m, 0, NO_BUDGET, (meta, data))
+            full = kernels.pdb_try(state, m, 0, NO_CUTOFF, (meta, data))
             if full < 0:
                 continue
             kernels.pdb_undo(state, m, (meta, data))
             assert np.array_equal(state[live], before)
-            budget = rng.randrange(-1, full)
-            lazy = kernels.pdb_try(state, m, 0, budget, (meta, data))
-            assert budget < lazy <= full  # still a lower bound, and still prunes
+            cutoff = rng.randrange(-1, full)
+            lazy = kernels.pdb_try(state, m, 0, cutoff, (meta, data))
+            assert cutoff < lazy <= full  # still a lower bound, and still prunes
             kernels.pdb_undo(state, m, (meta, data))
             assert np.array_equal(state[live], before)
 

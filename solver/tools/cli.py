@@ -422,7 +422,10 @@ def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = 
                                 "--json is for solve, parity, longest, generate, bench, doctor and tables", True)
         if play is None:
             return report_error("the game needs the tui package; run 'koma' instead", False)
-        return play(args)
+        try:
+            return play(args)
+        finally:
+            tell_cache_notices()  # any the game did not drain and show itself
     return run(args, commands)
 
 

@@ -23,6 +23,7 @@ Either way the user gets one notice line (see :mod:`solver.engines.cache_files`)
 from __future__ import annotations
 
 import atexit
+import errno
 import hashlib
 import os
 import pickle
@@ -75,7 +76,8 @@ class CacheStatus:
 
 _status: CacheStatus | None = None
 _prepared = False
-_told_bad_entries = False
+_told: set[str] = set()
+UNSAVABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}  # the directory's fault, not a file's
 
 
 def _unusable_because(directory: Path) -> str | None:
@@ -211,14 +213,17 @@ def find_bad_entries(directory: Path | None = None) -> list[BadEntry]:
     return bad
 
 
+def _tell_once(kind: str, message: str) -> None:
+    """One notice of each kind per process, however many kernels run into it."""
+    if kind not in _told:
+        _told.add(kind)
+        post(message)
+
+
 def _tell_removed(count: int, example: str, directory: Path | str, kept: int = 0) -> None:
-    global _told_bad_entries
-    if _told_bad_entries:
-        return
-    _told_bad_entries = True
     left = f"; {kept} could not be removed (koma doctor)" if kept else ""
-    post(f"the numba cache had {count} bad file(s) ({example}); removed them and compiling again "
-         f"({directory}){left}")
+    _tell_once("bad entries", f"the numba cache had {count} bad file(s) ({example}); removed them and compiling "
+                              f"again ({directory}){left}")
 
 
 def repair(directory: Path | None = None) -> int:
@@ -269,6 +274,10 @@ def install_load_guard() -> None:
         except Exception as problem:
             if not _is_koma_kernel(cache):
                 raise
+            if isinstance(problem, OSError) and problem.errno in UNSAVABLE:
+                _tell_once("unsaved", f"could not save compiled kernels in {cache.cache_path} "
+                                      f"({problem.strerror}); they compile again next run")
+                return
             _drop_entries_of(cache, problem)
             try:
                 save(cache, sig, data)

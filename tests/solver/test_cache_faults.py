@@ -179,3 +179,91 @@ def test_a_numba_cache_dir_that_is_a_file_means_a_temporary_cache_not_the_packag
     assert data["numba_cache"]["temporary"] is True and data["numba_cache"]["wanted"] == str(caches.numba)
     assert any("is unusable" in p["problem"] and p["fix"] == f"rm {caches.numba}" for p in data["problems"])
     assert len(report.stderr.splitlines()) == 1 and "temporary directory" in report.stderr
+
+
+# --- the load guard's decisions, in process, on a stand-in for numba's per-function cache ----------------
+class StandInCache:
+    """Just enough of numba's ``Cache`` for its real ``load_overload``/``save_overload`` to drive."""
+
+    def __init__(self, directory: Path, module: str, failure: BaseException):
+        self.cache_path = str(directory)
+        self._py_func = type("Function", (), {"__module__": module})()
+        self._impl = type("Impl", (), {"filename_base": "kernel-12.py311"})()
+        self.failure = failure
+        self.saves = 0
+
+    def _guard_against_spurious_io_errors(self):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    def _load_overload(self, sig, target_context):
+        raise self.failure
+
+    def _save_overload(self, sig, data):
+        self.saves += 1
+        raise self.failure
+
+
+class Context:
+    def refresh(self):
+        pass
+
+
+def stand_in(tmp_path, failure, module="solver.search.stand_in") -> StandInCache:
+    for name in ("kernel-12.py311.nbi", "kernel-12.py311.1.nbc", "other-3.py311.nbi"):
+        (tmp_path / name).write_bytes(b"\x80cached.")
+    return StandInCache(tmp_path, module, failure)
+
+
+@pytest.fixture
+def guarded(monkeypatch):
+    from numba.core.caching import Cache
+
+    from solver.engines import cache_files, jit_cache
+
+    jit_cache.install_load_guard()
+    monkeypatch.setattr(jit_cache, "_told", set())
+    cache_files.drain_notices()
+    return Cache
+
+
+def test_a_koma_kernel_that_fails_to_load_is_a_miss_and_its_files_go(guarded, tmp_path):
+    import pickle
+
+    from solver.engines.cache_files import drain_notices
+
+    cache = stand_in(tmp_path, pickle.UnpicklingError("pickle data was truncated"))
+    assert guarded.load_overload(cache, "sig", Context()) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other-3.py311.nbi"]  # only that kernel's files
+    (notice,) = drain_notices()
+    assert "kernel-12.py311: UnpicklingError" in notice and "compiling again" in notice
+
+
+def test_other_code_keeps_numbas_own_behaviour(guarded, tmp_path):
+    import pickle
+
+    cache = stand_in(tmp_path, pickle.UnpicklingError("truncated"), module="someone_else")
+    with pytest.raises(pickle.UnpicklingError):
+        guarded.load_overload(cache, "sig", Context())
+    assert len(list(tmp_path.iterdir())) == 3
+
+
+def test_an_unwritable_cache_is_told_once_and_nothing_is_removed(guarded, tmp_path):
+    import errno
+
+    from solver.engines.cache_files import drain_notices
+
+    cache = stand_in(tmp_path, OSError(errno.EROFS, os.strerror(errno.EROFS)))
+    guarded.save_overload(cache, "sig", "data")
+    guarded.save_overload(cache, "sig", "data")
+    assert cache.saves == 2 and len(list(tmp_path.iterdir())) == 3
+    (notice,) = drain_notices()
+    assert "could not save compiled kernels" in notice and "Read-only file system" in notice
+
+
+def test_a_save_that_trips_on_a_bad_file_removes_it_and_tries_once_more(guarded, tmp_path):
+    cache = stand_in(tmp_path, IsADirectoryError(21, "Is a directory"))
+    guarded.save_overload(cache, "sig", "data")  # the second attempt fails too: the kernel still runs
+    assert cache.saves == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other-3.py311.nbi"]

@@ -169,9 +169,9 @@ def _load(name: str, *, notice: Notice | None = None, progress: Progress | None 
     except FileNotFoundError:
         return None
     except (TableError, OSError) as problem:
-        if notice is not None and name != "pdb663":  # 6-6-3 is rebuilt now, and the table cache says so
-            notice(f"pattern database {LABELS[name]} is damaged ({problem}); "
-                   f"rebuild it with `koma tables build 15 --pdb {LABELS[name]}`")
+        if notice is not None:
+            fix = "rebuilding it" if name == "pdb663" else f"rebuild it with `koma tables build 15 --pdb {LABELS[name]}`"
+            notice(f"pattern database {LABELS[name]} is damaged ({problem}); {fix}")
         return None
     with _load_lock:
         _loaded[name] = array

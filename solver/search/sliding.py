@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from solver.engines.cache_files import discard
 from solver.engines.pdb import build_memory_bytes, build_pattern, n_placements
 from solver.engines.ranking import pack, rank, unpack
 from solver.engines.stop import new_stop_flag
@@ -164,11 +165,14 @@ def _load(name: str, *, notice: Notice | None = None, progress: Progress | None 
     if build:
         build_tables(name, progress=progress, stop=stop, notice=notice)
         return _loaded[name]
+    path = table_path(_cache_name(name))
     try:
-        array = read_table(table_path(_cache_name(name)), TABLE_VERSION)
+        array = read_table(path, TABLE_VERSION)
     except FileNotFoundError:
         return None
     except (TableError, OSError) as problem:
+        if name == "pdb663":
+            discard(path)  # rebuilt next, and the table cache need not say again that it was damaged
         if notice is not None:
             fix = "rebuilding it" if name == "pdb663" else f"rebuild it with `koma tables build 15 --pdb {LABELS[name]}`"
             notice(f"pattern database {LABELS[name]} is damaged ({problem}); {fix}")

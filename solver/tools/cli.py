@@ -109,6 +109,8 @@ def tell_cache_notices() -> None:
 
 def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     """The ``koma`` parser; each extension adds subcommands that live outside the solver (``serve``)."""
+    from solver.tools import bench_cases  # the registered benchmark groups, for the help
+
     parser = Parser(prog="koma", description="Koma (駒): play, understand and optimally solve sliding and flip puzzles.")
     # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
     parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
@@ -150,7 +152,7 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
 
     bench = add("bench", "performance figures: first call and median of warm runs")
-    bench.add_argument("groups", nargs="*", metavar="GROUP", help="only these groups (8, goat, ura, 15)")
+    bench.add_argument("groups", nargs="*", metavar="GROUP", help=f"only these groups ({', '.join(bench_cases.groups())})")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     add("doctor", "versions, caches, tables, terminal: what to check when something is off")
 

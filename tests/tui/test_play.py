@@ -21,7 +21,7 @@ TWELVE = "1 2 3/4 5 6/7 8 _"
 class SlowSliding(SlidingPuzzle):
     """A 3x3 board whose solver only stops when told to: for cancellation tests."""
 
-    def _solve(self, state, method, *, stop, progress):
+    def solve_by_table(self, state, *, stop=None, progress=None):
         while True:
             check_stop(stop)
             if progress:

@@ -149,7 +149,7 @@ def split_board(text: str) -> list[list[int]]:
         grid.append(cells)
     for i, cells_of_row in enumerate(grid[1:], 2):
         if len(cells_of_row) != len(grid[0]):
-            raise BoardError(f"ragged rows: row 1 has {len(grid[0])} cells but row {i} has {len(row)}")
+            raise BoardError(f"ragged rows: row 1 has {len(grid[0])} cells but row {i} has {len(cells_of_row)}")
     return grid
 
 

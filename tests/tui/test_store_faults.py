@@ -336,6 +336,7 @@ def test_a_foreign_exclusive_lock_is_busy_not_corrupt(tmp_path):
 STARTER = """
 import os, sys, time
 from tui.game.store import SavedGame, Store
+print("ready", flush=True)
 deadline = time.monotonic() + 60
 while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:  # all start together
     time.sleep(0.001)
@@ -353,8 +354,8 @@ def test_twelve_first_starts_at_once_make_one_database_quietly(tmp_path):
     starters = [subprocess.Popen([sys.executable, "-c", STARTER, str(data / "koma.db"), str(go), f"p{n}"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(12)]
     try:
-        for starter in starters:  # each has imported the store when its interpreter is up; then go
-            pass
+        for starter in starters:  # every interpreter is up with the store imported: then all go at once
+            assert starter.stdout.readline().strip() == "ready"
         go.touch()
         outputs = [starter.communicate(timeout=120) for starter in starters]
     finally:

@@ -1,7 +1,11 @@
 """The game database: saves, stats, a corrupt file, rows with wrong-typed values (store and Pilot)."""
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from store_helpers import BAD_VALUES, database_with_bad_rows
@@ -85,7 +89,7 @@ def test_version_2_rows_that_break_the_strict_schema_are_set_aside(tmp_path):
     assert sorted(source for source, _ in rejected) == ["games", "games", "games", "results", "results", "stats"]
     assert any(json.loads(data)["seconds"] == "abc" for _, data in rejected)  # kept as it was, for inspection
     report = inspect(path)
-    assert report["version"] == SCHEMA_VERSION and not report["problems"] and not report["bad_rows"]
+    assert (report["state"], report["version"], report["bad_rows"]) == ("ok", SCHEMA_VERSION, [])
     assert len(report["rejected_rows"]) == 6
 
 
@@ -109,7 +113,7 @@ def test_inspect_lists_bad_rows_and_a_newer_schema_without_touching_the_file(tmp
     path = database_with_bad_rows(tmp_path / "koma.db", 2)
     before = path.read_bytes()
     report = inspect(path)
-    assert report["version"] == 2 and not report["problems"]
+    assert (report["state"], report["version"], report["problem"]) == ("ok", 2, None)
     assert len(report["bad_rows"]) == 6
     for value in BAD_VALUES:
         assert sum(value in row for row in report["bad_rows"]) == 1, (value, report["bad_rows"])
@@ -118,10 +122,10 @@ def test_inspect_lists_bad_rows_and_a_newer_schema_without_touching_the_file(tmp
     db.commit()
     db.close()
     newer = inspect(path)
-    assert len(newer["problems"]) == 1 and "newer Koma" in newer["problems"][0]
+    assert newer["state"] == "newer" and "newer Koma" in newer["problem"]
     assert path.read_bytes()[100:] == before[100:]  # only the header's version number changed, by this test
-    assert inspect(tmp_path / "missing.db") == {"path": str(tmp_path / "missing.db"), "exists": False, "version": None,
-                                                "problems": [], "bad_rows": [], "rejected_rows": []}
+    assert inspect(tmp_path / "missing.db") == {"path": str(tmp_path / "missing.db"), "state": "missing", "version": None,
+                                                "problem": None, "bad_rows": [], "rejected_rows": []}
 
 
 def notifications(app) -> list[str]:
@@ -147,3 +151,43 @@ async def test_bad_rows_stop_neither_the_home_screen_nor_the_play_screen(tmp_pat
         assert "in progress: 1 move" in str(app.screen.query_one("#card-8 .record").render())
     again = Store(path, player="local")
     assert again.load_game("8").moves == [move] and not again.drain_notices()
+
+
+def koma_doctor(data_dir: Path) -> tuple[int, dict]:
+    koma = Path(sys.executable).with_name("koma")
+    done = subprocess.run([str(koma), "doctor", "--json"], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "KOMA_DATA_DIR": str(data_dir)})
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_koma_doctor_lists_bad_rows_set_aside_rows_and_a_newer_schema(tmp_path):
+    path = database_with_bad_rows(tmp_path / "koma.db", 2)
+    code, report = koma_doctor(tmp_path)  # before Koma upgrades it: the rows as they are
+    rows = [p["problem"] for p in report["problems"] if "wrong-typed value" in p["problem"]]
+    assert code == 1 and len(rows) == 6 and all(sum(value in row for row in rows) == 1 for value in BAD_VALUES), rows
+    Store(path).close()  # Koma starts: the upgrade sets them aside
+    code, report = koma_doctor(tmp_path)
+    aside = [p["problem"] for p in report["problems"] if "set aside in rejected_rows" in p["problem"]]
+    assert code == 1 and len(aside) == 6 and report["game"]["database"]["state"] == "ok"
+    assert any('"seconds":"abc"' in row for row in aside), aside
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM rejected_rows")
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    code, report = koma_doctor(tmp_path)
+    [newer] = [p for p in report["problems"] if "koma.db" in p["problem"]]
+    assert code == 1 and "newer Koma" in newer["problem"] and "run the newer Koma" in newer["fix"]
+    assert path.read_bytes() == before and not list(tmp_path.glob("koma.db.corrupt-*"))
+
+
+def test_koma_doctor_on_a_healthy_database_names_no_game_problem(tmp_path):
+    store = Store(tmp_path / "koma.db")
+    store.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8", ["L"], "p", 1, 3.0))
+    store.close()
+    code, report = koma_doctor(tmp_path)
+    assert report["game"]["database"]["state"] == "ok" and report["game"]["database"]["version"] == SCHEMA_VERSION
+    assert not [p for p in report["problems"] if "koma.db" in p["problem"] or "keymap" in p["problem"]]
+    assert code == (1 if report["problems"] else 0)  # whatever the solver's own checks found

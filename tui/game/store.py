@@ -610,42 +610,43 @@ class Store:
 
 def inspect(path: Path) -> dict[str, Any]:
     """What ``koma doctor`` says about a database, read-only (it is never created, moved or migrated):
-    ``{"path", "exists", "version", "problems": [str], "bad_rows": [str], "rejected_rows": [str]}``."""
-    report: dict[str, Any] = {"path": str(path), "exists": path.exists(), "version": None, "problems": [],
+    ``{"path", "state", "version", "problem", "bad_rows": [str], "rejected_rows": [str]}``, where ``state`` is
+    ``missing``, ``ok``, ``newer`` (a newer Koma's), ``damaged`` or ``unreadable``, and ``problem`` says why."""
+    report: dict[str, Any] = {"path": str(path), "state": "missing", "version": None, "problem": None,
                               "bad_rows": [], "rejected_rows": []}
-    if not report["exists"]:
+
+    def trouble(state: str, problem: str) -> dict[str, Any]:
+        report.update(state=state, problem=problem)
+        return report
+
+    if not os.path.lexists(path):
         return report
     if not path.is_file():
-        report["problems"].append(f"{path} is not a file")
-        return report
+        return trouble("unreadable", f"{path} is not a file")
     try:
         with closing(connect(path, 2.0, mode="ro")) as db:
             version = report["version"] = db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                report["problems"].append(f"{path.name} is from a newer Koma (schema version {version}; this Koma knows "
-                                          f"up to {SCHEMA_VERSION}); this Koma leaves it untouched and does not save games")
-                return report
+                return trouble("newer", f"{path.name} is from a newer Koma (schema version {version}; this Koma knows up "
+                                        f"to {SCHEMA_VERSION}): left untouched, and games are not saved")
             check = db.execute("PRAGMA integrity_check").fetchall()
             if check != [("ok",)]:
-                report["problems"].append(f"{path.name} is damaged ({check[0][0]}); Koma moves it aside at the next start")
-                return report
+                return trouble("damaged", f"{path.name} is damaged ({_one_line(Exception(check[0][0]))})")
             tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             for table, sql in SELECT_ALL.items():
-                if table not in tables:
-                    continue
-                for row in db.execute(sql):
+                for row in db.execute(sql) if table in tables else ():
                     try:
                         ROW_CHECKS[table](row[2:])
                     except BadRow as bad:
                         report["bad_rows"].append(f"{table}: {row[0]}, {row[1]}: {bad}")
             if "rejected_rows" in tables:
-                report["rejected_rows"] = [f"{source}: {data}" for source, data in db.execute(SELECT_REJECTED)]
+                report["rejected_rows"] = [f"{source}: {_one_line(Exception(data))}" for source, data in db.execute(SELECT_REJECTED)]
     except sqlite3.Error as problem:
         if is_damage(problem):
-            report["problems"].append(f"{path.name} is damaged ({_one_line(problem)}); Koma moves it aside at the next start")
-        else:
-            report["problems"].append(f"{path.name} cannot be read now ({why_not_saved(problem, path.parent)}: "
-                                      f"{_one_line(problem)})")
+            return trouble("damaged", f"{path.name} is damaged ({_one_line(problem)})")
+        return trouble("unreadable", f"{path.name} cannot be read now ({why_not_saved(problem, path.parent)}: "
+                                     f"{_one_line(problem)})")
+    report["state"] = "ok"
     return report
 
 

@@ -298,7 +298,6 @@ class Store:
         self._failing: str | None = None  # why the last write to the file failed
         self._next_try = 0.0
         self._file_closed = False  # True while the session runs in memory waiting for the file (busy, full)
-        self._last_result: Any = None
         self._db = self._open()
         self._seen()
 
@@ -481,15 +480,15 @@ class Store:
         key = key if key is not None else object()
         self._unsaved[key] = change
         if self.memory_only and not self._file_closed:  # no file this session: memory is the store
-            self._unsaved.pop(key)
+            self._saved(key)
             return self._attempt(change)
         if self._file_closed:
             outcome = self._attempt(change)  # in memory, so reads see it; it stays queued for the file
             self._flush()
             return outcome
-        self._flush()
-        done = key not in self._unsaved  # then it ran last in the flush
-        return done, self._last_result if done else None
+        result = self._flush()
+        done = key not in self._unsaved  # then it ran last in the flush, and result is its
+        return done, result if done else None
 
     def _attempt(self, change: Callable[[sqlite3.Connection], Any]) -> tuple[bool, Any]:
         try:
@@ -497,18 +496,24 @@ class Store:
         except sqlite3.Error:
             return False, None
 
-    def _flush(self, force: bool = False) -> None:
-        """Write the waiting changes in order; stop at a busy or full file (and say so, once)."""
-        self._last_result = None
+    def _saved(self, key: Any) -> None:
+        del self._unsaved[key]
+        if isinstance(key, tuple) and key[0] == "game":
+            self._unsaved_games.pop(key[1], None)
+
+    def _flush(self, force: bool = False) -> Any:
+        """Write the waiting changes in order (returns the last one's result); stop at a busy or full file
+        and say so, once."""
+        result = None
         if not self._unsaved or (not force and time.monotonic() < self._next_try):
-            return
+            return result
         if self._file_closed:
             self._reopen()
             if self._file_closed:
-                return
+                return result
         for key, change in list(self._unsaved.items()):
             try:
-                self._last_result = _transaction(self._db, change)
+                result = _transaction(self._db, change)
             except sqlite3.Error as problem:
                 if isinstance(problem, sqlite3.OperationalError) or is_damage(problem):
                     reason = why_not_saved(problem, self.path.parent)
@@ -517,14 +522,14 @@ class Store:
                         self._notice(f"Not saved: {reason} ({_one_line(problem)}); play goes on, your game is "
                                      "kept in memory and Koma saves it when it can.", once=False)
                     self._next_try = time.monotonic() + self.retry_seconds
-                    return
+                    return None
                 self._notice(f"A change was refused by the database ({_one_line(problem)}); it is dropped.")
-            del self._unsaved[key]
-            if isinstance(key, tuple) and key[0] == "game":
-                self._unsaved_games.pop(key[1], None)
+                result = None
+            self._saved(key)
         if self._failing is not None:
             self._notice(f"Saved again: what waited during the {self._failing} is in {self.path.name} now.", once=False)
             self._failing = None
+        return result
 
     # --- games -------------------------------------------------------------------------------
     def load_game(self, puzzle: str) -> SavedGame | None:

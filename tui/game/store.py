@@ -26,20 +26,30 @@ checked when it is read; a damaged one is skipped with a notice.  This module ne
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import closing
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from solver.engines.paths import data_dir
 from tui.game.players import current_player
+from tui.game.records import (
+    ROW_CHECKS,
+    BadRow,
+    Result,
+    SavedGame,
+    Stats,
+    after_win,
+    game_from_row,
+    rank_key,
+    result_from_row,
+    stats_from_row,
+)
 
 DB_NAME = "koma.db"
 MIGRATIONS = sorted(Path(__file__).with_name("sql").joinpath("sqlite").glob("[0-9][0-9][0-9]-*.sql"))
@@ -86,104 +96,6 @@ SELECT_ALL = {
 
 def database_path() -> Path:
     return data_dir() / DB_NAME
-
-
-@dataclass
-class Result:
-    """A ranked daily result: the player's best game on one day's board of one puzzle."""
-
-    player: str
-    name: str
-    moves: int
-    optimal: int | None
-    seconds: float
-    hints: int = 0
-
-    @property
-    def excess(self) -> int | None:
-        return None if self.optimal is None else self.moves - self.optimal
-
-
-@dataclass
-class SavedGame:
-    """A game in progress: ``moves[:position]`` lead from ``start`` to the board shown."""
-
-    start: str
-    moves: list[str] = field(default_factory=list)
-    origins: str = ""
-    position: int = 0
-    seconds: float = 0.0
-    hints: int = 0
-
-
-@dataclass
-class Stats:
-    """Per-puzzle results: games solved by the player, games Koma finished, and the bests."""
-
-    solved: int = 0
-    by_koma: int = 0
-    best_moves: int | None = None
-    best_optimal: int | None = None
-    best_seconds: float | None = None
-
-
-# --- checking rows as they are read ------------------------------------------------------------------
-class BadRow(ValueError):
-    """A stored row with a value of the wrong type or out of range; the message names the column."""
-
-
-def _count(name: str, value: Any, optional: bool = False) -> int | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise BadRow(f"{name} is {value!r}")
-    return value
-
-
-def _seconds(name: str, value: Any, optional: bool = False) -> float | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise BadRow(f"{name} is {value!r}")
-    return float(value)
-
-
-def _text(name: str, value: Any) -> str:
-    if not isinstance(value, str):
-        raise BadRow(f"{name} is {value!r}")
-    return value
-
-
-def game_from_row(row: tuple) -> SavedGame:
-    """``(start, moves, origins, position, seconds, hints)`` as stored, checked; raises :class:`BadRow`."""
-    start, moves, origins, position, seconds, hints = row
-    try:
-        move_list = json.loads(_text("moves", moves))
-    except ValueError:
-        raise BadRow(f"moves is {moves!r}") from None
-    if not isinstance(move_list, list) or not all(isinstance(m, str) for m in move_list):
-        raise BadRow(f"moves is {moves!r}")
-    position = _count("position", position)
-    origins = _text("origins", origins or "").ljust(len(move_list), "p")[:len(move_list)]
-    return SavedGame(_text("start", start), move_list, origins, min(position or 0, len(move_list)),
-                     _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0)
-
-
-def stats_from_row(row: tuple) -> Stats:
-    """``(solved, by_koma, best_moves, best_optimal, best_seconds)`` as stored, checked; raises :class:`BadRow`."""
-    solved, by_koma, best_moves, best_optimal, best_seconds = row
-    return Stats(_count("solved", solved) or 0, _count("by_koma", by_koma) or 0, _count("best_moves", best_moves, True),
-                 _count("best_optimal", best_optimal, True), _seconds("best_seconds", best_seconds, True))
-
-
-def result_from_row(row: tuple) -> Result:
-    """``(player, name, moves, optimal, seconds, hints)`` as stored, checked; raises :class:`BadRow`."""
-    player, name, moves, optimal, seconds, hints = row
-    return Result(_text("player", player), str(name), _count("moves", moves) or 0, _count("optimal", optimal, True),
-                  _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0)
-
-
-ROW_CHECKS: dict[str, Callable[[tuple], Any]] = {"games": game_from_row, "stats": stats_from_row, "results": result_from_row}
 
 
 # --- telling a damaged file from a busy or full one --------------------------------------------------
@@ -560,7 +472,7 @@ class Store:
 
     def record_win(self, puzzle: str, moves: int, optimal: int | None, seconds: float) -> Stats:
         """Count a game the player solved; keep the best moves (with that game's optimum) and the best time."""
-        return self._update_stats(puzzle, lambda old: _after_win(old, moves, optimal, seconds))
+        return self._update_stats(puzzle, lambda old: after_win(old, moves, optimal, seconds))
 
     def record_koma_finish(self, puzzle: str) -> Stats:
         return self._update_stats(puzzle, lambda old: Stats(old.solved, old.by_koma + 1, old.best_moves, old.best_optimal,
@@ -593,7 +505,7 @@ class Store:
             rows = db.execute(SELECT_RESULT, (day, puzzle, self.player)).fetchall()
             old = next(self._rows("results", [(self.player, "", *row, 0) for row in rows], result_from_row,
                                   f"{day} {puzzle}, player {self.player}"), None)
-            if old is None or _rank_key(moves, optimal, seconds) < _rank_key(old.moves, old.optimal, old.seconds):
+            if old is None or rank_key(moves, optimal, seconds) < rank_key(old.moves, old.optimal, old.seconds):
                 db.execute(UPSERT_RESULT, (day, puzzle, self.player, moves, optimal, seconds, hints, time.time()))
 
         done, _ = self._write(None, change)
@@ -606,7 +518,7 @@ class Store:
         """The day's ranked results for a puzzle: fewest moves over optimal, then fewest moves, then time."""
         rows = self._read(SELECT_RESULTS, (day, puzzle))
         results = self._rows("results", rows, result_from_row, f"{day} {puzzle}")
-        ranked = sorted(results, key=lambda r: (*_rank_key(r.moves, r.optimal, r.seconds), r.name))
+        ranked = sorted(results, key=lambda r: (*rank_key(r.moves, r.optimal, r.seconds), r.name))
         return ranked if limit is None else ranked[:limit]
 
     def daily_result(self, day: str, puzzle: str) -> Result | None:
@@ -680,21 +592,3 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def _after_win(old: Stats, moves: int, optimal: int | None, seconds: float) -> Stats:
-    new = Stats(old.solved + 1, old.by_koma, old.best_moves, old.best_optimal, old.best_seconds)
-    if new.best_moves is None or _excess(moves, optimal) < _excess(new.best_moves, new.best_optimal):
-        new.best_moves, new.best_optimal = moves, optimal
-    if new.best_seconds is None or seconds < new.best_seconds:
-        new.best_seconds = seconds
-    return new
-
-
-def _rank_key(moves: int, optimal: int | None, seconds: float) -> tuple:
-    return (*_excess(moves, optimal), seconds)
-
-
-def _excess(moves: int, optimal: int | None) -> tuple[int, int]:
-    """How a result ranks: moves over the optimum first (unknown optimum ranks last), then raw moves."""
-    return (moves - optimal if optimal is not None else 10**9, moves)

@@ -129,10 +129,10 @@ def test_doctor_reports_tables_and_problems(capsys, tmp_path, monkeypatch):
     tables.write_table(bad, np.arange(10, dtype=np.int8), 1)
     bad.write_bytes(bad.read_bytes()[:-5])
     code, data, _ = run_json(capsys, "doctor")
-    assert code == 0
+    assert code == 1  # a problem: exit non-zero
     assert {"versions", "numba_cache", "tables", "terminal", "cache_dir", "data_dir", "serve", "problems"} <= set(data)
     status = {t["name"]: t["status"] for t in data["tables"]}
     assert status["good"] == "ok" and status["bad"].startswith("corrupt")
     assert any("bad" in p["problem"] and p["fix"].startswith("rm ") for p in data["problems"])
     code, out, _ = run(capsys, "doctor")
-    assert code == 0 and "fix: rm" in out and "versions" in out
+    assert code == 1 and "fix: rm" in out and "versions" in out

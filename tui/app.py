@@ -1,7 +1,8 @@
 """The Koma app: the home screen, a play screen per puzzle, dialogs, and every action in the command palette.
 
 Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can move them: put
-``"play.solve" = "S"`` lines under ``[keymap]`` in ``keymap.toml`` in the data dir.
+``"play.solve" = "S"`` lines under ``[keymap]`` in ``keymap.toml`` in the data dir (read and checked by
+:mod:`tui.game.keymap`; a problem is a notice, and the default keys stay).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
-from solver.engines.paths import data_dir
 from solver.puzzles.base import Puzzle
 
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from .game.daily import daily_board, daily_key, puzzle_id
+from .game.keymap import check_bindings, read_keymap
 from .game.store import Store
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen, play_screen_for
@@ -91,9 +92,12 @@ class KomaApp(App):
         self._keymap_override = keymap
 
     def on_mount(self) -> None:
-        keymap = self._keymap_override if self._keymap_override is not None else load_keymap()
-        if keymap:
-            self.set_keymap(keymap)
+        keymap = check_bindings(self._keymap_override) if self._keymap_override is not None else read_keymap()
+        if keymap.bindings:
+            self.set_keymap(keymap.bindings)
+        for problem in keymap.problems:
+            self.notify(problem, title="Keymap", severity="warning", timeout=8)
+        self.store.notice_listener = lambda: self.call_later(self.show_store_notices)
         if self.ascii_only:
             self.add_class("-ascii")
             ScrollBar.renderer = AsciiScrollBarRender  # Textual's documented hook; put back on unmount
@@ -175,6 +179,7 @@ class KomaApp(App):
 
     def on_unmount(self) -> None:
         self.stop_all()
+        self.store.notice_listener = None
         self.store.close()
         if ScrollBar.renderer is AsciiScrollBarRender:
             ScrollBar.renderer = ScrollBarRender
@@ -198,16 +203,3 @@ class KomaApp(App):
             super().action_command_palette()
         elif self.use_command_palette and not AsciiCommandPalette.is_open(self):
             self.push_screen(AsciiCommandPalette(id="--command-palette"))
-
-
-def load_keymap() -> dict[str, str]:
-    """``[keymap]`` from ``keymap.toml`` in the data dir: binding id -> keys (missing or bad file: none)."""
-    import tomllib
-
-    path = data_dir() / "keymap.toml"
-    try:
-        with open(path, "rb") as handle:
-            table = tomllib.load(handle).get("keymap", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-    return {str(k): str(v) for k, v in table.items() if isinstance(v, str)}

@@ -55,7 +55,7 @@ async def mid_playback(pilot) -> None:
     await settle(pilot)
     screen = pilot.app.screen
     await pilot.press("s")
-    await until(pilot, lambda: screen.playback is not None)
+    await until(pilot, lambda: screen.playback.active)
     await until(pilot, lambda: screen.position >= 8)
     await pilot.press("space")
     await pilot.pause(0.3)

@@ -96,13 +96,13 @@ async def test_enter_plays_and_s_solves_the_selected_position(tmp_path):
         assert screen.puzzle.format(chosen) == "8 6 7/2 5 4/3 _ 1"
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
-        assert app.screen.state == chosen and app.screen.job is None and app.screen.playback is None
+        assert app.screen.state == chosen and app.screen.job is None and app.not screen.playback.active
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back to the gallery")
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
         play = app.screen
-        await wait_for(pilot, lambda: play.playback is not None, what="the auto-solve")
+        await wait_for(pilot, lambda: play.playback.active, what="the auto-solve")
         assert play.start == chosen and "31 moves (optimal" in play.message
 
 

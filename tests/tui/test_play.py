@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from tui_helpers import make_app, wait_for, wait_warm
 
 from solver import search
 from solver.engines.stop import check_stop
 from solver.puzzles.sliding import SlidingPuzzle
+from tui.game.formatting import figures_text
 from tui.game.store import Store
 from tui.screens.play import PlayScreen
 from tui.widgets.board import Board
@@ -19,14 +21,24 @@ TWELVE = "1 2 3/4 5 6/7 8 _"
 
 
 class SlowSliding(SlidingPuzzle):
-    """A 3x3 board whose solver only stops when told to: for cancellation tests."""
+    """A 3x3 board whose solver only stops when told to: for cancellation tests (see ``slow_solver``)."""
 
-    def _solve(self, state, method, *, stop, progress):
+
+@pytest.fixture(autouse=True)
+def slow_solver(monkeypatch):
+    """``search.solve`` on a SlowSliding board reports progress until its stop flag is set, then raises Cancelled."""
+    real_solve = search.solve
+
+    def solve(puzzle, state, method=None, *, stop=None, progress=None, **options):
+        if not isinstance(puzzle, SlowSliding):
+            return real_solve(puzzle, state, method, stop=stop, progress=progress, **options)
         while True:
             check_stop(stop)
             if progress:
                 progress({"bound": 7, "nodes": 1234567})
             time.sleep(0.005)
+
+    monkeypatch.setattr(search, "solve", solve)
 
 
 def solver_workers(app):
@@ -72,7 +84,7 @@ async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
         screen = app.screen
         assert screen.distances[screen.state] == 31
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         await pilot.press("plus", "plus", "plus")
         await wait_for(pilot, lambda: screen.won, what="the playback")
         assert screen.position == 31 and set(screen.origins) == {"k"}
@@ -88,9 +100,9 @@ async def test_playback_pauses_steps_and_a_move_takes_over(tmp_path):
         await wait_warm(pilot)
         screen = app.screen
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         await pilot.press("space")
-        assert screen.paused
+        assert screen.playback.paused
         played = screen.position
         await pilot.press("right_square_bracket")
         assert screen.position == played + 1
@@ -99,7 +111,7 @@ async def test_playback_pauses_steps_and_a_move_takes_over(tmp_path):
         legal = screen.puzzle.moves(screen.state)[0]
         key = {"U": "up", "D": "down", "L": "left", "R": "right"}[legal]
         await pilot.press(key)
-        assert screen.playback is None and screen.position == played + 1
+        assert not screen.playback.active and screen.position == played + 1
         assert screen.origins[-1] == "p"
 
 
@@ -111,7 +123,7 @@ async def test_escape_cancels_the_solver_at_once(tmp_path):
         await wait_for(pilot, screen.warm.is_set, what="the warm-up")
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.job is not None and screen.job.progress, what="progress")
-        assert "bound 7" in screen.job.progress and solver_workers(app)
+        assert "bound 7" in figures_text(screen.job.progress) and solver_workers(app)
         await pilot.press("escape")
         assert screen.job is None and screen.message == "Cancelled."
         await wait_for(pilot, lambda: not solver_workers(app), timeout=2, what="the worker to stop")
@@ -254,9 +266,9 @@ async def test_fifteen_solve_is_honest_about_its_method(tmp_path):
         if not search.methods(screen.puzzle):
             assert "no optimal solver" in screen.message
         else:  # a solver is wired in: its answer plays back, labelled honestly
-            assert screen.message.startswith("Koma found") and screen.playback is not None
+            assert screen.message.startswith("Koma found") and screen.playback.active
             await pilot.press("escape")
-            assert screen.playback is None
+            assert not screen.playback.active
 
 
 async def test_command_palette_lists_every_play_action(tmp_path):

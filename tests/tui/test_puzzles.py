@@ -34,7 +34,7 @@ async def test_goat_auto_solve_reaches_the_pen(tmp_path):
         await wait_warm(pilot)
         screen = app.screen
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         for _ in range(6):
             await pilot.press("plus")
         await wait_for(pilot, lambda: screen.won, what="the playback")
@@ -69,7 +69,7 @@ async def test_ura_auto_solve_article_problem(tmp_path):
         screen = app.screen
         assert screen.distances[screen.state] == 7  # the article's answer
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         for _ in range(6):
             await pilot.press("plus")
         await wait_for(pilot, lambda: screen.won, what="the playback")

@@ -43,10 +43,10 @@ class Timed(KomaApp):
                 marks["next"] = now + 0.3
                 marks["answers"] = []
         elif "key" not in marks and now >= marks["next"]:
-            screen.stop_playback("")
+            screen.playback.stop()
             screen.action_solve()  # what the s key does
             marks["key"] = now
-        elif "key" in marks and (screen.playback is not None or screen.job is None):
+        elif "key" in marks and (screen.playback.active or screen.job is None):
             marks["answers"].append(now - marks.pop("key"))
             marks["message"] = screen.message
             marks["next"] = now + 0.3

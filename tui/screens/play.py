@@ -1,9 +1,11 @@
-"""The play screen, one implementation for every puzzle: board, counters, distance, parity, solver.
+"""The play screen, one implementation for every puzzle: board, side panel, undo/redo, hints, auto-solve.
 
-Everything the screen knows about the rules comes from the :class:`~solver.puzzles.base.Puzzle`
-(``moves``/``apply``/``is_goal``/``proof``/``solve``/``distance``).  Solver calls run in named
-thread workers with a fresh stop flag per job; their answers come back as messages.  Escape
-cancels a job at once (stop flag plus ``worker.cancel()``), and so does leaving the screen.
+Everything the screen knows about the rules comes from the :class:`~solver.puzzles.base.Puzzle`;
+the game's moves are a :class:`~tui.game.history.GameHistory`, the auto-solve animation a
+:class:`~tui.game.playback.PlaybackController`, and the side panel a :class:`~tui.widgets.status.GameStatus`
+that redraws only the lines whose reactives changed.  Solver calls run in named thread workers, one
+:class:`~tui.game.jobs.SolverJob` each; their answers come back as messages (:mod:`tui.messages`).
+Escape cancels a job at once, and so does leaving the screen.  A hidden screen holds its timers.
 """
 
 from __future__ import annotations
@@ -11,81 +13,38 @@ from __future__ import annotations
 import random
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.message import Message
+from textual.containers import Horizontal
+from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
-from textual.worker import Worker, get_current_worker
 
 from solver import search
 from solver.engines.progress import throttled
-from solver.engines.stop import new_stop_flag
 from solver.errors import Cancelled, KomaError, UnsolvableError
-from solver.puzzles.base import Puzzle, Solution
+from solver.puzzles.base import Proof, Puzzle, Solution
 
-from ..ascii import Header, Static
+from ..app_view import koma_app
+from ..ascii import Header
 from ..game.daily import puzzle_id
 from ..game.formatting import clock_text, figures_text, plural
+from ..game.history import HINT, KOMA, ORIGINS, PLAYER, GameHistory
+from ..game.jobs import SolverJob
+from ..game.playback import PlaybackController, Step
 from ..game.store import SavedGame
+from ..messages import JobDone, JobFailed, JobProgress, NewBoard, WarmedUp
 from ..widgets.board import Board
 from ..widgets.looks import look_for
+from ..widgets.status import SPIN, GameStatus
 
-SPEEDS = (1.2, 0.8, 0.5, 0.3, 0.18, 0.1, 0.05)  # seconds per move in playback
-DEFAULT_SPEED = 3
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-ASCII_SPINNER = "|/-\\"
 MOVE = Binding.Group("move", compact=True)
 CURSOR = Binding.Group("cursor", compact=True)
-SPEED = Binding.Group("speed", compact=True)
-STEP = Binding.Group("step", compact=True)
-
-
-@dataclass
-class Job:
-    """One solver job: what it is for, the board it works on, and its stop flag."""
-
-    kind: str  # "solve" or "hint"
-    state: tuple
-    stop: Any = field(default_factory=new_stop_flag)
-    worker: Worker | None = None
-    progress: str = ""
-    began: float = field(default_factory=time.monotonic)
-
-
-class SolveDone(Message):
-    def __init__(self, job: Job, solution: Solution):
-        super().__init__()
-        self.job, self.solution = job, solution
-
-
-class SolveFailed(Message):
-    def __init__(self, job: Job, text: str):
-        super().__init__()
-        self.job, self.text = job, text
-
-
-class SolveProgress(Message):
-    def __init__(self, job: Job, info: dict):
-        super().__init__()
-        self.job, self.info = job, info
-
-
-class WarmedUp(Message):
-    def __init__(self, problem: str = "", seconds: float = 0.0):
-        super().__init__()
-        self.problem, self.seconds = problem, seconds
-
-
-class NewBoard(Message):
-    def __init__(self, state: tuple, note: str = ""):
-        super().__init__()
-        self.state, self.note = state, note
+DIRECTIONS = {"U": "up", "D": "down", "L": "left", "R": "right"}
 
 
 class PlayScreen(Screen):
@@ -117,269 +76,249 @@ class PlayScreen(Screen):
         Binding("escape", "escape", "back", id="play.escape", tooltip="Back: cancel the search or playback, else return home"),
     ]
 
+    message: reactive[str] = reactive("", init=False)
+
     def __init__(self, puzzle: Puzzle, *, start: tuple | None = None, saved: SavedGame | None = None,
-                 note: str = "", ascii_only: bool = False, daily: str | None = None):
+                 note: str = "", ascii_only: bool = False, daily: str | None = None, solve: bool = False):
         super().__init__(classes=f"play -{puzzle.key}")
         self.puzzle = puzzle
         self.stats_id = puzzle_id(puzzle)  # stats are per puzzle; a daily game is saved apart
         self.daily = daily  # the day of a daily board, else None
         self.game_id = f"daily/{daily}/{self.stats_id}" if daily else self.stats_id
         self.look = look_for(puzzle, ascii_only)
-        self.moves: list[str] = []
-        self.origins: list[str] = []
-        self.position = 0
+        self.solve_at_once = solve
         self.hints = 0
+        self.hinted: str | None = None  # the move the hint on the board shows
         self.seconds = 0.0  # time played before ``running_since``
         self.running_since: float | None = None
-        self.note = note
+        self.clock_timer: Timer | None = None
         self.distances: dict[tuple, int] = {}
         self.solution_path: list[tuple] = []  # the latest optimal path: hints follow it for free
         self.solution_moves: list[str] = []
         self.solution_optimal = True
-        self.job: Job | None = None
-        self.distance_stop = None
-        self.playback: list[str] | None = None
-        self.paused = False
-        self.speed = DEFAULT_SPEED
-        self.playback_timer = None
+        self.job: SolverJob | None = None
+        self.distance_job: SolverJob | None = None
+        self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
+        self.playback.on_step = self._playback_stepped
         self.warm = threading.Event()
-        self.warm_problem = ""
-        self.won = False
-        self.win_recorded = False
+        self.won = self.win_recorded = False
         self.no_optimal = False  # the puzzle's default method turned out not to be optimal: no live distance
-        self.message = ""
-        self.spin = 0
-        self._resume(start, saved)
+        self._proof: tuple[tuple, Proof] | None = None
+        self.status: GameStatus  # made in compose, when the app is there to say how to spin
+        self.history = self._resume(start, saved)
+        if note:
+            self.set_reactive(PlayScreen.message, note)
 
-    def _resume(self, start: tuple | None, saved: SavedGame | None) -> None:
+    def _resume(self, start: tuple | None, saved: SavedGame | None) -> GameHistory:
         if start is None and saved is not None:
             try:
                 begin = self.puzzle.parse(saved.start)
                 path = list(self.puzzle.replay(begin, saved.moves))
-            except KomaError:
-                saved = None
+                origins = [o if o in ORIGINS else PLAYER for o in saved.origins]  # a letter from elsewhere: the player's
+                history = GameHistory(path, list(saved.moves), origins, saved.position)
+            except (KomaError, ValueError):
+                pass
             else:
-                self.path = path
-                self.moves, self.origins = list(saved.moves), saved.origins
-                self.origins = list(self.origins)
-                self.position, self.seconds, self.hints = saved.position, saved.seconds, saved.hints
-                self.note = self.note or "Welcome back: your game is as you left it."
-                return
+                self.seconds, self.hints = saved.seconds, saved.hints
+                self.set_reactive(PlayScreen.message, "Welcome back: your game is as you left it.")
+                return history
         if start is None:
             start = self.puzzle.random_state(random.SystemRandom().randrange(2**32))
-        self.path = [tuple(start)]
+        return GameHistory.starting_at(start)
 
     # --- state -------------------------------------------------------------------------------
     @property
     def state(self) -> tuple:
-        return self.path[self.position]
+        return self.history.state
 
     @property
     def start(self) -> tuple:
-        return self.path[0]
+        return self.history.start
 
     @property
-    def koma_played(self) -> bool:
-        return "k" in self.origins[:self.position]
+    def position(self) -> int:
+        return self.history.position
+
+    @property
+    def moves(self) -> list[str]:
+        return self.history.moves
+
+    @property
+    def origins(self) -> list[str]:
+        return self.history.origins
+
+    @property
+    def proof(self) -> Proof:
+        if self._proof is None or self._proof[0] != self.state:
+            self._proof = (self.state, self.puzzle.proof(self.state))
+        return self._proof[1]
 
     def elapsed(self) -> float:
         if self.running_since is None:
             return self.seconds
-        return self.seconds + max(0.0, self.app.clock() - self.running_since)
+        return self.seconds + max(0.0, koma_app(self).clock() - self.running_since)
 
-    # --- layout ------------------------------------------------------------------------------
+    # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="play-body"):
             yield Board(self.look, self.state, id="board")
-            with Vertical(id="side"):
-                yield Static(id="title")
-                yield Static(id="counters")
-                yield Static(id="distance")
-                yield Static(id="parity")
-                yield Static(id="solver")
-                yield Static(id="message")
+            self.status = GameStatus(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}", ascii_only=self.look.ascii,
+                                     animate_spinner=koma_app(self).animate_spinner, id="side")
+            yield self.status
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.title = "Koma"
         self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}" + (f" · daily {self.daily}" if self.daily else "")
-        self.query_one("#title", Static).update(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}")
-        self.set_interval(0.1, self._tick)
         self.warm_up()
-        self.message = self.note
-        self.refresh_status()
+        self.status.message = self.message
+        self.update_status()
         self._save()
+        if self.solve_at_once:
+            self.call_after_refresh(self.action_solve)
 
     def on_screen_suspend(self) -> None:
         self._pause_clock()
         self._save()
+        self.playback.hold(True)
+        self.status.hold(True)
 
     def on_screen_resume(self) -> None:
         self._start_clock()
+        self.playback.hold(False)
+        self.status.hold(False)
 
     def on_unmount(self) -> None:
         self.cancel_jobs()
         self._pause_clock()
         self._save()
 
-    # --- the clock -----------------------------------------------------------------------------
+    def watch_message(self, message: str) -> None:
+        if self.is_mounted:
+            self.status.message = message
+
+    # --- the clock: one tick a second, only while it runs ----------------------------------------
     def _start_clock(self) -> None:
-        if self.running_since is None and self.position > 0 and not self.won and self.is_current_screen():
-            self.running_since = self.app.clock()
+        if self.running_since is None and self.position > 0 and not self.won and self.is_current:
+            self.running_since = koma_app(self).clock()
+            self.clock_timer = self.set_interval(1.0, self._tick)
 
     def _pause_clock(self) -> None:
         if self.running_since is not None:
             self.seconds = self.elapsed()
             self.running_since = None
-
-    def is_current_screen(self) -> bool:
-        try:
-            return self.app.screen is self
-        except Exception:  # pragma: no cover - during shutdown
-            return False
+        if self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
 
     def _tick(self) -> None:
-        self.spin += 1
-        self.refresh_counters()
-        if self.job is not None or not self.warm.is_set() or self._distance_pending():
-            self.refresh_status()
+        self.status.seconds = int(self.elapsed())
 
-    # --- status --------------------------------------------------------------------------------
-    def spinner(self) -> str:
-        frames = ASCII_SPINNER if self.look.ascii else SPINNER
-        return frames[self.spin % len(frames)] if self.app.animate_spinner else frames[0]
-
-    def refresh_counters(self) -> None:
-        self.query_one("#counters", Static).update(
-            f"Moves [b]{self.position}[/b]   Time [b]{clock_text(self.elapsed())}[/b]")
-
+    # --- the side panel -------------------------------------------------------------------------
     def _distance_pending(self) -> bool:
         return self.state not in self.distances and bool(search.methods(self.puzzle)) and not self.no_optimal
 
-    def refresh_status(self) -> None:
-        self.refresh_counters()
+    def update_status(self) -> None:
+        """Set the panel's reactives; only the lines whose text changed redraw."""
+        status = self.status
+        status.moves = self.position
+        status.seconds = int(self.elapsed())
+        status.distance = self.distance_text()
+        status.proof = self.proof
+        status.solver = self.solver_text()
+
+    def distance_text(self) -> str:
         state = self.state
         distance = self.distances.get(state)
         if self.puzzle.is_goal(state):
-            text = "[b]Solved[/b]"
-        elif distance is not None:
-            text = f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
-        elif not search.methods(self.puzzle) or self.no_optimal:
-            text = "distance: no optimal solver for this size yet"
-        elif not self.proof.solvable:
-            text = "cannot reach the goal"
-        elif not self.warm.is_set():
-            text = f"{self.spinner()} warming up…"
-        elif self.job is not None and self.job.state == self.state:
-            text = "distance: the search below will tell"
-        else:
-            text = f"{self.spinner()} measuring distance…"
-        self.query_one("#distance", Static).update(text)
-        proof = self.proof
-        verdict = "[b]solvable[/b]" if proof.solvable else "[b]NOT solvable[/b]"
-        self.query_one("#parity", Static).update(f"Parity: {verdict}\n[dim]{proof.summary}[/dim]")
-        self.query_one("#parity", Static).set_class(not proof.solvable, "-bad")
-        self.query_one("#solver", Static).update(self.solver_text())
-        self.query_one("#message", Static).update(self.message)
+            return "[b]Solved[/b]"
+        if distance is not None:
+            return f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
+        if not search.methods(self.puzzle) or self.no_optimal:
+            return "distance: no optimal solver for this size yet"
+        if not self.proof.solvable:
+            return "cannot reach the goal"
+        if not self.warm.is_set():
+            return f"{SPIN} warming up…"
+        if self.job is not None and self.job.state == state:
+            return "distance: the search below will tell"
+        return f"{SPIN} measuring distance…"
 
     def solver_text(self) -> str:
         if self.job is not None:
             what = "Solving" if self.job.kind == "solve" else "Finding a hint"
             wait = "" if self.warm.is_set() else " (warming up)"
-            figures = f"\n{self.job.progress}" if self.job.progress else ""
-            return f"{self.spinner()} {what}{wait}…{figures}\n[dim]esc cancels[/dim]"
-        if self.playback is not None:
-            state = "paused" if self.paused else "playing"
-            left = len(self.playback)
-            return (f"Koma is {state}: {left} move{'s' if left != 1 else ''} left\n"
-                    f"[dim]space pause · +/- speed ({SPEEDS[self.speed]:.2g} s) · \\[ ] step[/dim]")
-        return ""
-
-    @property
-    def proof(self):
-        cached = getattr(self, "_proof", None)
-        if cached is None or cached[0] != self.state:
-            self._proof = (self.state, self.puzzle.proof(self.state))
-        return self._proof[1]
+            figures = f"\n{figures_text(self.job.progress)}" if self.job.progress else ""
+            return f"{SPIN} {what}{wait}…{figures}\n[dim]esc cancels[/dim]"
+        return self.playback.text()
 
     # --- showing a new position ------------------------------------------------------------------
     def _show(self, animate: bool = True) -> None:
         board = self.query_one(Board)
         board.show(self.state, animate=animate)
-        board.set_hint()
+        if self.hinted is not None:
+            self.hinted = None
+            board.set_hint()
         self._measure()
-        self.refresh_status()
+        self.update_status()
         self._save()
         self.refresh_bindings()
 
     def _save(self) -> None:
-        if self.won or not hasattr(self, "path"):
+        if self.won:
             return
-        store = getattr(self.app, "store", None)
-        if store is None:
-            return
-        store.save_game(self.game_id, SavedGame(self.puzzle.format(self.start), self.moves, "".join(self.origins),
-                                                self.position, self.elapsed(), self.hints))
-        self.app.show_store_notices()
+        history = self.history
+        koma_app(self).store.save_game(self.game_id, SavedGame(
+            self.puzzle.format(self.start), history.moves, "".join(history.origins), history.position, self.elapsed(), self.hints))
+        koma_app(self).show_store_notices()
 
     # --- playing moves ---------------------------------------------------------------------------
-    def play(self, move: str, origin: str = "p") -> bool:
-        """Play ``move`` if it is legal here; ``origin`` is ``p`` (the player) or ``k`` (Koma's playback)."""
-        if self.won and origin == "p":
-            self.app.bell()
-            return False
-        if move not in self.puzzle.moves(self.state):
-            if origin == "p":
+    def play(self, move: str, origin: str = PLAYER) -> bool:
+        """Play ``move`` if it is legal here; ``origin`` is the player's (``p``) or Koma's playback (``k``)."""
+        if move not in self.puzzle.moves(self.state) or (self.won and origin != KOMA):
+            if origin != KOMA:
                 self.app.bell()
             return False
-        if origin == "p":
-            if self.playback is not None:
-                self.stop_playback("You took over from Koma.")
-            if self.job is not None:
-                self.cancel_job(quiet=True)
-        new = self.puzzle.apply(self.state, move)
-        del self.moves[self.position:], self.origins[self.position:], self.path[self.position + 1:]
-        self.moves.append(move)
-        self.origins.append(origin)
-        self.path.append(new)
-        self.position += 1
-        if origin == "p":
+        if origin != KOMA:  # the player takes over from Koma's playback or search
+            self._take_over()
             self.message = ""
+            if move == self.hinted:
+                origin = HINT
+        self.history.play(move, self.puzzle.apply(self.state, move), origin)
         self._start_clock()
         self._show()
-        if self.puzzle.is_goal(new):
+        if self.puzzle.is_goal(self.state):
             self.on_goal()
         return True
 
     def on_goal(self) -> None:
         self._pause_clock()
         self.won = True
-        store = self.app.store
-        seconds = self.seconds
+        store = koma_app(self).store
+        seconds, moves = self.seconds, plural(self.position, "move")
         optimal = self.distances.get(self.start)
-        if self.koma_played:
+        if self.history.koma_played:
             if not self.win_recorded:
                 store.record_koma_finish(self.stats_id)
-            self.message = (f"[b]Solved by Koma[/b] ({plural(self.position, 'move')}"
-                            + (f"; optimal {optimal}" if optimal is not None else "") + "). Not counted as yours.")
+            self.message = (f"[b]Solved by Koma[/b] ({moves}" + (f"; optimal {optimal}" if optimal is not None else "")
+                            + "). Not counted as yours.")
         else:
             optimal_text = f"optimal {optimal}" if optimal is not None else "optimal unknown"
-            hints = f", {self.hints} hint{'s' if self.hints != 1 else ''}" if self.hints else ""
-            self.message = (f"[b]Solved in {plural(self.position, 'move')}; {optimal_text}[/b]\n"
-                            f"time {clock_text(seconds)}{hints}")
+            hints = f", {plural(self.hints, 'hint')}" if self.hints else ""
+            message = f"[b]Solved in {moves}; {optimal_text}[/b]\ntime {clock_text(seconds)}{hints}"
             if not self.win_recorded:
                 stats = store.record_win(self.stats_id, self.position, optimal, seconds)
-                self.message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds)}[/dim]"
+                message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds)}[/dim]"
                 if self.daily:
                     rank = store.record_daily(self.daily, self.stats_id, self.position, optimal, seconds, self.hints)
                     if rank is not None:
-                        self.message += f"\nDaily {self.daily}: you rank [b]#{rank}[/b] (b: leaderboard)"
-                self.notify(f"Solved in {plural(self.position, 'move')}; {optimal_text}. Time {clock_text(seconds)}.",
-                            title="Well done!")
+                        message += f"\nDaily {self.daily}: you rank [b]#{rank}[/b] (b: leaderboard)"
+                self.notify(f"Solved in {moves}; {optimal_text}. Time {clock_text(seconds)}.", title="Well done!")
+            self.message = message
         self.win_recorded = True
         store.clear_game(self.game_id)
-        self.refresh_status()
+        self.update_status()
         self.refresh_bindings()
 
     def _unwin(self) -> None:
@@ -401,7 +340,7 @@ class PlayScreen(Screen):
         self.play(move)
 
     def action_activate(self, key: str) -> None:
-        if key == "space" and self.playback is not None:
+        if key == "space" and self.playback.active:
             self.action_pause()
             return
         board = self.query_one(Board)
@@ -413,8 +352,7 @@ class PlayScreen(Screen):
 
     def move_for_cell(self, cell: int) -> str | None:
         """The legal move that carries the piece on ``cell`` into the blank, if any."""
-        board = self.query_one(Board)
-        piece = next((p for p in board.pieces if p.covers(cell, self.puzzle.width)), None)
+        piece = next((p for p in self.query_one(Board).pieces if p.covers(cell, self.puzzle.width)), None)
         if piece is None or piece.spec.kind == "blank":
             return None
         covered = {piece.spec.cell + k for k in range(piece.spec.span)}
@@ -442,25 +380,27 @@ class PlayScreen(Screen):
         self.play(event.move)
 
     # --- undo, redo, restart -----------------------------------------------------------------------
+    def _take_over(self) -> None:
+        self.playback.stop()
+        self.cancel_job(quiet=True)
+
     def action_undo(self) -> None:
-        if self.position == 0:
+        if not self.history.can_undo:
             self.app.bell()
             return
-        self.stop_playback("")
-        self.cancel_job(quiet=True)
+        self._take_over()
         self._unwin()
-        self.position -= 1
+        self.history.undo()
         self.message = ""
         self._start_clock()
         self._show()
 
     def action_redo(self) -> None:
-        if self.position >= len(self.moves):
+        if not self.history.can_redo:
             self.app.bell()
             return
-        self.stop_playback("")
-        self.cancel_job(quiet=True)
-        self.position += 1
+        self._take_over()
+        self.history.redo()
         self.message = ""
         self._show()
         if self.puzzle.is_goal(self.state):
@@ -469,10 +409,9 @@ class PlayScreen(Screen):
     def action_restart(self) -> None:
         if self.position == 0:
             return
-        self.stop_playback("")
-        self.cancel_job(quiet=True)
+        self._take_over()
         self._unwin()
-        self.position = 0
+        self.history.restart()
         self.message = "Back to the start (U redoes your moves)."
         self._show()
 
@@ -492,26 +431,22 @@ class PlayScreen(Screen):
                     self.distances[s] = d
             return
         wanted = [s for s in wanted if self.puzzle.proof(s).solvable]
-        if not wanted:
-            return
-        if self.distance_stop is not None:
-            self.distance_stop[0] = 1
-        self.distance_stop = new_stop_flag()
-        self.app.stop_flags[id(self.distance_stop)] = self.distance_stop
-        self.measure_in_background(wanted, self.distance_stop)
+        if wanted:
+            if self.distance_job is not None:
+                self.distance_job.cancel()
+            self.distance_job = SolverJob("distance", wanted[0], items=list(range(len(wanted))))
+            self.measure_in_background(self.distance_job, wanted)
 
     @work(thread=True, exclusive=True, group="distance", name="distance")
-    def measure_in_background(self, states: list[tuple], stop) -> None:
-        try:
-            for s in states:
-                if stop[0]:
-                    return
-                solution = search.solve(self.puzzle, s, stop=stop)
-                self.post_message(SolveDone(Job("distance", s, stop), solution))
-        except (Cancelled, KomaError, IndexError):
-            return
-        finally:
-            self.app.stop_flags.pop(id(stop), None)
+    def measure_in_background(self, job: SolverJob, states: list[tuple]) -> None:
+        with koma_app(self).stop_flags.registered(job):
+            try:
+                for s in states:
+                    if job.cancelled:
+                        return
+                    self.post_message(JobDone(job, search.solve(self.puzzle, s, stop=job.stop)))
+            except (Cancelled, KomaError, IndexError):
+                return
 
     # --- warming up ------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="warmup", name="warm-up")
@@ -526,12 +461,8 @@ class PlayScreen(Screen):
                 near = self.puzzle.goal
                 for _ in range(2):
                     near = self.puzzle.apply(near, self.puzzle.moves(near)[0])
-                stop = new_stop_flag()
-                self.app.stop_flags[id(stop)] = stop
-                try:
-                    search.solve(self.puzzle, near, stop=stop)
-                finally:
-                    self.app.stop_flags.pop(id(stop), None)
+                with koma_app(self).stop_flags.registered(SolverJob("warm-up", near)) as job:
+                    search.solve(self.puzzle, near, stop=job.stop)
         except Cancelled:
             problem = "cancelled"
         except Exception as error:  # a solver problem must not take the game down
@@ -540,134 +471,113 @@ class PlayScreen(Screen):
 
     @on(WarmedUp)
     def _warmed_up(self, event: WarmedUp) -> None:
-        self.warm_problem = event.problem
         self.warm.set()
-        self.app.warm_seconds.setdefault(self.game_id, event.seconds)
+        koma_app(self).warm_seconds.setdefault(self.game_id, event.seconds)
         if event.problem and event.problem != "cancelled":
             self.message = f"Solver unavailable: {event.problem}"
         self._measure()
-        self.refresh_status()
+        self.update_status()
         self.refresh_bindings()
 
     # --- solving and hints -----------------------------------------------------------------------
-    def _solver_missing(self) -> str:
-        if not search.methods(self.puzzle):
-            return f"Koma has no optimal solver for the {self.puzzle.title} yet."
-        if not self.proof.solvable:
-            return f"This board cannot be solved: {self.proof.summary}."
-        return ""
-
     def action_solve(self) -> None:
         if self.puzzle.is_goal(self.state):
             self.message = "Already solved. Press n for a new game."
-        elif self.playback is not None:
-            self.stop_playback("")
-            self.start_job("solve")
-        elif self.job is None or self.job.kind != "solve":
+        elif self.playback.active or self.job is None or self.job.kind != "solve":
+            if self.playback.stop():
+                self.message = ""
             self.cancel_job(quiet=True)
             self.start_job("solve")
-        self.refresh_status()
+        self.update_status()
 
     def action_hint(self) -> None:
         state = self.state
         if self.puzzle.is_goal(state):
             self.message = "Already solved."
-            self.refresh_status()
-            return
-        if state in self.solution_path[:-1]:
+        elif state in self.solution_path[:-1]:
             self.show_hint(self.solution_moves[self.solution_path.index(state)], self.solution_optimal)
-            return
-        if self.job is None:
+        elif self.job is None:
             self.start_job("hint")
-            self.refresh_status()
 
     def start_job(self, kind: str) -> None:
-        missing = self._solver_missing()
+        missing = ""
+        if not search.methods(self.puzzle):
+            missing = f"Koma has no optimal solver for the {self.puzzle.title} yet."
+        elif not self.proof.solvable:
+            missing = f"This board cannot be solved: {self.proof.summary}."
         if missing:
             self.message = missing
             self.app.bell()
-            self.refresh_status()
             return
-        job = Job(kind, self.state)
-        self.job = job
-        if self.distance_stop is not None and not self.puzzle.enumerable:
-            self.distance_stop[0] = 1  # the solution answers the distance as well: one search, not two
-        self.app.stop_flags[id(job.stop)] = job.stop
-        job.worker = self.run_solver(job)
-        self.refresh_status()
+        self.job = SolverJob(kind, self.state)
+        if self.distance_job is not None and not self.puzzle.enumerable:
+            self.distance_job.cancel()  # the solution answers the distance as well: one search, not two
+        self.run_solver(self.job)
+        self.update_status()
         self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="solver", name="solver")
-    def run_solver(self, job: Job) -> None:
+    def run_solver(self, job: SolverJob) -> None:
         """Wait for the warm-up, then solve ``job.state`` optimally, posting progress and the answer."""
-        worker = get_current_worker()
-        try:
-            while not self.warm.wait(0.02):
-                if job.stop[0] or worker.is_cancelled:
-                    return
-            progress = throttled(lambda info: self.post_message(SolveProgress(job, dict(info))))
+        with koma_app(self).stop_flags.registered(job):
+            try:
+                while not self.warm.wait(0.02):
+                    if job.cancelled:
+                        return
+                progress = throttled(lambda info: self.post_message(JobProgress(job, dict(info))))
+                solution = search.solve(self.puzzle, job.state, stop=job.stop, progress=progress)
+            except Cancelled:
+                return
+            except UnsolvableError as error:
+                self.post_message(JobFailed(job, str(error)))
+                return
+            except KomaError as error:
+                self.post_message(JobFailed(job, f"Koma cannot solve this: {error}"))
+                return
+            except Exception as error:  # pragma: no cover - a solver bug: report it, keep the game
+                self.post_message(JobFailed(job, f"The solver failed: {error!r}"))
+                return
+        if not job.cancelled:
+            self.post_message(JobDone(job, solution))
 
-            solution = search.solve(self.puzzle, job.state, stop=job.stop, progress=progress)
-        except Cancelled:
-            return
-        except UnsolvableError as error:
-            self.post_message(SolveFailed(job, str(error)))
-            return
-        except KomaError as error:
-            self.post_message(SolveFailed(job, f"Koma cannot solve this: {error}"))
-            return
-        except Exception as error:  # pragma: no cover - a solver bug: report it, keep the game
-            self.post_message(SolveFailed(job, f"The solver failed: {error!r}"))
-            return
-        finally:
-            self.app.stop_flags.pop(id(job.stop), None)
-        if not job.stop[0]:
-            self.post_message(SolveDone(job, solution))
-
-    @on(SolveProgress)
-    def _solve_progress(self, event: SolveProgress) -> None:
+    @on(JobProgress)
+    def _solve_progress(self, event: JobProgress) -> None:
         if event.job is self.job:
-            self.job.progress = figures_text(event.info)
-            self.refresh_status()
+            event.job.progress = event.info
+            self.status.solver = self.solver_text()
 
-    @on(SolveFailed)
-    def _solve_failed(self, event: SolveFailed) -> None:
+    @on(JobFailed)
+    def _solve_failed(self, event: JobFailed) -> None:
         if event.job is self.job:
             self.job = None
-            self.message = event.text
-            self.refresh_status()
+            self.message = event.error
+            self.update_status()
             self.refresh_bindings()
 
-    @on(SolveDone)
-    def _solve_done(self, event: SolveDone) -> None:
-        solution = event.solution
+    @on(JobDone)
+    def _solve_done(self, event: JobDone) -> None:
+        solution: Solution = event.result
         path = [tuple(s) for s in solution.path]
         if solution.optimal:
             for k, s in enumerate(path):
                 self.distances[s] = len(path) - 1 - k
-        if event.job.kind == "distance":
-            if not solution.optimal:
-                self.no_optimal = True
-            self.refresh_status()
-            return
-        if event.job is not self.job:
-            return
-        self.job = None
-        self.solution_path, self.solution_moves = path, list(solution.moves)
-        self.solution_optimal = solution.optimal
-        self.app.last_solve_seconds = time.monotonic() - event.job.began
-        if event.job.state != self.state:
-            self.refresh_status()
-            return
-        if event.job.kind == "hint":
-            self.show_hint(solution.moves[0], solution.optimal)
-        else:
-            kind = "optimal" if solution.optimal else f"NOT proven optimal: {solution.method} method"
-            self.message = (f"Koma found {plural(solution.length, 'move')} ({kind}; {solution.nodes:,} nodes, "
-                            f"{solution.seconds:.2f} s).")
-            self.start_playback(list(solution.moves))
-        self.refresh_status()
-        self.refresh_bindings()
+        job = event.job
+        if job.kind == "distance":
+            self.no_optimal = self.no_optimal or not solution.optimal
+        elif job is self.job:
+            self.job = None
+            self.solution_path, self.solution_moves = path, list(solution.moves)
+            self.solution_optimal = solution.optimal
+            koma_app(self).last_solve_seconds = time.monotonic() - job.began
+            if job.state == self.state and job.kind == "hint":
+                self.show_hint(solution.moves[0], solution.optimal)
+            elif job.state == self.state:
+                kind = "optimal" if solution.optimal else f"NOT proven optimal: {solution.method} method"
+                self.message = (f"Koma found {plural(solution.length, 'move')} ({kind}; {solution.nodes:,} nodes, "
+                                f"{solution.seconds:.2f} s).")
+                self.playback.start(list(solution.moves))
+            self.refresh_bindings()
+        self.update_status()
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
         state = self.state
@@ -679,102 +589,66 @@ class PlayScreen(Screen):
             what = f"turn {'row' if move.isalpha() else 'column'} {move} over"
         else:
             board.set_hint({i for i in changed if state[i] != self.look.blank_code})
-            what = f"move the highlighted piece {dict(U='up', D='down', L='left', R='right').get(move, move)}"
+            what = f"move the highlighted piece {DIRECTIONS.get(move, move)}"
+        self.hinted = move
         self.hints += 1
         distance = self.distances.get(state)
-        self.message = f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".")
-        if not optimal:
-            self.message += " (Not proven optimal.)"
-        self.refresh_status()
+        self.message = (f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".")
+                        + ("" if optimal else " (Not proven optimal.)"))
+        self.update_status()
         self._save()
 
-    def cancel_job(self, quiet: bool = False, refresh: bool = True) -> bool:
+    def cancel_job(self, quiet: bool = False) -> bool:
+        """Stop the solve or hint under way (its worker and its kernel); False if there was none."""
         job = self.job
         if job is None:
             return False
-        job.stop[0] = 1
-        if job.worker is not None:
-            job.worker.cancel()
+        job.cancel()
+        self.workers.cancel_group(self, "solver")
         self.job = None
         if not quiet:
             self.message = "Cancelled."
-        if refresh:
-            self.refresh_status()
-            self.refresh_bindings()
+        self.update_status()
+        self.refresh_bindings()
         return True
 
     def cancel_jobs(self) -> None:
         """Stop every job of this screen: the solver, the distance search and the playback."""
-        self.cancel_job(quiet=True, refresh=False)
-        if self.distance_stop is not None:
-            self.distance_stop[0] = 1
-        if self.playback_timer is not None:
-            self.playback_timer.stop()
+        if self.job is not None:
+            self.job.cancel()
+            self.job = None
+        if self.distance_job is not None:
+            self.distance_job.cancel()
+        self.playback.stop()
         self.workers.cancel_group(self, "solver")
         self.workers.cancel_group(self, "distance")
 
     # --- playback ----------------------------------------------------------------------------------
-    def start_playback(self, moves: list[str]) -> None:
-        self.playback = list(moves)
-        self.paused = False
-        self._restart_playback_timer()
-
-    def _restart_playback_timer(self) -> None:
-        if self.playback_timer is not None:
-            self.playback_timer.stop()
-        self.playback_timer = self.set_interval(SPEEDS[self.speed], self._playback_step)
-
-    def _playback_step(self) -> None:
-        if self.playback is None or self.paused:
-            return
-        self.playback_forward()
-
-    def playback_forward(self) -> None:
-        if not self.playback:
-            self.stop_playback("")
-            return
-        move = self.playback.pop(0)
-        if not self.play(move, origin="k"):
-            self.stop_playback("The playback no longer fits the board.")
-            return
-        if not self.playback:
-            self.stop_playback(self.message)
-
-    def stop_playback(self, message: str) -> None:
-        if self.playback is None:
-            return
-        self.playback = None
-        self.paused = False
-        if self.playback_timer is not None:
-            self.playback_timer.stop()
-            self.playback_timer = None
-        if message is not None:
-            self.message = message
-        self.refresh_status()
+    def _playback_stepped(self, step: Step) -> None:
+        if step is Step.MISFIT:
+            self.message = "The playback no longer fits the board."
+        self.update_status()
         self.refresh_bindings()
 
     def action_pause(self) -> None:
-        if self.playback is not None:
-            self.paused = not self.paused
-            self.refresh_status()
+        if self.playback.active:
+            self.playback.toggle_pause()
+            self.update_status()
             self.refresh_bindings()
 
     def action_speed(self, delta: int) -> None:
-        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + delta))
-        if self.playback is not None:
-            self._restart_playback_timer()
-            self.refresh_status()
+        self.playback.change_speed(delta)
+        self.update_status()
 
     def action_step(self, delta: int) -> None:
-        if self.playback is None or not self.paused:
+        if not (self.playback.active and self.playback.paused):
             self.app.bell()
-            return
-        if delta > 0:
-            self.playback_forward()
-        elif self.position > 0 and self.origins[self.position - 1] == "k":
-            self.playback.insert(0, self.moves[self.position - 1])
+        elif delta > 0:
+            self._playback_stepped(self.playback.forward())
+        elif self.history.last_origin == KOMA:
             self._unwin()
-            self.position -= 1
+            self.playback.back(self.moves[self.position - 1])
+            self.history.undo()
             self._show()
         else:
             self.app.bell()
@@ -783,34 +657,30 @@ class PlayScreen(Screen):
     def action_escape(self) -> None:
         if self.cancel_job():
             self._measure()  # the cancelled job would have answered the distance too
-            return
-        if self.playback is not None:
-            self.stop_playback("Playback stopped.")
-            return
-        self.app.pop_screen()
+        elif self.playback.stop():
+            self.message = "Playback stopped."
+            self.update_status()
+            self.refresh_bindings()
+        else:
+            self.app.pop_screen()
 
     def action_proof(self) -> None:
-        from .proof import ProofScreen
-
-        self.app.push_screen(ProofScreen(self.puzzle, self.state, self.proof, ascii_only=self.look.ascii))
+        koma_app(self).open_proof(self.puzzle, self.state, self.proof)
 
     def action_new_game(self) -> None:
         if self.daily:
             self.message = "This is the daily board: everyone plays the same one. Esc goes back."
-            self.refresh_status()
             return
-        from .new_game import NewGameScreen
+        koma_app(self).open_new_game(self.puzzle, self.warm.is_set(), self._new_game_chosen)
 
-        self.app.push_screen(NewGameScreen(self.puzzle, self.warm.is_set()), self._new_game_chosen)
-
-    def _new_game_chosen(self, choice) -> None:
+    def _new_game_chosen(self, choice: tuple[str, object] | None) -> None:
         if choice is None:
             return
         kind, value = choice
         if kind == "board":
-            self.post_message(NewBoard(tuple(value), "A new game from your board."))
+            self.post_message(NewBoard(tuple(cast(tuple, value)), "A new game from your board."))
         else:
-            self.generate(kind, value)
+            self.generate(kind, cast("int | None", value))
 
     @work(thread=True, exclusive=True, group="generate", name="generate")
     def generate(self, kind: str, distance: int | None) -> None:
@@ -825,32 +695,27 @@ class PlayScreen(Screen):
 
     @on(NewBoard)
     def _new_board(self, event: NewBoard) -> None:
-        if not event.state:
+        if event.state:
+            self.new_game(event.state, event.note)
+        else:
             self.message = event.note
-            self.refresh_status()
-            return
-        self.new_game(event.state, event.note)
 
     def new_game(self, state: tuple, note: str = "") -> None:
-        self.stop_playback("")
-        self.cancel_job(quiet=True)
-        self.path = [tuple(state)]
-        self.moves, self.origins = [], []
-        self.position, self.hints, self.seconds = 0, 0, 0.0
-        self.running_since = None
+        self._take_over()
+        self._pause_clock()
+        self.history = GameHistory.starting_at(state)
+        self.hints, self.seconds = 0, 0.0
         self.won = self.win_recorded = False
         self.solution_path, self.solution_moves = [], []
         self.message = note
         self._show()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "undo" and self.position == 0:
-            return None
-        if action == "redo" and self.position >= len(self.moves):
+        if (action == "undo" and not self.history.can_undo) or (action == "redo" and not self.history.can_redo):
             return None
         if action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)):
             return None
-        if action == "step" and (self.playback is None or not self.paused):
+        if action == "step" and not (self.playback.active and self.playback.paused):
             return None
         return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))
 
@@ -883,9 +748,7 @@ class DailyPlayScreen(PlayScreen):
     BINDINGS = DAILY_BINDINGS
 
     def action_leaderboard(self) -> None:
-        from .leaderboard import LeaderboardScreen
-
-        self.app.push_screen(LeaderboardScreen(self.stats_id, self.daily))
+        koma_app(self).action_leaderboard(self.stats_id, self.daily)
 
 
 class DailyUraPlayScreen(UraPlayScreen):

@@ -34,7 +34,7 @@ async def until(pilot, condition, timeout: float = 120.0) -> None:
 async def settle(pilot) -> None:
     screen = pilot.app.screen
     await until(pilot, screen.warm.is_set)
-    await until(pilot, lambda: not screen._distance_pending() or not screen.proof.solvable)
+    await until(pilot, lambda: not screen.solver.distance_pending(screen.state) or not screen.proof.solvable)
     await pilot.pause(0.2)
 
 

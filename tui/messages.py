@@ -39,10 +39,10 @@ class JobDone(Message):
 
 @dataclass
 class JobFailed(Message):
-    """A job that could not finish, with a one-line reason for the player."""
+    """A job that could not finish: the exception, which the screen words for the player."""
 
     job: SolverJob
-    error: str
+    error: BaseException
     part: int = -1
 
 

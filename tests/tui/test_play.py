@@ -52,7 +52,7 @@ async def test_arrow_moves_a_tile_and_undo_redo(tmp_path):
         assert isinstance(screen, PlayScreen)
         await pilot.press("left")  # tile 7 slides left into the blank
         assert screen.state == screen.puzzle.parse("1 2 3/4 5 6/7 _ 8")
-        assert screen.position == 1 and screen.moves == ["L"]
+        assert screen.position == 1 and screen.history.moves == ["L"]
         await pilot.press("up")  # nothing below the blank: illegal, ignored
         assert screen.position == 1
         await pilot.press("u")
@@ -87,7 +87,7 @@ async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
         await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         await pilot.press("plus", "plus", "plus")
         await wait_for(pilot, lambda: screen.won, what="the playback")
-        assert screen.position == 31 and set(screen.origins) == {"k"}
+        assert screen.position == 31 and set(screen.history.origins) == {"k"}
         assert "Solved by Koma" in screen.message
         assert app.store.stats("8").by_koma == 1 and app.store.stats("8").solved == 0
         await pilot.press("u")
@@ -112,7 +112,7 @@ async def test_playback_pauses_steps_and_a_move_takes_over(tmp_path):
         key = {"U": "up", "D": "down", "L": "left", "R": "right"}[legal]
         await pilot.press(key)
         assert not screen.playback.active and screen.position == played + 1
-        assert screen.origins[-1] == "p"
+        assert screen.history.origins[-1] == "p"
 
 
 async def test_escape_cancels_the_solver_at_once(tmp_path):
@@ -181,7 +181,7 @@ async def test_cursor_enter_and_click_move_tiles(tmp_path):
         await pilot.press("shift+down", "shift+down", "shift+right")  # cursor onto tile 7
         assert board.cursor == 7
         await pilot.press("enter")
-        assert screen.moves == ["L"]
+        assert screen.history.moves == ["L"]
         piece = next(p for p in board.pieces if p.spec.code == 8)
         await pilot.click(piece)
         assert screen.won

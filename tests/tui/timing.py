@@ -37,7 +37,7 @@ class Timed(KomaApp):
         screen = self.screen
         now = time.monotonic()
         if "ready" not in marks:
-            if screen.warm.is_set() and not screen._distance_pending():
+            if screen.warm.is_set() and not screen.solver.distance_pending(screen.state):
                 marks["ready"] = time.time() - T0
                 marks["distance"] = screen.distances.get(screen.state)
                 marks["next"] = now + 0.3

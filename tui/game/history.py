@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from solver.errors import KomaError
+from solver.puzzles.base import Puzzle
+
+from .store import SavedGame
+
 State = tuple
 
 PLAYER = "p"  # the player's own move
@@ -96,3 +101,13 @@ class GameHistory:
             return False
         self.position = 0
         return True
+
+
+def resumed(puzzle: Puzzle, saved: SavedGame) -> GameHistory | None:
+    """The history of a saved game, replayed on ``puzzle``; None if the save no longer fits it."""
+    origins = [o if o in ORIGINS else PLAYER for o in saved.origins]  # a letter from elsewhere: the player's
+    try:
+        path = list(puzzle.replay(puzzle.parse(saved.start), saved.moves))
+        return GameHistory(path, list(saved.moves), origins, saved.position)
+    except (KomaError, ValueError):
+        return None

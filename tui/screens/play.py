@@ -1,23 +1,19 @@
 """The play screen, one implementation for every puzzle: board, side panel, undo/redo, hints, auto-solve.
 
-Everything the screen knows about the rules comes from the :class:`~solver.puzzles.base.Puzzle`;
-the game's moves are a :class:`~tui.game.history.GameHistory`, the auto-solve animation a
-:class:`~tui.game.playback.PlaybackController`, and the side panel a :class:`~tui.widgets.status.GameStatus`
-that redraws only the lines whose reactives changed.  Solver calls run in named thread workers, one
-:class:`~tui.game.jobs.SolverJob` each; their answers come back as messages (:mod:`tui.messages`).
-Escape cancels a job at once, and so does leaving the screen.  A hidden screen holds its timers.
+The rules come from the :class:`~solver.puzzles.base.Puzzle`; the moves are a :class:`~tui.game.history.GameHistory`,
+the auto-solve a :class:`~tui.game.playback.PlaybackController`, the searches a :class:`~tui.screens.play_solver.PlaySolver`
+(answers come back as :mod:`tui.messages`), and the side panel a :class:`~tui.widgets.status.GameStatus` whose
+reactives redraw only the lines that changed.  Escape or leaving the screen cancels a search; a hidden screen holds its timers.
 """
 
 from __future__ import annotations
 
 import random
-import threading
-import time
+from collections.abc import Callable
 from typing import cast
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -25,56 +21,29 @@ from textual.timer import Timer
 from textual.widgets import Footer
 
 from solver import search
-from solver.engines.progress import throttled
-from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzles.base import Proof, Puzzle, Solution
 
 from ..app_view import koma_app
 from ..ascii import Header
+from ..game.clock import GameClock
 from ..game.daily import puzzle_id
-from ..game.formatting import clock_text, figures_text, plural
-from ..game.history import HINT, KOMA, ORIGINS, PLAYER, GameHistory
+from ..game.history import HINT, KOMA, PLAYER, GameHistory, resumed
 from ..game.jobs import SolverJob
 from ..game.playback import PlaybackController, Step
+from ..game.results import Finish, record_finish
 from ..game.store import SavedGame
-from ..messages import JobDone, JobFailed, JobProgress, NewBoard, WarmedUp
+from ..messages import JobDone, JobFailed, JobProgress, WarmedUp
 from ..widgets.board import Board
 from ..widgets.looks import look_for
-from ..widgets.status import SPIN, GameStatus
-
-MOVE = Binding.Group("move", compact=True)
-CURSOR = Binding.Group("cursor", compact=True)
-DIRECTIONS = {"U": "up", "D": "down", "L": "left", "R": "right"}
+from ..widgets.status import GameStatus
+from .play_keys import DAILY_BINDINGS, PLAY_BINDINGS, URA_BINDINGS
+from .play_solver import PlaySolver, failure_text, found_text
 
 
 class PlayScreen(Screen):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
-    BINDINGS = [
-        Binding("up,k", "arrow('U')", "", id="play.up", group=MOVE),
-        Binding("down,j", "arrow('D')", "", id="play.down", group=MOVE),
-        Binding("left,h", "arrow('L')", "", id="play.left", group=MOVE),
-        Binding("right,l", "arrow('R')", "move", id="play.right", group=MOVE),
-        Binding("shift+up", "cursor(-1,0)", "", id="play.cursor_up", tooltip="Cursor up", show=False),
-        Binding("shift+down", "cursor(1,0)", "", id="play.cursor_down", tooltip="Cursor down", show=False),
-        Binding("shift+left", "cursor(0,-1)", "", id="play.cursor_left", tooltip="Cursor left", show=False),
-        Binding("shift+right", "cursor(0,1)", "", id="play.cursor_right", tooltip="Cursor right", show=False),
-        Binding("enter", "activate('enter')", "Play cursor", id="play.enter", show=False, tooltip="Move the piece under the cursor"),
-        Binding("space", "activate('space')", "Play cursor / pause", id="play.space", show=False,
-                tooltip="Move the piece under the cursor, or pause the playback"),
-        Binding("s", "solve", "solve", id="play.solve", tooltip="Solve: find an optimal solution in the background and play it back"),
-        Binding("t", "hint", "hint", id="play.hint", tooltip="Hint: highlight the next optimal move"),
-        Binding("u", "undo", "undo", id="play.undo", tooltip="Undo the last move"),
-        Binding("U", "redo", "redo", id="play.redo", tooltip="Redo the move undone", show=False),
-        Binding("n", "new_game", "new", id="play.new", tooltip="New game: random, an exact distance, or your own board"),
-        Binding("r", "restart", "restart", id="play.restart", tooltip="Restart from the first board (redo brings your moves back)", show=False),
-        Binding("p", "proof", "parity", id="play.proof", tooltip="Parity proof: why this board can or cannot be solved"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", id="play.faster", tooltip="Faster playback", show=False),
-        Binding("minus", "speed(-1)", "Slower", id="play.slower", tooltip="Slower playback", show=False),
-        Binding("right_square_bracket", "step(1)", "Step forward", id="play.step_forward", tooltip="Step the paused playback forward", show=False),
-        Binding("left_square_bracket", "step(-1)", "Step back", id="play.step_back", tooltip="Step the paused playback back", show=False),
-        Binding("escape", "escape", "back", id="play.escape", tooltip="Back: cancel the search or playback, else return home"),
-    ]
+    BINDINGS = PLAY_BINDINGS
 
     message: reactive[str] = reactive("", init=False)
 
@@ -89,20 +58,13 @@ class PlayScreen(Screen):
         self.solve_at_once = solve
         self.hints = 0
         self.hinted: str | None = None  # the move the hint on the board shows
-        self.seconds = 0.0  # time played before ``running_since``
-        self.running_since: float | None = None
-        self.clock_timer: Timer | None = None
-        self.distances: dict[tuple, int] = {}
-        self.solution_path: list[tuple] = []  # the latest optimal path: hints follow it for free
-        self.solution_moves: list[str] = []
-        self.solution_optimal = True
-        self.job: SolverJob | None = None
-        self.distance_job: SolverJob | None = None
+        self.clock = GameClock(lambda: koma_app(self).clock())
+        self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
+        self.solver = PlaySolver(self, puzzle)
+        self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
         self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
         self.playback.on_step = self._playback_stepped
-        self.warm = threading.Event()
         self.won = self.win_recorded = False
-        self.no_optimal = False  # the puzzle's default method turned out not to be optimal: no live distance
         self._proof: tuple[tuple, Proof] | None = None
         self.status: GameStatus  # made in compose, when the app is there to say how to spin
         self.history = self._resume(start, saved)
@@ -110,21 +72,12 @@ class PlayScreen(Screen):
             self.set_reactive(PlayScreen.message, note)
 
     def _resume(self, start: tuple | None, saved: SavedGame | None) -> GameHistory:
-        if start is None and saved is not None:
-            try:
-                begin = self.puzzle.parse(saved.start)
-                path = list(self.puzzle.replay(begin, saved.moves))
-                origins = [o if o in ORIGINS else PLAYER for o in saved.origins]  # a letter from elsewhere: the player's
-                history = GameHistory(path, list(saved.moves), origins, saved.position)
-            except (KomaError, ValueError):
-                pass
-            else:
-                self.seconds, self.hints = saved.seconds, saved.hints
-                self.set_reactive(PlayScreen.message, "Welcome back: your game is as you left it.")
-                return history
-        if start is None:
-            start = self.puzzle.random_state(random.SystemRandom().randrange(2**32))
-        return GameHistory.starting_at(start)
+        history = resumed(self.puzzle, saved) if start is None and saved is not None else None
+        if history is not None and saved is not None:
+            self.clock.seconds, self.hints = saved.seconds, saved.hints
+            self.set_reactive(PlayScreen.message, "Welcome back: your game is as you left it.")
+            return history
+        return GameHistory.starting_at(start if start is not None else self.puzzle.random_state(random.SystemRandom().randrange(2**32)))
 
     # --- state -------------------------------------------------------------------------------
     @property
@@ -140,23 +93,14 @@ class PlayScreen(Screen):
         return self.history.position
 
     @property
-    def moves(self) -> list[str]:
-        return self.history.moves
-
-    @property
-    def origins(self) -> list[str]:
-        return self.history.origins
+    def job(self) -> SolverJob | None:
+        return self.solver.job
 
     @property
     def proof(self) -> Proof:
         if self._proof is None or self._proof[0] != self.state:
             self._proof = (self.state, self.puzzle.proof(self.state))
         return self._proof[1]
-
-    def elapsed(self) -> float:
-        if self.running_since is None:
-            return self.seconds
-        return self.seconds + max(0.0, koma_app(self).clock() - self.running_since)
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -171,7 +115,7 @@ class PlayScreen(Screen):
     def on_mount(self) -> None:
         self.title = "Koma"
         self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}" + (f" · daily {self.daily}" if self.daily else "")
-        self.warm_up()
+        self.solver.warm_up()
         self.status.message = self.message
         self.update_status()
         self._save()
@@ -181,7 +125,7 @@ class PlayScreen(Screen):
     def on_screen_suspend(self) -> None:
         self._pause_clock()
         self._save()
-        self.playback.hold(True)
+        self.playback.hold(True)  # a hidden screen does no work
         self.status.hold(True)
 
     def on_screen_resume(self) -> None:
@@ -200,58 +144,32 @@ class PlayScreen(Screen):
 
     # --- the clock: one tick a second, only while it runs ----------------------------------------
     def _start_clock(self) -> None:
-        if self.running_since is None and self.position > 0 and not self.won and self.is_current:
-            self.running_since = koma_app(self).clock()
+        if self.position > 0 and not self.won and self.is_current and self.clock.start():
             self.clock_timer = self.set_interval(1.0, self._tick)
 
     def _pause_clock(self) -> None:
-        if self.running_since is not None:
-            self.seconds = self.elapsed()
-            self.running_since = None
+        self.clock.pause()
         if self.clock_timer is not None:
             self.clock_timer.stop()
             self.clock_timer = None
 
     def _tick(self) -> None:
-        self.status.seconds = int(self.elapsed())
+        self.status.seconds = int(self.clock.elapsed())
 
     # --- the side panel -------------------------------------------------------------------------
-    def _distance_pending(self) -> bool:
-        return self.state not in self.distances and bool(search.methods(self.puzzle)) and not self.no_optimal
-
     def update_status(self) -> None:
         """Set the panel's reactives; only the lines whose text changed redraw."""
         status = self.status
         status.moves = self.position
-        status.seconds = int(self.elapsed())
-        status.distance = self.distance_text()
+        status.seconds = int(self.clock.elapsed())
+        status.distance = self.solver.distance_text(self.state, self.proof.solvable)
         status.proof = self.proof
-        status.solver = self.solver_text()
+        status.solver = self.solver.job_text() or self.playback.text()
 
-    def distance_text(self) -> str:
-        state = self.state
-        distance = self.distances.get(state)
-        if self.puzzle.is_goal(state):
-            return "[b]Solved[/b]"
-        if distance is not None:
-            return f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
-        if not search.methods(self.puzzle) or self.no_optimal:
-            return "distance: no optimal solver for this size yet"
-        if not self.proof.solvable:
-            return "cannot reach the goal"
-        if not self.warm.is_set():
-            return f"{SPIN} warming up…"
-        if self.job is not None and self.job.state == state:
-            return "distance: the search below will tell"
-        return f"{SPIN} measuring distance…"
-
-    def solver_text(self) -> str:
-        if self.job is not None:
-            what = "Solving" if self.job.kind == "solve" else "Finding a hint"
-            wait = "" if self.warm.is_set() else " (warming up)"
-            figures = f"\n{figures_text(self.job.progress)}" if self.job.progress else ""
-            return f"{SPIN} {what}{wait}…{figures}\n[dim]esc cancels[/dim]"
-        return self.playback.text()
+    def refresh_view(self) -> None:
+        """The side panel and the footer's keys, after a change of state."""
+        self.update_status()
+        self.refresh_bindings()
 
     # --- showing a new position ------------------------------------------------------------------
     def _show(self, animate: bool = True) -> None:
@@ -260,17 +178,16 @@ class PlayScreen(Screen):
         if self.hinted is not None:
             self.hinted = None
             board.set_hint()
-        self._measure()
-        self.update_status()
+        self.solver.measure(self.state, self.start)
+        self.refresh_view()
         self._save()
-        self.refresh_bindings()
 
     def _save(self) -> None:
         if self.won:
             return
         history = self.history
         koma_app(self).store.save_game(self.game_id, SavedGame(
-            self.puzzle.format(self.start), history.moves, "".join(history.origins), history.position, self.elapsed(), self.hints))
+            self.puzzle.format(self.start), history.moves, "".join(history.origins), history.position, self.clock.elapsed(), self.hints))
         koma_app(self).show_store_notices()
 
     # --- playing moves ---------------------------------------------------------------------------
@@ -295,36 +212,14 @@ class PlayScreen(Screen):
     def on_goal(self) -> None:
         self._pause_clock()
         self.won = True
-        store = koma_app(self).store
-        seconds, moves = self.seconds, plural(self.position, "move")
-        optimal = self.distances.get(self.start)
-        if self.history.koma_played:
-            if not self.win_recorded:
-                store.record_koma_finish(self.stats_id)
-            self.message = (f"[b]Solved by Koma[/b] ({moves}" + (f"; optimal {optimal}" if optimal is not None else "")
-                            + "). Not counted as yours.")
-        else:
-            optimal_text = f"optimal {optimal}" if optimal is not None else "optimal unknown"
-            hints = f", {plural(self.hints, 'hint')}" if self.hints else ""
-            message = f"[b]Solved in {moves}; {optimal_text}[/b]\ntime {clock_text(seconds)}{hints}"
-            if not self.win_recorded:
-                stats = store.record_win(self.stats_id, self.position, optimal, seconds)
-                message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds)}[/dim]"
-                if self.daily:
-                    rank = store.record_daily(self.daily, self.stats_id, self.position, optimal, seconds, self.hints)
-                    if rank is not None:
-                        message += f"\nDaily {self.daily}: you rank [b]#{rank}[/b] (b: leaderboard)"
-                self.notify(f"Solved in {moves}; {optimal_text}. Time {clock_text(seconds)}.", title="Well done!")
-            self.message = message
+        finish = Finish(self.stats_id, self.position, self.clock.seconds, self.distances.get(self.start), self.hints,
+                        self.history.koma_played, self.daily)
+        self.message, notice = record_finish(koma_app(self).store, finish, first=not self.win_recorded)
+        if notice:
+            self.notify(notice, title="Well done!")
         self.win_recorded = True
-        store.clear_game(self.game_id)
-        self.update_status()
-        self.refresh_bindings()
-
-    def _unwin(self) -> None:
-        if self.won:
-            self.won = False
-            self.message = ""
+        koma_app(self).store.clear_game(self.game_id)
+        self.refresh_view()
 
     def action_arrow(self, direction: str) -> None:
         if self.look.arrows_move:
@@ -350,21 +245,8 @@ class PlayScreen(Screen):
             return
         self.play_cell(board.cursor)
 
-    def move_for_cell(self, cell: int) -> str | None:
-        """The legal move that carries the piece on ``cell`` into the blank, if any."""
-        piece = next((p for p in self.query_one(Board).pieces if p.covers(cell, self.puzzle.width)), None)
-        if piece is None or piece.spec.kind == "blank":
-            return None
-        covered = {piece.spec.cell + k for k in range(piece.spec.span)}
-        state = self.state
-        for move in self.puzzle.moves(state):
-            after = self.puzzle.apply(state, move)
-            if any(after[c] != state[c] for c in covered):
-                return move
-        return None
-
     def play_cell(self, cell: int) -> None:
-        move = self.move_for_cell(cell)
+        move = self.look.move_for_cell(self.puzzle, self.state, cell)
         if move is None:
             self.app.bell()
         else:
@@ -385,89 +267,29 @@ class PlayScreen(Screen):
         self.cancel_job(quiet=True)
 
     def action_undo(self) -> None:
-        if not self.history.can_undo:
-            self.app.bell()
-            return
-        self._take_over()
-        self._unwin()
-        self.history.undo()
-        self.message = ""
-        self._start_clock()
-        self._show()
+        self._travel(self.history.undo)
 
     def action_redo(self) -> None:
-        if not self.history.can_redo:
-            self.app.bell()
-            return
-        self._take_over()
-        self.history.redo()
-        self.message = ""
-        self._show()
-        if self.puzzle.is_goal(self.state):
-            self.on_goal()
+        self._travel(self.history.redo)
 
     def action_restart(self) -> None:
-        if self.position == 0:
+        if self.position:
+            self._travel(self.history.restart, "Back to the start (U redoes your moves).")
+
+    def _travel(self, step: Callable[[], object], message: str = "") -> None:
+        """Undo, redo or restart (``step``): Koma stops; a redo that reaches the goal wins again."""
+        before = self.position
+        if not step():
+            self.app.bell()  # nothing to undo or redo
             return
         self._take_over()
-        self._unwin()
-        self.history.restart()
-        self.message = "Back to the start (U redoes your moves)."
+        if self.position < before:
+            self.won = False  # back before the win: play on
+        self.message = message
+        self._start_clock()
         self._show()
-
-    # --- distance (live) --------------------------------------------------------------------------
-    def _measure(self) -> None:
-        """Find the distance of the board shown (and of the start), from the table or in the background."""
-        wanted = [s for s in dict.fromkeys([self.state, self.start]) if s not in self.distances]
-        if not wanted or not self.warm.is_set() or not search.methods(self.puzzle) or self.no_optimal:
-            return
-        if self.puzzle.enumerable:  # a table lookup: instant once warm
-            for s in wanted:
-                try:
-                    d = search.distance(self.puzzle, s)
-                except KomaError:
-                    continue
-                if d >= 0:
-                    self.distances[s] = d
-            return
-        wanted = [s for s in wanted if self.puzzle.proof(s).solvable]
-        if wanted:
-            if self.distance_job is not None:
-                self.distance_job.cancel()
-            self.distance_job = SolverJob("distance", wanted[0], items=list(range(len(wanted))))
-            self.measure_in_background(self.distance_job, wanted)
-
-    @work(thread=True, exclusive=True, group="distance", name="distance")
-    def measure_in_background(self, job: SolverJob, states: list[tuple]) -> None:
-        with koma_app(self).stop_flags.registered(job):
-            try:
-                for s in states:
-                    if job.cancelled:
-                        return
-                    self.post_message(JobDone(job, search.solve(self.puzzle, s, stop=job.stop)))
-            except (Cancelled, KomaError, IndexError):
-                return
-
-    # --- warming up ------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="warmup", name="warm-up")
-    def warm_up(self) -> None:
-        """Load (or build) the depth table, or JIT-compile the search, away from the UI thread."""
-        began = time.perf_counter()
-        problem = ""
-        try:
-            if self.puzzle.enumerable:
-                self.puzzle.depth_table()
-            elif search.methods(self.puzzle):
-                near = self.puzzle.goal
-                for _ in range(2):
-                    near = self.puzzle.apply(near, self.puzzle.moves(near)[0])
-                with koma_app(self).stop_flags.registered(SolverJob("warm-up", near)) as job:
-                    search.solve(self.puzzle, near, stop=job.stop)
-        except Cancelled:
-            problem = "cancelled"
-        except Exception as error:  # a solver problem must not take the game down
-            problem = str(error) or error.__class__.__name__
-        self.post_message(WarmedUp(problem, time.perf_counter() - began))
+        if self.position > before and self.puzzle.is_goal(self.state):
+            self.on_goal()
 
     @on(WarmedUp)
     def _warmed_up(self, event: WarmedUp) -> None:
@@ -475,9 +297,8 @@ class PlayScreen(Screen):
         koma_app(self).warm_seconds.setdefault(self.game_id, event.seconds)
         if event.problem and event.problem != "cancelled":
             self.message = f"Solver unavailable: {event.problem}"
-        self._measure()
-        self.update_status()
-        self.refresh_bindings()
+        self.solver.measure(self.state, self.start)
+        self.refresh_view()
 
     # --- solving and hints -----------------------------------------------------------------------
     def action_solve(self) -> None:
@@ -492,149 +313,92 @@ class PlayScreen(Screen):
 
     def action_hint(self) -> None:
         state = self.state
+        known = self.solver.known_move(state)
         if self.puzzle.is_goal(state):
             self.message = "Already solved."
-        elif state in self.solution_path[:-1]:
-            self.show_hint(self.solution_moves[self.solution_path.index(state)], self.solution_optimal)
+        elif known is not None:
+            self.show_hint(known, self.solver.solution_optimal)
         elif self.job is None:
             self.start_job("hint")
 
     def start_job(self, kind: str) -> None:
-        missing = ""
-        if not search.methods(self.puzzle):
-            missing = f"Koma has no optimal solver for the {self.puzzle.title} yet."
-        elif not self.proof.solvable:
-            missing = f"This board cannot be solved: {self.proof.summary}."
+        missing = self.solver.why_not(self.proof)
         if missing:
             self.message = missing
             self.app.bell()
             return
-        self.job = SolverJob(kind, self.state)
-        if self.distance_job is not None and not self.puzzle.enumerable:
-            self.distance_job.cancel()  # the solution answers the distance as well: one search, not two
-        self.run_solver(self.job)
-        self.update_status()
-        self.refresh_bindings()
-
-    @work(thread=True, exclusive=True, group="solver", name="solver")
-    def run_solver(self, job: SolverJob) -> None:
-        """Wait for the warm-up, then solve ``job.state`` optimally, posting progress and the answer."""
-        with koma_app(self).stop_flags.registered(job):
-            try:
-                while not self.warm.wait(0.02):
-                    if job.cancelled:
-                        return
-                progress = throttled(lambda info: self.post_message(JobProgress(job, dict(info))))
-                solution = search.solve(self.puzzle, job.state, stop=job.stop, progress=progress)
-            except Cancelled:
-                return
-            except UnsolvableError as error:
-                self.post_message(JobFailed(job, str(error)))
-                return
-            except KomaError as error:
-                self.post_message(JobFailed(job, f"Koma cannot solve this: {error}"))
-                return
-            except Exception as error:  # pragma: no cover - a solver bug: report it, keep the game
-                self.post_message(JobFailed(job, f"The solver failed: {error!r}"))
-                return
-        if not job.cancelled:
-            self.post_message(JobDone(job, solution))
+        self.solver.start(kind, self.state)
+        self.refresh_view()
 
     @on(JobProgress)
     def _solve_progress(self, event: JobProgress) -> None:
         if event.job is self.job:
             event.job.progress = event.info
-            self.status.solver = self.solver_text()
+            self.status.solver = self.solver.job_text()
 
     @on(JobFailed)
     def _solve_failed(self, event: JobFailed) -> None:
-        if event.job is self.job:
-            self.job = None
-            self.message = event.error
-            self.update_status()
-            self.refresh_bindings()
+        if event.job.kind == "generate":
+            self._generated(event)
+        elif event.job is self.job:
+            self.solver.cancel()
+            self.message = failure_text(event.error)
+            self.refresh_view()
 
     @on(JobDone)
     def _solve_done(self, event: JobDone) -> None:
-        solution: Solution = event.result
-        path = [tuple(s) for s in solution.path]
-        if solution.optimal:
-            for k, s in enumerate(path):
-                self.distances[s] = len(path) - 1 - k
-        job = event.job
+        job, solution = event.job, event.result
+        if job.kind == "generate":
+            self._generated(event)
+            return
+        if not isinstance(solution, Solution):
+            return  # a measuring job's end: its answers came one by one
         if job.kind == "distance":
-            self.no_optimal = self.no_optimal or not solution.optimal
-        elif job is self.job:
-            self.job = None
-            self.solution_path, self.solution_moves = path, list(solution.moves)
-            self.solution_optimal = solution.optimal
-            koma_app(self).last_solve_seconds = time.monotonic() - job.began
+            self.solver.learn(solution, "distance")
+        elif self.solver.finished(job, solution):
             if job.state == self.state and job.kind == "hint":
                 self.show_hint(solution.moves[0], solution.optimal)
             elif job.state == self.state:
-                kind = "optimal" if solution.optimal else f"NOT proven optimal: {solution.method} method"
-                self.message = (f"Koma found {plural(solution.length, 'move')} ({kind}; {solution.nodes:,} nodes, "
-                                f"{solution.seconds:.2f} s).")
+                self.message = found_text(solution)
                 self.playback.start(list(solution.moves))
             self.refresh_bindings()
         self.update_status()
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
-        state = self.state
-        after = self.puzzle.apply(state, move)
-        changed = {i for i in range(len(state)) if after[i] != state[i]}
-        board = self.query_one(Board)
-        if self.look.identity_by_cell:
-            board.set_hint(changed, {move})
-            what = f"turn {'row' if move.isalpha() else 'column'} {move} over"
-        else:
-            board.set_hint({i for i in changed if state[i] != self.look.blank_code})
-            what = f"move the highlighted piece {DIRECTIONS.get(move, move)}"
+        cells, lines, what = self.look.hint(self.puzzle, self.state, move)
+        self.query_one(Board).set_hint(cells, lines)
         self.hinted = move
         self.hints += 1
-        distance = self.distances.get(state)
+        distance = self.distances.get(self.state)
         self.message = (f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".")
                         + ("" if optimal else " (Not proven optimal.)"))
         self.update_status()
         self._save()
 
     def cancel_job(self, quiet: bool = False) -> bool:
-        """Stop the solve or hint under way (its worker and its kernel); False if there was none."""
-        job = self.job
-        if job is None:
+        """Stop the solve or hint under way; False if there was none."""
+        if not self.solver.cancel():
             return False
-        job.cancel()
-        self.workers.cancel_group(self, "solver")
-        self.job = None
         if not quiet:
             self.message = "Cancelled."
-        self.update_status()
-        self.refresh_bindings()
+        self.refresh_view()
         return True
 
     def cancel_jobs(self) -> None:
         """Stop every job of this screen: the solver, the distance search and the playback."""
-        if self.job is not None:
-            self.job.cancel()
-            self.job = None
-        if self.distance_job is not None:
-            self.distance_job.cancel()
+        self.solver.cancel_all()
         self.playback.stop()
-        self.workers.cancel_group(self, "solver")
-        self.workers.cancel_group(self, "distance")
 
     # --- playback ----------------------------------------------------------------------------------
     def _playback_stepped(self, step: Step) -> None:
         if step is Step.MISFIT:
             self.message = "The playback no longer fits the board."
-        self.update_status()
-        self.refresh_bindings()
+        self.refresh_view()
 
     def action_pause(self) -> None:
         if self.playback.active:
             self.playback.toggle_pause()
-            self.update_status()
-            self.refresh_bindings()
+            self.refresh_view()
 
     def action_speed(self, delta: int) -> None:
         self.playback.change_speed(delta)
@@ -646,8 +410,9 @@ class PlayScreen(Screen):
         elif delta > 0:
             self._playback_stepped(self.playback.forward())
         elif self.history.last_origin == KOMA:
-            self._unwin()
-            self.playback.back(self.moves[self.position - 1])
+            if self.won:
+                self.won, self.message = False, ""
+            self.playback.back(self.history.moves[self.position - 1])
             self.history.undo()
             self._show()
         else:
@@ -656,11 +421,10 @@ class PlayScreen(Screen):
     # --- the rest -------------------------------------------------------------------------------------
     def action_escape(self) -> None:
         if self.cancel_job():
-            self._measure()  # the cancelled job would have answered the distance too
+            self.solver.measure(self.state, self.start)  # the cancelled job would have answered the distance too
         elif self.playback.stop():
             self.message = "Playback stopped."
-            self.update_status()
-            self.refresh_bindings()
+            self.refresh_view()
         else:
             self.app.pop_screen()
 
@@ -678,68 +442,39 @@ class PlayScreen(Screen):
             return
         kind, value = choice
         if kind == "board":
-            self.post_message(NewBoard(tuple(cast(tuple, value)), "A new game from your board."))
-        else:
-            self.generate(kind, cast("int | None", value))
-
-    @work(thread=True, exclusive=True, group="generate", name="generate")
-    def generate(self, kind: str, distance: int | None) -> None:
-        seed = random.SystemRandom().randrange(2**32)
-        try:
-            state = self.puzzle.random_state(seed, distance if kind == "distance" else None)
-        except KomaError as error:
-            self.post_message(NewBoard((), str(error)))
+            self.new_game(tuple(cast(tuple, value)), "A new game from your board.")
             return
-        note = f"A new game, exactly {distance} moves from solved." if kind == "distance" else "A new random game."
-        self.post_message(NewBoard(tuple(state), note))
+        self.solver.generate(cast("int | None", value) if kind == "distance" else None)
 
-    @on(NewBoard)
-    def _new_board(self, event: NewBoard) -> None:
-        if event.state:
-            self.new_game(event.state, event.note)
+    def _generated(self, event: JobDone | JobFailed) -> None:
+        if isinstance(event, JobFailed):
+            self.message = str(event.error)
         else:
-            self.message = event.note
+            distance = event.job.total
+            self.new_game(tuple(event.result), f"A new game, exactly {distance} moves from solved." if distance else "A new random game.")
 
     def new_game(self, state: tuple, note: str = "") -> None:
         self._take_over()
         self._pause_clock()
         self.history = GameHistory.starting_at(state)
-        self.hints, self.seconds = 0, 0.0
+        self.hints, self.clock.seconds = 0, 0.0
         self.won = self.win_recorded = False
-        self.solution_path, self.solution_moves = [], []
+        self.solver.solution_path, self.solver.solution_moves = [], []
         self.message = note
         self._show()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if (action == "undo" and not self.history.can_undo) or (action == "redo" and not self.history.can_redo):
-            return None
-        if action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)):
-            return None
-        if action == "step" and not (self.playback.active and self.playback.paused):
-            return None
+        if ((action == "undo" and not self.history.can_undo) or (action == "redo" and not self.history.can_redo)
+                or (action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)))
+                or (action == "step" and not (self.playback.active and self.playback.paused))):
+            return None  # greyed out in the footer
         return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))
 
 
 class UraPlayScreen(PlayScreen):
     """Ura-omote: A.. turn a row over, 1.. a column; arrows move the cursor, Enter/Space turn its lines."""
 
-    BINDINGS = [
-        Binding("up,k", "arrow('U')", "", id="play.up", group=CURSOR),
-        Binding("down,j", "arrow('D')", "", id="play.down", group=CURSOR),
-        Binding("left,h", "arrow('L')", "", id="play.left", group=CURSOR),
-        Binding("right,l", "arrow('R')", "cursor", id="play.right", group=CURSOR),
-        Binding("enter", "activate('enter')", "row", id="play.enter", tooltip="Turn the cursor's row over"),
-        Binding("space", "activate('space')", "column", id="play.space", tooltip="Turn the cursor's column over (or pause the playback)"),
-        *[Binding(f"{letter.lower()},{letter}", f"flip('{letter}')", f"Turn row {letter} over",
-                  id=f"play.row_{letter.lower()}", show=False) for letter in "ABCDEF"],
-        *[Binding(digit, f"flip('{digit}')", f"Turn column {digit} over", id=f"play.column_{digit}", show=False)
-          for digit in "123456"],
-    ]
-
-
-DAILY_BINDINGS = [
-    Binding("b", "leaderboard", "leaderboard", id="play.leaderboard", tooltip="The daily leaderboard of this puzzle"),
-]
+    BINDINGS = URA_BINDINGS
 
 
 class DailyPlayScreen(PlayScreen):

@@ -42,8 +42,7 @@ class Piece(Widget):
         self.refresh()
 
     def covers(self, cell: int, width: int) -> bool:
-        row, col = divmod(self.spec.cell, width)
-        return cell // width == row and col <= cell % width < col + self.spec.span
+        return self.spec.covers(cell, width)
 
     def on_click(self, event: events.Click) -> None:
         board = self.parent

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.renderables.digits import Digits
 
+from solver.puzzles.base import Puzzle
+
 # Goat cell codes and glyphs (solver/goat.py's documented notation).
 GOAT_BLANK, GOAT_SHEEP, GOAT_WOLF, GOAT_BIG = 0, 5, 6, 9
 GOAT_LETTERS = ".rilj" "SWd-B"
@@ -27,6 +29,10 @@ class PieceSpec:
     cell: int
     span: int = 1
     kind: str = "tile"  # CSS class: tile, blank, fence, door, sheep, wolf, big, white, black
+
+    def covers(self, cell: int, width: int) -> bool:
+        row, col = divmod(self.cell, width)
+        return cell // width == row and col <= cell % width < col + self.span
 
 
 class Look:
@@ -51,6 +57,27 @@ class Look:
         if not self.ascii and height >= 3 and width >= Digits.get_width(label) + 1:
             return Digits(label)
         return Text(label, style="bold")
+
+    def move_for_cell(self, puzzle: Puzzle, state: tuple, cell: int) -> str | None:
+        """The legal move that carries the piece on ``cell`` into the blank, if any (the puzzle says what is legal)."""
+        piece = next((spec for spec in self.specs(state) if spec.covers(cell, self.width)), None)
+        if piece is None or piece.kind == "blank":
+            return None
+        covered = range(piece.cell, piece.cell + piece.span)
+        for move in puzzle.moves(state):
+            after = puzzle.apply(state, move)
+            if any(after[c] != state[c] for c in covered):
+                return move
+        return None
+
+    def hint(self, puzzle: Puzzle, state: tuple, move: str) -> tuple[set[int], set[str], str]:
+        """How to show a hinted ``move``: the cells and row/column labels to highlight, and what to say."""
+        after = puzzle.apply(state, move)
+        changed = {i for i in range(len(state)) if after[i] != state[i]}
+        if self.identity_by_cell:
+            return changed, {move}, f"turn {'row' if move.isalpha() else 'column'} {move} over"
+        direction = {"U": "up", "D": "down", "L": "left", "R": "right"}.get(move, move)
+        return {i for i in changed if state[i] != self.blank_code}, set(), f"move the highlighted piece {direction}"
 
     def mini(self, state) -> str:
         """A few lines for a preview."""

@@ -37,7 +37,7 @@ class KomaCommands(Provider):
         screen = self.screen
         app = self.app
         seen: set[str] = set()
-        out = []
+        out: list[tuple[str, str, Callable]] = []
         for _key, active in screen.active_bindings.items():
             binding = active.binding
             if binding.action in seen or binding.system:

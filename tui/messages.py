@@ -9,7 +9,7 @@ newest figures matter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
@@ -52,11 +52,3 @@ class WarmedUp(Message):
 
     problem: str = ""
     seconds: float = 0.0
-
-
-@dataclass
-class NewBoard(Message):
-    """A board for a new game, or no board (``state`` empty) and the reason in ``note``."""
-
-    state: tuple = field(default_factory=tuple)
-    note: str = ""

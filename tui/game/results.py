@@ -35,7 +35,7 @@ def record_finish(store: Store, finish: Finish, first: bool) -> tuple[str, str]:
     if not first:
         return message, ""
     stats = store.record_win(finish.stats_id, finish.moves, finish.optimal, finish.seconds)
-    message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds)}[/dim]"
+    message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds or 0.0)}[/dim]"
     if finish.daily:
         rank = store.record_daily(finish.daily, finish.stats_id, finish.moves, finish.optimal, finish.seconds, finish.hints)
         if rank is not None:

@@ -28,7 +28,10 @@ def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report]
             interval: float = 0.1) -> Worker:
     """Run ``compute(job, report)`` in an exclusive thread worker of ``node`` (a newer job of ``group`` replaces it)."""
     stop_flags = koma_app(node).stop_flags
-    report = throttled(lambda info: node.post_message(JobProgress(job, dict(info))), interval)
+    def post_progress(info: dict[str, Any]) -> None:
+        node.post_message(JobProgress(job, dict(info)))
+
+    report = throttled(post_progress, interval)
 
     def body() -> None:
         with stop_flags.registered(job):

@@ -5,12 +5,12 @@ Kept apart from the screens so that the list of keys reads as one table.
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 MOVE = Binding.Group("move", compact=True)
 CURSOR = Binding.Group("cursor", compact=True)
 
-PLAY_BINDINGS = [
+PLAY_BINDINGS: list[BindingType] = [
     Binding("up,k", "arrow('U')", "", id="play.up", group=MOVE),
     Binding("down,j", "arrow('D')", "", id="play.down", group=MOVE),
     Binding("left,h", "arrow('L')", "", id="play.left", group=MOVE),
@@ -36,7 +36,7 @@ PLAY_BINDINGS = [
     Binding("escape", "escape", "back", id="play.escape", tooltip="Back: cancel the search or playback, else return home"),
 ]
 
-URA_BINDINGS = [
+URA_BINDINGS: list[BindingType] = [
     Binding("up,k", "arrow('U')", "", id="play.up", group=CURSOR),
     Binding("down,j", "arrow('D')", "", id="play.down", group=CURSOR),
     Binding("left,h", "arrow('L')", "", id="play.left", group=CURSOR),
@@ -49,6 +49,6 @@ URA_BINDINGS = [
       for digit in "123456"],
 ]
 
-DAILY_BINDINGS = [
+DAILY_BINDINGS: list[BindingType] = [
     Binding("b", "leaderboard", "leaderboard", id="play.leaderboard", tooltip="The daily leaderboard of this puzzle"),
 ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from tui_helpers import make_app, wait_for, wait_warm
 
 from solver import search
@@ -21,24 +20,14 @@ TWELVE = "1 2 3/4 5 6/7 8 _"
 
 
 class SlowSliding(SlidingPuzzle):
-    """A 3x3 board whose solver only stops when told to: for cancellation tests (see ``slow_solver``)."""
+    """A 3x3 board whose solver only stops when told to: for cancellation tests."""
 
-
-@pytest.fixture(autouse=True)
-def slow_solver(monkeypatch):
-    """``search.solve`` on a SlowSliding board reports progress until its stop flag is set, then raises Cancelled."""
-    real_solve = search.solve
-
-    def solve(puzzle, state, method=None, *, stop=None, progress=None, **options):
-        if not isinstance(puzzle, SlowSliding):
-            return real_solve(puzzle, state, method, stop=stop, progress=progress, **options)
+    def solve_by_table(self, state, *, stop=None, progress=None):
         while True:
             check_stop(stop)
             if progress:
                 progress({"bound": 7, "nodes": 1234567})
             time.sleep(0.005)
-
-    monkeypatch.setattr(search, "solve", solve)
 
 
 def solver_workers(app):

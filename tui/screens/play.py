@@ -66,6 +66,7 @@ class PlayScreen(Screen):
         self.playback.on_step = self._playback_stepped
         self.won = self.win_recorded = False
         self._proof: tuple[tuple, Proof] | None = None
+        self._keys: tuple[bool, ...] = ()  # what the footer's keys were last drawn for
         self.status: GameStatus  # made in compose, when the app is there to say how to spin
         self.history = self._resume(start, saved)
         if note:
@@ -167,9 +168,12 @@ class PlayScreen(Screen):
         status.solver = self.solver.job_text() or self.playback.text()
 
     def refresh_view(self) -> None:
-        """The side panel and the footer's keys, after a change of state."""
+        """The side panel, and the footer when a key turned on or off (the footer rebuilds itself: costly)."""
         self.update_status()
-        self.refresh_bindings()
+        keys = (self.history.can_undo, self.history.can_redo, self.won, self.playback.active and self.playback.paused)
+        if keys != self._keys:
+            self._keys = keys
+            self.refresh_bindings()
 
     # --- showing a new position ------------------------------------------------------------------
     def _show(self, animate: bool = True) -> None:
@@ -361,8 +365,7 @@ class PlayScreen(Screen):
             elif job.state == self.state:
                 self.message = found_text(solution)
                 self.playback.start(list(solution.moves))
-            self.refresh_bindings()
-        self.update_status()
+        self.refresh_view()
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
         cells, lines, what = self.look.hint(self.puzzle, self.state, move)

@@ -67,10 +67,10 @@ class GameStatus(Vertical):
         return self.query_one(f"#{line_id}", Static)
 
     def watch_moves(self) -> None:
-        self._line("counters").update(self._counters_text())
+        self._line("counters").update(self._counters_text(), layout=False)  # always one line: no layout pass
 
     def watch_seconds(self) -> None:
-        self._line("counters").update(self._counters_text())
+        self._line("counters").update(self._counters_text(), layout=False)
 
     def watch_distance(self) -> None:
         self._line("distance").update(self._spin(self.distance))

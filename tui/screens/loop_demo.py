@@ -118,6 +118,14 @@ class LoopDemoScreen(Screen):
         self.new_run(self.start)
         self.start_stats()
 
+    def on_screen_suspend(self) -> None:
+        if self.timer is not None:
+            self.timer.pause()  # a hidden screen does no work
+
+    def on_screen_resume(self) -> None:
+        if self.timer is not None:
+            self.timer.resume()
+
     def on_unmount(self) -> None:
         self.cancel_stats()
         if self.timer is not None:

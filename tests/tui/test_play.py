@@ -160,6 +160,8 @@ async def test_hint_highlights_the_next_optimal_move(tmp_path):
         hinted = [p for p in board.pieces if p.has_class("-hint")]
         assert [p.spec.code for p in hinted] == [7]  # tile 7 moves left first
         assert "left" in screen.message and screen.hints == 1
+        await pilot.press("left", "left")  # the hinted move, then one of the player's own
+        assert screen.history.origins == ["h", "p"] and not [p for p in board.pieces if p.has_class("-hint")]
 
 
 async def test_cursor_enter_and_click_move_tiles(tmp_path):

@@ -29,6 +29,13 @@ def test_a_job_flag_is_registered_while_it_runs_and_quitting_stops_it():
     assert id(job.stop) not in flags  # dropped when the block ends
 
 
+def test_a_job_that_starts_after_quitting_began_is_stopped_at_once():
+    flags = StopFlags()
+    flags.stop_all()
+    with flags.registered(SolverJob("solve")) as job:
+        assert job.cancelled
+
+
 def test_a_job_cancel_sets_only_its_own_flag():
     first, second = SolverJob("hint"), SolverJob("solve")
     first.cancel()

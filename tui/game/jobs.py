@@ -43,15 +43,24 @@ class SolverJob:
 class StopFlags(dict[int, StopFlag]):
     """The stop flags of every running job, by id: quitting (``stop_all``) sets them all."""
 
+    quitting = False
+
     @contextmanager
     def registered(self, job: SolverJob) -> Iterator[SolverJob]:
-        """Keep ``job``'s flag here while the block runs (in the job's worker thread), then drop it."""
+        """Keep ``job``'s flag here while the block runs (in the job's worker thread), then drop it.
+
+        A job whose worker starts after the app began quitting is stopped at once.
+        """
         self[id(job.stop)] = job.stop
+        if self.quitting:
+            job.cancel()
         try:
             yield job
         finally:
             self.pop(id(job.stop), None)
 
     def stop_all(self) -> None:
+        """Quitting: stop every job running now, and any that starts from now on."""
+        self.quitting = True
         for flag in list(self.values()):
             request_stop(flag)

@@ -282,3 +282,20 @@ async def test_help_lists_rules_and_keys(tmp_path):
         assert "Goat" in text and "Ura-omote" in text and "solve" in text
         await pilot.press("escape")
         assert isinstance(app.screen, PlayScreen)
+
+
+async def test_idle_and_hidden_play_screens_run_no_timers(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    app.animate_spinner = True  # a spinner that would spin if anything were under way
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        assert screen.clock_timer is None and screen.status.spin_timer is None  # nothing to tick or spin yet
+        await pilot.press("left")
+        assert screen.clock_timer is not None  # the clock runs once the game has begun
+        await pilot.press("p")  # the parity proof covers the board
+        await wait_for(pilot, lambda: app.screen is not screen, what="the proof")
+        assert screen.clock_timer is None and screen.status.held
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to the board")
+        assert screen.clock_timer is not None and not screen.status.held

@@ -196,7 +196,7 @@ class PlayScreen(Screen):
 
     # --- playing moves ---------------------------------------------------------------------------
     def play(self, move: str, origin: str = PLAYER) -> bool:
-        """Play ``move`` if it is legal here; ``origin`` is the player's (``p``) or Koma's playback (``k``)."""
+        """Play ``move`` if legal: the player's (``p``; ``h`` if it follows the hint shown) or Koma's playback (``k``)."""
         if move not in self.puzzle.moves(self.state) or (self.won and origin != KOMA):
             if origin != KOMA:
                 self.app.bell()

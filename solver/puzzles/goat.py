@@ -36,14 +36,27 @@ from solver.engines.ranking import nth_set_bit, pack
 from solver.engines.tables import DepthTable
 from solver.errors import BoardError, KomaError
 from solver.puzzles.base import Proof, Puzzle, State
-
-WIDTH, HEIGHT, CELLS = 4, 3, 12
-BLANK, TL, VBAR, BL, BR, SHEEP, WOLF, DOOR, DASH, BIG = range(10)
-ASCII = ".rilj" "SWd-B"  # code -> notation letter
-GLYPHS = ("□", "┌", "│", "└", "┘", "羊", "狼", "‖", "─", "大")  # code -> glyph (大: a big-piece cell)
-NAMES = ("blank", "┌", "│", "└", "┘", "sheep 羊", "wolf 狼", "door ‖", "─", "big piece")
-PIECE_COUNTS = (1, 1, 1, 1, 1, 1, 1, 1, 2, 2)  # how many cells hold each code
-CHAR_CODES = {c: i for i, c in enumerate(ASCII)} | {g: i for i, g in enumerate(GLYPHS)} | {"_": BLANK, "　": BLANK}
+from solver.puzzles.goat_notation import (  # noqa: F401 - the notation is part of this module's interface too
+    ASCII,
+    BIG,
+    BL,
+    BLANK,
+    BR,
+    CELLS,
+    CHAR_CODES,
+    DASH,
+    DOOR,
+    GLYPHS,
+    HEIGHT,
+    NAMES,
+    PIECE_COUNTS,
+    SHEEP,
+    TL,
+    VBAR,
+    WIDTH,
+    WOLF,
+    format_unicode,
+)
 
 START: State = (TL, DASH, BIG, BIG, VBAR, BLANK, DOOR, SHEEP, BL, DASH, BR, WOLF)
 GOAL: State = (TL, DASH, BIG, BIG, VBAR, SHEEP, DOOR, BLANK, BL, DASH, BR, WOLF)
@@ -296,25 +309,7 @@ class GoatPuzzle(Puzzle):
         return "/".join("".join(ASCII[v] for v in state[r * WIDTH:(r + 1) * WIDTH]) for r in range(HEIGHT))
 
     def format_unicode(self, state: State) -> str:
-        """Three lines for display, two columns per cell; the big piece is one four-column block ``[大]``.
-
-        Box-drawing glyphs are padded with a space; 羊 and 狼 are double width; the blank is two spaces.
-        """
-        lines = []
-        for r in range(HEIGHT):
-            row = state[r * WIDTH:(r + 1) * WIDTH]
-            parts = []
-            c = 0
-            while c < WIDTH:
-                v = row[c]
-                if v == BIG:
-                    parts.append("[大]")
-                    c += 2
-                    continue
-                parts.append("  " if v == BLANK else GLYPHS[v] if v in (SHEEP, WOLF) else GLYPHS[v] + " ")
-                c += 1
-            lines.append("".join(parts))
-        return "\n".join(lines)
+        return format_unicode(state)
 
     # --- rules ----------------------------------------------------------------------------
     def _check(self, state: State) -> State:

@@ -175,7 +175,7 @@ async def test_a_daily_game_in_progress_resumes(tmp_path, monkeypatch):
     async with again.run_test(size=(100, 30)) as pilot:
         screen = again.open_puzzle(get_puzzle("8"), daily="2025-01-31")
         await pilot.pause()
-        assert screen.moves == [move] and screen.position == 1
+        assert screen.history.moves == [move] and screen.position == 1
         assert isinstance(screen, PlayScreen)
     assert Store(tmp_path / "koma.db", player="user:lee").load_game("8") is None  # the puzzle's own game untouched
 

@@ -28,15 +28,12 @@ def prepare(args):
     """The puzzle and start board asked for on the command line: ``(puzzle or None, state or None)``."""
     if getattr(args, "command", None) != "play":
         return None, None
-    from solver.puzzles.registry import get_puzzle
+    from solver.puzzles.ids import puzzle_and_board
 
-    puzzle = get_puzzle(args.puzzle, args.size)
-    state = None
-    if args.board is not None:
-        if args.seed is not None:
-            raise KomaError("give --board or --seed, not both")
-        state = puzzle.parse(args.board)
-    elif args.seed is not None:
+    puzzle, state = puzzle_and_board(args.puzzle, args.size, args.board)  # PUZZLE [--board B] or a game ID
+    if args.seed is not None:
+        if state is not None:
+            raise KomaError("give a board (--board or a game ID) or --seed, not both")
         state = puzzle.random_state(args.seed)
     return puzzle, state
 

@@ -128,7 +128,7 @@ def puzzle_and_board_from(args):
 
     puzzle, state = puzzle_and_board(args.puzzle, args.size, args.board)
     if state is None:
-        raise KomaError(f"the board is missing: give PUZZLE BOARD, or a game ID such as {game_id_of(puzzle, puzzle.goal)}")
+        raise KomaError(f"a board is required: give PUZZLE BOARD, or a game ID such as {game_id_of(puzzle, puzzle.goal)}")
     return puzzle, state
 
 
@@ -343,7 +343,25 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
 
 def parse_args(argv: Sequence[str] | None, extensions: Sequence[Callable[[Any], None]] = ()):
     """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
-    return build_parser(extensions).parse_args(argv)
+    parser = build_parser(extensions)
+    args, extras = parser.parse_known_args(argv)
+    return with_late_board(parser, args, extras)
+
+
+BOARD_COMMANDS = ("solve", "parity")  # the commands that take PUZZLE BOARD or a game ID
+
+
+def with_late_board(parser: Parser, args, extras: list[str]):
+    """Give BOARD its value when options came between PUZZLE and BOARD (``koma solve sliding --size 2x3 BOARD``).
+
+    BOARD is optional (a game ID stands alone), and argparse gives an optional positional nothing as
+    soon as an option follows PUZZLE, leaving the board over; any other leftover is still an error.
+    """
+    if len(extras) == 1 and args.command in BOARD_COMMANDS and args.board is None and not extras[0].startswith("-"):
+        args.board = extras[0]
+    elif extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None,

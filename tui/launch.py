@@ -38,6 +38,16 @@ def prepare(args):
     return puzzle, state
 
 
+def chosen_theme(args) -> str | None:
+    """The theme ``koma --theme NAME`` asked for (checked: a bad name is one line and exit 2), or None."""
+    name = getattr(args, "theme", None)
+    if name is None:
+        return None
+    from .themes import check_theme
+
+    return check_theme(name)
+
+
 def wants_ascii(args) -> bool:
     """Whether the command line asked for ASCII: ``koma --ascii [play ...]`` or ``koma play ... --ascii``."""
     return bool(getattr(args, "ascii", False) or getattr(args, "ascii_everywhere", False))
@@ -47,13 +57,14 @@ def launch(args) -> int:
     """Run the game for ``koma`` / ``koma play``; returns the exit status."""
     try:
         puzzle, state = prepare(args)
+        theme = chosen_theme(args)
     except KomaError as error:
         print(f"koma: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
     from .app import KomaApp
 
-    app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only)
+    app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme)
     app.run()
     code = app.return_code or 0
     # The terminal is restored and the store closed (on_unmount); skip the interpreter's teardown

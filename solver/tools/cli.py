@@ -135,6 +135,7 @@ def puzzle_and_board_from(args):
 
 
 def game_id_of(puzzle, state) -> str:
+    """The board's game ID (the codec is imported here: it loads every puzzle model)."""
     from solver.puzzles.ids import game_id
 
     return game_id(puzzle, state)

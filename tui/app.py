@@ -29,6 +29,7 @@ from .game.keymap import check_bindings, read_keymap
 from .game.store import Store
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen, play_screen_for
+from .themes import KOMA_THEMES, other_theme
 
 
 class KomaCommands(Provider):
@@ -75,12 +76,19 @@ class KomaApp(App):
     BINDINGS = [
         Binding("q", "quit", "quit", id="app.quit", tooltip="Quit Koma at once (your game is saved)"),
         Binding("question_mark", "help", "help", id="app.help", tooltip="Help: rules and keys"),
+        Binding("ctrl+t", "colorblind_theme", "colour-blind theme", id="app.colorblind", show=False,
+                tooltip="Switch to the colour-blind-safe colours (Okabe-Ito) and back"),
     ]
 
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
                  store: Store | None = None, clock: Callable[[], float] = time.monotonic,
-                 animate_spinner: bool = True, keymap: dict[str, str] | None = None):
+                 animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None):
         super().__init__()
+        for theme in KOMA_THEMES:
+            self.register_theme(theme)
+        if theme_name is not None:
+            self.theme = theme_name
+        self.theme_before = self.theme  # where the colour-blind key switches back to
         self.start_puzzle = puzzle
         self.start_state = start
         self.ascii_only = ascii_only
@@ -204,6 +212,12 @@ class KomaApp(App):
         if isinstance(screen, HelpScreen):
             return
         self.push_screen(HelpScreen(help_text(screen, puzzle.key if puzzle else None)))
+
+    def action_colorblind_theme(self) -> None:
+        """Switch between the colour-blind-safe theme and the theme in use before it."""
+        current = self.theme
+        self.theme = other_theme(current, self.theme_before)
+        self.theme_before = current
 
     def stop_all(self) -> None:
         self.stop_flags.stop_all()

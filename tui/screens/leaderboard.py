@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable, Footer, Sparkline
 
 from solver.puzzles.base import Puzzle
 
@@ -19,6 +19,7 @@ from ..app_view import koma_app
 from ..ascii import Header, Static, text_for
 from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
 from ..game.formatting import clock_text
+from ..game.trend import daily_trend, excess_series, trend_caption
 
 
 class LeaderboardScreen(Screen):
@@ -58,6 +59,8 @@ class LeaderboardScreen(Screen):
         with Vertical(id="leaderboard-body"):
             yield Static(id="leaderboard-title")
             yield Static(id="leaderboard-you")
+            yield Static(id="leaderboard-trend-caption")
+            yield Sparkline([], id="leaderboard-trend")
             yield DataTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="leaderboard-hint")
         yield Footer(compact=True)
@@ -103,9 +106,18 @@ class LeaderboardScreen(Screen):
         if not ranking:
             you += "\n[dim]No ranked results yet: be the first. (Games Koma finished are not ranked.)[/dim]"
         self.query_one("#leaderboard-you", Static).update(you)
+        self.show_trend()
         self.query_one("#leaderboard-hint", Static).update(
             "[dim]ranked by moves over optimal, then moves, then time · left/right puzzle · \\[ ] day · "
             "enter play today · esc back[/dim]")
+
+    def show_trend(self) -> None:
+        """The player's results on this puzzle's daily boards up to the day shown, as a trend line."""
+        trend = daily_trend(koma_app(self).store, self.game, self.day)
+        self.query_one("#leaderboard-trend-caption", Static).update(f"[dim]{trend_caption(trend)}[/dim]")
+        sparkline = self.query_one("#leaderboard-trend", Sparkline)
+        sparkline.data = excess_series(trend)
+        sparkline.display = bool(sparkline.data)
 
     def action_puzzle(self, delta: int) -> None:
         self.index = (self.index + delta) % len(self.puzzles)

@@ -36,6 +36,7 @@ import asyncssh
 from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
 
+from .colour import colour_environment
 from .options import ServeOptions, options_from
 
 ESCDELAY_MS = "25"
@@ -177,9 +178,7 @@ class Game:
                     "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_PLAYER": self.player,
                     "KOMA_PLAYER_NAME": self.name, "KOMA_SERVE": "1", "OPENBLAS_NUM_THREADS": "1",
                     "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
-        colour = os.environ.get("KOMA_SERVE_COLORTERM")
-        if colour:
-            env["COLORTERM"] = colour
+        env.update(colour_environment(terminal, self.process.env if self.process is not None else {}, os.environ))
         return env
 
     def say(self, text: str) -> None:

@@ -24,6 +24,7 @@ from solver.puzzles.base import Puzzle
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from .game.daily import daily_board, daily_key, puzzle_id
 from .game.store import Store
+from .game.stores import open_store
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen, play_screen_for
 
@@ -76,12 +77,12 @@ class KomaApp(App):
 
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
                  store: Store | None = None, clock: Callable[[], float] = time.monotonic,
-                 animate_spinner: bool = True, keymap: dict[str, str] | None = None):
+                 animate_spinner: bool = True, keymap: dict[str, str] | None = None, database: str | None = None):
         super().__init__()
         self.start_puzzle = puzzle
         self.start_state = start
         self.ascii_only = ascii_only
-        self.store = store if store is not None else Store()
+        self.store = store if store is not None else open_store(database)
         self.clock = clock
         self.animate_spinner = animate_spinner
         self.stop_flags: dict[int, Any] = {}  # every live job's stop flag, by id: quitting sets them all

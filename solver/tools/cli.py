@@ -35,6 +35,8 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
     parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
                         help="draw with ASCII characters only (automatic when the locale is not UTF-8)")
+    parser.add_argument("--database", metavar="URL", help="where games are saved: postgresql://… or sqlite:///PATH "
+                        "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def add(name: str, help_text: str) -> Parser:

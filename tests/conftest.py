@@ -39,3 +39,15 @@ def postgres_server():
 def postgres_url(postgres_server):
     """The URL of a fresh, empty database on the session's PostgreSQL server."""
     return postgres_server.new_database()
+
+
+@pytest.fixture(scope="session")
+def pgbouncer(postgres_server):
+    """PgBouncer in transaction mode (10 server connections at most) in front of the session's PostgreSQL."""
+    from postgres_server import start_pgbouncer
+
+    bouncer, why_not = start_pgbouncer(postgres_server, pool_size=10)
+    if bouncer is None:
+        pytest.skip(why_not)
+    yield bouncer
+    bouncer.stop()

@@ -1,7 +1,8 @@
-"""A real PostgreSQL 15 server for the tests: initdb in a temporary dir, on 127.0.0.1 and a free port.
+"""A real PostgreSQL 15 server for the tests (initdb in a temporary dir, on 127.0.0.1 and a free port), and
+PgBouncer in transaction mode in front of it, as beside each replica in deploy/.
 
-PostgreSQL refuses to run as root, so as root the server runs as the ``postgres`` user (the dir is given
-to it).  :func:`start_postgres` returns None with the reason when no server can be started here.
+Both refuse to run as root, so as root they run as the ``postgres`` user (the dir is given to it).
+:func:`start_postgres` and :func:`start_pgbouncer` return None with the reason when they cannot start here.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 import uuid
 from pathlib import Path
 
+PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
 PG_BIN = Path(os.environ.get("KOMA_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 START_DEADLINE_SECONDS = 60.0
 
@@ -102,3 +104,68 @@ def start_postgres() -> tuple[PostgresServer | None, str]:
     except (OSError, subprocess.SubprocessError, RuntimeError) as problem:
         shutil.rmtree(root, ignore_errors=True)
         return None, f"PostgreSQL could not start: {' '.join(str(problem).split())[:300]}"
+
+
+class PgBouncer:
+    """PgBouncer on 127.0.0.1 and a free port, in transaction mode, holding at most ``pool_size`` server connections."""
+
+    def __init__(self, postgres: PostgresServer, pool_size: int):
+        self.postgres, self.port = postgres, free_port()
+        self.root = postgres.root / f"pgbouncer-{self.port}"
+        self.root.mkdir()
+        (self.root / "users.txt").write_text('"postgres" ""\n')
+        (self.root / "pgbouncer.ini").write_text(f"""[databases]
+* = host=127.0.0.1 port={postgres.port}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {self.port}
+unix_socket_dir =
+auth_type = trust
+auth_file = {self.root / "users.txt"}
+pool_mode = transaction
+default_pool_size = {pool_size}
+max_db_connections = {pool_size}
+max_client_conn = 1000
+logfile = {self.root / "pgbouncer.log"}
+""")
+        if postgres.run_as:
+            os.chown(self.root, postgres.run_as["user"], postgres.run_as["group"])
+            for child in self.root.iterdir():
+                os.chown(child, postgres.run_as["user"], postgres.run_as["group"])
+        self.process = subprocess.Popen([PGBOUNCER, str(self.root / "pgbouncer.ini")], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.STDOUT, **postgres.run_as)
+        self.wait_until_ready()
+
+    def url(self, database_url: str) -> str:
+        """``database_url`` (a database on the server behind) reached through PgBouncer."""
+        return database_url.replace(f":{self.postgres.port}/", f":{self.port}/", 1)
+
+    def wait_until_ready(self) -> None:
+        deadline = time.monotonic() + START_DEADLINE_SECONDS
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=2).close()
+                return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    log = self.root / "pgbouncer.log"
+                    raise RuntimeError(f"PgBouncer did not start: {log.read_text()[-1000:] if log.exists() else ''}") from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def start_pgbouncer(postgres: PostgresServer, pool_size: int = 10) -> tuple[PgBouncer | None, str]:
+    if not os.path.exists(PGBOUNCER):
+        return None, "PgBouncer is not installed (CI installs the Debian package pgbouncer)"
+    try:
+        return PgBouncer(postgres, pool_size), ""
+    except (OSError, subprocess.SubprocessError, RuntimeError) as problem:
+        return None, f"PgBouncer could not start: {' '.join(str(problem).split())[:300]}"

@@ -43,10 +43,10 @@ def postgres_url(postgres_server):
 
 @pytest.fixture(scope="session")
 def pgbouncer(postgres_server):
-    """PgBouncer in transaction mode (10 server connections at most) in front of the session's PostgreSQL."""
+    """PgBouncer as deploy/pgbouncer.ini sets it up (transaction mode, 10 server connections) before the session's PostgreSQL."""
     from postgres_server import start_pgbouncer
 
-    bouncer, why_not = start_pgbouncer(postgres_server, pool_size=10)
+    bouncer, why_not = start_pgbouncer(postgres_server)
     if bouncer is None:
         pytest.skip(why_not)
     yield bouncer

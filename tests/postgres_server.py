@@ -7,6 +7,8 @@ Both refuse to run as root, so as root they run as the ``postgres`` user (the di
 
 from __future__ import annotations
 
+import configparser
+import io
 import os
 import pwd
 import shutil
@@ -106,28 +108,32 @@ def start_postgres() -> tuple[PostgresServer | None, str]:
         return None, f"PostgreSQL could not start: {' '.join(str(problem).split())[:300]}"
 
 
-class PgBouncer:
-    """PgBouncer on 127.0.0.1 and a free port, in transaction mode, holding at most ``pool_size`` server connections."""
+DEPLOY_PGBOUNCER = Path(__file__).resolve().parent.parent / "deploy" / "pgbouncer.ini"
 
-    def __init__(self, postgres: PostgresServer, pool_size: int):
+
+def pgbouncer_config(postgres_port: int, port: int, root: Path) -> str:
+    """``deploy/pgbouncer.ini`` (its pool settings) pointed at the test server, with the test's own paths and no passwords."""
+    config = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=None)
+    config.read_string(DEPLOY_PGBOUNCER.read_text())
+    config["databases"] = {"*": f"host=127.0.0.1 port={postgres_port}"}
+    config["pgbouncer"].update({"listen_addr": "127.0.0.1", "listen_port": str(port), "unix_socket_dir": "",
+                                "auth_type": "trust", "auth_file": str(root / "users.txt"), "admin_users": "postgres",
+                                "stats_users": "postgres", "logfile": str(root / "pgbouncer.log"),
+                                "pidfile": str(root / "pgbouncer.pid")})
+    text = io.StringIO()
+    config.write(text)
+    return text.getvalue()
+
+
+class PgBouncer:
+    """PgBouncer on 127.0.0.1 and a free port, with deploy/pgbouncer.ini's pool (transaction mode, 10 server connections)."""
+
+    def __init__(self, postgres: PostgresServer):
         self.postgres, self.port = postgres, free_port()
         self.root = postgres.root / f"pgbouncer-{self.port}"
         self.root.mkdir()
         (self.root / "users.txt").write_text('"postgres" ""\n')
-        (self.root / "pgbouncer.ini").write_text(f"""[databases]
-* = host=127.0.0.1 port={postgres.port}
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = {self.port}
-unix_socket_dir =
-auth_type = trust
-auth_file = {self.root / "users.txt"}
-pool_mode = transaction
-default_pool_size = {pool_size}
-max_db_connections = {pool_size}
-max_client_conn = 1000
-logfile = {self.root / "pgbouncer.log"}
-""")
+        (self.root / "pgbouncer.ini").write_text(pgbouncer_config(postgres.port, self.port, self.root))
         if postgres.run_as:
             os.chown(self.root, postgres.run_as["user"], postgres.run_as["group"])
             for child in self.root.iterdir():
@@ -162,10 +168,10 @@ logfile = {self.root / "pgbouncer.log"}
                 self.process.wait(10)
 
 
-def start_pgbouncer(postgres: PostgresServer, pool_size: int = 10) -> tuple[PgBouncer | None, str]:
+def start_pgbouncer(postgres: PostgresServer) -> tuple[PgBouncer | None, str]:
     if not os.path.exists(PGBOUNCER):
         return None, "PgBouncer is not installed (CI installs the Debian package pgbouncer)"
     try:
-        return PgBouncer(postgres, pool_size), ""
+        return PgBouncer(postgres), ""
     except (OSError, subprocess.SubprocessError, RuntimeError) as problem:
         return None, f"PgBouncer could not start: {' '.join(str(problem).split())[:300]}"

@@ -57,6 +57,28 @@ def test_the_header_gives_the_client_and_nothing_past_it_is_read(header):
     assert rest == b"SSH-2.0-OpenSSH_9.2\r\n"  # the SSH banner is left for the SSH server
 
 
+@pytest.mark.parametrize("header", [v2_header("198.51.100.20", 1234), v1_header("198.51.100.20", 1234)])
+def test_a_header_in_pieces_is_put_together(header):
+    from tui.server.proxy import read_proxy_header
+
+    async def run():
+        ours, theirs = socket.socketpair()
+        ours.setblocking(False)
+        with ours, theirs:
+            async def trickle() -> None:
+                for k in range(0, len(header), 5):  # five bytes at a time, as a slow network might
+                    theirs.sendall(header[k:k + 5])
+                    await asyncio.sleep(0.005)
+                theirs.sendall(b"SSH-2.0-x\r\n")
+
+            sending = asyncio.ensure_future(trickle())
+            client = await read_proxy_header(ours, 10.0)
+            await sending
+            return client, await asyncio.get_running_loop().sock_recv(ours, 100)
+
+    assert asyncio.run(run()) == (("198.51.100.20", 1234), b"SSH-2.0-x\r\n")
+
+
 def test_a_local_header_keeps_the_sockets_address():
     assert read_header(v2_header("", 0, local=True) + b"SSH-2.0-x\r\n") == (None, b"SSH-2.0-x\r\n")
 

@@ -43,7 +43,6 @@ async def read_proxy_header(sock: socket.socket, timeout: float = HEADER_TIMEOUT
 
 
 async def _read_result(sock: socket.socket):
-    loop = asyncio.get_running_loop()
     parser = ProxyProtocolDetect()
     data = bytearray()
     while True:
@@ -52,19 +51,23 @@ async def _read_result(sock: socket.socket):
         except ProxyProtocolIncompleteError as incomplete:
             want: ProxyProtocolWantRead = incomplete.want_read
         if want.want_bytes is not None:
-            wanted = want.want_bytes
-        else:  # a v1 line: byte by byte, so the SSH banner after it stays unread
-            wanted = 1
-        if len(data) + wanted > MOST_HEADER_BYTES:
-            raise ValueError(f"longer than {MOST_HEADER_BYTES} bytes")
-        while wanted:
-            chunk = await loop.sock_recv(sock, wanted)
-            if not chunk:
-                raise ValueError("the connection closed inside the header")
-            data += chunk
-            wanted -= len(chunk)
-            if want.want_line and not data.endswith(b"\n"):
-                wanted = 1 if len(data) < MOST_HEADER_BYTES else 0
+            data += await _receive_exactly(sock, want.want_bytes, len(data))
+        else:  # a v1 line: byte by byte, so that the SSH banner after it stays unread
+            while not data.endswith(b"\n"):
+                data += await _receive_exactly(sock, 1, len(data))
+
+
+async def _receive_exactly(sock: socket.socket, count: int, already: int) -> bytes:
+    if already + count > MOST_HEADER_BYTES:
+        raise ValueError(f"longer than {MOST_HEADER_BYTES} bytes")
+    loop = asyncio.get_running_loop()
+    received = bytearray()
+    while len(received) < count:
+        chunk = await loop.sock_recv(sock, count - len(received))
+        if not chunk:
+            raise ValueError("the connection closed inside the header")
+        received += chunk
+    return bytes(received)
 
 
 class ProxyListener:

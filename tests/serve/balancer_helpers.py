@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from postgres_server import free_port
-from serve_helpers import Server
+from serve_helpers import SSH, Server
 
 HAPROXY = shutil.which("haproxy") or ("/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None)
 DEPLOY_CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
@@ -37,12 +37,12 @@ def loopback_config(port: int, replicas: list[tuple[str, int]]) -> str:
 
 
 class Balancer:
-    """HAProxy on 127.0.0.1 (a free port) in front of ``replicas``; ``ssh()`` as for a Server."""
+    """HAProxy on 127.0.0.1 (a free port) in front of ``replicas``, which share the host key ``host_key``."""
 
-    ssh = Server.ssh  # the same OpenSSH command line, to this balancer's port
-
-    def __init__(self, root: Path, replicas: list[Server]):
+    def __init__(self, root: Path, replicas: list[Server], host_key: Path):
         self.port = free_port()
+        self.known_hosts = root / "known_hosts"  # the shared key, as a player's ssh remembers it
+        self.known_hosts.write_text(f"[127.0.0.1]:{self.port} {Path(str(host_key) + '.pub').read_text()}")
         self.config = root / "haproxy.cfg"
         self.config.write_text(loopback_config(self.port, [("127.0.0.1", r.port) for r in replicas]))
         self.log = root / "haproxy.log"
@@ -57,6 +57,11 @@ class Balancer:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(f"HAProxy did not start: {self.log.read_text()[-2000:]}") from None
                 time.sleep(0.05)
+
+    def ssh(self, user: str, *extra: str) -> list[str]:
+        """OpenSSH to the balancer, checking the host key strictly: any replica presenting another key fails."""
+        return [SSH, "-p", str(self.port), "-o", "StrictHostKeyChecking=yes", "-o", f"UserKnownHostsFile={self.known_hosts}",
+                "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "-o", "ConnectTimeout=20", *extra, f"{user}@127.0.0.1"]
 
     def stop(self) -> None:
         if self.process.poll() is None:

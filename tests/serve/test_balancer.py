@@ -8,7 +8,9 @@ Checked, in one run (each part needs the replicas the one before set up):
   server and its games: nothing saves on the way out); the player reconnects, lands on the other replica
   and resumes with every move;
 - the rate limit counts each client address apart (127.0.0.3 is refused, 127.0.0.2 still admitted), and the
-  replica's log names the client's own address.
+  replica's log names the client's own address;
+- every ssh checks the host key strictly against the one shared key, so landing on either replica never
+  brings a host-key warning.
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbo
     key = tmp_path / "ssh_host_ed25519_key"
     replicas = {name: Server(tmp_path / name, "--open", "--proxy-protocol", "--database", database, "--host-key", str(key),
                              "--rate-limit", str(RATE_LIMIT), log_name=f"{name}.log") for name in ("a", "b")}
-    balancer = Balancer(tmp_path, list(replicas.values()))
+    balancer = Balancer(tmp_path, list(replicas.values()), key)  # its ssh checks the host key strictly
     clients: list[Client] = []
 
     def connect(user: str, address: str) -> Client:

@@ -26,7 +26,7 @@ from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, asc
 from .game.daily import daily_board, daily_key, puzzle_id
 from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
-from .game.store import Store
+from .game.stores import AnyStore, open_store
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen, play_screen_for
 from .themes import KOMA_THEMES, other_theme
@@ -81,8 +81,9 @@ class KomaApp(App):
     ]
 
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
-                 store: Store | None = None, clock: Callable[[], float] = time.monotonic,
-                 animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None):
+                 store: AnyStore | None = None, clock: Callable[[], float] = time.monotonic,
+                 animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None,
+                 database: str | None = None):
         super().__init__()
         for theme in KOMA_THEMES:
             self.register_theme(theme)
@@ -92,7 +93,7 @@ class KomaApp(App):
         self.start_puzzle = puzzle
         self.start_state = start
         self.ascii_only = ascii_only
-        self.store = store if store is not None else Store()
+        self.store = store if store is not None else open_store(database)
         self.clock = clock
         self.animate_spinner = animate_spinner
         self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all

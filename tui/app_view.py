@@ -16,13 +16,13 @@ from textual.screen import Screen
 from solver.puzzles.base import Proof, Puzzle
 
 from .game.jobs import StopFlags
-from .game.store import Store
+from .game.stores import AnyStore
 
 
 class KomaAppView(Protocol):
     """The Koma app as its screens see it: shared state, and how to open one screen from another."""
 
-    store: Store
+    store: AnyStore
     stop_flags: StopFlags
     ascii_only: bool
     animate_spinner: bool

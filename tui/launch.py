@@ -10,6 +10,8 @@ import sys
 from solver.errors import KomaError
 from solver.tools.cli import EXIT_BAD_INPUT
 
+from .game.stores import database_url
+
 
 def utf8_terminal() -> bool:
     """Whether the locale (or stdout) speaks UTF-8; otherwise Koma draws with ASCII letters."""
@@ -58,13 +60,15 @@ def launch(args) -> int:
     try:
         puzzle, state = prepare(args)
         theme = chosen_theme(args)
+        database_url(getattr(args, "database", None))
     except KomaError as error:
         print(f"koma: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
     from .app import KomaApp
 
-    app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme)
+    app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme,
+                  database=getattr(args, "database", None))
     app.run()
     code = app.return_code or 0
     # The terminal is restored and the store closed (on_unmount); skip the interpreter's teardown

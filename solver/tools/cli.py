@@ -37,6 +37,8 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
                         help="draw with ASCII characters only (automatic when the locale is not UTF-8)")
     parser.add_argument("--theme", metavar="NAME", help="colours of the game: colorblind (Okabe-Ito, safe for colour-blind "
                         "players), textual-dark (default), or another Textual theme")
+    parser.add_argument("--database", metavar="URL", help="where games are saved: postgresql://… or sqlite:///PATH "
+                        "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def add(name: str, help_text: str) -> Parser:

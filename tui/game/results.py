@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .formatting import clock_text, plural
-from .store import Store
+from .stores import AnyStore
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class Finish:
     daily: str | None = None  # the day of a daily board
 
 
-def record_finish(store: Store, finish: Finish, first: bool) -> tuple[str, str]:
+def record_finish(store: AnyStore, finish: Finish, first: bool) -> tuple[str, str]:
     """Record ``finish`` (only the ``first`` time the board is solved); the panel's message and a notice (or "")."""
     moves = plural(finish.moves, "move")
     if finish.by_koma:

@@ -35,9 +35,11 @@ import asyncssh
 
 from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
+from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
 from .colour import colour_environment
 from .options import ServeOptions, options_from
+from .proxy import Address, ProxyListener
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
@@ -46,7 +48,7 @@ RATE_WINDOW_SECONDS = 60.0
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
-                       "VIRTUAL_ENV", "TMPDIR")
+                       "VIRTUAL_ENV", "TMPDIR", DATABASE_VARIABLE)
 DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
 
 
@@ -59,16 +61,24 @@ def log(message: str) -> None:
 def host_key(path: Path) -> asyncssh.SSHKey:
     """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
     if path.exists():
-        if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o600)
-        return asyncssh.read_private_key(str(path))
+        try:
+            if path.stat().st_mode & 0o077:
+                os.chmod(path, 0o600)
+            return asyncssh.read_private_key(str(path))
+        except (OSError, asyncssh.KeyImportError) as problem:
+            raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
     path.parent.mkdir(parents=True, exist_ok=True)
     key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "wb") as handle:
         handle.write(key.export_private_key())
-    os.replace(temp, path)
+    try:
+        os.link(temp, path)  # never replaces a key that a replica starting at the same time wrote first
+    except FileExistsError:
+        return asyncssh.read_private_key(str(path))
+    finally:
+        os.unlink(temp)
     key.write_public_key(str(path) + ".pub")
     log(f"generated the host key {path}")
     return key
@@ -297,9 +307,12 @@ class GameProcess(asyncssh.SSHServerProcess):
 class Connection(asyncssh.SSHServer):
     """One client connection: admission (capacity, rate), authentication, and its game sessions."""
 
-    def __init__(self, server: KomaServer):
+    def __init__(self, server: KomaServer, client: Address | None = None, balancer: Address | None = None):
+        """``client``: the address a PROXY header gave (else the socket's); ``balancer``: who sent that header."""
         self.server = server
+        self.client, self.balancer = client, balancer
         self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = "?"
         self.peer = "?"
         self.username = ""
         self.fingerprint: str | None = None
@@ -307,11 +320,15 @@ class Connection(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
-        address = conn.get_extra_info("peername") or ("?", 0)
-        self.peer = f"{address[0]}:{address[1]}"
+        address = self.client or conn.get_extra_info("peername") or ("?", 0)
+        self.address, self.peer = str(address[0]), f"{address[0]}:{address[1]}"
+        health_check = self.balancer is not None and self.client is None  # a PROXY LOCAL header: the balancer's own
+        if not health_check:
+            via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
+            log(f"{self.peer}: connected{via}")
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
-        self.refusal = self.server.admit(address[0], self)
+        self.refusal = self.server.admit(self.address, self, rate_limited=not health_check)
         if self.refusal:
             log(f"{self.peer}: refused ({self.refusal})")
 
@@ -336,8 +353,7 @@ class Connection(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         keys = self.server.authorized
-        address = self.conn.get_extra_info("peername")[0] if self.conn else ""
-        if keys is None or keys.validate(key, address, address) is None:
+        if keys is None or keys.validate(key, self.address, self.address) is None:
             return False
         self.fingerprint = key.get_fingerprint("sha256")
         return True
@@ -385,17 +401,17 @@ class KomaServer:
         self.games: set[Game] = set()
         self.recent: dict[str, collections.deque] = {}
         self.authorized: asyncssh.SSHAuthorizedKeys | None = None
-        self.listener: asyncssh.SSHAcceptor | None = None
+        self.listener: asyncssh.SSHAcceptor | ProxyListener | None = None
         self.stopping = False
         self.port = options.port
 
-    def admit(self, address: str, connection: Connection) -> str:
+    def admit(self, address: str, connection: Connection, rate_limited: bool = True) -> str:
         """Why a new connection is refused ('' to admit it): shutting down, full, or too many from one address."""
         if self.stopping:
             return "the Koma server is shutting down"
         if len(self.connections) >= self.options.max_sessions:
             return f"the Koma server is full ({self.options.max_sessions} players); try again later"
-        limit = self.options.rate_limit
+        limit = self.options.rate_limit if rate_limited else 0
         if limit:
             now = time.monotonic()
             times = self.recent.setdefault(address, collections.deque())
@@ -453,14 +469,24 @@ class KomaServer:
                 self.authorized = asyncssh.read_authorized_keys(options.authorized_keys)
             except (OSError, ValueError, asyncssh.KeyImportError) as problem:
                 raise ValueError(f"cannot read the authorized keys {options.authorized_keys}: {problem}") from None
+        database = database_url(options.database)
+        if database:
+            log(f"games are saved in {check_database(database)}")
+            os.environ[DATABASE_VARIABLE] = database  # every game inherits it
         key_path = Path(options.host_key) if options.host_key else data_dir() / HOST_KEY_NAME
         key = host_key(key_path)
-        self.listener = await asyncssh.create_server(
-            lambda: Connection(self), options.host, options.port, server_host_keys=[key], encoding=None,
-            line_editor=False, agent_forwarding=False, x11_forwarding=False, allow_scp=False,
-            login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
+        ssh_options: dict[str, Any] = dict(
+            server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
+            allow_scp=False, login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
+        if options.proxy_protocol:
+            self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
+            await self.listener.start(options.host, options.port)
+        else:
+            self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port, **ssh_options)
         self.port = self.listener.get_port() or options.port
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
+        if options.proxy_protocol:
+            mode += "; PROXY protocol required"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")

@@ -62,7 +62,7 @@ def open_store(url: str | None = None, player: str | None = None, name: str | No
     if url is None:
         return Store(player=player, name=name)
     if not is_postgres(url):
-        return Store(Path(urlsplit(url).path), player, name)
+        return Store(sqlite_path(url), player, name)
     try:
         from tui.game.store_postgres import PostgresStore, StoreUnavailable
     except ImportError:
@@ -71,6 +71,11 @@ def open_store(url: str | None = None, player: str | None = None, name: str | No
         return PostgresStore(url, player, name)
     except StoreUnavailable as problem:
         return _unsaved(player, name, f"Cannot use the database {redacted(url)} ({problem}); games are not saved this session.")
+
+
+def sqlite_path(url: str) -> Path:
+    """The file of a ``sqlite:///PATH`` URL: an absolute path, however many slashes lead it."""
+    return Path("/" + urlsplit(url).path.lstrip("/"))
 
 
 def _unsaved(player: str | None, name: str | None, notice: str) -> Store:

@@ -28,7 +28,8 @@ from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
 from .game.stores import AnyStore, open_store
 from .screens.home import HomeScreen
-from .screens.play import PlayScreen, play_screen_for
+from .screens.play import PlayScreen
+from .screens.play_variants import play_screen_for
 from .themes import KOMA_THEMES, other_theme
 
 

@@ -16,7 +16,8 @@ from tui.game.daily import daily_board, daily_seed, today
 from tui.game.players import LOCAL_PLAYER
 from tui.game.store import SCHEMA_VERSION, SavedGame, Store
 from tui.screens.leaderboard import LeaderboardScreen
-from tui.screens.play import DailyPlayScreen, PlayScreen
+from tui.screens.play import PlayScreen
+from tui.screens.play_variants import DailyPlayScreen
 
 V1_SCHEMA = """
 CREATE TABLE games (puzzle TEXT PRIMARY KEY, start TEXT NOT NULL, moves TEXT NOT NULL, origins TEXT NOT NULL,

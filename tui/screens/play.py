@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Footer
 
 from solver import search
+from solver.puzzles import ids
 from solver.puzzles.base import Proof, Puzzle, Solution
 
 from ..app_view import koma_app
@@ -36,7 +37,7 @@ from ..messages import JobDone, JobFailed, JobProgress, WarmedUp
 from ..widgets.board import Board
 from ..widgets.looks import look_for
 from ..widgets.status import GameStatus
-from .play_keys import DAILY_BINDINGS, PLAY_BINDINGS, URA_BINDINGS
+from .play_keys import PLAY_BINDINGS
 from .play_solver import PlaySolver, failure_text, found_text
 
 
@@ -161,6 +162,7 @@ class PlayScreen(Screen):
     def update_status(self) -> None:
         """Set the panel's reactives; only the lines whose text changed redraw."""
         status = self.status
+        status.game_id = ids.game_id(self.puzzle, self.start)
         status.moves = self.position
         status.seconds = int(self.clock.elapsed())
         status.distance = self.solver.distance_text(self.state, self.proof.solvable)
@@ -466,35 +468,13 @@ class PlayScreen(Screen):
         self.message = note
         self._show()
 
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(self.status.game_id)  # OSC 52: reaches the player's terminal over SSH too
+        self.notify(f"Copied the game ID {self.status.game_id}", timeout=3)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if ((action == "undo" and not self.history.can_undo) or (action == "redo" and not self.history.can_redo)
                 or (action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)))
                 or (action == "step" and not (self.playback.active and self.playback.paused))):
             return None  # greyed out in the footer
         return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))
-
-
-class UraPlayScreen(PlayScreen):
-    """Ura-omote: A.. turn a row over, 1.. a column; arrows move the cursor, Enter/Space turn its lines."""
-
-    BINDINGS = URA_BINDINGS
-
-
-class DailyPlayScreen(PlayScreen):
-    """A daily board: the same for every player that day; b shows the day's leaderboard."""
-
-    BINDINGS = DAILY_BINDINGS
-
-    def action_leaderboard(self) -> None:
-        koma_app(self).action_leaderboard(self.stats_id, self.daily)
-
-
-class DailyUraPlayScreen(UraPlayScreen):
-    BINDINGS = DAILY_BINDINGS
-    action_leaderboard = DailyPlayScreen.action_leaderboard
-
-
-def play_screen_for(puzzle: Puzzle, **options) -> PlayScreen:
-    if options.get("daily"):
-        return (DailyUraPlayScreen if puzzle.key == "ura" else DailyPlayScreen)(puzzle, **options)
-    return (UraPlayScreen if puzzle.key == "ura" else PlayScreen)(puzzle, **options)

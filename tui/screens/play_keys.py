@@ -34,6 +34,7 @@ PLAY_BINDINGS: list[BindingType] = [
     Binding("right_square_bracket", "step(1)", "Step forward", id="play.step_forward", tooltip="Step the paused playback forward", show=False),
     Binding("left_square_bracket", "step(-1)", "Step back", id="play.step_back", tooltip="Step the paused playback back", show=False),
     Binding("escape", "escape", "back", id="play.escape", tooltip="Back: cancel the search or playback, else return home"),
+    Binding("y", "copy_id", "copy ID", id="play.copy_id", show=False, tooltip="Copy this game's ID (share it: koma play ID)"),
 ]
 
 URA_BINDINGS: list[BindingType] = [

@@ -27,6 +27,7 @@ SPIN_SECONDS = 0.1
 class GameStatus(Vertical):
     """Moves, clock, distance line, parity verdict, solver line and message, one Static each."""
 
+    game_id: reactive[str] = reactive("", init=False)  # the start board's game ID (see solver.puzzles.ids)
     moves: reactive[int] = reactive(0, init=False)
     seconds: reactive[int] = reactive(0, init=False)  # whole seconds on the clock
     distance: reactive[str] = reactive("", init=False)
@@ -45,6 +46,7 @@ class GameStatus(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self.title_text, id="title")
+        yield Static(id="game-id")
         yield Static(self._counters_text(), id="counters")
         yield Static(id="distance")
         yield Static(id="parity")
@@ -65,6 +67,9 @@ class GameStatus(Vertical):
 
     def _line(self, line_id: str) -> Static:
         return self.query_one(f"#{line_id}", Static)
+
+    def watch_game_id(self, game_id: str) -> None:
+        self._line("game-id").update(f"[dim]ID {game_id}  (y copies it)[/dim]" if game_id else "")
 
     def watch_moves(self) -> None:
         self._line("counters").update(self._counters_text(), layout=False)  # always one line: no layout pass

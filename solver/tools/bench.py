@@ -3,7 +3,8 @@
 A case is a zero-argument callable returning a dict of figures (nodes, lengths, ...) that are
 printed beside the times; the cases themselves are one literal table in
 :mod:`solver.tools.bench_cases`.  Groups let ``koma bench 15`` run one puzzle's figures;
-``quick=False`` cases run only with ``--full``.
+``quick=False`` cases run only with ``--full``; ``on_request`` cases (``koma bench serve``, added
+by the ``koma`` command from the tui side) run only when their group is named.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Case:
     target: str = ""
     quick: bool = True
     runs: int = WARM_RUNS
+    on_request: bool = False  # long: runs only when its group is named
 
 
 @dataclass

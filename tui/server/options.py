@@ -27,6 +27,7 @@ class ServeOptions:
     memory_limit: int = 4096  # MiB of address space per game (0: none)
     rate_limit: int = 20  # new connections per address per minute (0: none)
     host_key: str | None = None  # default: the data dir's ssh_host_ed25519_key
+    cold: bool = False  # start every game as a fresh process instead of forking it from the warm process
     game_command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "tui.main"])
 
 
@@ -58,6 +59,9 @@ def add_serve_command(commands: Any) -> None:
                        help=f"address space per game in MiB (default {d.memory_limit}; 0 none)")
     serve.add_argument("--rate-limit", type=int, default=d.rate_limit, metavar="N",
                        help=f"new connections per address per minute (default {d.rate_limit}; 0 none)")
+    serve.add_argument("--cold", action="store_true",
+                       help="start each game as a fresh Python process (slower; for comparison) instead of forking "
+                            "it from the warm process")
 
 
 def options_from(args: Any) -> ServeOptions:

@@ -334,7 +334,8 @@ def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = 
     """Parse and run a command; ``play(args)`` runs the game for no command or ``play``.
 
     The ``koma`` console script (:mod:`tui.main`) passes ``play``, the ``serve`` handler and the
-    extension that adds ``serve``'s arguments, and ``bench_cases`` (``koma bench serve``); without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
+    extension that adds ``serve``'s arguments, and ``bench_cases`` (``koma bench serve``);
+    without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
     """
     try:
         args = parse_args(argv, extensions)

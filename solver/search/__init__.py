@@ -76,3 +76,23 @@ def distance(puzzle: Puzzle, state: State, *, stop=None, progress: ProgressCallb
     if puzzle.enumerable:
         return puzzle.depth_table(stop=stop, progress=progress).distance(puzzle, state)
     return solve(puzzle, state, stop=stop, progress=progress).length
+
+
+def warm(puzzle: Puzzle, *, stop=None) -> None:
+    """Make ``puzzle``'s first solve fast: load (or build) its depth table, or load its search kernels
+    from numba's cache (compiling them once) by solving a board two moves from the goal.  Tables that
+    a solve starts building in the background are waited for, so nothing is left running."""
+    if puzzle.enumerable:
+        puzzle.depth_table(stop=stop)
+        return
+    if not methods(puzzle):
+        return
+    near = puzzle.goal
+    for _ in range(2):
+        near = puzzle.apply(near, puzzle.moves(near)[0])
+    solve(puzzle, near, stop=stop)
+    module = _solvers(puzzle)
+    waiting = getattr(module, "wait_for_tables", None)
+    if waiting is not None and not waiting(0):
+        waiting()
+        solve(puzzle, near, stop=stop)  # again, with the tables the first solve had to do without

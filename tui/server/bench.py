@@ -268,6 +268,8 @@ def run_with_server(options: tuple[str, ...], scenario: Callable[[BenchServer], 
         server = BenchServer(*options)
         try:
             await server.started()
+            if "--cold" not in options:  # measure the steady state: the warm process is ready
+                await server.wait_for_log(r"warm process ready", 180)
             figures = await scenario(server)
             warm = server.warm_pid()
             if warm is not None:

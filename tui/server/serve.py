@@ -1,7 +1,9 @@
 """``koma serve``: host Koma as an SSH game (asyncssh), one sandboxed game process per connection.
 
-Each accepted session with a terminal runs the real app (``python -m tui.main``) as a child process on
-its own pseudo-terminal, in its own session, under CPU-time and address-space limits, with the client's
+Each accepted session with a terminal runs the real app on its own pseudo-terminal, in a process of its
+own: forked from the warm process (:mod:`tui.server.warm_pool`, :mod:`tui.zygote`), or, with ``--cold``
+or while no warm process is ready, started afresh as ``python -m tui.main``.  It runs in its own
+session, under CPU-time and address-space limits, with the client's
 terminal type and size, ``LANG=C.UTF-8``, ``ESCDELAY``, the player's identity (``KOMA_PLAYER``: the
 username with ``--open``, else the key's SHA256 fingerprint) and the operator's display settings
 (:data:`DISPLAY_VARIABLES`).  Bytes are bridged both ways with asyncio and window changes are
@@ -22,7 +24,6 @@ import errno
 import fcntl
 import os
 import re
-import resource
 import signal
 import struct
 import sys
@@ -37,6 +38,7 @@ from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
 
 from .options import ServeOptions, options_from
+from .warm_pool import WarmGame, WarmPool, apply_limits
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
@@ -82,14 +84,23 @@ def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: in
 
 
 def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
-    """In the game process, before exec: the pty becomes its controlling terminal; limits apply."""
+    """In a cold game process, before exec: the pty becomes its controlling terminal; limits apply."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if cpu_limit:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
-    if memory_limit:
-        limit = memory_limit * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    apply_limits(cpu_limit, memory_limit)
+
+
+def base_environment() -> dict[str, str]:
+    """What every game process gets from the server's environment, whoever plays: the warm process starts
+    with it too (Textual reads its settings when it is imported)."""
+    env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
+    # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
+    # forever and ignore every resize; the pty's window size carries the client's size instead.
+    env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_SERVE": "1",
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
+    colour = os.environ.get("KOMA_SERVE_COLORTERM")
+    if colour:
+        env["COLORTERM"] = colour
+    return env
 
 
 def safe_username(username: str) -> str:
@@ -107,7 +118,7 @@ class Game:
         self.server = server
         self.process = process
         self.player, self.name, self.peer = player, name, peer
-        self.child: asyncio.subprocess.Process | None = None
+        self.child: asyncio.subprocess.Process | WarmGame | None = None
         self.master = -1
         self.last_input = time.monotonic()
         self.ending: str | None = None  # the message to show the client after the game has stopped
@@ -128,11 +139,7 @@ class Game:
         try:
             set_window_size(master, rows, columns, width, height)
             os.set_blocking(master, False)
-            options = self.server.options
-            self.child = await asyncio.create_subprocess_exec(
-                *options.game_command, stdin=slave, stdout=slave, stderr=slave, env=self.environment(terminal, rows, columns),
-                start_new_session=True, close_fds=True, cwd=str(data_dir()) if data_dir().is_dir() else None,
-                preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
+            self.child, how = await self.server.start_game(slave, self.environment(terminal, rows, columns))
         except OSError as problem:
             os.close(slave)
             os.close(master)
@@ -141,7 +148,7 @@ class Game:
             process.exit(1)
             return
         os.close(slave)
-        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows})")
+        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}, {how})")
         pump_out = asyncio.create_task(self.pump_out())
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
@@ -170,17 +177,8 @@ class Game:
             pass
 
     def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
-        env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
-        # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
-        # forever and ignore every resize; the pty's window size carries the client's size instead.
-        env.update({"TERM": terminal, "LANG": "C.UTF-8",
-                    "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_PLAYER": self.player,
-                    "KOMA_PLAYER_NAME": self.name, "KOMA_SERVE": "1", "OPENBLAS_NUM_THREADS": "1",
-                    "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
-        colour = os.environ.get("KOMA_SERVE_COLORTERM")
-        if colour:
-            env["COLORTERM"] = colour
-        return env
+        """The game's environment: the server's common one, the client's terminal type and the player."""
+        return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name}
 
     def say(self, text: str) -> None:
         try:
@@ -389,6 +387,7 @@ class KomaServer:
         self.listener: asyncssh.SSHAcceptor | None = None
         self.stopping = False
         self.port = options.port
+        self.pool: WarmPool | None = None
 
     def admit(self, address: str, connection: Connection) -> str:
         """Why a new connection is refused ('' to admit it): shutting down, full, or too many from one address."""
@@ -417,6 +416,23 @@ class KomaServer:
         if cap and sum(1 for game in self.games if game.player == player) >= cap:
             return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again"
         return ""
+
+    async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
+        """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.
+
+        Returns the process and how it started ("warm" or "cold"); raises OSError when neither works.
+        """
+        options = self.options
+        cwd = str(data_dir()) if data_dir().is_dir() else None
+        if self.pool is not None and self.pool.ready:
+            try:
+                return await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit), "warm"
+            except OSError as problem:
+                log(f"the warm process could not start a game ({problem}); starting it cold")
+        process = await asyncio.create_subprocess_exec(
+            *options.game_command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True,
+            close_fds=True, cwd=cwd, preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
+        return process, "cold"
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str) -> None:
         if self.stopping:
@@ -461,6 +477,9 @@ class KomaServer:
             line_editor=False, agent_forwarding=False, x11_forwarding=False, allow_scp=False,
             login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
         self.port = self.listener.get_port() or options.port
+        if not options.cold:
+            self.pool = WarmPool(base_environment(), log)
+            self.pool.start()
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
@@ -479,6 +498,8 @@ class KomaServer:
         deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
         while self.games and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        if self.pool is not None:
+            await self.pool.close()
         for connection in list(self.connections):
             if connection.conn is not None:
                 connection.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the Koma server is shutting down")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import collections
 import os
 import re
 import signal
@@ -202,6 +203,10 @@ class Session:
             except TimeoutError:
                 pass
 
+    def drawn_at(self, moves: int) -> float:
+        """When the screen first showed ``moves`` or more moves (a busy game may draw two moves at once)."""
+        return min((at for shown, at in self.move_seen.items() if shown >= moves), default=float("inf"))
+
     def moves(self) -> int:
         shown = MOVES.findall(self.text)
         return int(shown[-1]) if shown else -1
@@ -249,8 +254,7 @@ async def play_moves(session: Session, count: int, gap: float, first: str) -> li
         await session.wait_for(rf"Moves {start + count}\b", 0, SCREEN_SECONDS)
     except TimeoutError:
         pass
-    return [session.move_seen[start + k + 1] - at if start + k + 1 in session.move_seen else float("inf")
-            for k, at in enumerate(sent)]
+    return [session.drawn_at(start + k + 1) - at for k, at in enumerate(sent)]
 
 
 async def open_game(server: BenchServer, user: str) -> tuple[Session, float, int]:
@@ -320,6 +324,8 @@ async def one_game(server: BenchServer, moves: int = 40, idle_seconds: float = 1
 
 async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
     """``count`` players connect at the same moment: when does each see the home screen?"""
+    problems: collections.Counter = collections.Counter()
+
     async def one(k: int) -> tuple[Session | None, float]:
         session = Session(f"crowd{k:03d}")
         began = time.perf_counter()
@@ -327,7 +333,8 @@ async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
             await session.connect(server.port)
             await session.wait_for(HOME, 0, CONNECT_SECONDS)
             return session, time.perf_counter() - began
-        except (TimeoutError, OSError, Exception):
+        except Exception as problem:
+            problems[f"{problem.__class__.__name__}: {problem}"[:80]] += 1
             return session, float("inf")
 
     results = await asyncio.gather(*(one(k) for k in range(count)))
@@ -335,12 +342,15 @@ async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
     await asyncio.gather(*(session.close() for session, _ in results if session is not None))
     served = [s for s in homes if s != float("inf")]
     return {"players": count, "served": len(served), "home_median_s": round(statistics.median(homes), 2),
-            "home_p95_s": round(percentile(homes, 0.95), 2), "home_max_s": round(max(homes), 2)}
+            "home_p95_s": round(percentile(homes, 0.95), 2), "home_max_s": round(max(homes), 2),
+            **({"problems": dict(problems)} if problems else {})}
 
 
 async def arrivals(server: BenchServer, count: int = 40, per_second: float = 2.0, moves: int = 20,
                    gap: float = 0.3) -> dict[str, Any]:
     """Players arrive ``per_second``; each opens the 8-puzzle and plays ``moves`` moves ``gap`` s apart."""
+    problems: collections.Counter = collections.Counter()
+
     async def one(k: int) -> tuple[float, list[float], bool]:
         await asyncio.sleep(k / per_second)
         session = Session(f"arrival{k:03d}")
@@ -356,9 +366,11 @@ async def arrivals(server: BenchServer, count: int = 40, per_second: float = 2.0
             back = await first_move(session)
             latencies = await play_moves(session, moves - 1, gap, back)
             served = all(latency != float("inf") for latency in latencies)
+            if not served:
+                problems["a move never reached the screen"] += 1
             session.key("q")
-        except (TimeoutError, OSError, Exception):
-            pass
+        except Exception as problem:
+            problems[f"{problem.__class__.__name__}: {problem}"[:80]] += 1
         finally:
             await session.close()
         return home, latencies, served
@@ -369,7 +381,8 @@ async def arrivals(server: BenchServer, count: int = 40, per_second: float = 2.0
     return {"players": count, "served": sum(1 for *_, served in results if served),
             "home_median_s": round(statistics.median(homes), 2), "home_p95_s": round(percentile(homes, 0.95), 2),
             "key_to_screen_median_ms": round(1000 * statistics.median(latencies), 1) if latencies else None,
-            "key_to_screen_p95_ms": round(1000 * percentile(latencies, 0.95), 1) if latencies else None}
+            "key_to_screen_p95_ms": round(1000 * percentile(latencies, 0.95), 1) if latencies else None,
+            **({"problems": dict(problems)} if problems else {})}
 
 
 async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> dict[str, Any]:

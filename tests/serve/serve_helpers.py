@@ -36,8 +36,24 @@ class Server:
         self.handle = open(self.log, "w")  # noqa: SIM115 - the server writes to it until stop()
         self.process = subprocess.Popen([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options],
                                         stdout=self.handle, stderr=subprocess.STDOUT, env=env)
-        found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 30)
-        self.port = int(found.group(1))
+        try:
+            found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 60)
+            self.port = int(found.group(1))
+            if "--cold" not in options:  # games fork from the warm process once it is ready (cold before that)
+                self.wait_for_log(r"warm process ready", 180)
+        except BaseException:
+            self.kill()
+            raise
+
+    def warm_pid(self, count: int = 1) -> int:
+        """The pid of the ``count``-th warm process the server started."""
+        return int(self.wait_for_log(r"warm process ready \(pid (\d+)", 180, count).group(1))
+
+    def game_pid(self, player: str) -> int:
+        """The pid of ``player``'s latest game."""
+        found = re.findall(rf"player user:{re.escape(player)}: game started \(pid (\d+)", self.text())
+        assert found, f"no game started for {player}:\n{self.text()}"
+        return int(found[-1])
 
     def text(self) -> str:
         return self.log.read_text()
@@ -54,9 +70,14 @@ class Server:
         raise AssertionError(f"{pattern!r} never appeared in the server log:\n{self.text()}")
 
     def game_pids(self) -> list[int]:
-        """The game processes running now (the server's children)."""
-        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        return [int(p) for p in out.split()]
+        """The game processes running now: the server's children (cold) and the warm process's (forked)."""
+        def children(pid: int) -> list[int]:
+            out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+            return [int(p) for p in out.split()]
+
+        warm = {int(p) for p in re.findall(r"warm process ready \(pid (\d+)", self.text())}
+        direct = children(self.process.pid)
+        return [p for p in direct if p not in warm] + [g for p in direct if p in warm for g in children(p)]
 
     def ssh(self, user: str, *extra: str) -> list[str]:
         return [SSH, "-p", str(self.port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",

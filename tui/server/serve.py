@@ -38,7 +38,7 @@ from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
 
 from .options import ServeOptions, options_from
-from .warm_pool import WarmGame, WarmPool, apply_limits
+from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
@@ -148,7 +148,7 @@ class Game:
             process.exit(1)
             return
         os.close(slave)
-        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}, {how})")
+        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
         pump_out = asyncio.create_task(self.pump_out())
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
@@ -420,7 +420,7 @@ class KomaServer:
     async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
         """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.
 
-        Returns the process and how it started ("warm" or "cold"); raises OSError when neither works.
+        Returns the process and how it started (for the log); raises OSError when neither works.
         """
         options = self.options
         cwd = str(data_dir()) if data_dir().is_dir() else None
@@ -478,6 +478,7 @@ class KomaServer:
             login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
         self.port = self.listener.get_port() or options.port
         if not options.cold:
+            become_subreaper()
             self.pool = WarmPool(base_environment(), log)
             self.pool.start()
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"

@@ -29,6 +29,7 @@ from typing import Any
 MESSAGE_BYTES = 1 << 16
 RESTART_SECONDS = (1.0, 30.0)  # first and longest wait before starting a zygote again
 REQUEST_SECONDS = 10.0
+PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 
 
 def apply_limits(cpu_limit: int, memory_limit: int) -> None:
@@ -150,7 +151,7 @@ class WarmPool:
     def _received(self, message: dict[str, Any]) -> None:
         if "ready" in message:
             self.ready = True
-            self.log(f"warm process ready (pid {message['ready']}, warmed in {float(message.get('seconds', 0)):.2f} s)")
+            self.log(f"warm process ready (pid {message['ready']}, warmed with {float(message.get('seconds', 0)):.2f} s of CPU)")
         elif "exited" in message:
             game = self.games.pop(int(message["exited"]), None)
             if game is not None:
@@ -197,8 +198,19 @@ class WarmPool:
                 self.task.cancel()
 
 
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux ``PR_SET_CHILD_SUBREAPER``): the games
+    of a zygote that died become the server's children, so their exit statuses are still known."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def watch_orphan(game: WarmGame) -> None:
-    """A game whose zygote died: notice its end through a pidfd (its exit status is then unknown)."""
+    """A game whose zygote died: notice its end through a pidfd, and reap it when it became our child."""
     try:
         pidfd = os.pidfd_open(game.pid)
     except OSError:  # already gone
@@ -208,7 +220,14 @@ def watch_orphan(game: WarmGame) -> None:
 
     def gone() -> None:
         loop.remove_reader(pidfd)
+        status = None
+        try:
+            result = os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOHANG)
+            if result is not None:
+                status = result.si_status if result.si_code == os.CLD_EXITED else -result.si_status
+        except ChildProcessError:  # not ours (no subreaper): the status is unknown
+            pass
         os.close(pidfd)
-        game.ended(None)
+        game.ended(status)
 
     loop.add_reader(pidfd, gone)

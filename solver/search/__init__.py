@@ -46,14 +46,17 @@ def solve(puzzle: Puzzle, state: State, method: str | None = None, *, stop=None,
     unknown method or heuristic, and Cancelled when ``stop[0]`` is set.
     """
     state = tuple(state)
-    available = methods(puzzle)
-    module = _solvers(puzzle)
+    heuristic = options.get("heuristic")
     proof = puzzle.proof(state)
     if not proof.solvable:
-        if method == "loop" and "loop" in available and module is not None:
-            raise module.refute_by_loop(puzzle, state)
+        if method == "loop" and "loop" in methods(puzzle):
+            raise _solvers(puzzle).refute_by_loop(puzzle, state)  # type: ignore[union-attr]
         raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
-    heuristic = options.get("heuristic")
+    if method in (None, "table") and puzzle.enumerable and heuristic is None:
+        # The table is every enumerable puzzle's default, and reading it needs no search module (no numba).
+        return puzzle.solve_by_table(state, stop=stop, progress=progress)
+    available = methods(puzzle)
+    module = _solvers(puzzle)
     if heuristic is not None:
         if "ida" not in available:
             raise KomaError(f"--heuristic is for IDA* on sliding puzzles; the {puzzle.title} does not take one")
@@ -65,8 +68,6 @@ def solve(puzzle: Puzzle, state: State, method: str | None = None, *, stop=None,
     method = method or available[0]
     if method not in available:
         raise KomaError(f"unknown method {method!r} for {puzzle.title}; choose from {', '.join(available)}")
-    if method == "table":
-        return puzzle.solve_by_table(state, stop=stop, progress=progress)
     assert module is not None  # every method but the table comes from a search module
     return module.run(puzzle, state, method, stop=stop, progress=progress, **options)
 

@@ -9,7 +9,6 @@ by the ``koma`` command from the tui side) run only when their group is named.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,6 +54,8 @@ def run_case(case: Case) -> Result:
         began = time.perf_counter()
         figures = case.run() or figures
         times.append(time.perf_counter() - began)
+    import statistics
+
     median = statistics.median(times) if times else first
     return Result(case.name, case.group, first, median, case.runs, case.target, dict(figures))
 

@@ -69,15 +69,18 @@ def cpu_seconds(pid: int) -> float:
 
 
 def memory_mib(pid: int) -> dict[str, float]:
-    """RSS and PSS of ``pid`` in MiB (PSS splits shared pages between the processes that map them)."""
-    figures = {}
+    """RSS, PSS and USS of ``pid`` in MiB: PSS splits shared pages between the processes that map them, USS
+    counts only the pages no other process maps (what one more game costs)."""
+    kib: dict[str, int] = {}
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith(("Rss:", "Pss:")):
-                figures[line.split(":")[0].lower()] = int(line.split()[1]) / 1024
+            name, _, value = line.partition(":")
+            if name in ("Rss", "Pss", "Private_Clean", "Private_Dirty"):
+                kib[name] = int(value.split()[0])
     except OSError:
-        pass
-    return figures
+        return {}
+    return {"rss": kib.get("Rss", 0) / 1024, "pss": kib.get("Pss", 0) / 1024,
+            "uss": (kib.get("Private_Clean", 0) + kib.get("Private_Dirty", 0)) / 1024}
 
 
 def percentile(values: list[float], fraction: float) -> float:

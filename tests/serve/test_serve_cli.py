@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from serve_helpers import HAVE_ASYNCSSH
@@ -69,3 +70,18 @@ def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypat
     monkeypatch.setenv("TEXTUAL_COLOR_SYSTEM", "standard")
     env = game.environment("xterm", 24, 80)
     assert (env["NO_COLOR"], env["TEXTUAL_COLOR_SYSTEM"], env["TEXTUAL_ANIMATIONS"]) == ("1", "standard", "none")
+
+
+def test_the_server_can_say_what_a_silent_game_is_doing():
+    from tui.server.procfs import doing
+
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not doing(sleeper.pid).startswith("state S"):
+            time.sleep(0.01)
+        assert doing(sleeper.pid).startswith("state S, 0.00 s of CPU, waiting in ")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert doing(sleeper.pid) == "gone"

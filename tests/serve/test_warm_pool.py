@@ -140,3 +140,25 @@ def test_cold_keeps_the_fresh_process_path(tmp_path):
     finally:
         client.close()
         server.kill()
+
+
+def test_a_hung_warm_process_is_replaced_and_the_player_still_gets_a_game(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    zygote = server.warm_pid()
+    os.kill(zygote, signal.SIGSTOP)  # hung: it never answers
+    client = Client(server, "hal", tmp_path)
+    try:
+        client.wait_for("8-puzzle")  # started cold once the request timed out
+        assert server.wait_for_log(r"the warm process did not answer")
+        assert server.wait_for_log(r"player user:hal: game started \(pid \d+, [^)]*\) cold")
+        assert server.warm_pid(count=2) != zygote
+        client.keys("q")
+        assert client.exit_status() == 0
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+        try:
+            os.kill(zygote, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

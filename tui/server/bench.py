@@ -27,60 +27,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from .procfs import cpu_seconds, memory_mib
+
 HOME = "8-puzzle"
 ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])")
 INCOMPLETE_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*|\][^\x07]*|[()])?$")
 MOVES = re.compile(r"Moves (\d+)")
-TICK = os.sysconf("SC_CLK_TCK")
 CONNECT_SECONDS = 120.0  # generous: a cold start on a loaded 2-core box
 SCREEN_SECONDS = 60.0
-
-
-# --- reading /proc -----------------------------------------------------------------------------------
-
-def descendants(pid: int) -> list[int]:
-    """``pid`` and every live process below it."""
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                todo += [int(child) for child in Path(f"/proc/{current}/task/{task}/children").read_text().split()]
-            except OSError:
-                pass
-    return found
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) of ``pid`` and its children, live and reaped."""
-    total = 0
-    for each in descendants(pid):
-        try:
-            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-    return total / TICK
-
-
-def memory_mib(pid: int) -> dict[str, float]:
-    """RSS, PSS and USS of ``pid`` in MiB: PSS splits shared pages between the processes that map them, USS
-    counts only the pages no other process maps (what one more game costs)."""
-    kib: dict[str, int] = {}
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            name, _, value = line.partition(":")
-            if name in ("Rss", "Pss", "Private_Clean", "Private_Dirty"):
-                kib[name] = int(value.split()[0])
-    except OSError:
-        return {}
-    return {"rss": kib.get("Rss", 0) / 1024, "pss": kib.get("Pss", 0) / 1024,
-            "uss": (kib.get("Private_Clean", 0) + kib.get("Private_Dirty", 0)) / 1024}
 
 
 def percentile(values: list[float], fraction: float) -> float:

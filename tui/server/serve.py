@@ -38,12 +38,14 @@ from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
 
 from .options import ServeOptions, options_from
+from .procfs import doing
 from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
+SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets a log line saying what it does
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
@@ -123,6 +125,7 @@ class Game:
         self.last_input = time.monotonic()
         self.ending: str | None = None  # the message to show the client after the game has stopped
         self.output_done = asyncio.Event()
+        self.first_output = asyncio.Event()
         self.started = time.monotonic()
 
     async def run(self) -> None:
@@ -152,15 +155,16 @@ class Game:
         pump_out = asyncio.create_task(self.pump_out())
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
+        silent = asyncio.create_task(self.watch_first_output())
         try:
             await self.child.wait()
             await asyncio.wait_for(self.output_done.wait(), 2.0)
         except TimeoutError:
             pass
         finally:
-            for task in (pump_in, idle, pump_out):
+            for task in (pump_in, idle, silent, pump_out):
                 task.cancel()
-            await asyncio.gather(pump_in, idle, pump_out, return_exceptions=True)
+            await asyncio.gather(pump_in, idle, silent, pump_out, return_exceptions=True)
             os.close(master)
         status = self.child.returncode
         if status is not None and status < 0:
@@ -204,6 +208,7 @@ class Game:
                     break
                 if not data:
                     break
+                self.first_output.set()
                 try:
                     self.process.stdout.write(data)
                 except (OSError, asyncssh.Error):
@@ -248,6 +253,17 @@ class Game:
             except OSError:
                 return
             data = data[written:]
+
+    async def watch_first_output(self) -> None:
+        """Log what a game that has drawn nothing yet is doing, so that a blank screen says why."""
+        for seconds in SILENT_GAME_SECONDS:
+            try:
+                await asyncio.wait_for(self.first_output.wait(), max(0.0, self.started + seconds - time.monotonic()))
+                return
+            except TimeoutError:
+                pid = self.child.pid if self.child is not None else 0
+                log(f"{self.peer} player {self.player}: the game (pid {pid}) has drawn nothing in {seconds:g} s: "
+                    f"{doing(pid)}")
 
     async def watch_idle(self) -> None:
         timeout = self.server.options.idle_timeout

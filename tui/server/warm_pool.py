@@ -179,6 +179,10 @@ class WarmPool:
             socket.send_fds(sock, [message], [terminal])
             return await asyncio.wait_for(future, REQUEST_SECONDS)
         except TimeoutError:
+            self.log(f"the warm process did not answer in {REQUEST_SECONDS:g} s; replacing it")
+            self.ready = False
+            if self.process is not None and self.process.returncode is None:
+                self.process.kill()  # the reader then sees it gone and starts another
             raise OSError("the warm process did not answer") from None
         finally:
             self.requests.pop(request, None)

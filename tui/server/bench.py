@@ -296,9 +296,15 @@ async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
 
     results = await asyncio.gather(*(one(k) for k in range(count)))
     homes = [seconds for _, seconds in results]
+    memory = []
+    for session, seconds in results:
+        if session is not None and seconds != float("inf"):
+            memory.append(memory_mib(await server.game_pid(session.user)))
     await asyncio.gather(*(session.close() for session, _ in results if session is not None))
     served = [s for s in homes if s != float("inf")]
     return {"players": count, "served": len(served), "home_median_s": round(statistics.median(homes), 2),
+            **({f"game_{k}_mean_mib": round(statistics.mean(m.get(k, 0) for m in memory), 1) for k in ("pss", "uss")}
+               if memory else {}),
             "home_p95_s": round(percentile(homes, 0.95), 2), "home_max_s": round(max(homes), 2),
             **({"problems": dict(problems)} if problems else {})}
 

@@ -146,6 +146,7 @@ class Zygote:
             if request.get("cwd"):
                 os.chdir(request["cwd"])
             random.seed()
+            sys.argv = ["koma"]
             reopen_standard_streams()
             code = launch(parse_args([]))
         except SystemExit as leaving:

@@ -231,7 +231,9 @@ def run_with_server(options: tuple[str, ...], scenario: Callable[[BenchServer], 
             await server.started()
             if "--cold" not in options:  # measure the steady state: the warm process is ready
                 await server.wait_for_log(r"warm process ready", 180)
+            before = cpu_seconds(server.process.pid, children=False)
             figures = await scenario(server)
+            figures["server_cpu_s"] = round(cpu_seconds(server.process.pid, children=False) - before, 2)
             warm = server.warm_pid()
             if warm is not None:
                 figures["warm_process_pss_mib"] = round(memory_mib(warm).get("pss", float("nan")), 1)

@@ -26,15 +26,15 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) of ``pid`` and its children, live and reaped."""
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """CPU seconds (user + system) of ``pid`` and, unless ``children`` is false, of its children, live and reaped."""
     total = 0
-    for each in descendants(pid):
+    for each in descendants(pid) if children else [pid]:
         try:
             fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        total += sum(int(value) for value in fields[11:15 if children else 13])  # utime stime (cutime cstime)
     return total / TICK
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from solver.errors import KomaError
 from solver.tools.cli import main as cli_main
 
+from .server.bench_cases import SERVE_CASES
 from .server.options import add_serve_command
 
 
@@ -43,7 +44,7 @@ def doctor(args) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, play, {"serve": serve, "doctor": doctor}, [add_serve_command])
+    return cli_main(argv, play, {"serve": serve, "doctor": doctor}, [add_serve_command], SERVE_CASES)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,6 @@
-"""Goat's notation, the one source of its cell codes, letters and glyphs (no numba: the TUI's looks read it too).
+"""Goat's board, the one source of its size, cell codes, letters, glyphs and hash size.
+
+No numba here: the model, its numba kernels (:mod:`solver.puzzles.goat_kernels`) and the TUI's looks all read it.
 
 State: 12 cell codes in reading order (cells 0..11, row by row) on a 4 x 3 board; see
 :mod:`solver.puzzles.goat` for the rules that use them.
@@ -14,6 +16,9 @@ ASCII = ".rilj" "SWd-B"  # code -> notation letter
 GLYPHS = ("□", "┌", "│", "└", "┘", "羊", "狼", "‖", "─", "大")  # code -> glyph (大: a big-piece cell)
 NAMES = ("blank", "┌", "│", "└", "┘", "sheep 羊", "wolf 狼", "door ‖", "─", "big piece")
 PIECE_COUNTS = (1, 1, 1, 1, 1, 1, 1, 1, 2, 2)  # how many cells hold each code
+BIG_PLACES = 3  # the big piece's left cell: 0, 1 or 2
+SMALL_PLACES = 10 * 9 * 8 * 7 * 6 * 5 * 4 * 3  # blank and 7 distinct pieces in the 10 free cells: 1,814,400
+N_RANKS = BIG_PLACES * SMALL_PLACES  # 5,443,200
 CHAR_CODES = {c: i for i, c in enumerate(ASCII)} | {g: i for i, g in enumerate(GLYPHS)} | {"_": BLANK, "　": BLANK}
 
 

@@ -55,9 +55,9 @@ from solver.puzzles.goat import (
     VBAR,
     WIDTH,
     WOLF,
-    goat_successors,
     label,
 )
+from solver.puzzles.goat_kernels import goat_successors
 
 METHODS = ["article", "pdb"]
 NOTES = {

@@ -138,6 +138,7 @@ CASES: tuple[Case, ...] = (
 GROUPS = tuple(dict.fromkeys(case.group for case in CASES))
 
 
-def cases(groups: list[str] | None = None, full: bool = False) -> list[Case]:
-    """The cases of ``groups`` (all when empty); long ones only with ``full``."""
-    return [c for c in CASES if (not groups or c.group in groups) and (full or c.quick)]
+def cases(groups: list[str] | None = None, full: bool = False, extra: tuple[Case, ...] = ()) -> list[Case]:
+    """The cases of ``groups`` (all but the on-request ones when empty), with ``extra`` ones added by the
+    caller (``koma serve``'s, from the tui side); long ones only with ``full``."""
+    return [c for c in (*CASES, *extra) if (c.group in groups if groups else not c.on_request) and (full or c.quick)]

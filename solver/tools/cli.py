@@ -80,7 +80,7 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
 
     bench = add("bench", "performance figures: first call and median of warm runs")
-    bench.add_argument("groups", nargs="*", metavar="GROUP", help="only these groups (8, goat, ura, 15)")
+    bench.add_argument("groups", nargs="*", metavar="GROUP", help="only these groups (8, goat, ura, 15; serve, serve-crowd run only when named)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     add("doctor", "versions, caches, tables, terminal: what to check when something is off")
 
@@ -251,10 +251,11 @@ def cmd_generate(args) -> int:
     return 0
 
 
-def cmd_bench(args) -> int:
+def cmd_bench(args, extra_cases: tuple = ()) -> int:
+    """``koma bench``; ``extra_cases`` are cases that live outside the solver (``koma bench serve``)."""
     from solver.tools import bench, bench_cases
 
-    selected = bench_cases.cases(args.groups or None, args.full)
+    selected = bench_cases.cases(args.groups or None, args.full, tuple(extra_cases))
     if not selected:
         raise KomaError(f"no benchmarks in group(s) {', '.join(args.groups)}")
     results = []
@@ -371,11 +372,12 @@ def with_late_board(parser: Parser, args, extras: list[str]):
 
 def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None,
          commands: dict[str, Callable[[Any], int]] | None = None,
-         extensions: Sequence[Callable[[Any], None]] = ()) -> int:
+         extensions: Sequence[Callable[[Any], None]] = (), bench_cases: Sequence[Any] = ()) -> int:
     """Parse and run a command; ``play(args)`` runs the game for no command or ``play``.
 
     The ``koma`` console script (:mod:`tui.main`) passes ``play``, the ``serve`` handler and the
-    extension that adds ``serve``'s arguments; without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
+    extension that adds ``serve``'s arguments, and ``bench_cases`` (``koma bench serve``);
+    without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
     """
     try:
         args = parse_args(argv, extensions)
@@ -387,6 +389,8 @@ def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = 
             print("koma: error: the game needs the tui package; run 'koma' instead", file=sys.stderr)
             return EXIT_BAD_INPUT
         return play(args)
+    if bench_cases:
+        commands = {"bench": lambda parsed: cmd_bench(parsed, tuple(bench_cases)), **(commands or {})}
     return run(args, commands)
 
 

@@ -31,6 +31,7 @@ class ServeOptions:
     host_key: str | None = None  # default: the data dir's ssh_host_ed25519_key
     database: str | None = None  # default: $KOMA_DATABASE_URL, else SQLite in the data dir
     proxy_protocol: bool = False  # every connection starts with a PROXY v1/v2 header (behind HAProxy)
+    cold: bool = False  # start every game as a fresh process instead of forking it from the warm process
     game_command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "tui.main"])
 
 
@@ -71,6 +72,9 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--proxy-protocol", action="store_true",
                        help="expect a PROXY protocol v2 or v1 header on every connection (behind HAProxy's "
                             "send-proxy-v2) and refuse connections without one")
+    serve.add_argument("--cold", action="store_true",
+                       help="start each game as a fresh Python process (slower; for comparison) instead of forking "
+                            "it from the warm process")
 
 
 def options_from(args: Any) -> ServeOptions:

@@ -1,7 +1,9 @@
 """``koma serve``: host Koma as an SSH game (asyncssh), one sandboxed game process per connection.
 
-Each accepted session with a terminal runs the real app (``python -m tui.main``) as a child process on
-its own pseudo-terminal, in its own session, under CPU-time and address-space limits, with the client's
+Each accepted session with a terminal runs the real app on its own pseudo-terminal, in a process of its
+own: forked from the warm process (:mod:`tui.server.warm_pool`, :mod:`tui.zygote`), or, with ``--cold``
+or while no warm process is ready, started afresh as ``python -m tui.main``.  It runs in its own
+session, under CPU-time and address-space limits, with the client's
 terminal type and size, ``LANG=C.UTF-8``, ``ESCDELAY``, the player's identity (``KOMA_PLAYER``: the
 username with ``--open``, else the key's SHA256 fingerprint) and the operator's display settings
 (:data:`DISPLAY_VARIABLES`).  Bytes are bridged both ways with asyncio and window changes are
@@ -22,7 +24,6 @@ import errno
 import fcntl
 import os
 import re
-import resource
 import signal
 import struct
 import sys
@@ -39,12 +40,15 @@ from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
 from .colour import colour_environment
 from .options import ServeOptions, options_from
+from .procfs import doing
 from .proxy import Address, ProxyListener
+from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
+SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets a log line saying what it does
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
@@ -93,14 +97,20 @@ def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: in
 
 
 def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
-    """In the game process, before exec: the pty becomes its controlling terminal; limits apply."""
+    """In a cold game process, before exec: the pty becomes its controlling terminal; limits apply."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if cpu_limit:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
-    if memory_limit:
-        limit = memory_limit * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    apply_limits(cpu_limit, memory_limit)
+
+
+def base_environment() -> dict[str, str]:
+    """What every game process gets from the server's environment, whoever plays: the warm process starts
+    with it too (Textual reads its settings when it is imported)."""
+    env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
+    # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
+    # forever and ignore every resize; the pty's window size carries the client's size instead.
+    env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_SERVE": "1",
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
+    return env
 
 
 def safe_username(username: str) -> str:
@@ -118,11 +128,12 @@ class Game:
         self.server = server
         self.process = process
         self.player, self.name, self.peer = player, name, peer
-        self.child: asyncio.subprocess.Process | None = None
+        self.child: asyncio.subprocess.Process | WarmGame | None = None
         self.master = -1
         self.last_input = time.monotonic()
         self.ending: str | None = None  # the message to show the client after the game has stopped
         self.output_done = asyncio.Event()
+        self.first_output = asyncio.Event()
         self.started = time.monotonic()
 
     async def run(self) -> None:
@@ -139,11 +150,7 @@ class Game:
         try:
             set_window_size(master, rows, columns, width, height)
             os.set_blocking(master, False)
-            options = self.server.options
-            self.child = await asyncio.create_subprocess_exec(
-                *options.game_command, stdin=slave, stdout=slave, stderr=slave, env=self.environment(terminal, rows, columns),
-                start_new_session=True, close_fds=True, cwd=str(data_dir()) if data_dir().is_dir() else None,
-                preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
+            self.child, how = await self.server.start_game(slave, self.environment(terminal, rows, columns))
         except OSError as problem:
             os.close(slave)
             os.close(master)
@@ -152,19 +159,20 @@ class Game:
             process.exit(1)
             return
         os.close(slave)
-        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows})")
+        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
         pump_out = asyncio.create_task(self.pump_out())
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
+        silent = asyncio.create_task(self.watch_first_output())
         try:
             await self.child.wait()
             await asyncio.wait_for(self.output_done.wait(), 2.0)
         except TimeoutError:
             pass
         finally:
-            for task in (pump_in, idle, pump_out):
+            for task in (pump_in, idle, silent, pump_out):
                 task.cancel()
-            await asyncio.gather(pump_in, idle, pump_out, return_exceptions=True)
+            await asyncio.gather(pump_in, idle, silent, pump_out, return_exceptions=True)
             os.close(master)
         status = self.child.returncode
         if status is not None and status < 0:
@@ -181,15 +189,10 @@ class Game:
             pass
 
     def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
-        env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
-        # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
-        # forever and ignore every resize; the pty's window size carries the client's size instead.
-        env.update({"TERM": terminal, "LANG": "C.UTF-8",
-                    "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_PLAYER": self.player,
-                    "KOMA_PLAYER_NAME": self.name, "KOMA_SERVE": "1", "OPENBLAS_NUM_THREADS": "1",
-                    "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
-        env.update(colour_environment(terminal, self.process.env if self.process is not None else {}, os.environ))
-        return env
+        """The game's environment: the server's common one, the client's terminal type and colours, the player."""
+        client = self.process.env if self.process is not None else {}
+        return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name,
+                **colour_environment(terminal, client, os.environ)}
 
     def say(self, text: str) -> None:
         try:
@@ -215,6 +218,7 @@ class Game:
                     break
                 if not data:
                     break
+                self.first_output.set()
                 try:
                     self.process.stdout.write(data)
                 except (OSError, asyncssh.Error):
@@ -259,6 +263,17 @@ class Game:
             except OSError:
                 return
             data = data[written:]
+
+    async def watch_first_output(self) -> None:
+        """Log what a game that has drawn nothing yet is doing, so that a blank screen says why."""
+        for seconds in SILENT_GAME_SECONDS:
+            try:
+                await asyncio.wait_for(self.first_output.wait(), max(0.0, self.started + seconds - time.monotonic()))
+                return
+            except TimeoutError:
+                pid = self.child.pid if self.child is not None else 0
+                log(f"{self.peer} player {self.player}: the game (pid {pid}) has drawn nothing in {seconds:g} s: "
+                    f"{doing(pid)}")
 
     async def watch_idle(self) -> None:
         timeout = self.server.options.idle_timeout
@@ -404,6 +419,7 @@ class KomaServer:
         self.listener: asyncssh.SSHAcceptor | ProxyListener | None = None
         self.stopping = False
         self.port = options.port
+        self.pool: WarmPool | None = None
 
     def admit(self, address: str, connection: Connection, rate_limited: bool = True) -> str:
         """Why a new connection is refused ('' to admit it): shutting down, full, or too many from one address."""
@@ -432,6 +448,23 @@ class KomaServer:
         if cap and sum(1 for game in self.games if game.player == player) >= cap:
             return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again"
         return ""
+
+    async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
+        """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.
+
+        Returns the process and how it started (for the log); raises OSError when neither works.
+        """
+        options = self.options
+        cwd = str(data_dir()) if data_dir().is_dir() else None
+        if self.pool is not None and self.pool.ready:
+            try:
+                return await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit), "warm"
+            except OSError as problem:
+                log(f"the warm process could not start a game ({problem}); starting it cold")
+        process = await asyncio.create_subprocess_exec(
+            *options.game_command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True,
+            close_fds=True, cwd=cwd, preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
+        return process, "cold"
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str) -> None:
         if self.stopping:
@@ -484,6 +517,10 @@ class KomaServer:
         else:
             self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port, **ssh_options)
         self.port = self.listener.get_port() or options.port
+        if not options.cold:
+            become_subreaper()
+            self.pool = WarmPool(base_environment(), log)
+            self.pool.start()
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
             mode += "; PROXY protocol required"
@@ -504,6 +541,8 @@ class KomaServer:
         deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
         while self.games and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        if self.pool is not None:
+            await self.pool.close()
         for connection in list(self.connections):
             if connection.conn is not None:
                 connection.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the Koma server is shutting down")

@@ -34,7 +34,7 @@ async def until(pilot, condition, timeout: float = 120.0) -> None:
 async def settle(pilot) -> None:
     screen = pilot.app.screen
     await until(pilot, screen.warm.is_set)
-    await until(pilot, lambda: not screen._distance_pending() or not screen.proof.solvable)
+    await until(pilot, lambda: not screen.solver.distance_pending(screen.state) or not screen.proof.solvable)
     await pilot.pause(0.2)
 
 
@@ -55,7 +55,7 @@ async def mid_playback(pilot) -> None:
     await settle(pilot)
     screen = pilot.app.screen
     await pilot.press("s")
-    await until(pilot, lambda: screen.playback is not None)
+    await until(pilot, lambda: screen.playback.active)
     await until(pilot, lambda: screen.position >= 8)
     await pilot.press("space")
     await pilot.pause(0.3)

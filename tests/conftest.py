@@ -21,3 +21,33 @@ settings.register_profile("ci", max_examples=300, deadline=None, suppress_health
 settings.register_profile("thorough", max_examples=10_000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL server for the session (skips, with the reason, where none can start)."""
+    from postgres_server import start_postgres
+
+    server, why_not = start_postgres()
+    if server is None:
+        pytest.skip(why_not)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """The URL of a fresh, empty database on the session's PostgreSQL server."""
+    return postgres_server.new_database()
+
+
+@pytest.fixture(scope="session")
+def pgbouncer(postgres_server):
+    """PgBouncer as deploy/pgbouncer.ini sets it up (transaction mode, 10 server connections) before the session's PostgreSQL."""
+    from postgres_server import start_pgbouncer
+
+    bouncer, why_not = start_pgbouncer(postgres_server)
+    if bouncer is None:
+        pytest.skip(why_not)
+    yield bouncer
+    bouncer.stop()

@@ -91,3 +91,15 @@ def test_ruff_is_clean():
 def test_mypy_is_clean():
     result = _run("mypy", "--no-incremental")
     assert result.returncode == 0, result.stdout[-4000:]
+
+
+MAX_MODULE_LINES = 700
+MAX_PLAY_SCREEN_LINES = 500
+
+
+def test_no_module_is_too_long_to_read():
+    lengths = {str(path.relative_to(ROOT)): len(path.read_text().splitlines())
+               for package in PACKAGES for path in (ROOT / package).rglob("*.py")}
+    assert len(lengths) > 50  # the packages were found
+    assert {path: n for path, n in lengths.items() if n > MAX_MODULE_LINES} == {}
+    assert lengths[str(Path("tui", "screens", "play.py"))] <= MAX_PLAY_SCREEN_LINES

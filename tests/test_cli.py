@@ -193,8 +193,8 @@ def test_negative_numbers_stay_numbers(capsys):
 
 # --- --json on argument errors ---------------------------------------------------------------------
 @pytest.mark.parametrize("argv, fragment", [
-    (["solve", "8", "--json"], "required: BOARD"),
-    (["--json", "solve", "8"], "required: BOARD"),
+    (["solve", "8", "--json"], "a board is required: give PUZZLE BOARD, or a game ID"),
+    (["--json", "solve", "8"], "unrecognized arguments: --json"),  # --json belongs after the command
     (["--json"], "unrecognized arguments: --json"),
     (["generate", "8", "--seed", "x", "--json"], "invalid int value"),
     (["solve", "8", ARTICLE, "--frobnicate", "--json"], "unrecognized arguments: --frobnicate"),
@@ -224,16 +224,23 @@ def test_bench_rejects_unknown_groups_by_name(capsys, groups, named):
     assert f"unknown benchmark group {named}; choose from 8, goat, ura, 15" in err
 
 
-def test_bench_validates_against_the_registered_groups(capsys, monkeypatch):
+def test_bench_validates_against_the_groups_the_caller_adds(capsys):
+    """The tui side adds koma serve's cases; a group is known only if some case, the solver's or the caller's, has it."""
     from solver.tools import bench_cases
     from solver.tools.bench import Case
+    from solver.tools.cli import main as cli_main
 
-    monkeypatch.setattr(bench_cases, "_registered", [])
-    bench_cases.register(Case("a registered case", "extra", lambda: {"answer": 42}, runs=1))
-    assert bench_cases.groups() == ["8", "goat", "ura", "15", "extra"]
-    code, data, _ = run_json(capsys, "bench", "extra")
-    assert code == 0 and [r["name"] for r in data["results"]] == ["a registered case"]
+    extra = (Case("a case added by the caller", "extra", lambda: {"answer": 42}, runs=1, on_request=True),)
+    assert bench_cases.groups(extra) == ["8", "goat", "ura", "15", "extra"]
+    assert all(case.group != "extra" for case in bench_cases.cases(full=True, extra=extra))  # only when named
+    code = cli_main(["bench", "extra", "--json"], bench_cases=extra)
+    out, _ = capsys.readouterr()
+    data = json.loads(out)
+    assert code == 0 and [r["name"] for r in data["results"]] == ["a case added by the caller"]
     assert data["results"][0]["answer"] == 42
+    code = cli_main(["bench", "extra", "--json"])  # without the caller's cases the group is unknown
+    out, _ = capsys.readouterr()
+    assert code == 2 and "unknown benchmark group 'extra'" in json.loads(out)["error"]
 
 
 def test_loop_method_on_the_solved_board_answers_zero_moves(capsys):

@@ -1,7 +1,8 @@
 """The Koma app: the home screen, a play screen per puzzle, dialogs, and every action in the command palette.
 
 Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can move them: put
-``"play.solve" = "S"`` lines under ``[keymap]`` in ``keymap.toml`` in the data dir.
+``"play.solve" = "S"`` lines under ``[keymap]`` in ``keymap.toml`` in the data dir (read and checked by
+:mod:`tui.game.keymap`; a problem is a notice, and the default keys stay).
 """
 
 from __future__ import annotations
@@ -18,14 +19,18 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
-from solver.engines.paths import data_dir
-from solver.puzzles.base import Puzzle
+from solver.puzzles.base import Proof, Puzzle
 
+from .app_view import KomaAppView
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from .game.daily import daily_board, daily_key, puzzle_id
-from .game.store import Store
+from .game.jobs import StopFlags
+from .game.keymap import check_bindings, read_keymap
+from .game.stores import AnyStore, open_store
 from .screens.home import HomeScreen
-from .screens.play import PlayScreen, play_screen_for
+from .screens.play import PlayScreen
+from .screens.play_variants import play_screen_for
+from .themes import KOMA_THEMES, other_theme
 
 
 class KomaCommands(Provider):
@@ -35,7 +40,7 @@ class KomaCommands(Provider):
         screen = self.screen
         app = self.app
         seen: set[str] = set()
-        out = []
+        out: list[tuple[str, str, Callable]] = []
         for _key, active in screen.active_bindings.items():
             binding = active.binding
             if binding.action in seen or binding.system:
@@ -72,28 +77,39 @@ class KomaApp(App):
     BINDINGS = [
         Binding("q", "quit", "quit", id="app.quit", tooltip="Quit Koma at once (your game is saved)"),
         Binding("question_mark", "help", "help", id="app.help", tooltip="Help: rules and keys"),
+        Binding("ctrl+t", "colorblind_theme", "colour-blind theme", id="app.colorblind", show=False,
+                tooltip="Switch to the colour-blind-safe colours (Okabe-Ito) and back"),
     ]
 
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
-                 store: Store | None = None, clock: Callable[[], float] = time.monotonic,
-                 animate_spinner: bool = True, keymap: dict[str, str] | None = None):
+                 store: AnyStore | None = None, clock: Callable[[], float] = time.monotonic,
+                 animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None,
+                 database: str | None = None):
         super().__init__()
+        for theme in KOMA_THEMES:
+            self.register_theme(theme)
+        if theme_name is not None:
+            self.theme = theme_name
+        self.theme_before = self.theme  # where the colour-blind key switches back to
         self.start_puzzle = puzzle
         self.start_state = start
         self.ascii_only = ascii_only
-        self.store = store if store is not None else Store()
+        self.store = store if store is not None else open_store(database)
         self.clock = clock
         self.animate_spinner = animate_spinner
-        self.stop_flags: dict[int, Any] = {}  # every live job's stop flag, by id: quitting sets them all
+        self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all
         self.warm_seconds: dict[str, float] = {}
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
 
     def on_mount(self) -> None:
-        keymap = self._keymap_override if self._keymap_override is not None else load_keymap()
-        if keymap:
-            self.set_keymap(keymap)
+        keymap = check_bindings(self._keymap_override) if self._keymap_override is not None else read_keymap()
+        if keymap.bindings:
+            self.set_keymap(keymap.bindings)
+        for problem in keymap.problems:
+            self.notify(problem, title="Keymap", severity="warning", timeout=8)
+        self.store.notice_listener = self._store_has_notices
         if self.ascii_only:
             self.add_class("-ascii")
             ScrollBar.renderer = AsciiScrollBarRender  # Textual's documented hook; put back on unmount
@@ -128,14 +144,19 @@ class KomaApp(App):
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
 
+    def _store_has_notices(self) -> None:
+        self.call_later(self.show_store_notices)
+
     def show_store_notices(self) -> None:
         for notice in self.store.drain_notices():
             self.notify(notice, title="Saved games", severity="warning", timeout=8)
 
-    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None) -> PlayScreen:
+    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
+                    solve: bool = False) -> PlayScreen:
         """Open a puzzle's play screen: a given board, else the saved game, else a random board.
 
         With ``daily`` (a day), the day's board of the puzzle, or the player's game on it in progress.
+        With ``solve``, Koma starts solving it at once.
         """
         if daily:
 
@@ -143,15 +164,47 @@ class KomaApp(App):
             start = None if saved is not None else daily_board(puzzle, daily)
         else:
             saved = None if start is not None else self.store.load_game(puzzle_id(puzzle))
-        screen = play_screen_for(puzzle, start=start, saved=saved, ascii_only=self.ascii_only, daily=daily)
+        screen = play_screen_for(puzzle, start=start, saved=saved, ascii_only=self.ascii_only, daily=daily, solve=solve)
         self.push_screen(screen)
         return screen
 
-    def action_leaderboard(self, game: str | None = None) -> None:
-        """The daily puzzles and their leaderboards."""
+    # --- screens open each other through these (screens never import one another) ---
+    def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None:
+        """The daily puzzles and their leaderboards (``game`` on ``day``, else today's first)."""
         from .screens.leaderboard import LeaderboardScreen
 
-        self.push_screen(LeaderboardScreen(game))
+        self.push_screen(LeaderboardScreen(game, day))
+
+    def open_proof(self, puzzle: Puzzle, state: tuple, proof: Proof) -> None:
+        from .screens.proof import ProofScreen
+
+        self.push_screen(ProofScreen(puzzle, state, proof, ascii_only=self.ascii_only))
+
+    def open_new_game(self, puzzle: Puzzle, table_ready: bool, chosen: Callable[[Any], None]) -> None:
+        """The new-game dialog; ``chosen`` gets its answer (None when cancelled)."""
+        from .screens.new_game import NewGameScreen
+
+        self.push_screen(NewGameScreen(puzzle, table_ready), chosen)
+
+    def action_gallery(self) -> None:
+        from .screens.gallery import GalleryScreen
+
+        self.push_screen(GalleryScreen(ascii_only=self.ascii_only))
+
+    def action_parity_lab(self) -> None:
+        from .screens.parity_lab import ParityLabScreen
+
+        self.push_screen(ParityLabScreen(ascii_only=self.ascii_only))
+
+    def action_loop_demo(self) -> None:
+        from .screens.loop_demo import LoopDemoScreen
+
+        self.push_screen(LoopDemoScreen(ascii_only=self.ascii_only))
+
+    def action_algorithm_lab(self) -> None:
+        from .screens.algorithm_lab import AlgorithmLabScreen
+
+        self.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_text
@@ -162,9 +215,14 @@ class KomaApp(App):
             return
         self.push_screen(HelpScreen(help_text(screen, puzzle.key if puzzle else None)))
 
+    def action_colorblind_theme(self) -> None:
+        """Switch between the colour-blind-safe theme and the theme in use before it."""
+        current = self.theme
+        self.theme = other_theme(current, self.theme_before)
+        self.theme_before = current
+
     def stop_all(self) -> None:
-        for flag in list(self.stop_flags.values()):
-            flag[0] = 1
+        self.stop_flags.stop_all()
         for screen in self.screen_stack:
             if isinstance(screen, PlayScreen):
                 screen.cancel_jobs()
@@ -175,6 +233,7 @@ class KomaApp(App):
 
     def on_unmount(self) -> None:
         self.stop_all()
+        self.store.notice_listener = None
         self.store.close()
         if ScrollBar.renderer is AsciiScrollBarRender:
             ScrollBar.renderer = ScrollBarRender
@@ -200,14 +259,6 @@ class KomaApp(App):
             self.push_screen(AsciiCommandPalette(id="--command-palette"))
 
 
-def load_keymap() -> dict[str, str]:
-    """``[keymap]`` from ``keymap.toml`` in the data dir: binding id -> keys (missing or bad file: none)."""
-    import tomllib
-
-    path = data_dir() / "keymap.toml"
-    try:
-        with open(path, "rb") as handle:
-            table = tomllib.load(handle).get("keymap", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}
-    return {str(k): str(v) for k, v in table.items() if isinstance(v, str)}
+def _satisfies_the_screens_view(app: KomaApp) -> KomaAppView:
+    """Never called: mypy checks here that KomaApp is what tui.app_view promises the screens."""
+    return app

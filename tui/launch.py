@@ -10,6 +10,8 @@ import sys
 from solver.errors import KomaError
 from solver.tools.cli import EXIT_BAD_INPUT
 
+from .game.stores import database_url
+
 
 def utf8_terminal() -> bool:
     """Whether the locale (or stdout) speaks UTF-8; otherwise Koma draws with ASCII letters."""
@@ -28,17 +30,24 @@ def prepare(args):
     """The puzzle and start board asked for on the command line: ``(puzzle or None, state or None)``."""
     if getattr(args, "command", None) != "play":
         return None, None
-    from solver.puzzles.registry import get_puzzle
+    from solver.puzzles.ids import puzzle_and_board
 
-    puzzle = get_puzzle(args.puzzle, args.size)
-    state = None
-    if args.board is not None:
-        if args.seed is not None:
-            raise KomaError("give --board or --seed, not both")
-        state = puzzle.parse(args.board)
-    elif args.seed is not None:
+    puzzle, state = puzzle_and_board(args.puzzle, args.size, args.board)  # PUZZLE [--board B] or a game ID
+    if args.seed is not None:
+        if state is not None:
+            raise KomaError("give a board (--board or a game ID) or --seed, not both")
         state = puzzle.random_state(args.seed)
     return puzzle, state
+
+
+def chosen_theme(args) -> str | None:
+    """The theme ``koma --theme NAME`` asked for (checked: a bad name is one line and exit 2), or None."""
+    name = getattr(args, "theme", None)
+    if name is None:
+        return None
+    from .themes import check_theme
+
+    return check_theme(name)
 
 
 def wants_ascii(args) -> bool:
@@ -50,13 +59,16 @@ def launch(args) -> int:
     """Run the game for ``koma`` / ``koma play``; returns the exit status."""
     try:
         puzzle, state = prepare(args)
+        theme = chosen_theme(args)
+        database_url(getattr(args, "database", None))
     except KomaError as error:
         print(f"koma: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
     from .app import KomaApp
 
-    app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only)
+    app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme,
+                  database=getattr(args, "database", None))
     app.run()
     code = app.return_code or 0
     # The terminal is restored and the store closed (on_unmount); skip the interpreter's teardown

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from solver.errors import KomaError
 from solver.tools.cli import main as cli_main
 
+from .server.bench_cases import SERVE_CASES
 from .server.options import add_serve_command
 
 
@@ -27,8 +28,23 @@ def serve(args) -> int:
     return serve_command(args)
 
 
+def doctor(args) -> int:
+    """``koma doctor``: the solver's checks plus the game's (saved games database, keymap); exit 1 on a problem."""
+    from solver.tools.cli import emit
+    from solver.tools.doctor import diagnose, render
+
+    from .game.health import game_health
+
+    report = diagnose()
+    game = game_health()
+    report["problems"] = [*report["problems"], *game.pop("problems")]
+    report["game"] = game
+    emit(args, report, lambda: render(report))
+    return 1 if report["problems"] else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, play, {"serve": serve}, [add_serve_command])
+    return cli_main(argv, play, {"serve": serve, "doctor": doctor}, [add_serve_command], SERVE_CASES)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ function that receives another jitted function as a runtime argument.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from solver.engines.jit import njit
 
 UNSEEN = -1
 MAX_DEPTH = 127  # depth tables are int8

@@ -26,11 +26,12 @@ import time
 
 import numba
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from solver.engines.bfs import STOP_POLL_MASK, run_polled
+from solver.engines.jit import njit
 from solver.errors import Cancelled
 
 MAX_PATH = 256

@@ -292,9 +292,9 @@ def install_load_guard() -> None:
 def prepare() -> None:
     """Check and repair the numba cache once per process and guard every later load (idempotent).
 
-    It is numba's ``numba_extensions`` entry point (pyproject.toml), so numba itself runs it before it
-    compiles or loads the first kernel of any process (CLI, game, server); calling it earlier does no
-    harm.  The notices it leaves are drained with :func:`solver.engines.cache_files.drain_notices`.
+    :mod:`solver.engines.jit` runs it when the first kernel module imports ``njit``, so before any kernel
+    is compiled or loaded in any process (CLI, game, server); calling it again does no harm.  The notices it
+    leaves are drained with :func:`solver.engines.cache_files.drain_notices`.
     """
     global _prepared
     if _prepared:

@@ -25,9 +25,9 @@ import mmap
 from math import factorial
 
 import numpy as np
-from numba import njit
 
 from solver.engines.bfs import run_polled
+from solver.engines.jit import njit
 from solver.engines.ranking import popcount
 from solver.errors import Cancelled
 

@@ -3,6 +3,7 @@
 ``rank(p)`` is the lexicographic index of the permutation ``p`` of ``0..n-1`` among all n!
 permutations: ``rank((1,2,3,4,5,6,7,8,0)) == 46233``.  The numba kernels work on boards packed
 four bits per cell (cell ``i`` in bits ``4i..4i+3``), so they cover boards of up to 16 cells.
+The plain-Python helpers live in :mod:`solver.engines.permutations` (no numba) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from __future__ import annotations
 from math import factorial
 
 import numpy as np
-from numba import njit
+
+from solver.engines.jit import njit
+from solver.engines.permutations import pack as pack
+from solver.engines.permutations import rank as rank
+from solver.engines.permutations import unpack as unpack
+from solver.engines.permutations import unrank as unrank
 
 FACTORIALS = np.array([factorial(i) for i in range(21)], dtype=np.int64)
 
@@ -80,45 +86,3 @@ def rank_unrank_roundtrip(count, n, stride):
             ok += 1
         r = (r + stride) % total
     return ok
-
-
-def pack(cells) -> int:
-    """Pack small non-negative values (< 16), cell i into bits 4i..4i+3, as a signed int64 value.
-
-    Sixteen cells fill all 64 bits; the result wraps to a negative int64 then, which the kernels
-    read back correctly because they mask every nibble after shifting.
-    """
-    packed = 0
-    for i, v in enumerate(cells):
-        packed |= int(v) << (4 * i)
-    return packed - (1 << 64) if packed >= 1 << 63 else packed
-
-
-def unpack(packed: int, n: int) -> tuple[int, ...]:
-    """Inverse of :func:`pack` for ``n`` cells."""
-    return tuple((int(packed) >> (4 * i)) & 0xF for i in range(n))
-
-
-def rank(perm) -> int:
-    """Lexicographic rank of a permutation of ``0..n-1`` (exact for any n, as a Python int)."""
-    n = len(perm)
-    if sorted(perm) != list(range(n)):
-        raise ValueError("rank() needs a permutation of 0..n-1")
-    used: set[int] = set()
-    value = 0
-    for i, v in enumerate(perm[:-1]):
-        value += factorial(n - 1 - i) * (v - sum(1 for u in used if u < v))
-        used.add(v)
-    return value
-
-
-def unrank(r: int, n: int) -> tuple[int, ...]:
-    """The permutation of ``0..n-1`` with lexicographic rank ``r``."""
-    if not 0 <= r < factorial(n):
-        raise ValueError(f"rank {r} is out of range for {n} items (0..{factorial(n) - 1})")
-    free = list(range(n))
-    out = []
-    for i in range(n):
-        digit, r = divmod(r, factorial(n - 1 - i))
-        out.append(free.pop(digit))
-    return tuple(out)

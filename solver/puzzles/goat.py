@@ -29,29 +29,40 @@ import time
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
-from solver.engines import bfs, tables
-from solver.engines.ranking import nth_set_bit, pack
+from solver.engines import tables
+from solver.engines.permutations import pack
 from solver.engines.tables import DepthTable
 from solver.errors import BoardError, KomaError
 from solver.puzzles.base import Proof, Puzzle, State
-
-WIDTH, HEIGHT, CELLS = 4, 3, 12
-BLANK, TL, VBAR, BL, BR, SHEEP, WOLF, DOOR, DASH, BIG = range(10)
-ASCII = ".rilj" "SWd-B"  # code -> notation letter
-GLYPHS = ("□", "┌", "│", "└", "┘", "羊", "狼", "‖", "─", "大")  # code -> glyph (大: a big-piece cell)
-NAMES = ("blank", "┌", "│", "└", "┘", "sheep 羊", "wolf 狼", "door ‖", "─", "big piece")
-PIECE_COUNTS = (1, 1, 1, 1, 1, 1, 1, 1, 2, 2)  # how many cells hold each code
-CHAR_CODES = {c: i for i, c in enumerate(ASCII)} | {g: i for i, g in enumerate(GLYPHS)} | {"_": BLANK, "　": BLANK}
+from solver.puzzles.goat_notation import (  # noqa: F401 - the notation is part of this module's interface too
+    ASCII,
+    BIG,
+    BL,
+    BLANK,
+    BR,
+    CELLS,
+    CHAR_CODES,
+    DASH,
+    DOOR,
+    GLYPHS,
+    HEIGHT,
+    N_RANKS,
+    NAMES,
+    PIECE_COUNTS,
+    SHEEP,
+    SMALL_PLACES,
+    TL,
+    VBAR,
+    WIDTH,
+    WOLF,
+    format_unicode,
+)
 
 START: State = (TL, DASH, BIG, BIG, VBAR, BLANK, DOOR, SHEEP, BL, DASH, BR, WOLF)
 GOAL: State = (TL, DASH, BIG, BIG, VBAR, SHEEP, DOOR, BLANK, BL, DASH, BR, WOLF)
 ARTICLE_LONGEST: State = (WOLF, DOOR, BIG, BIG, BR, SHEEP, VBAR, DASH, BLANK, DASH, BL, TL)  # WdBB/jSi-/.-lr
 
-BIG_PLACES = 3  # the big piece's left cell: 0, 1 or 2
-SMALL_PLACES = 10 * 9 * 8 * 7 * 6 * 5 * 4 * 3  # blank and 7 distinct pieces in the 10 free cells: 1,814,400
-N_RANKS = BIG_PLACES * SMALL_PLACES  # 5,443,200
 VERSION = 1  # of the cached depth table's layout; bump when the hash or the codes change
 
 MOVE_NAMES = "UDLR"  # the IDA* kernels use this order too (solver.search.goat)
@@ -64,109 +75,6 @@ SNAKE = (8, 9, 10, 11, 7, 6, 5, 4, 0, 1, 2, 3)
 # the big piece's left and right cells are 9 and 10.
 TOP_DASH, BIG_LEFT, BIG_RIGHT, BOTTOM_DASH = 8, 9, 10, 11
 LABELLED_GOAL = (TL, TOP_DASH, BIG_LEFT, BIG_RIGHT, VBAR, SHEEP, DOOR, BLANK, BL, BOTTOM_DASH, BR, WOLF)
-
-_POPCOUNT10 = np.array([bin(i).count("1") for i in range(1 << 10)], dtype=np.int64)
-
-
-# --- numba kernels over packed boards (cell i in bits 4i..4i+3, the public codes) ---------------
-@njit(cache=True, nogil=True, inline="always")
-def goat_rank_packed(packed):
-    """The article's minimal perfect hash of a packed board: ``1814400 * b1 + I``.
-
-    ``b1`` is the big piece's left cell.  The 10 other cells are renumbered 0..9 (skipping the big
-    piece), and ``I`` ranks the places of the blank and pieces 1..7, in that order, as a partial
-    permutation (the article's ``board_to_number``); the two ─ fill the last two cells.
-    """
-    # branch-free: cells 0 and 1 are both big exactly when b1 = 0
-    b1 = 2 - ((packed & 0xF) == BIG) - (((packed >> 4) & 0xF) == BIG)
-    small = (packed & ((1 << (4 * b1)) - 1)) | ((packed >> (4 * (b1 + 2))) << (4 * b1))  # the 10 free cells
-    where = 0  # the renumbered cell of code v in bits 4v..4v+3 (the two ─ write above bit 32, unread)
-    for q in range(10):
-        where |= q << (4 * ((small >> (4 * q)) & 0xF))
-    used = 0
-    value = 0
-    for i in range(8):
-        q = (where >> (4 * i)) & 0xF
-        value = value * (10 - i) + q - _POPCOUNT10[used & ((1 << q) - 1)]
-        used |= 1 << q
-    return b1 * SMALL_PLACES + value
-
-
-@njit(cache=True, nogil=True, inline="always")
-def goat_unrank_packed(r):
-    """Inverse of :func:`goat_rank_packed` (the article's ``number_to_board``)."""
-    b1 = r // SMALL_PLACES
-    value = r - b1 * SMALL_PLACES
-    digits = 0
-    for i in range(7, -1, -1):
-        d = value % (10 - i)
-        value //= 10 - i
-        digits |= d << (4 * i)
-    free = (1 << 10) - 1
-    packed = 0
-    for c in range(CELLS):
-        packed |= DASH << (4 * c)
-    for i in range(8):
-        d = (digits >> (4 * i)) & 0xF
-        q = nth_set_bit(free, d)  # the d-th free renumbered cell
-        free &= ~(1 << q)
-        cell = q if q < b1 else q + 2
-        packed += (i - DASH) << (4 * cell)
-    packed += (BIG - DASH) << (4 * b1)
-    packed += (BIG - DASH) << (4 * (b1 + 1))
-    return packed
-
-
-@njit(cache=True, nogil=True, inline="always")
-def goat_successors(packed, params, out):
-    """The packed neighbours of a board, in move order U D L R (see :data:`MOVE_NAMES`)."""
-    b = 0
-    while (packed >> (4 * b)) & 0xF != 0:
-        b += 1
-    row = b >> 2
-    col = b & 3
-    k = 0
-    if row < 2:  # U: the piece below moves up (never the big piece)
-        p = (packed >> (4 * (b + 4))) & 0xF
-        out[k] = packed + (p << (4 * b)) - (p << (4 * (b + 4)))
-        k += 1
-    if row > 0:  # D: the piece above moves down, unless it is the big piece
-        p = (packed >> (4 * (b - 4))) & 0xF
-        if p != BIG:
-            out[k] = packed + (p << (4 * b)) - (p << (4 * (b - 4)))
-            k += 1
-    if col < 3:  # L: the piece on the right moves left; the big piece leaves its far cell blank
-        p = (packed >> (4 * (b + 1))) & 0xF
-        far = b + 2 if p == BIG else b + 1
-        out[k] = packed + (p << (4 * b)) - (p << (4 * far))
-        k += 1
-    if col > 0:  # R: the piece on the left moves right
-        p = (packed >> (4 * (b - 1))) & 0xF
-        far = b - 2 if p == BIG else b - 1
-        out[k] = packed + (p << (4 * b)) - (p << (4 * far))
-        k += 1
-    return k
-
-
-@njit(cache=True, nogil=True, inline="always")
-def goat_rank(packed, params):
-    return goat_rank_packed(packed)
-
-
-@njit(cache=True, nogil=True)
-def _goat_bfs(params, start, depth, queue, layer_ends, stop, progress):
-    return bfs.bfs_fill(goat_successors, goat_rank, params, start, depth, queue, layer_ends, stop, progress)
-
-
-@njit(cache=True, nogil=True)
-def rank_roundtrip_all():
-    """``rank(unrank(r)) == r`` for every rank; returns how many round-tripped (should be N_RANKS)."""
-    ok = 0
-    for r in range(N_RANKS):
-        if goat_rank_packed(goat_unrank_packed(r)) == r:
-            ok += 1
-    return ok
-
 
 # --- the perfect hash in Python (mirrors the kernels; tests check they agree) --------------------
 def rank(state: State) -> int:
@@ -296,25 +204,7 @@ class GoatPuzzle(Puzzle):
         return "/".join("".join(ASCII[v] for v in state[r * WIDTH:(r + 1) * WIDTH]) for r in range(HEIGHT))
 
     def format_unicode(self, state: State) -> str:
-        """Three lines for display, two columns per cell; the big piece is one four-column block ``[大]``.
-
-        Box-drawing glyphs are padded with a space; 羊 and 狼 are double width; the blank is two spaces.
-        """
-        lines = []
-        for r in range(HEIGHT):
-            row = state[r * WIDTH:(r + 1) * WIDTH]
-            parts = []
-            c = 0
-            while c < WIDTH:
-                v = row[c]
-                if v == BIG:
-                    parts.append("[大]")
-                    c += 2
-                    continue
-                parts.append("  " if v == BLANK else GLYPHS[v] if v in (SHEEP, WOLF) else GLYPHS[v] + " ")
-                c += 1
-            lines.append("".join(parts))
-        return "\n".join(lines)
+        return format_unicode(state)
 
     # --- rules ----------------------------------------------------------------------------
     def _check(self, state: State) -> State:
@@ -424,7 +314,10 @@ class GoatPuzzle(Puzzle):
 
     def bfs_arrays(self, *, stop=None, progress=None):
         """One full BFS from GOAL: ``(depth, queue, layer_ends)`` as in :func:`solver.engines.bfs.breadth_first`."""
-        return bfs.breadth_first(_goat_bfs, _PARAMS, pack(GOAL), N_RANKS, stop=stop, progress=progress)
+        from solver.engines import bfs
+        from solver.puzzles.goat_kernels import goat_bfs
+
+        return bfs.breadth_first(goat_bfs, _PARAMS, pack(GOAL), N_RANKS, stop=stop, progress=progress)
 
     def depth_table(self, *, stop=None, progress=None) -> DepthTable:
         return goat_depth_table(stop=stop, progress=progress)

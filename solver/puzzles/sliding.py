@@ -14,64 +14,19 @@ import threading
 import time
 
 import numpy as np
-from numba import njit
 
-from solver.engines import bfs
-from solver.engines.ranking import pack, rank, rank_packed, unrank
+from solver.engines import tables
+from solver.engines.permutations import pack, rank, unrank
 from solver.engines.tables import DepthTable
 from solver.errors import BoardError, KomaError, shown
 from solver.puzzles.base import Proof, Puzzle, State
 
 MIN_SIDE, MAX_SIDE = 2, 5
 MAX_TABLE_CELLS = 10  # 10! = 3,628,800 ranks; 12 cells would need a 479 M entry table
+TABLE_VERSION = 1  # of the cached depth tables' layout (rank order, int8 depths); bump when it changes
 BLANK_TOKENS = {"0", "_", "*"}
 MOVE_NAMES = "DRLU"  # kernel order: blank up, left, right, down (article 002's neighbour order)
 TILE_DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}  # where the moving tile goes
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _slide(packed, blank, cell):
-    tile = (packed >> (4 * cell)) & 0xF
-    return packed + (tile << (4 * blank)) - (tile << (4 * cell))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def sliding_successors(packed, params, out):
-    """Neighbours of a packed board (params = width, height, cells), blank up/left/right/down."""
-    width = params[0]
-    cells = params[2]
-    blank = 0
-    while (packed >> (4 * blank)) & 0xF != 0:
-        blank += 1
-    k = 0
-    if blank >= width:
-        out[k] = _slide(packed, blank, blank - width)
-        k += 1
-    if blank % width != 0:
-        out[k] = _slide(packed, blank, blank - 1)
-        k += 1
-    if blank % width != width - 1:
-        out[k] = _slide(packed, blank, blank + 1)
-        k += 1
-    if blank + width < cells:
-        out[k] = _slide(packed, blank, blank + width)
-        k += 1
-    return k
-
-
-@njit(cache=True, nogil=True, inline="always")
-def sliding_rank(packed, params):
-    return rank_packed(packed, params[2])
-
-
-@njit(cache=True, nogil=True)
-def _sliding_bfs(params, start, depth, queue, layer_ends, stop, progress):
-    return bfs.bfs_fill(sliding_successors, sliding_rank, params, start, depth, queue, layer_ends, stop, progress)
-
-
-@njit(cache=True, nogil=True)
-def bidirectional_kernel(params, start, goal, parent, side, queue, stop):
-    return bfs.bidirectional_bfs(sliding_successors, sliding_rank, params, start, goal, parent, side, queue, stop)
 
 
 class SlidingPuzzle(Puzzle):
@@ -230,7 +185,10 @@ class SlidingPuzzle(Puzzle):
     def bfs_arrays(self, *, stop=None, progress=None):
         """One full BFS from the goal: ``(depth, queue, layer_ends)`` as in :func:`solver.engines.bfs.breadth_first`."""
         self._check_enumerable()
-        return bfs.breadth_first(_sliding_bfs, self.params, pack(self.goal), self.n_ranks, stop=stop, progress=progress)
+        from solver.engines import bfs
+        from solver.puzzles.sliding_kernels import sliding_bfs
+
+        return bfs.breadth_first(sliding_bfs, self.params, pack(self.goal), self.n_ranks, stop=stop, progress=progress)
 
     def move_between(self, a: State, b: State) -> str:
         """The move that takes board ``a`` to board ``b`` (one move apart)."""
@@ -270,11 +228,15 @@ _TABLES_LOCK = threading.Lock()
 
 
 def _sliding_table(width: int, height: int, *, stop=None, progress=None) -> DepthTable:
-    """The depth table of one board size, built once per process (a cancelled build keeps nothing)."""
+    """The depth table of one board size: loaded from the disk cache (or built and saved), once per process.
+
+    A cancelled build keeps nothing.  Loading needs only numpy: ``koma solve 8`` never loads numba.
+    """
     with _TABLES_LOCK:
         table = _TABLES.get((width, height))
         if table is None:
             began = time.perf_counter()
-            depth, _, _ = SlidingPuzzle(width, height).bfs_arrays(stop=stop, progress=progress)
+            depth = tables.cached_table(f"sliding-{width}x{height}", TABLE_VERSION,
+                                        lambda: SlidingPuzzle(width, height).bfs_arrays(stop=stop, progress=progress)[0])
             table = _TABLES[(width, height)] = DepthTable(depth, time.perf_counter() - began)
         return table

@@ -32,14 +32,12 @@ import time
 from typing import Any
 
 import numpy as np
-from numba import njit
 
-from solver.engines import bfs
 from solver.engines.tables import DepthTable, cached_table
 from solver.errors import BoardError, KomaError
 from solver.puzzles.base import Proof, Puzzle, State
+from solver.puzzles.ura_layout import MAX_PAIRS, MAX_SIDE, MIN_SIDE, P_COLS, P_H, P_HEADER, P_MID_SHIFT, P_MID_TABLE, P_MIRROR, P_PAIR, P_W
 
-MIN_SIDE, MAX_SIDE = 2, 6
 VERSION = 1  # of the cached depth tables' layout (bump when the rank order changes)
 DEFAULT_SIZE = (3, 3)  # the article's main board
 ARTICLE_PROBLEM = "BWB/WBB/BBB"  # solved in 7 moves
@@ -56,61 +54,6 @@ FREE_LABEL = "*"
 REACHABLE_PATTERNS = (0b0000, 0b0011, 0b1100, 0b0101, 0b1010, 0b1111)  # white, top, bottom, left, right, black
 CHECKERBOARDS = (0b1001, 0b0110)
 PATTERN_CODE = tuple(REACHABLE_PATTERNS.index(p) if p in REACHABLE_PATTERNS else -1 for p in range(16))
-
-# params layout for the numba kernels (int64 array): a header of sizes, offsets and shifts, then tables.
-# The rank reads one table per pair of mirrored rows (top | bottom << W) through MAX_PAIRS fixed
-# slots plus one middle-row table; missing pairs and a missing middle row read an all-zero table.
-MAX_PAIRS = MAX_SIDE // 2
-P_W, P_H, P_MIRROR, P_COLS, P_MID_TABLE, P_MID_SHIFT, P_PAIR = range(7)  # P_PAIR + 3*i: table, top shift, bottom shift
-P_HEADER = P_PAIR + 3 * MAX_PAIRS
-
-
-# --- numba kernels ----------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline="always")
-def ura_successors(packed, params, out):
-    """The W + H neighbours of a bitboard: rows top to bottom, then columns left to right."""
-    w = params[P_W]
-    h = params[P_H]
-    row_mask = (np.int64(1) << w) - 1
-    mirror = params[P_MIRROR]
-    mirrored = np.int64(0)  # every row reversed
-    flipped = np.int64(0)  # the rows in reverse order
-    for r in range(h):
-        bits = (packed >> (r * w)) & row_mask
-        mirrored |= params[mirror + bits] << (r * w)
-        flipped |= bits << ((h - 1 - r) * w)
-    turned_rows = packed ^ ~mirrored  # where a row turned over differs from the board
-    turned_cols = packed ^ ~flipped
-    for r in range(h):
-        out[r] = packed ^ (turned_rows & (row_mask << (r * w)))
-    cols = params[P_COLS]
-    for c in range(w):
-        out[h + c] = packed ^ (turned_cols & params[cols + c])
-    return w + h
-
-
-@njit(cache=True, nogil=True, inline="always")
-def ura_rank(packed, params):
-    """Perfect hash of a solvable bitboard: a sum of table entries, one per pair of mirrored rows plus the middle row.
-
-    Fixed slots instead of a loop and a branch: this runs a dozen times per BFS node.
-    """
-    row_mask = (np.int64(1) << params[P_W]) - 1
-    w = params[P_W]
-    value = params[params[P_MID_TABLE] + ((packed >> params[P_MID_SHIFT]) & row_mask)]
-    value += params[params[P_PAIR] + (((packed >> params[P_PAIR + 1]) & row_mask)
-                                      | (((packed >> params[P_PAIR + 2]) & row_mask) << w))]
-    value += params[params[P_PAIR + 3] + (((packed >> params[P_PAIR + 4]) & row_mask)
-                                          | (((packed >> params[P_PAIR + 5]) & row_mask) << w))]
-    value += params[params[P_PAIR + 6] + (((packed >> params[P_PAIR + 7]) & row_mask)
-                                          | (((packed >> params[P_PAIR + 8]) & row_mask) << w))]
-    return value
-
-
-@njit(cache=True, nogil=True)
-def _ura_bfs(params, start, depth, queue, layer_ends, stop, progress):
-    return bfs.bfs_fill(ura_successors, ura_rank, params, start, depth, queue, layer_ends, stop, progress)
-
 
 # --- geometry -----------------------------------------------------------------------------------
 def check_size(width: int, height: int) -> None:
@@ -419,17 +362,25 @@ class UraPuzzle(Puzzle):
 
     def kernel_rank(self, state: State) -> int:
         """The numba kernel's rank of a state (equals :meth:`rank` on solvable boards)."""
-        return int(_kernel_rank(np.int64(self.pack(state)), self.params))
+        from solver.puzzles.ura_kernels import kernel_rank
+
+        return int(kernel_rank(np.int64(self.pack(state)), self.params))
 
     def kernel_successors(self, state: State) -> list[State]:
         """The numba kernel's neighbours of a state, in move order."""
+        from solver.engines import bfs
+        from solver.puzzles.ura_kernels import kernel_successors
+
         out = np.empty(bfs.MAX_SUCCESSORS, np.int64)
-        k = _kernel_successors(np.int64(self.pack(state)), self.params, out)
+        k = kernel_successors(np.int64(self.pack(state)), self.params, out)
         return [self.unpack(int(p)) for p in out[:k]]
 
     def bfs_arrays(self, *, stop=None, progress=None):
         """One full BFS from the goal: ``(depth, queue, layer_ends)`` as in :func:`solver.engines.bfs.breadth_first`."""
-        return bfs.breadth_first(_ura_bfs, self.params, 0, self.n_ranks, stop=stop, progress=progress)
+        from solver.engines import bfs
+        from solver.puzzles.ura_kernels import ura_bfs
+
+        return bfs.breadth_first(ura_bfs, self.params, 0, self.n_ranks, stop=stop, progress=progress)
 
     def depth_table(self, *, stop=None, progress=None) -> DepthTable:
         return ura_table(self.width, self.height, stop=stop, progress=progress)
@@ -476,16 +427,6 @@ class UraPuzzle(Puzzle):
     # --- generation --------------------------------------------------------------------------
     def _random_solvable(self, rng: _random.Random) -> State:
         return self.unrank(rng.randrange(self.n_ranks))
-
-
-@njit(cache=True, nogil=True)
-def _kernel_rank(packed, params):
-    return ura_rank(packed, params)
-
-
-@njit(cache=True, nogil=True)
-def _kernel_successors(packed, params, out):
-    return ura_successors(packed, params, out)
 
 
 # --- depth tables -----------------------------------------------------------------------------------

@@ -46,14 +46,17 @@ def solve(puzzle: Puzzle, state: State, method: str | None = None, *, stop=None,
     unknown method or heuristic, and Cancelled when ``stop[0]`` is set.
     """
     state = tuple(state)
-    available = methods(puzzle)
-    module = _solvers(puzzle)
+    heuristic = options.get("heuristic")
     proof = puzzle.proof(state)
     if not proof.solvable:
-        if method == "loop" and "loop" in available and module is not None:
-            raise module.refute_by_loop(puzzle, state)
+        if method == "loop" and "loop" in methods(puzzle):
+            raise _solvers(puzzle).refute_by_loop(puzzle, state)  # type: ignore[union-attr]
         raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
-    heuristic = options.get("heuristic")
+    if method in (None, "table") and puzzle.enumerable and heuristic is None:
+        # The table is every enumerable puzzle's default, and reading it needs no search module (no numba).
+        return puzzle.solve_by_table(state, stop=stop, progress=progress)
+    available = methods(puzzle)
+    module = _solvers(puzzle)
     if heuristic is not None:
         if "ida" not in available:
             raise KomaError(f"--heuristic is for IDA* on sliding puzzles; the {puzzle.title} does not take one")
@@ -65,8 +68,6 @@ def solve(puzzle: Puzzle, state: State, method: str | None = None, *, stop=None,
     method = method or available[0]
     if method not in available:
         raise KomaError(f"unknown method {method!r} for {puzzle.title}; choose from {', '.join(available)}")
-    if method == "table":
-        return puzzle.solve_by_table(state, stop=stop, progress=progress)
     assert module is not None  # every method but the table comes from a search module
     return module.run(puzzle, state, method, stop=stop, progress=progress, **options)
 
@@ -76,3 +77,23 @@ def distance(puzzle: Puzzle, state: State, *, stop=None, progress: ProgressCallb
     if puzzle.enumerable:
         return puzzle.depth_table(stop=stop, progress=progress).distance(puzzle, state)
     return solve(puzzle, state, stop=stop, progress=progress).length
+
+
+def warm(puzzle: Puzzle, *, stop=None) -> None:
+    """Make ``puzzle``'s first solve fast: load (or build) its depth table, or load its search kernels
+    from numba's cache (compiling them once) by solving a board two moves from the goal.  Tables that
+    a solve starts building in the background are waited for, so nothing is left running."""
+    if puzzle.enumerable:
+        puzzle.depth_table(stop=stop)
+        return
+    if not methods(puzzle):
+        return
+    near = puzzle.goal
+    for _ in range(2):
+        near = puzzle.apply(near, puzzle.moves(near)[0])
+    solve(puzzle, near, stop=stop)
+    module = _solvers(puzzle)
+    waiting = getattr(module, "wait_for_tables", None)
+    if waiting is not None and not waiting(0):
+        waiting()
+        solve(puzzle, near, stop=stop)  # again, with the tables the first solve had to do without

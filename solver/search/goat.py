@@ -29,10 +29,10 @@ import zlib
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from solver.engines import tables as _tables
 from solver.engines.idastar import ida_star, run_ida, unowned
+from solver.engines.jit import njit
 from solver.puzzles.base import Solution
 from solver.puzzles.goat import (
     ARTICLE_LONGEST,
@@ -55,9 +55,9 @@ from solver.puzzles.goat import (
     VBAR,
     WIDTH,
     WOLF,
-    goat_successors,
     label,
 )
+from solver.puzzles.goat_kernels import goat_successors
 
 METHODS = ["article", "pdb"]
 NOTES = {

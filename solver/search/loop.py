@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from solver.engines.jit import njit
 from solver.errors import KomaError
 from solver.puzzles.sliding import SlidingPuzzle
 

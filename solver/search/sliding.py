@@ -35,7 +35,8 @@ from solver.engines.stop import new_stop_flag
 from solver.engines.tables import TableError, cached_table, read_table, table_path
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzles.base import Solution
-from solver.puzzles.sliding import SlidingPuzzle, bidirectional_kernel
+from solver.puzzles.sliding import SlidingPuzzle
+from solver.puzzles.sliding_kernels import bidirectional_kernel
 from solver.search import sliding_kernels as search_kernels
 from solver.search.loop import run_loop_method
 from solver.search.sliding_reduce import reduce_board, small_enough, sub_board

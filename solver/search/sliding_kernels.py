@@ -10,9 +10,9 @@ Moves (kernel order): the blank goes up, left, right, down; as tile moves those 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from solver.engines.idastar import MAX_PATH, ida_star, run_ida, unowned
+from solver.engines.jit import njit
 from solver.engines.ranking import popcount
 
 MAX_CELLS = 25

@@ -13,8 +13,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from numba import njit
 
+from solver.engines.jit import njit
 from solver.errors import Cancelled, KomaError
 
 STOP_MASK = (1 << 16) - 1

@@ -3,12 +3,12 @@
 A case is a zero-argument callable returning a dict of figures (nodes, lengths, ...) that are
 printed beside the times; the cases themselves are one literal table in
 :mod:`solver.tools.bench_cases`.  Groups let ``koma bench 15`` run one puzzle's figures;
-``quick=False`` cases run only with ``--full``.
+``quick=False`` cases run only with ``--full``; ``on_request`` cases (``koma bench serve``, added
+by the ``koma`` command from the tui side) run only when their group is named.
 """
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +25,7 @@ class Case:
     target: str = ""
     quick: bool = True
     runs: int = WARM_RUNS
+    on_request: bool = False  # long: runs only when its group is named
 
 
 @dataclass
@@ -53,6 +54,8 @@ def run_case(case: Case) -> Result:
         began = time.perf_counter()
         figures = case.run() or figures
         times.append(time.perf_counter() - began)
+    import statistics
+
     median = statistics.median(times) if times else first
     return Result(case.name, case.group, first, median, case.runs, case.target, dict(figures))
 

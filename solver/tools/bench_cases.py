@@ -136,30 +136,17 @@ CASES: tuple[Case, ...] = (
     Case("15-puzzle: the 17 positions at 80 moves, best heuristic", "15", fifteen_hardest,
          target="<= 10 s each with 7-8", quick=False, runs=0),
 )
-_registered: list[Case] = []
+def groups(extra: tuple[Case, ...] = ()) -> list[str]:
+    """The groups of the table and of ``extra`` (cases the caller adds: ``koma serve``'s, from the tui side)."""
+    return list(dict.fromkeys(case.group for case in (*CASES, *extra)))
 
 
-def register(*extra: Case) -> None:
-    """Add cases that live outside the solver (``koma serve``'s, from the tui side) to ``koma bench``."""
-    _registered.extend(case for case in extra if case not in _registered)
-
-
-def all_cases() -> list[Case]:
-    return [*CASES, *_registered]
-
-
-def groups() -> list[str]:
-    """The registered groups, in table order."""
-    return list(dict.fromkeys(case.group for case in all_cases()))
-
-
-def cases(wanted: list[str] | None = None, full: bool = False) -> list[Case]:
-    """The cases of the groups ``wanted`` (all when empty); long ones only with ``full``.
-
-    Raises KomaError naming an unknown group and the registered ones.
+def cases(wanted: list[str] | None = None, full: bool = False, extra: tuple[Case, ...] = ()) -> list[Case]:
+    """The cases of the groups ``wanted`` (all but the on-request ones when empty), with ``extra`` ones added
+    by the caller; long ones only with ``full``.  Raises KomaError naming an unknown group and the known ones.
     """
-    known = groups()
+    known = groups(extra)
     for group in wanted or ():
         if group not in known:
             raise KomaError(f"unknown benchmark group {shown(group)}; choose from {', '.join(known)}")
-    return [c for c in all_cases() if (not wanted or c.group in wanted) and (full or c.quick)]
+    return [c for c in (*CASES, *extra) if (c.group in wanted if wanted else not c.on_request) and (full or c.quick)]

@@ -115,6 +115,10 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
     parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
                         help="draw with ASCII characters only (automatic when the locale is not UTF-8)")
+    parser.add_argument("--theme", metavar="NAME", help="colours of the game: colorblind (Okabe-Ito, safe for colour-blind "
+                        "players), textual-dark (default), or another Textual theme")
+    parser.add_argument("--database", metavar="URL", help="where games are saved: postgresql://… or sqlite:///PATH "
+                        "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def add(name: str, help_text: str) -> Parser:
@@ -123,13 +127,17 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
         return sub
 
     def puzzle_arguments(sub: Parser, board: str | None = None) -> None:
-        sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura")
+        if board is None:
+            sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura")
+        else:  # a game ID (koma generate prints one) names the puzzle, the size and the board at once
+            sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura; or a game ID such as 15-…")
         if board == "positional":
-            sub.add_argument("board", metavar="BOARD", help="the board in the puzzle's notation (quote it)")
+            sub.add_argument("board", metavar="BOARD", nargs="?", help="the board in the puzzle's notation (quote it); "
+                             "none after a game ID")
         sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..5x5, ura: 2x2..6x6)")
 
     play = add("play", "open one puzzle in the game")
-    puzzle_arguments(play)
+    puzzle_arguments(play, "option")
     play.add_argument("--board", metavar="BOARD", help="start from this board")
     play.add_argument("--seed", type=int, metavar="N", help="random board from this seed")
     play.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
@@ -152,7 +160,8 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
 
     bench = add("bench", "performance figures: first call and median of warm runs")
-    bench.add_argument("groups", nargs="*", metavar="GROUP", help=f"only these groups ({', '.join(bench_cases.groups())})")
+    bench.add_argument("groups", nargs="*", metavar="GROUP",
+                       help=f"only these groups ({', '.join(bench_cases.groups())}; serve, serve-crowd run only when named)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     add("doctor", "versions, caches, tables, terminal: what to check when something is off")
 
@@ -198,11 +207,27 @@ def puzzle_from(args):
     return get_puzzle(args.puzzle, args.size)
 
 
+def puzzle_and_board_from(args):
+    """The puzzle and board of ``koma solve|parity``: ``PUZZLE BOARD [--size WxH]`` or one game ID."""
+    from solver.puzzles.ids import puzzle_and_board
+
+    puzzle, state = puzzle_and_board(args.puzzle, args.size, args.board)
+    if state is None:
+        raise KomaError(f"a board is required: give PUZZLE BOARD, or a game ID such as {game_id_of(puzzle, puzzle.goal)}")
+    return puzzle, state
+
+
+def game_id_of(puzzle, state) -> str:
+    """The board's game ID (the codec is imported here: it loads every puzzle model)."""
+    from solver.puzzles.ids import game_id
+
+    return game_id(puzzle, state)
+
+
 # --- commands ------------------------------------------------------------------------------------
 
 def cmd_solve(args) -> int:
-    puzzle = puzzle_from(args)
-    state = puzzle.parse(args.board)
+    puzzle, state = puzzle_and_board_from(args)
     options = {"notice": tell}
     if args.heuristic:
         options["heuristic"] = args.heuristic
@@ -248,8 +273,7 @@ def finish_background_tables() -> None:
 
 
 def cmd_parity(args) -> int:
-    puzzle = puzzle_from(args)
-    state = puzzle.parse(args.board)
+    puzzle, state = puzzle_and_board_from(args)
     proof = puzzle.proof(state)
     data = {"puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state), **proof.to_dict()}
     emit(args, data, lambda: "\n".join(proof.lines))
@@ -295,22 +319,24 @@ def cmd_generate(args) -> int:
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     state = puzzle.random_state(seed, args.distance)
-    data: dict[str, Any] = {"puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state), "seed": seed}
+    data: dict[str, Any] = {"puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state), "seed": seed,
+                            "id": game_id_of(puzzle, state)}
     if puzzle.enumerable:
         data["distance"] = search.distance(puzzle, state)
 
     def text() -> str:
         extra = f"  ({data['distance']} moves from solved)" if "distance" in data else ""
-        return f"{puzzle.format(state)}{extra}\nseed {seed}"
+        return f"{puzzle.format(state)}{extra}\nid {data['id']}\nseed {seed}"
 
     emit(args, data, text)
     return 0
 
 
-def cmd_bench(args) -> int:
+def cmd_bench(args, extra_cases: tuple = ()) -> int:
+    """``koma bench``; ``extra_cases`` are cases that live outside the solver (``koma bench serve``)."""
     from solver.tools import bench, bench_cases
 
-    selected = bench_cases.cases(args.groups or None, args.full)
+    selected = bench_cases.cases(args.groups or None, args.full, tuple(extra_cases))
     if not selected:  # only long cases in these groups
         raise KomaError(f"group(s) {', '.join(args.groups)} only have long cases: add --full")
     results = []
@@ -402,16 +428,35 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
 
 def parse_args(argv: Sequence[str] | None, extensions: Sequence[Callable[[Any], None]] = ()):
     """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
-    return build_parser(extensions).parse_args(argv)
+    parser = build_parser(extensions)
+    args, extras = parser.parse_known_args(argv)
+    return with_late_board(parser, args, extras)
+
+
+BOARD_COMMANDS = ("solve", "parity")  # the commands that take PUZZLE BOARD or a game ID
+
+
+def with_late_board(parser: Parser, args, extras: list[str]):
+    """Give BOARD its value when options came between PUZZLE and BOARD (``koma solve sliding --size 2x3 BOARD``).
+
+    BOARD is optional (a game ID stands alone), and argparse gives an optional positional nothing as
+    soon as an option follows PUZZLE, leaving the board over; any other leftover is still an error.
+    """
+    if len(extras) == 1 and args.command in BOARD_COMMANDS and args.board is None and not extras[0].startswith("-"):
+        args.board = extras[0]
+    elif extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
 
 
 def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None,
          commands: dict[str, Callable[[Any], int]] | None = None,
-         extensions: Sequence[Callable[[Any], None]] = ()) -> int:
+         extensions: Sequence[Callable[[Any], None]] = (), bench_cases: Sequence[Any] = ()) -> int:
     """Parse and run a command; ``play(args)`` runs the game for no command or ``play``.
 
     The ``koma`` console script (:mod:`tui.main`) passes ``play``, the ``serve`` handler and the
-    extension that adds ``serve``'s arguments; without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
+    extension that adds ``serve``'s arguments, and ``bench_cases`` (``koma bench serve``);
+    without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
     """
     words = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -428,6 +473,8 @@ def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = 
             return play(args)
         finally:
             tell_cache_notices()  # any the game did not drain and show itself
+    if bench_cases:
+        commands = {"bench": lambda parsed: cmd_bench(parsed, tuple(bench_cases)), **(commands or {})}
     return run(args, commands)
 
 

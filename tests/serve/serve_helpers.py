@@ -16,6 +16,9 @@ SSH = shutil.which("ssh")
 SSH_KEYGEN = shutil.which("ssh-keygen")
 TMUX = shutil.which("tmux")
 KOMA = shutil.which("koma") or str(Path(sys.executable).with_name("koma"))
+# Deadlines that hold on a loaded 2-core box: every wait polls for its condition and ends as soon as it holds.
+SCREEN_SECONDS = 120.0
+EXIT_SECONDS = 60.0
 
 try:
     import asyncssh  # noqa: F401
@@ -36,8 +39,24 @@ class Server:
         self.handle = open(self.log, "w")  # noqa: SIM115 - the server writes to it until stop()
         self.process = subprocess.Popen([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options],
                                         stdout=self.handle, stderr=subprocess.STDOUT, env=env)
-        found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 30)
-        self.port = int(found.group(1))
+        try:
+            found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 60)
+            self.port = int(found.group(1))
+            if "--cold" not in options:  # games fork from the warm process once it is ready (cold before that)
+                self.wait_for_log(r"warm process ready", 180)
+        except BaseException:
+            self.kill()
+            raise
+
+    def warm_pid(self, count: int = 1) -> int:
+        """The pid of the ``count``-th warm process the server started."""
+        return int(self.wait_for_log(r"warm process ready \(pid (\d+)", 180, count).group(1))
+
+    def game_pid(self, player: str) -> int:
+        """The pid of ``player``'s latest game."""
+        found = re.findall(rf"player user:{re.escape(player)}: game started \(pid (\d+)", self.text())
+        assert found, f"no game started for {player}:\n{self.text()}"
+        return int(found[-1])
 
     def text(self) -> str:
         return self.log.read_text()
@@ -54,15 +73,20 @@ class Server:
         raise AssertionError(f"{pattern!r} never appeared in the server log:\n{self.text()}")
 
     def game_pids(self) -> list[int]:
-        """The game processes running now (the server's children)."""
-        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
-        return [int(p) for p in out.split()]
+        """The game processes running now: the server's children (cold) and the warm process's (forked)."""
+        def children(pid: int) -> list[int]:
+            out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+            return [int(p) for p in out.split()]
+
+        warm = {int(p) for p in re.findall(r"warm process ready \(pid (\d+)", self.text())}
+        direct = children(self.process.pid)
+        return [p for p in direct if p not in warm] + [g for p in direct if p in warm for g in children(p)]
 
     def ssh(self, user: str, *extra: str) -> list[str]:
         return [SSH, "-p", str(self.port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "-o", "ConnectTimeout=20", *extra, f"{user}@127.0.0.1"]
+                "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "-o", "ConnectTimeout=60", *extra, f"{user}@127.0.0.1"]
 
-    def stop(self, timeout: float = 30.0) -> int:
+    def stop(self, timeout: float = EXIT_SECONDS) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         try:
@@ -90,7 +114,7 @@ class Client:
     def screen(self) -> str:
         return subprocess.run([TMUX, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
 
-    def wait_for(self, pattern: str, timeout: float = 60.0, poll: float = 0.1) -> str:
+    def wait_for(self, pattern: str, timeout: float = SCREEN_SECONDS, poll: float = 0.1) -> str:
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
@@ -103,14 +127,14 @@ class Client:
     def keys(self, *keys: str) -> None:
         subprocess.run([TMUX, "send-keys", "-t", self.name, *keys], check=True)
 
-    def timed(self, key: str, pattern: str, timeout: float = 30.0) -> float:
+    def timed(self, key: str, pattern: str, timeout: float = SCREEN_SECONDS) -> float:
         """Seconds from sending ``key`` until ``pattern`` is on the screen (polled every 5 ms)."""
         began = time.perf_counter()
         self.keys(key)
         self.wait_for(pattern, timeout, poll=0.005)
         return time.perf_counter() - began
 
-    def exit_status(self, timeout: float = 30.0) -> int:
+    def exit_status(self, timeout: float = EXIT_SECONDS) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.status.exists() and self.status.read_text().strip():
@@ -127,15 +151,31 @@ def moves_on(screen: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def play_a_move(client: Client, timeout: float = 60.0) -> int:
-    """On the play screen: press arrows until a move is played (the board is random); returns the move count."""
+def play_a_move(client: Client, timeout: float = SCREEN_SECONDS) -> int:
+    """On the play screen: play one or two sideways moves (the board is random; one of left and right always
+    moves a tile), wait until the game has drawn them all, and return the move count it shows."""
     before = moves_on(client.wait_for(r"Moves \d+", timeout))
-    for key in ("Left", "Right", "Up", "Down"):
-        client.keys(key)
-        deadline = time.monotonic() + 3
-        while time.monotonic() < deadline:
-            now = moves_on(client.screen())
-            if now is not None and now != before:
-                return now
-            time.sleep(0.1)
-    raise AssertionError(f"no move was played; the screen was:\n{client.screen()}")
+    deadline = time.monotonic() + timeout
+    client.keys("Left")
+    if not _moves_change(client, before, min(3.0, timeout)):  # at the right edge: left moves nothing
+        client.keys("Right")
+    if not _moves_change(client, before, max(0.0, deadline - time.monotonic())):
+        raise AssertionError(f"no move was played; the screen was:\n{client.screen()}")
+    settled, shown = time.monotonic(), moves_on(client.screen())
+    while time.monotonic() - settled < 2.0 and time.monotonic() < deadline:  # a slow game may draw a second move
+        now = moves_on(client.screen())
+        if now != shown:
+            settled, shown = time.monotonic(), now
+        time.sleep(0.1)
+    assert shown is not None
+    return shown
+
+
+def _moves_change(client: Client, before: int | None, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now = moves_on(client.screen())
+        if now is not None and now != before:
+            return True
+        time.sleep(0.1)
+    return False

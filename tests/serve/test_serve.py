@@ -13,7 +13,7 @@ import subprocess
 import time
 
 import pytest
-from serve_helpers import HAVE_ASYNCSSH, SSH, SSH_KEYGEN, TMUX, Client, Server, moves_on, play_a_move
+from serve_helpers import HAVE_ASYNCSSH, SCREEN_SECONDS, SSH, SSH_KEYGEN, TMUX, Client, Server, moves_on, play_a_move
 
 pytestmark = [
     pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
@@ -29,7 +29,7 @@ def server(tmp_path):
     started.kill()
 
 
-def run_ssh(server: Server, user: str, *options: str, command: tuple[str, ...] = (), timeout: float = 30):
+def run_ssh(server: Server, user: str, *options: str, command: tuple[str, ...] = (), timeout: float = 120):
     return subprocess.run([*server.ssh(user, *options), *command], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=timeout)
 
@@ -199,7 +199,7 @@ def test_idle_sessions_are_closed_with_a_message(tmp_path):
         client.wait_for("8-puzzle")
         client.keys("1")
         play_a_move(client)
-        screen = client.wait_for("without a key press", timeout=30)
+        screen = client.wait_for("without a key press")
         assert "Your game is saved" in screen
         assert client.exit_status() == 0
     finally:
@@ -217,7 +217,7 @@ def test_a_killed_game_leaves_the_others_and_a_restart_resumes_every_game(tmp_pa
     played = {}
     try:
         for player, client in clients.items():
-            client.wait_for("8-puzzle", timeout=120)
+            client.wait_for("8-puzzle")
             client.keys("1")
             played[player] = play_a_move(client)
         started = {m.group(1): int(m.group(2)) for m in __import__("re").finditer(
@@ -244,7 +244,7 @@ def test_a_killed_game_leaves_the_others_and_a_restart_resumes_every_game(tmp_pa
     clients = {p: Client(server, p, tmp_path) for p in players}
     try:
         for player, client in clients.items():
-            client.wait_for("8-puzzle", timeout=120)
+            client.wait_for("8-puzzle")
             assert "in progress" in client.screen()
             client.keys("1")
             screen = client.wait_for("Welcome back")
@@ -261,22 +261,22 @@ def test_a_killed_game_leaves_the_others_and_a_restart_resumes_every_game(tmp_pa
 @needs_tmux
 def test_three_sessions_at_once(tmp_path):
     """The always-on small load test: three players play and auto-solve at once; nothing is lost."""
-    from tui.game.store import Store
-
     server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
     players = [f"load{k}" for k in range(3)]
     clients = [Client(server, p, tmp_path) for p in players]
     try:
         for client in clients:
-            client.wait_for("8-puzzle", timeout=120)
+            client.wait_for("8-puzzle")
             client.keys("1")
         for client in clients:
             play_a_move(client)
             client.wait_for("from solved")
             client.keys("s")
         for client in clients:
-            client.wait_for("Solved by Koma", timeout=120)
-        time.sleep(3)
+            client.wait_for("Solved by Koma")
+        deadline = time.monotonic() + SCREEN_SECONDS  # until every game has recorded its auto-solve
+        while time.monotonic() < deadline and not all(koma_finishes(tmp_path, p) for p in players):
+            time.sleep(0.1)
         for client in clients:
             client.keys("q")
             assert client.exit_status() == 0
@@ -286,4 +286,15 @@ def test_three_sessions_at_once(tmp_path):
             client.close()
         server.kill()
     for player in players:
-        assert Store(tmp_path / "data" / "koma.db", player=f"user:{player}").stats("8").by_koma == 1
+        assert koma_finishes(tmp_path, player) == 1
+
+
+def koma_finishes(tmp_path, player: str) -> int:
+    """How many 8-puzzle games Koma finished for ``player``, as the store has them now."""
+    from tui.game.store import Store
+
+    store = Store(tmp_path / "data" / "koma.db", player=f"user:{player}")
+    try:
+        return store.stats("8").by_koma
+    finally:
+        store.close()

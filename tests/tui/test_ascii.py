@@ -121,10 +121,10 @@ async def test_play_screen_and_its_dialogs(tmp_path, name, board, size):
         await wait_for(pilot, lambda: app.screen is screen, what="the play screen")
         await pilot.press("s")
         await check(pilot, f"{name}: solving", 0)
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         await check(pilot, f"{name}: playing the solution back")
-        while screen.playback:
-            screen.playback_forward()
+        while screen.playback.active:
+            screen.playback.forward()
         assert screen.won
         await check(pilot, f"{name}: solved by Koma", 0.3)
 

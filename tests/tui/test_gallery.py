@@ -96,13 +96,13 @@ async def test_enter_plays_and_s_solves_the_selected_position(tmp_path):
         assert screen.puzzle.format(chosen) == "8 6 7/2 5 4/3 _ 1"
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
-        assert app.screen.state == chosen and app.screen.job is None and app.screen.playback is None
+        assert app.screen.state == chosen and app.screen.job is None and not app.screen.playback.active
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back to the gallery")
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the play screen")
         play = app.screen
-        await wait_for(pilot, lambda: play.playback is not None, what="the auto-solve")
+        await wait_for(pilot, lambda: play.playback.active, what="the auto-solve")
         assert play.start == chosen and "31 moves (optimal" in play.message
 
 
@@ -114,7 +114,7 @@ async def test_escape_cancels_the_bfs_and_leaves_no_worker(tmp_path, monkeypatch
         await pilot.press("g")
         await wait_for(pilot, lambda: isinstance(app.screen, GalleryScreen), what="the gallery")
         screen = app.screen
-        await wait_for(pilot, lambda: screen.job is not None and screen.job.depth > 2, what="progress by depth")
+        await wait_for(pilot, lambda: screen.job is not None and screen.job.progress.get("depth", 0) > 2, what="progress by depth")
         assert "depth" in str(screen.query_one("#gallery-status").render())
         await pilot.press("escape")
         assert screen.job is None and "Cancelled" in screen.message
@@ -122,7 +122,7 @@ async def test_escape_cancels_the_bfs_and_leaves_no_worker(tmp_path, monkeypatch
         assert all(flag[0] for flag in app.stop_flags.values())
         assert app.screen is screen  # the first escape only cancels
         await pilot.press("r")  # run again, then leave: leaving cancels too
-        await wait_for(pilot, lambda: screen.job is not None and screen.job.depth > 2, what="progress again")
+        await wait_for(pilot, lambda: screen.job is not None and screen.job.progress.get("depth", 0) > 2, what="progress again")
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: not gallery_workers(app), timeout=2, what="the worker to stop")
         assert not isinstance(app.screen, GalleryScreen)
@@ -226,7 +226,7 @@ async def test_fifteen_verification_uses_the_real_solver_and_escape_cancels(tmp_
         screen = await open_fifteen(pilot)
         await pilot.press("v")
         job = screen.job
-        await wait_for(pilot, lambda: job.nodes > 0, timeout=60, what="progress by bound")
+        await wait_for(pilot, lambda: job.progress.get("nodes", 0) > 0, timeout=60, what="progress by bound")
         status = str(screen.query_one("#gallery-status").render())
         assert "Verifying #1" in status and "bound" in status and "nodes" in status
         assert screen.query_one(MiniGrid).items[0][1] == "#1 …"

@@ -6,6 +6,7 @@ import json
 import multiprocessing
 import sqlite3
 
+from store_helpers import database_with_bad_rows
 from textual.widgets import DataTable
 from tui_helpers import make_app, wait_for, wait_warm
 
@@ -15,7 +16,8 @@ from tui.game.daily import daily_board, daily_seed, today
 from tui.game.players import LOCAL_PLAYER
 from tui.game.store import SCHEMA_VERSION, SavedGame, Store
 from tui.screens.leaderboard import LeaderboardScreen
-from tui.screens.play import DailyPlayScreen, PlayScreen
+from tui.screens.play import PlayScreen
+from tui.screens.play_variants import DailyPlayScreen
 
 V1_SCHEMA = """
 CREATE TABLE games (puzzle TEXT PRIMARY KEY, start TEXT NOT NULL, moves TEXT NOT NULL, origins TEXT NOT NULL,
@@ -174,6 +176,21 @@ async def test_a_daily_game_in_progress_resumes(tmp_path, monkeypatch):
     async with again.run_test(size=(100, 30)) as pilot:
         screen = again.open_puzzle(get_puzzle("8"), daily="2025-01-31")
         await pilot.pause()
-        assert screen.moves == [move] and screen.position == 1
+        assert screen.history.moves == [move] and screen.position == 1
         assert isinstance(screen, PlayScreen)
     assert Store(tmp_path / "koma.db", player="user:lee").load_game("8") is None  # the puzzle's own game untouched
+
+
+async def test_wrong_typed_results_do_not_stop_the_leaderboard(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOMA_DAY", "2025-01-31")
+    path = database_with_bad_rows(tmp_path / "koma.db", SCHEMA_VERSION)  # optimal = 'x', seconds = 'slow'
+    app = make_app(tmp_path, store=Store(path, player="user:zoe", name="zoe"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 1 and table.get_row_at(0)[1] == "user:c"
+        await wait_for(pilot, lambda: sum("damaged row of results" in n.message for n in app._notifications) == 2,
+                       what="a notice per damaged row")
+        await pilot.press("left_square_bracket", "right_square_bracket")  # read again: still one row, no new notice
+        assert app.screen.query_one(DataTable).row_count == 1

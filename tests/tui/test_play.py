@@ -9,6 +9,7 @@ from tui_helpers import make_app, wait_for, wait_warm
 from solver import search
 from solver.engines.stop import check_stop
 from solver.puzzles.sliding import SlidingPuzzle
+from tui.game.formatting import figures_text
 from tui.game.store import Store
 from tui.screens.play import PlayScreen
 from tui.widgets.board import Board
@@ -21,7 +22,7 @@ TWELVE = "1 2 3/4 5 6/7 8 _"
 class SlowSliding(SlidingPuzzle):
     """A 3x3 board whose solver only stops when told to: for cancellation tests."""
 
-    def _solve(self, state, method, *, stop, progress):
+    def solve_by_table(self, state, *, stop=None, progress=None):
         while True:
             check_stop(stop)
             if progress:
@@ -40,7 +41,7 @@ async def test_arrow_moves_a_tile_and_undo_redo(tmp_path):
         assert isinstance(screen, PlayScreen)
         await pilot.press("left")  # tile 7 slides left into the blank
         assert screen.state == screen.puzzle.parse("1 2 3/4 5 6/7 _ 8")
-        assert screen.position == 1 and screen.moves == ["L"]
+        assert screen.position == 1 and screen.history.moves == ["L"]
         await pilot.press("up")  # nothing below the blank: illegal, ignored
         assert screen.position == 1
         await pilot.press("u")
@@ -72,10 +73,10 @@ async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
         screen = app.screen
         assert screen.distances[screen.state] == 31
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         await pilot.press("plus", "plus", "plus")
         await wait_for(pilot, lambda: screen.won, what="the playback")
-        assert screen.position == 31 and set(screen.origins) == {"k"}
+        assert screen.position == 31 and set(screen.history.origins) == {"k"}
         assert "Solved by Koma" in screen.message
         assert app.store.stats("8").by_koma == 1 and app.store.stats("8").solved == 0
         await pilot.press("u")
@@ -88,9 +89,9 @@ async def test_playback_pauses_steps_and_a_move_takes_over(tmp_path):
         await wait_warm(pilot)
         screen = app.screen
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         await pilot.press("space")
-        assert screen.paused
+        assert screen.playback.paused
         played = screen.position
         await pilot.press("right_square_bracket")
         assert screen.position == played + 1
@@ -99,8 +100,8 @@ async def test_playback_pauses_steps_and_a_move_takes_over(tmp_path):
         legal = screen.puzzle.moves(screen.state)[0]
         key = {"U": "up", "D": "down", "L": "left", "R": "right"}[legal]
         await pilot.press(key)
-        assert screen.playback is None and screen.position == played + 1
-        assert screen.origins[-1] == "p"
+        assert not screen.playback.active and screen.position == played + 1
+        assert screen.history.origins[-1] == "p"
 
 
 async def test_escape_cancels_the_solver_at_once(tmp_path):
@@ -111,7 +112,7 @@ async def test_escape_cancels_the_solver_at_once(tmp_path):
         await wait_for(pilot, screen.warm.is_set, what="the warm-up")
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.job is not None and screen.job.progress, what="progress")
-        assert "bound 7" in screen.job.progress and solver_workers(app)
+        assert "bound 7" in figures_text(screen.job.progress) and solver_workers(app)
         await pilot.press("escape")
         assert screen.job is None and screen.message == "Cancelled."
         await wait_for(pilot, lambda: not solver_workers(app), timeout=2, what="the worker to stop")
@@ -159,6 +160,8 @@ async def test_hint_highlights_the_next_optimal_move(tmp_path):
         hinted = [p for p in board.pieces if p.has_class("-hint")]
         assert [p.spec.code for p in hinted] == [7]  # tile 7 moves left first
         assert "left" in screen.message and screen.hints == 1
+        await pilot.press("left", "left")  # the hinted move, then one of the player's own
+        assert screen.history.origins == ["h", "p"] and not [p for p in board.pieces if p.has_class("-hint")]
 
 
 async def test_cursor_enter_and_click_move_tiles(tmp_path):
@@ -169,7 +172,7 @@ async def test_cursor_enter_and_click_move_tiles(tmp_path):
         await pilot.press("shift+down", "shift+down", "shift+right")  # cursor onto tile 7
         assert board.cursor == 7
         await pilot.press("enter")
-        assert screen.moves == ["L"]
+        assert screen.history.moves == ["L"]
         piece = next(p for p in board.pieces if p.spec.code == 8)
         await pilot.click(piece)
         assert screen.won
@@ -254,9 +257,9 @@ async def test_fifteen_solve_is_honest_about_its_method(tmp_path):
         if not search.methods(screen.puzzle):
             assert "no optimal solver" in screen.message
         else:  # a solver is wired in: its answer plays back, labelled honestly
-            assert screen.message.startswith("Koma found") and screen.playback is not None
+            assert screen.message.startswith("Koma found") and screen.playback.active
             await pilot.press("escape")
-            assert screen.playback is None
+            assert not screen.playback.active
 
 
 async def test_command_palette_lists_every_play_action(tmp_path):
@@ -279,3 +282,20 @@ async def test_help_lists_rules_and_keys(tmp_path):
         assert "Goat" in text and "Ura-omote" in text and "solve" in text
         await pilot.press("escape")
         assert isinstance(app.screen, PlayScreen)
+
+
+async def test_idle_and_hidden_play_screens_run_no_timers(tmp_path):
+    app = make_app(tmp_path, "8", TWO_AWAY)
+    app.animate_spinner = True  # a spinner that would spin if anything were under way
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        assert screen.clock_timer is None and screen.status.spin_timer is None  # nothing to tick or spin yet
+        await pilot.press("left")
+        assert screen.clock_timer is not None  # the clock runs once the game has begun
+        await pilot.press("p")  # the parity proof covers the board
+        await wait_for(pilot, lambda: app.screen is not screen, what="the proof")
+        assert screen.clock_timer is None and screen.status.held
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to the board")
+        assert screen.clock_timer is not None and not screen.status.held

@@ -34,7 +34,7 @@ async def test_goat_auto_solve_reaches_the_pen(tmp_path):
         await wait_warm(pilot)
         screen = app.screen
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         for _ in range(6):
             await pilot.press("plus")
         await wait_for(pilot, lambda: screen.won, what="the playback")
@@ -46,20 +46,20 @@ async def test_ura_letters_and_digits_turn_lines_over(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         await pilot.press("a")
-        assert screen.moves == ["A"]
+        assert screen.history.moves == ["A"]
         await pilot.press("3")
-        assert screen.moves == ["A", "3"]
+        assert screen.history.moves == ["A", "3"]
         await pilot.press("f")  # no row F on a 3x3 board
         assert screen.position == 2
         await pilot.press("u", "u")
         board = screen.query_one(Board)
         await pilot.press("down", "right", "enter")  # the cursor moves; Enter turns its row (B) over
-        assert board.cursor == 4 and screen.moves == ["B"]
+        assert board.cursor == 4 and screen.history.moves == ["B"]
         await pilot.press("space")  # and Space its column (2)
-        assert screen.moves == ["B", "2"]
+        assert screen.history.moves == ["B", "2"]
         label = next(label for label in board.labels if label.move == "C")
         await pilot.click(label)
-        assert screen.moves[-1] == "C"
+        assert screen.history.moves[-1] == "C"
 
 
 async def test_ura_auto_solve_article_problem(tmp_path):
@@ -69,7 +69,7 @@ async def test_ura_auto_solve_article_problem(tmp_path):
         screen = app.screen
         assert screen.distances[screen.state] == 7  # the article's answer
         await pilot.press("s")
-        await wait_for(pilot, lambda: screen.playback is not None, what="the solution")
+        await wait_for(pilot, lambda: screen.playback.active, what="the solution")
         for _ in range(6):
             await pilot.press("plus")
         await wait_for(pilot, lambda: screen.won, what="the playback")

@@ -37,16 +37,16 @@ class Timed(KomaApp):
         screen = self.screen
         now = time.monotonic()
         if "ready" not in marks:
-            if screen.warm.is_set() and not screen._distance_pending():
+            if screen.warm.is_set() and not screen.solver.distance_pending(screen.state):
                 marks["ready"] = time.time() - T0
                 marks["distance"] = screen.distances.get(screen.state)
                 marks["next"] = now + 0.3
                 marks["answers"] = []
         elif "key" not in marks and now >= marks["next"]:
-            screen.stop_playback("")
+            screen.playback.stop()
             screen.action_solve()  # what the s key does
             marks["key"] = now
-        elif "key" in marks and (screen.playback is not None or screen.job is None):
+        elif "key" in marks and (screen.playback.active or screen.job is None):
             marks["answers"].append(now - marks.pop("key"))
             marks["message"] = screen.message
             marks["next"] = now + 0.3

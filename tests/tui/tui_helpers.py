@@ -29,7 +29,7 @@ async def wait_for(pilot, condition, timeout: float = 60.0, what: str = "conditi
 async def wait_warm(pilot) -> None:
     screen = pilot.app.screen
     await wait_for(pilot, screen.warm.is_set, what="the warm-up")
-    await wait_for(pilot, lambda: not screen._distance_pending() or not screen.proof.solvable, what="the distance")
+    await wait_for(pilot, lambda: not screen.solver.distance_pending(screen.state) or not screen.proof.solvable, what="the distance")
     await pilot.pause()
 
 

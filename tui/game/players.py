@@ -24,3 +24,10 @@ def current_player() -> tuple[str, str]:
         else:
             name = player.split(":", 1)[-1]
     return player[:200], name[:40]
+
+
+def player_identity(player: str | None = None, name: str | None = None) -> tuple[str, str]:
+    """``(player, name)`` for a store: the ones given, else the current player; a given player's name
+    defaults to the part after ``user:``/``key:``."""
+    default_player, default_name = current_player()
+    return player or default_player, name or (default_name if player is None else player.split(":", 1)[-1])

@@ -10,27 +10,24 @@ one after another so their times do not compete for the CPU; a digit runs one.  
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from typing import Any
-
 from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Footer, Tab, Tabs
 
-from solver.engines.progress import throttled
-from solver.engines.stop import new_stop_flag
-from solver.errors import Cancelled, KomaError
+from solver.errors import KomaError
 from solver.puzzles.registry import get_puzzle
 from solver.tools.lab import LabResult, lab_methods, run_method
 
+from ..app_view import koma_app
 from ..ascii import Header, Static
 from ..game.formatting import figures_text
+from ..game.jobs import SolverJob
+from ..messages import JobDone, JobFailed, JobProgress
 from ..widgets.looks import look_for
+from .jobs import run_job
 from .tabbed import TabbedScreen
 
 # tab id -> (registry name, label, the article's board, the hardest board)
@@ -48,27 +45,6 @@ BOARD_NOTES = {"a-15": "Korf's instance 16 (42 moves) at first. a: article 000's
                        "takes minutes) · h: a position at 80 moves (only the pattern databases finish; without "
                        "the 7-8 tables, a minute or two)."}
 TAB = Binding.Group("puzzle", compact=True)
-
-
-@dataclass
-class LabJob:
-    method: str
-    state: tuple
-    stop: Any = field(default_factory=new_stop_flag)
-    progress: str = ""
-    began: float = field(default_factory=time.monotonic)
-
-
-class LabProgress(Message):
-    def __init__(self, job: LabJob, info: dict):
-        super().__init__()
-        self.job, self.info = job, info
-
-
-class LabDone(Message):
-    def __init__(self, job: LabJob, result: LabResult | None, error: str = ""):
-        super().__init__()
-        self.job, self.result, self.error = job, result, error
 
 
 class AlgorithmLabScreen(TabbedScreen):
@@ -95,7 +71,7 @@ class AlgorithmLabScreen(TabbedScreen):
         self.ascii_only = ascii_only
         self.seed = seed
         self.tabs = {t: v for t, v in TABS.items() if lab_methods(get_puzzle(v[0]))}
-        self.jobs: dict[str, LabJob] = {}
+        self.jobs: dict[str, SolverJob] = {}  # by method
         self.queue: list[str] = []
         self.results: dict[str, LabResult | str] = {}
         self.message = ""
@@ -151,7 +127,7 @@ class AlgorithmLabScreen(TabbedScreen):
         self.refresh_view()
 
     def action_play(self) -> None:
-        self.app.open_puzzle(self.puzzle, self.state)
+        koma_app(self).open_puzzle(self.puzzle, self.state)
 
     # --- running -------------------------------------------------------------------------------------
     def action_run_all(self) -> None:
@@ -178,44 +154,30 @@ class AlgorithmLabScreen(TabbedScreen):
             self.refresh_view()
             return
         method = self.queue.pop(0)
-        job = LabJob(method, self.state)
+        job = SolverJob(method, self.state)
         self.jobs[method] = job
-        self.app.stop_flags[id(job.stop)] = job.stop
-        self.run_worker(lambda: self._solve(job), thread=True, exclusive=True, group=f"algo-{method}",
-                        name=f"algo-{method}")
+        run_job(self, job, lambda job, report: run_method(self.puzzle, job.state, job.kind, stop=job.stop, progress=report),
+                group=f"algo-{method}")
         self.refresh_view()
 
-    def _solve(self, job: LabJob) -> None:
-        """In a thread: one method on one board; progress and the answer come back as messages."""
-        progress = throttled(lambda info: self.post_message(LabProgress(job, dict(info))))
-
-        try:
-            result = run_method(self.puzzle, job.state, job.method, stop=job.stop, progress=progress)
-        except Cancelled:
-            return
-        except KomaError as error:
-            self.post_message(LabDone(job, None, str(error)))
-            return
-        except Exception as error:  # pragma: no cover - a solver bug: report it, keep the lab
-            self.post_message(LabDone(job, None, repr(error)))
-            return
-        finally:
-            self.app.stop_flags.pop(id(job.stop), None)
-        if not job.stop[0]:
-            self.post_message(LabDone(job, result))
-
-    @on(LabProgress)
-    def _progress(self, event: LabProgress) -> None:
-        if self.jobs.get(event.job.method) is event.job:
-            event.job.progress = figures_text(event.info)
+    @on(JobProgress)
+    def _progress(self, event: JobProgress) -> None:
+        if self.jobs.get(event.job.kind) is event.job:
+            event.job.progress = event.info
             self.refresh_view()
 
-    @on(LabDone)
-    def _done(self, event: LabDone) -> None:
-        if self.jobs.get(event.job.method) is not event.job:
+    @on(JobDone)
+    @on(JobFailed)
+    def _done(self, event: JobDone | JobFailed) -> None:
+        method = event.job.kind
+        if self.jobs.get(method) is not event.job:
             return
-        del self.jobs[event.job.method]
-        self.results[event.job.method] = event.result if event.result is not None else f"failed: {event.error}"
+        del self.jobs[method]
+        if isinstance(event, JobDone):
+            self.results[method] = event.result
+        else:
+            error = event.error
+            self.results[method] = f"failed: {error if isinstance(error, KomaError) else repr(error)}"
         self._next()
 
     def cancel_all(self) -> bool:
@@ -223,7 +185,7 @@ class AlgorithmLabScreen(TabbedScreen):
         busy = bool(self.jobs or self.queue)
         self.queue = []
         for method, job in list(self.jobs.items()):
-            job.stop[0] = 1
+            job.cancel()
             self.workers.cancel_group(self, f"algo-{method}")
             self.results[method] = "cancelled"
         self.jobs = {}
@@ -247,7 +209,7 @@ class AlgorithmLabScreen(TabbedScreen):
             job = self.jobs.get(method)
             result = self.results.get(method)
             if job is not None:
-                cells = f"[dim]running… {escape(job.progress)}[/dim]"
+                cells = f"[dim]running… {escape(figures_text(job.progress))}[/dim]"
             elif method in self.queue:
                 cells = "[dim]waiting[/dim]"
             elif isinstance(result, LabResult):

@@ -15,29 +15,30 @@ of cancellable worker, marking each one with its length, time and nodes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from functools import partial
 
 from rich.markup import escape
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Footer, Tab, Tabs
 
 from solver import search
-from solver.engines.progress import throttled
-from solver.engines.stop import new_stop_flag
-from solver.errors import Cancelled, KomaError
+from solver.errors import KomaError
 from solver.puzzles.base import LongestResult, Puzzle, Solution
 from solver.puzzles.registry import get_puzzle
 from solver.search.sliding import LABELS, hardest80, tables_present
 
+from ..app_view import koma_app
 from ..ascii import Header, Static
+from ..game.jobs import SolverJob
+from ..messages import JobDone, JobFailed, JobProgress
 from ..widgets.histogram import Histogram
 from ..widgets.looks import look_for
 from ..widgets.mini_grid import MiniGrid
+from .jobs import Report, run_job
 from .tabbed import TabbedScreen
 
 # tab id -> (registry name, size, label)
@@ -69,15 +70,6 @@ _RESULTS: dict[str, Figures] = {}  # tab id -> figures: a second visit is instan
 
 
 @dataclass
-class GalleryJob:
-    tab: str
-    puzzle: Puzzle
-    stop: Any = field(default_factory=new_stop_flag)
-    depth: int = 0
-    states: int = 0
-
-
-@dataclass
 class Verdict:
     """One 80-move position checked by Koma's solver."""
 
@@ -94,30 +86,6 @@ class Verdict:
 _VERIFIED: dict[int, Verdict] = {}  # index in the file -> verdict: kept across visits
 
 
-@dataclass
-class VerifyJob:
-    indices: list[int]
-    puzzle: Puzzle
-    stop: Any = field(default_factory=new_stop_flag)
-    current: int = 0
-    bound: int = 0
-    nodes: int = 0
-    done: int = 0
-    began: float = field(default_factory=time.monotonic)
-
-
-class VerifyProgress(Message):
-    def __init__(self, job: VerifyJob, index: int, bound: int, nodes: int):
-        super().__init__()
-        self.job, self.index, self.bound, self.nodes = job, index, bound, nodes
-
-
-class VerifyResult(Message):
-    def __init__(self, job: VerifyJob, index: int, verdict: Verdict | None, error: str = ""):
-        super().__init__()
-        self.job, self.index, self.verdict, self.error = job, index, verdict, error
-
-
 def verify_solve(puzzle: Puzzle, board: tuple, *, stop, progress) -> Solution:
     """Koma's optimal solver with its default (strongest present) heuristic; tests replace this."""
     return search.solve(puzzle, board, "ida", stop=stop, progress=progress)
@@ -128,18 +96,6 @@ def heuristic_note() -> str:
         return f"IDA* with the {LABELS['pdb78']} pattern databases: a second or two per position."
     return (f"IDA* with the {LABELS['pdb663']} pattern databases: without the 7-8 tables each position takes up "
             f"to a minute or two (build them once with `koma tables build 15 --pdb 7-8`: about 1-2 s each).")
-
-
-class GalleryProgress(Message):
-    def __init__(self, job: GalleryJob, depth: int, states: int):
-        super().__init__()
-        self.job, self.depth, self.states = job, depth, states
-
-
-class GalleryDone(Message):
-    def __init__(self, job: GalleryJob, figures: Figures | None, error: str = ""):
-        super().__init__()
-        self.job, self.figures, self.error = job, figures, error
 
 
 def puzzle_for(tab: str) -> Puzzle:
@@ -186,7 +142,7 @@ class GalleryScreen(TabbedScreen):
         self.ascii_only = ascii_only
         self.tab = tab
         self.puzzle = puzzle_for(tab)
-        self.job: GalleryJob | VerifyJob | None = None
+        self.job: SolverJob | None = None  # the BFS ("bfs") or the 15-puzzle's verification ("verify")
         self.figures: Figures | None = None
         self.show_classes = False
         self.message = ""
@@ -233,48 +189,49 @@ class GalleryScreen(TabbedScreen):
 
     # --- the BFS -------------------------------------------------------------------------------
     def start_job(self) -> None:
-        job = GalleryJob(self.tab, self.puzzle)
-        self.job = job
-        self.app.stop_flags[id(job.stop)] = job.stop
-        self.run_bfs(job)
+        self.job = SolverJob("bfs")
+        run_job(self, self.job, partial(self._bfs, self.tab, self.puzzle), group="gallery", interval=0.05)
 
-    @work(thread=True, exclusive=True, group="gallery", name="gallery-bfs")
-    def run_bfs(self, job: GalleryJob) -> None:
-        """The full BFS (``Puzzle.longest``), then the symmetry classes where the puzzle has them."""
-        progress = throttled(lambda info: self.post_message(
-            GalleryProgress(job, int(info.get("depth", 0)), int(info.get("states", 0)))), 0.05)
+    @staticmethod
+    def _bfs(tab: str, puzzle: Puzzle, job: SolverJob, report: Report) -> tuple[str, Figures]:
+        """In a thread: the full BFS (``Puzzle.longest``), then the symmetry classes where the puzzle has them."""
+        result = puzzle.longest(stop=job.stop, progress=report)
+        grouping = getattr(puzzle, "symmetry_classes", None)
+        return tab, Figures(result, grouping(result.positions) if grouping is not None else None)
 
-        try:
-            result = job.puzzle.longest(stop=job.stop, progress=progress)
-            grouping = getattr(job.puzzle, "symmetry_classes", None)
-            classes = grouping(result.positions) if grouping is not None else None
-        except Cancelled:
-            return
-        except KomaError as error:
-            self.post_message(GalleryDone(job, None, str(error)))
-            return
-        finally:
-            self.app.stop_flags.pop(id(job.stop), None)
-        if not job.stop[0]:
-            self.post_message(GalleryDone(job, Figures(result, classes)))
-
-    @on(GalleryProgress)
-    def _progress(self, event: GalleryProgress) -> None:
+    @on(JobProgress)
+    def _progress(self, event: JobProgress) -> None:
         if event.job is self.job:
-            event.job.depth, event.job.states = event.depth, event.states
+            event.job.progress = event.info
             self.refresh_status()
 
-    @on(GalleryDone)
-    def _done(self, event: GalleryDone) -> None:
+    @on(JobFailed)
+    def _failed(self, event: JobFailed) -> None:
         if event.job is not self.job:
             return
+        if event.job.kind == "verify":
+            event.job.done += 1
+            self.message = f"Position #{event.part + 1} failed: {event.error}"
+            if self.fifteen:
+                self.refresh_view()
+            return
         self.job = None
-        if event.figures is None:
-            self.message = f"The BFS failed: {event.error}"
-        else:
-            _RESULTS[event.job.tab] = event.figures
-            if event.job.tab == self.tab:
-                self.figures = event.figures
+        self.message = f"The BFS failed: {event.error}"
+        self.refresh_view()
+        self.refresh_bindings()
+
+    @on(JobDone)
+    def _done(self, event: JobDone) -> None:
+        if event.job is not self.job:
+            return
+        if event.job.kind == "verify":
+            self._verified(event)
+            return
+        self.job = None
+        tab, figures = event.result
+        _RESULTS[tab] = figures
+        if tab == self.tab:
+            self.figures = figures
         self.refresh_view()
         self.refresh_bindings()
 
@@ -288,67 +245,43 @@ class GalleryScreen(TabbedScreen):
             indices = [k for k in range(len(rows)) if k not in _VERIFIED] or list(range(len(rows)))
         else:
             indices = [min(self.query_one(MiniGrid).selected, len(rows) - 1)]
-        job = VerifyJob(indices, self.puzzle)
-        self.job = job
+        self.job = SolverJob("verify", items=indices, progress={"index": indices[0], "bound": 0, "nodes": 0})
         self.message = ""
-        self.app.stop_flags[id(job.stop)] = job.stop
-        self.run_verify(job)
+        run_job(self, self.job, partial(self._verify, self.puzzle), group="gallery")
         self.refresh_view()
         self.refresh_bindings()
 
-    @work(thread=True, exclusive=True, group="gallery", name="gallery-verify")
-    def run_verify(self, job: VerifyJob) -> None:
-        """Solve each chosen 80-move position optimally, one after another; a verdict per position."""
+    def _verify(self, puzzle: Puzzle, job: SolverJob, report: Report) -> None:
+        """In a thread: solve each chosen 80-move position optimally, one after another; a verdict per position."""
         rows = hardest80()
-        try:
-            for index in job.indices:
-                report = throttled(lambda info, index=index: self.post_message(
-                    VerifyProgress(job, index, int(info.get("bound", 0)), int(info.get("nodes", 0)))))
 
-                def progress(info: dict, report=report) -> None:
-                    if info.get("phase", "search") == "search":  # not the table build's progress
-                        report(info)
+        def progress(info: dict) -> None:
+            if info.get("phase", "search") == "search":  # not the table build's progress
+                report({"index": index, "bound": int(info.get("bound", 0)), "nodes": int(info.get("nodes", 0))})
 
-                self.post_message(VerifyProgress(job, index, 0, 0))
-                try:
-                    solution = verify_solve(job.puzzle, rows[index][1], stop=job.stop, progress=progress)
-                except Cancelled:
-                    return
-                except KomaError as error:
-                    self.post_message(VerifyResult(job, index, None, str(error)))
-                    continue
-                if job.stop[0]:
-                    return
-                self.post_message(VerifyResult(job, index, Verdict(solution.length, solution.seconds,
-                                                                   solution.nodes, solution.method)))
-            self.post_message(VerifyResult(job, -1, None))  # the end of the job
-        finally:
-            self.app.stop_flags.pop(id(job.stop), None)
+        for index in job.items:
+            self.post_message(JobProgress(job, {"index": index, "bound": 0, "nodes": 0}))
+            try:
+                solution = verify_solve(puzzle, rows[index][1], stop=job.stop, progress=progress)
+            except KomaError as error:
+                self.post_message(JobFailed(job, error, index))
+                continue
+            if job.cancelled:
+                return
+            self.post_message(JobDone(job, Verdict(solution.length, solution.seconds, solution.nodes, solution.method), index))
 
-    @on(VerifyProgress)
-    def _verify_progress(self, event: VerifyProgress) -> None:
-        if event.job is self.job:
-            event.job.current, event.job.bound, event.job.nodes = event.index, event.bound, event.nodes
-            self.refresh_status()
-
-    @on(VerifyResult)
-    def _verify_result(self, event: VerifyResult) -> None:
+    def _verified(self, event: JobDone) -> None:
         job = event.job
-        if job is not self.job:
-            return
-        if event.index < 0:
+        if event.part < 0:  # the end of the job
             self.job = None
-            verdicts = [_VERIFIED[k] for k in job.indices if k in _VERIFIED]
+            verdicts = [_VERIFIED[k] for k in job.items if k in _VERIFIED]
             good = sum(v.ok for v in verdicts)
-            self.message = (f"Verified {good} of {len(job.indices)}: "
-                            + ("each needs exactly 80 moves." if good == len(job.indices) else "see the marks."))
+            self.message = (f"Verified {good} of {len(job.items)}: "
+                            + ("each needs exactly 80 moves." if good == len(job.items) else "see the marks."))
             self.refresh_bindings()
         else:
             job.done += 1
-            if event.verdict is not None:
-                _VERIFIED[event.index] = event.verdict
-            else:
-                self.message = f"Position #{event.index + 1} failed: {event.error}"
+            _VERIFIED[event.part] = event.result
         if self.fifteen:
             self.refresh_view()
 
@@ -356,10 +289,10 @@ class GalleryScreen(TabbedScreen):
         job = self.job
         if job is None:
             return False
-        job.stop[0] = 1
+        job.cancel()
         self.workers.cancel_group(self, "gallery")
         self.job = None
-        if not quiet and isinstance(job, VerifyJob):
+        if not quiet and job.kind == "verify":
             self.message = "Verification cancelled. Press v (a: all) to verify again."
             self.refresh_view()
             self.refresh_bindings()
@@ -384,7 +317,7 @@ class GalleryScreen(TabbedScreen):
         """The caption's mark: ✓ (80 moves), ✗ and the length found, … while it runs, else nothing."""
         verdict = _VERIFIED.get(index)
         job = self.job
-        if isinstance(job, VerifyJob) and job.current == index and index in job.indices[job.done:]:
+        if job is not None and job.kind == "verify" and job.progress.get("index") == index and index in job.items[job.done:]:
             return " …"
         if verdict is None:
             return ""
@@ -443,13 +376,16 @@ class GalleryScreen(TabbedScreen):
     def refresh_status(self) -> None:
         status = self.query_one("#gallery-status", Static)
         job = self.job
-        if isinstance(job, VerifyJob):
-            where = f" ({job.done + 1} of {len(job.indices)})" if len(job.indices) > 1 else ""
-            status.update(f"Verifying #{job.current + 1}{where}… bound [b]{job.bound}[/b] · {job.nodes:,} nodes · "
+        if job is not None and job.kind == "verify":
+            figures = job.progress
+            where = f" ({job.done + 1} of {len(job.items)})" if len(job.items) > 1 else ""
+            status.update(f"Verifying #{figures.get('index', 0) + 1}{where}… bound [b]{figures.get('bound', 0)}[/b] · "
+                          f"{figures.get('nodes', 0):,} nodes · "
                           f"{time.monotonic() - job.began:.0f} s [dim](esc cancels)[/dim]")
             return
         if job is not None:
-            status.update(f"Full BFS from the goal… depth [b]{job.depth}[/b] · {job.states:,} states found "
+            status.update(f"Full BFS from the goal… depth [b]{job.progress.get('depth', 0)}[/b] · "
+                          f"{job.progress.get('states', 0):,} states found "
                           f"[dim](esc cancels)[/dim]")
             return
         state = self.selected_state()
@@ -511,15 +447,7 @@ class GalleryScreen(TabbedScreen):
         if state is None:
             self.app.bell()
             return
-        screen = self.app.open_puzzle(self.puzzle, state)
-        if solve:
-            self._solve_when_ready(screen, 0)
-
-    def _solve_when_ready(self, screen, tries: int) -> None:
-        if screen.is_mounted and screen.query("#solver"):
-            screen.action_solve()
-        elif tries < 100:
-            self.app.set_timer(0.02, lambda: self._solve_when_ready(screen, tries + 1))
+        koma_app(self).open_puzzle(self.puzzle, state, solve=solve)
 
     def action_play_and_solve(self) -> None:
         self.action_play(solve=True)

@@ -83,5 +83,3 @@ class HelpScreen(ModalScreen):
             with VerticalScroll():
                 yield Static(self.text, id="help-text")
 
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

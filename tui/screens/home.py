@@ -16,6 +16,7 @@ from textual.widgets import Footer
 from solver.errors import KomaError
 from solver.puzzles.registry import get_puzzle
 
+from ..app_view import koma_app
 from ..ascii import Header, Static
 from ..game.daily import puzzle_id
 from ..game.formatting import clock_text, plural
@@ -89,7 +90,7 @@ class PuzzleCard(Widget, can_focus=True):
         if self.entry.sized:
             name += f"  ◀ {puzzle.size_label} ▶  [dim](left/right: size)[/dim]"
         self.query_one(".name", Static).update(name)
-        store = self.app.store
+        store = koma_app(self).store
         key = puzzle_id(puzzle)
         saved = store.load_game(key)
         stats = store.stats(key)
@@ -243,27 +244,19 @@ class HomeScreen(Screen):
             self.open_card(card)
 
     def action_gallery(self) -> None:
-        from .gallery import GalleryScreen
-
-        self.app.push_screen(GalleryScreen(ascii_only=self.ascii_only))
+        koma_app(self).action_gallery()
 
     def action_parity_lab(self) -> None:
-        from .parity_lab import ParityLabScreen
-
-        self.app.push_screen(ParityLabScreen(ascii_only=self.ascii_only))
+        koma_app(self).action_parity_lab()
 
     def action_loop_demo(self) -> None:
-        from .loop_demo import LoopDemoScreen
-
-        self.app.push_screen(LoopDemoScreen(ascii_only=self.ascii_only))
+        koma_app(self).action_loop_demo()
 
     def action_algorithm_lab(self) -> None:
-        from .algorithm_lab import AlgorithmLabScreen
-
-        self.app.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
+        koma_app(self).action_algorithm_lab()
 
     def action_daily(self) -> None:
-        self.app.action_leaderboard()
+        koma_app(self).action_leaderboard()
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)
@@ -277,4 +270,4 @@ class HomeScreen(Screen):
         self.open_card(event.card)
 
     def open_card(self, card: PuzzleCard) -> None:
-        self.app.open_puzzle(card.puzzle())
+        koma_app(self).open_puzzle(card.puzzle())

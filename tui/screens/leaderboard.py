@@ -11,13 +11,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable, Footer, Sparkline
 
 from solver.puzzles.base import Puzzle
 
+from ..app_view import koma_app
 from ..ascii import Header, Static, text_for
 from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
 from ..game.formatting import clock_text
+from ..game.trend import daily_trend, excess_series, trend_caption
 
 
 class LeaderboardScreen(Screen):
@@ -57,6 +59,8 @@ class LeaderboardScreen(Screen):
         with Vertical(id="leaderboard-body"):
             yield Static(id="leaderboard-title")
             yield Static(id="leaderboard-you")
+            yield Static(id="leaderboard-trend-caption")
+            yield Sparkline([], id="leaderboard-trend")
             yield DataTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="leaderboard-hint")
         yield Footer(compact=True)
@@ -72,7 +76,7 @@ class LeaderboardScreen(Screen):
         self.refresh_board()
 
     def refresh_board(self) -> None:
-        store = self.app.store
+        store = koma_app(self).store
         names = "  ".join(f"[b]{p.title} {p.size_label}[/b]" if k == self.index else f"[dim]{p.title}[/dim]"
                           for k, p in enumerate(self.puzzles))
         when = "today" if self.day == today() else self.day
@@ -82,16 +86,17 @@ class LeaderboardScreen(Screen):
         table.clear()
         mine = None
         for rank, result in enumerate(ranking, 1):
-            you = result.player == store.player
-            if you:
+            is_you = result.player == store.player
+            if is_you:
                 mine = (rank, result)
-            name = text_for(self, result.name) + (" (you)" if you else "")
+            name = text_for(self, result.name) + (" (you)" if is_you else "")
             table.add_row(str(rank), name, str(result.moves), "?" if result.optimal is None else str(result.optimal),
                           "?" if result.excess is None else f"+{result.excess}", clock_text(result.seconds),
                           str(result.hints), key=result.player)
         if mine is not None:
-            rank, result = mine
-            you = f"You ([b]{store.player_name}[/b]): #{rank} of {len(ranking)}, {result.moves} moves in {clock_text(result.seconds)}."
+            my_rank, my_result = mine
+            you = (f"You ([b]{store.player_name}[/b]): #{my_rank} of {len(ranking)}, {my_result.moves} moves in "
+                   f"{clock_text(my_result.seconds)}.")
         elif self.day == today():
             saved = store.load_game(daily_key(self.day, self.game))
             started = f" (in progress: {saved.position} moves)" if saved is not None and saved.position else ""
@@ -101,9 +106,18 @@ class LeaderboardScreen(Screen):
         if not ranking:
             you += "\n[dim]No ranked results yet: be the first. (Games Koma finished are not ranked.)[/dim]"
         self.query_one("#leaderboard-you", Static).update(you)
+        self.show_trend()
         self.query_one("#leaderboard-hint", Static).update(
             "[dim]ranked by moves over optimal, then moves, then time · left/right puzzle · \\[ ] day · "
             "enter play today · esc back[/dim]")
+
+    def show_trend(self) -> None:
+        """The player's results on this puzzle's daily boards up to the day shown, as a trend line."""
+        trend = daily_trend(koma_app(self).store, self.game, self.day)
+        self.query_one("#leaderboard-trend-caption", Static).update(f"[dim]{trend_caption(trend)}[/dim]")
+        sparkline = self.query_one("#leaderboard-trend", Sparkline)
+        sparkline.data = excess_series(trend)
+        sparkline.display = bool(sparkline.data)
 
     def action_puzzle(self, delta: int) -> None:
         self.index = (self.index + delta) % len(self.puzzles)
@@ -118,7 +132,7 @@ class LeaderboardScreen(Screen):
         self.refresh_board()
 
     def action_play(self) -> None:
-        self.app.open_puzzle(self.puzzle, daily=today())
+        koma_app(self).open_puzzle(self.puzzle, daily=today())
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -11,27 +11,29 @@ from __future__ import annotations
 
 import random
 import statistics
-import time
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from rich.markup import escape
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
 
 from solver import search
-from solver.engines.stop import new_stop_flag
-from solver.errors import Cancelled, KomaError
+from solver.engines.stop import check_stop
 from solver.puzzles.registry import get_puzzle
+from solver.puzzles.sliding import SlidingPuzzle
 from solver.search.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
 
+from ..app_view import koma_app
 from ..ascii import Header, Static
+from ..game.jobs import SolverJob
+from ..messages import JobDone, JobFailed, JobProgress
 from ..widgets.loop_board import LoopBoard
+from .jobs import Report, run_job
 
 ARTICLE_BOARD = "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"  # article 000's worked example
 SPEEDS = (0.5, 0.25, 0.1, 0.05, 0.02, 0.01)  # seconds per move
@@ -51,32 +53,6 @@ METHOD_NAMES = {"ida": "IDA*"}
 
 def spread(values) -> str:
     return f"min {min(values):,} · median {statistics.median(values):,.0f} · max {max(values):,}"
-
-
-@dataclass
-class StatsJob:
-    kind: str  # "loop" or "optimal"
-    stop: Any = field(default_factory=new_stop_flag)
-    done: int = 0
-    total: int = 0
-
-
-class RunReady(Message):
-    def __init__(self, start: tuple, run: LoopRun | None, error: str = ""):
-        super().__init__()
-        self.start, self.run, self.error = start, run, error
-
-
-class StatsProgress(Message):
-    def __init__(self, job: StatsJob, done: int):
-        super().__init__()
-        self.job, self.done = job, done
-
-
-class StatsDone(Message):
-    def __init__(self, job: StatsJob, values: list[int] | None, extra: list[int] | None = None, error: str = ""):
-        super().__init__()
-        self.job, self.values, self.extra, self.error = job, values, extra, error
 
 
 class LoopDemoScreen(Screen):
@@ -106,16 +82,16 @@ class LoopDemoScreen(Screen):
                  autoplay: bool = True):
         super().__init__(classes="loop-demo")
         self.ascii_only = ascii_only
-        self.puzzle = get_puzzle("15")
+        self.puzzle = cast(SlidingPuzzle, get_puzzle("15"))
         self.start = tuple(self.puzzle.parse(board))
         self.rng = random.Random(seed)
         self.run: LoopRun | None = None
         self.position = 0
         self.playing = autoplay
         self.speed = DEFAULT_SPEED
-        self.timer = None
+        self.timer: Timer | None = None
         self.stats: dict[str, Any] = {}
-        self.stats_job: StatsJob | None = None
+        self.stats_job: SolverJob | None = None  # "loop" or "optimal" statistics
         self.message = ""
 
     def compose(self) -> ComposeResult:
@@ -142,6 +118,14 @@ class LoopDemoScreen(Screen):
         self.new_run(self.start)
         self.start_stats()
 
+    def on_screen_suspend(self) -> None:
+        if self.timer is not None:
+            self.timer.pause()  # a hidden screen does no work
+
+    def on_screen_resume(self) -> None:
+        if self.timer is not None:
+            self.timer.resume()
+
     def on_unmount(self) -> None:
         self.cancel_stats()
         if self.timer is not None:
@@ -153,23 +137,20 @@ class LoopDemoScreen(Screen):
         self.run = None
         self.position = 0
         self.query_one(LoopBoard).show(self.start)
-        self.compute_run(self.start)
+        run_job(self, SolverJob("run", self.start), lambda job, report: run_loop_method(job.state), group="loop-run")
         self.refresh_view()
 
-    @work(thread=True, exclusive=True, group="loop-run", name="loop-run")
-    def compute_run(self, start: tuple) -> None:
-        try:
-            self.post_message(RunReady(start, run_loop_method(start)))
-        except KomaError as error:
-            self.post_message(RunReady(start, None, str(error)))
-
-    @on(RunReady)
-    def _run_ready(self, event: RunReady) -> None:
-        if event.start != self.start:
+    @on(JobDone)
+    @on(JobFailed)
+    def _run_ready(self, event: JobDone | JobFailed) -> None:
+        if event.job.kind != "run":
+            self._stats_done(event)
             return
-        if event.run is None:
+        if event.job.state != self.start:
+            return
+        if isinstance(event, JobFailed):
             self.message = f"The loop method failed: {event.error}"
-        self.run = event.run
+        self.run = event.result if isinstance(event, JobDone) else None
         self.position = 0
         self._restart_timer()
         self.refresh_view()
@@ -263,59 +244,43 @@ class LoopDemoScreen(Screen):
     # --- statistics --------------------------------------------------------------------------------------
     def start_stats(self, kind: str = "loop") -> None:
         self.cancel_stats()
-        job = StatsJob(kind, total=STATS_BOARDS if kind == "loop" else OPTIMAL_BOARDS)
+        job = SolverJob(kind, total=STATS_BOARDS if kind == "loop" else OPTIMAL_BOARDS)
         self.stats_job = job
-        self.app.stop_flags[id(job.stop)] = job.stop
-        self.compute_stats(job)
+        run_job(self, job, self._compute_stats, group="loop-stats")
         self.refresh_view()
 
-    @work(thread=True, exclusive=True, group="loop-stats", name="loop-stats")
-    def compute_stats(self, job: StatsJob) -> None:
-        """Loop move counts of random solvable boards (seeds 0..N-1), or optimal lengths of the first few."""
+    def _compute_stats(self, job: SolverJob, report: Report) -> tuple[list[int], list[int]]:
+        """In a thread: loop move counts of random solvable boards (seeds 0..N-1), or optimal lengths of the first few."""
         values: list[int] = []
         extra: list[int] = []
-        last = 0.0
-        try:
-            method = optimal_method(self.puzzle)
-            for seed in range(job.total):
-                if job.stop[0]:
-                    raise Cancelled()
-                board = self.puzzle.random_state(seed)
-                if job.kind == "loop":
-                    values.append(loop_length(board)[0])
-                else:
-                    values.append(search.solve(self.puzzle, board, method, stop=job.stop).length)
-                    extra.append(loop_length(board)[0])
-                now = time.monotonic()
-                if now - last > 0.1:
-                    last = now
-                    self.post_message(StatsProgress(job, seed + 1))
-        except Cancelled:
-            return
-        except KomaError as error:
-            self.post_message(StatsDone(job, None, None, str(error)))
-            return
-        finally:
-            self.app.stop_flags.pop(id(job.stop), None)
-        self.post_message(StatsDone(job, values, extra))
+        method = optimal_method(self.puzzle)
+        for seed in range(job.total):
+            check_stop(job.stop)
+            board = self.puzzle.random_state(seed)
+            if job.kind == "loop":
+                values.append(loop_length(board)[0])
+            else:
+                values.append(search.solve(self.puzzle, board, method, stop=job.stop).length)
+                extra.append(loop_length(board)[0])
+            report({"done": seed + 1})
+        return values, extra
 
-    @on(StatsProgress)
-    def _stats_progress(self, event: StatsProgress) -> None:
+    @on(JobProgress)
+    def _stats_progress(self, event: JobProgress) -> None:
         if event.job is self.stats_job:
-            event.job.done = event.done
+            event.job.done = int(event.info["done"])
             self.refresh_view()
 
-    @on(StatsDone)
-    def _stats_done(self, event: StatsDone) -> None:
+    def _stats_done(self, event: JobDone | JobFailed) -> None:
         if event.job is not self.stats_job:
             return
         self.stats_job = None
-        if event.values is None:
+        if isinstance(event, JobFailed):
             self.message = f"The statistics failed: {event.error}"
         elif event.job.kind == "loop":
-            self.stats["loop"] = event.values
+            self.stats["loop"] = event.result[0]
         else:
-            self.stats["optimal"], self.stats["optimal_loop"] = event.values, event.extra
+            self.stats["optimal"], self.stats["optimal_loop"] = event.result
         self.refresh_view()
         self.refresh_bindings()
 
@@ -323,7 +288,7 @@ class LoopDemoScreen(Screen):
         job = self.stats_job
         if job is None:
             return False
-        job.stop[0] = 1
+        job.cancel()
         self.workers.cancel_group(self, "loop-stats")
         self.stats_job = None
         if job.kind == "loop":
@@ -377,7 +342,7 @@ class LoopDemoScreen(Screen):
         self.start_stats("optimal")
 
     def action_play(self) -> None:
-        self.app.open_puzzle(self.puzzle, self.start)
+        koma_app(self).open_puzzle(self.puzzle, self.start)
 
     def action_escape(self) -> None:
         if self.cancel_stats():

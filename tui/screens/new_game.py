@@ -1,6 +1,7 @@
 """The new-game dialog: a random board, a board an exact optimal distance away, or a typed board.
 
-A typed board is checked as you type: a one-line error naming the problem, or the parity verdict.
+A typed board (or a game ID of this puzzle) is checked as you type: a one-line error naming the
+problem, or the parity verdict.
 The dialog dismisses with ``("random", None)``, ``("distance", D)`` or ``("board", state)``.
 """
 
@@ -16,6 +17,7 @@ from textual.widgets import Button, Input, RadioSet
 
 from solver.errors import KomaError
 from solver.puzzles.base import Puzzle
+from solver.puzzles.ids import id_prefix, looks_like_game_id, parse_game_id
 
 from ..ascii import RadioButton, Static, text_for
 
@@ -51,11 +53,11 @@ class NewGameScreen(ModalScreen):
                     label = (f"Exactly this many moves from solved (0-{self.max_depth})" if self.max_depth is not None
                              else "Exactly this many moves from solved (once warmed up)")
                     yield RadioButton(label, id="kind-distance", disabled=self.max_depth is None)
-                yield RadioButton("This board", id="kind-board")
+                yield RadioButton("This board or game ID", id="kind-board")
             if self.puzzle.enumerable:
                 yield Input(placeholder="moves from solved, e.g. 20", id="distance", type="integer",
                             disabled=True)
-            yield Input(placeholder=f"e.g. {self.puzzle.format(self.puzzle.goal)}", id="board", disabled=True)
+            yield Input(placeholder=f"e.g. {self.puzzle.format(self.puzzle.goal)}, or a game ID", id="board", disabled=True)
             yield Static("", id="verdict")
             with Horizontal(id="new-buttons"):
                 yield Button("Start", variant="primary", id="start")
@@ -118,7 +120,7 @@ class NewGameScreen(ModalScreen):
             return ("distance", distance)
         text = self.query_one("#board", Input).value
         try:
-            state = self.puzzle.parse(text)
+            state = self.board_from(text)
             proof = self.puzzle.proof(state)
         except KomaError as error:
             verdict.update(escape(one_line(str(error))))
@@ -134,6 +136,16 @@ class NewGameScreen(ModalScreen):
             verdict.update(f"Parity: NOT solvable (you can still play it). {escape(proof.summary)}")
             verdict.add_class("-bad")
         return ("board", state)
+
+    def board_from(self, text: str) -> tuple:
+        """The board typed in this puzzle's notation, or named by a game ID of this puzzle and size."""
+        if not looks_like_game_id(text):
+            return self.puzzle.parse(text)
+        puzzle, state = parse_game_id(text)
+        if id_prefix(puzzle) != id_prefix(self.puzzle):
+            raise KomaError(f"that ID names a {puzzle.title} {puzzle.size_label} board; this game is "
+                            f"{self.puzzle.title} {self.puzzle.size_label}")
+        return state
 
     def action_start(self) -> None:
         choice = self.validate()

@@ -12,6 +12,7 @@ which label.  Every verdict comes from :meth:`~solver.puzzles.base.Puzzle.proof`
 from __future__ import annotations
 
 import random
+from typing import cast
 
 from rich.markup import escape
 from textual import on
@@ -20,9 +21,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Tab, Tabs
 
+from solver.puzzles import goat_notation as goat
 from solver.puzzles.base import Puzzle
 from solver.puzzles.registry import get_puzzle
+from solver.puzzles.sliding import SlidingPuzzle
 
+from ..app_view import koma_app
 from ..ascii import Header, Static
 from ..widgets.board import Board
 from ..widgets.looks import look_for
@@ -36,8 +40,9 @@ TABS: dict[str, tuple[str, str | None, str, str | None]] = {
     **{f"p-ura-{n}": ("ura", f"{n}x{n}", f"Ura {n}x{n}", "BWB/WBB/BBB" if n == 3 else None) for n in (2, 3, 4, 5, 6)},
 }
 ORBIT_STYLES = ("$primary", "$secondary", "$accent", "$success", "$warning", "$error")
-GOAT_BIG, GOAT_DASH = 9, 8
-GOAT_NAMES = {1: "┌", 2: "│", 3: "└", 4: "┘", 5: "羊", 6: "狼", 7: "‖", 8: "─", 9: "大", 10: "大", 11: "─"}
+GOAT_BIG = goat.BIG
+# the proof's labelled codes: 1..9 as in the notation, 10 the big piece's right cell, 11 the ─ that ends at the bottom
+GOAT_NAMES = dict(enumerate(goat.GLYPHS)) | {10: goat.GLYPHS[goat.BIG], 11: goat.GLYPHS[goat.DASH]}
 CURSOR = Binding.Group("cursor", compact=True)
 TAB = Binding.Group("puzzle", compact=True)
 
@@ -197,10 +202,10 @@ class ParityLabScreen(TabbedScreen):
             return
         self.marked = None
         if kind == "flip":
-            self.set_state(self.puzzle.flip_lr(self.state), "flipLR")
+            self.set_state(cast(SlidingPuzzle, self.puzzle).flip_lr(self.state), "flipLR")
         else:
             a, b = [t for t in self.state if t != 0][:2]
-            self.set_state(self.puzzle.swap_first_tiles(self.state), f"Swapped tiles {a} and {b}")
+            self.set_state(cast(SlidingPuzzle, self.puzzle).swap_first_tiles(self.state), f"Swapped tiles {a} and {b}")
 
     def action_reset(self, kind: str) -> None:
         self.marked = None
@@ -219,7 +224,7 @@ class ParityLabScreen(TabbedScreen):
             self.set_state(tuple(board), "A random board")
 
     def action_play(self) -> None:
-        self.app.open_puzzle(self.puzzle, self.state)
+        koma_app(self).open_puzzle(self.puzzle, self.state)
 
     def action_escape(self) -> None:
         if self.marked is not None:
@@ -300,8 +305,9 @@ class ParityLabScreen(TabbedScreen):
                          f"the goal needs {f['required_parity']}.")
         lines.append(f"[b]Verdict: {self.verdict_word(proof.solvable)}[/b]")
         if not proof.solvable:
-            flip = self.puzzle.proof(self.puzzle.flip_lr(self.state))
-            swap = self.puzzle.proof(self.puzzle.swap_first_tiles(self.state))
+            sliding = cast(SlidingPuzzle, self.puzzle)
+            flip = sliding.proof(sliding.flip_lr(self.state))
+            swap = sliding.proof(sliding.swap_first_tiles(self.state))
             a, b = [t for t in self.state if t != 0][:2]
             lines.append(f"Fixes: [b]f[/b] flipLR → {self.verdict_word(flip.solvable)} (total {flip.fields['total']}); "
                          f"[b]x[/b] swap {a} and {b} → {self.verdict_word(swap.solvable)} (total {swap.fields['total']})")

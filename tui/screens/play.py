@@ -1,391 +1,231 @@
-"""The play screen, one implementation for every puzzle: board, counters, distance, parity, solver.
+"""The play screen, one implementation for every puzzle: board, side panel, undo/redo, hints, auto-solve.
 
-Everything the screen knows about the rules comes from the :class:`~solver.puzzles.base.Puzzle`
-(``moves``/``apply``/``is_goal``/``proof``/``solve``/``distance``).  Solver calls run in named
-thread workers with a fresh stop flag per job; their answers come back as messages.  Escape
-cancels a job at once (stop flag plus ``worker.cancel()``), and so does leaving the screen.
+The rules come from the :class:`~solver.puzzles.base.Puzzle`; the moves are a :class:`~tui.game.history.GameHistory`,
+the auto-solve a :class:`~tui.game.playback.PlaybackController`, the searches a :class:`~tui.screens.play_solver.PlaySolver`
+(answers come back as :mod:`tui.messages`), and the side panel a :class:`~tui.widgets.status.GameStatus` whose
+reactives redraw only the lines that changed.  Escape or leaving the screen cancels a search; a hidden screen holds its timers.
 """
 
 from __future__ import annotations
 
 import random
-import threading
-import time
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import cast
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.message import Message
+from textual.containers import Horizontal
+from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
-from textual.worker import Worker, get_current_worker
 
 from solver import search
-from solver.engines.progress import throttled
-from solver.engines.stop import new_stop_flag
-from solver.errors import Cancelled, KomaError, UnsolvableError
-from solver.puzzles.base import Puzzle, Solution
+from solver.puzzles import ids
+from solver.puzzles.base import Proof, Puzzle, Solution
 
-from ..ascii import Header, Static
+from ..app_view import koma_app
+from ..ascii import Header
+from ..game.clock import GameClock
 from ..game.daily import puzzle_id
-from ..game.formatting import clock_text, figures_text, plural
+from ..game.history import HINT, KOMA, PLAYER, GameHistory, resumed
+from ..game.jobs import SolverJob
+from ..game.playback import PlaybackController, Step
+from ..game.results import Finish, record_finish
 from ..game.store import SavedGame
+from ..messages import JobDone, JobFailed, JobProgress, WarmedUp
 from ..widgets.board import Board
 from ..widgets.looks import look_for
-
-SPEEDS = (1.2, 0.8, 0.5, 0.3, 0.18, 0.1, 0.05)  # seconds per move in playback
-DEFAULT_SPEED = 3
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-ASCII_SPINNER = "|/-\\"
-MOVE = Binding.Group("move", compact=True)
-CURSOR = Binding.Group("cursor", compact=True)
-SPEED = Binding.Group("speed", compact=True)
-STEP = Binding.Group("step", compact=True)
-
-
-@dataclass
-class Job:
-    """One solver job: what it is for, the board it works on, and its stop flag."""
-
-    kind: str  # "solve" or "hint"
-    state: tuple
-    stop: Any = field(default_factory=new_stop_flag)
-    worker: Worker | None = None
-    progress: str = ""
-    began: float = field(default_factory=time.monotonic)
-
-
-class SolveDone(Message):
-    def __init__(self, job: Job, solution: Solution):
-        super().__init__()
-        self.job, self.solution = job, solution
-
-
-class SolveFailed(Message):
-    def __init__(self, job: Job, text: str):
-        super().__init__()
-        self.job, self.text = job, text
-
-
-class SolveProgress(Message):
-    def __init__(self, job: Job, info: dict):
-        super().__init__()
-        self.job, self.info = job, info
-
-
-class WarmedUp(Message):
-    def __init__(self, problem: str = "", seconds: float = 0.0):
-        super().__init__()
-        self.problem, self.seconds = problem, seconds
-
-
-class NewBoard(Message):
-    def __init__(self, state: tuple, note: str = ""):
-        super().__init__()
-        self.state, self.note = state, note
+from ..widgets.status import GameStatus
+from .play_keys import PLAY_BINDINGS
+from .play_solver import PlaySolver, failure_text, found_text
 
 
 class PlayScreen(Screen):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
-    BINDINGS = [
-        Binding("up,k", "arrow('U')", "", id="play.up", group=MOVE),
-        Binding("down,j", "arrow('D')", "", id="play.down", group=MOVE),
-        Binding("left,h", "arrow('L')", "", id="play.left", group=MOVE),
-        Binding("right,l", "arrow('R')", "move", id="play.right", group=MOVE),
-        Binding("shift+up", "cursor(-1,0)", "", id="play.cursor_up", tooltip="Cursor up", show=False),
-        Binding("shift+down", "cursor(1,0)", "", id="play.cursor_down", tooltip="Cursor down", show=False),
-        Binding("shift+left", "cursor(0,-1)", "", id="play.cursor_left", tooltip="Cursor left", show=False),
-        Binding("shift+right", "cursor(0,1)", "", id="play.cursor_right", tooltip="Cursor right", show=False),
-        Binding("enter", "activate('enter')", "Play cursor", id="play.enter", show=False, tooltip="Move the piece under the cursor"),
-        Binding("space", "activate('space')", "Play cursor / pause", id="play.space", show=False,
-                tooltip="Move the piece under the cursor, or pause the playback"),
-        Binding("s", "solve", "solve", id="play.solve", tooltip="Solve: find an optimal solution in the background and play it back"),
-        Binding("t", "hint", "hint", id="play.hint", tooltip="Hint: highlight the next optimal move"),
-        Binding("u", "undo", "undo", id="play.undo", tooltip="Undo the last move"),
-        Binding("U", "redo", "redo", id="play.redo", tooltip="Redo the move undone", show=False),
-        Binding("n", "new_game", "new", id="play.new", tooltip="New game: random, an exact distance, or your own board"),
-        Binding("r", "restart", "restart", id="play.restart", tooltip="Restart from the first board (redo brings your moves back)", show=False),
-        Binding("p", "proof", "parity", id="play.proof", tooltip="Parity proof: why this board can or cannot be solved"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", id="play.faster", tooltip="Faster playback", show=False),
-        Binding("minus", "speed(-1)", "Slower", id="play.slower", tooltip="Slower playback", show=False),
-        Binding("right_square_bracket", "step(1)", "Step forward", id="play.step_forward", tooltip="Step the paused playback forward", show=False),
-        Binding("left_square_bracket", "step(-1)", "Step back", id="play.step_back", tooltip="Step the paused playback back", show=False),
-        Binding("escape", "escape", "back", id="play.escape", tooltip="Back: cancel the search or playback, else return home"),
-    ]
+    BINDINGS = PLAY_BINDINGS
+
+    message: reactive[str] = reactive("", init=False)
 
     def __init__(self, puzzle: Puzzle, *, start: tuple | None = None, saved: SavedGame | None = None,
-                 note: str = "", ascii_only: bool = False, daily: str | None = None):
+                 note: str = "", ascii_only: bool = False, daily: str | None = None, solve: bool = False):
         super().__init__(classes=f"play -{puzzle.key}")
         self.puzzle = puzzle
         self.stats_id = puzzle_id(puzzle)  # stats are per puzzle; a daily game is saved apart
         self.daily = daily  # the day of a daily board, else None
         self.game_id = f"daily/{daily}/{self.stats_id}" if daily else self.stats_id
         self.look = look_for(puzzle, ascii_only)
-        self.moves: list[str] = []
-        self.origins: list[str] = []
-        self.position = 0
+        self.solve_at_once = solve
         self.hints = 0
-        self.seconds = 0.0  # time played before ``running_since``
-        self.running_since: float | None = None
-        self.note = note
-        self.distances: dict[tuple, int] = {}
-        self.solution_path: list[tuple] = []  # the latest optimal path: hints follow it for free
-        self.solution_moves: list[str] = []
-        self.solution_optimal = True
-        self.job: Job | None = None
-        self.distance_stop = None
-        self.playback: list[str] | None = None
-        self.paused = False
-        self.speed = DEFAULT_SPEED
-        self.playback_timer = None
-        self.warm = threading.Event()
-        self.warm_problem = ""
-        self.won = False
-        self.win_recorded = False
-        self.no_optimal = False  # the puzzle's default method turned out not to be optimal: no live distance
-        self.message = ""
-        self.spin = 0
-        self._resume(start, saved)
+        self.hinted: str | None = None  # the move the hint on the board shows
+        self.clock = GameClock(lambda: koma_app(self).clock())
+        self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
+        self.solver = PlaySolver(self, puzzle)
+        self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
+        self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
+        self.playback.on_step = self._playback_stepped
+        self.won = self.win_recorded = False
+        self._proof: tuple[tuple, Proof] | None = None
+        self._keys: tuple[bool, ...] = ()  # what the footer's keys were last drawn for
+        self.status: GameStatus  # made in compose, when the app is there to say how to spin
+        self.history = self._resume(start, saved)
+        if note:
+            self.set_reactive(PlayScreen.message, note)
 
-    def _resume(self, start: tuple | None, saved: SavedGame | None) -> None:
-        if start is None and saved is not None:
-            try:
-                begin = self.puzzle.parse(saved.start)
-                path = list(self.puzzle.replay(begin, saved.moves))
-            except KomaError:
-                saved = None
-            else:
-                self.path = path
-                self.moves, self.origins = list(saved.moves), saved.origins
-                self.origins = list(self.origins)
-                self.position, self.seconds, self.hints = saved.position, saved.seconds, saved.hints
-                self.note = self.note or "Welcome back: your game is as you left it."
-                return
-        if start is None:
-            start = self.puzzle.random_state(random.SystemRandom().randrange(2**32))
-        self.path = [tuple(start)]
+    def _resume(self, start: tuple | None, saved: SavedGame | None) -> GameHistory:
+        history = resumed(self.puzzle, saved) if start is None and saved is not None else None
+        if history is not None and saved is not None:
+            self.clock.seconds, self.hints = saved.seconds, saved.hints
+            self.set_reactive(PlayScreen.message, "Welcome back: your game is as you left it.")
+            return history
+        return GameHistory.starting_at(start if start is not None else self.puzzle.random_state(random.SystemRandom().randrange(2**32)))
 
     # --- state -------------------------------------------------------------------------------
     @property
     def state(self) -> tuple:
-        return self.path[self.position]
+        return self.history.state
 
     @property
     def start(self) -> tuple:
-        return self.path[0]
+        return self.history.start
 
     @property
-    def koma_played(self) -> bool:
-        return "k" in self.origins[:self.position]
+    def position(self) -> int:
+        return self.history.position
 
-    def elapsed(self) -> float:
-        if self.running_since is None:
-            return self.seconds
-        return self.seconds + max(0.0, self.app.clock() - self.running_since)
+    @property
+    def job(self) -> SolverJob | None:
+        return self.solver.job
 
-    # --- layout ------------------------------------------------------------------------------
+    @property
+    def proof(self) -> Proof:
+        if self._proof is None or self._proof[0] != self.state:
+            self._proof = (self.state, self.puzzle.proof(self.state))
+        return self._proof[1]
+
+    # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="play-body"):
             yield Board(self.look, self.state, id="board")
-            with Vertical(id="side"):
-                yield Static(id="title")
-                yield Static(id="counters")
-                yield Static(id="distance")
-                yield Static(id="parity")
-                yield Static(id="solver")
-                yield Static(id="message")
+            self.status = GameStatus(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}", ascii_only=self.look.ascii,
+                                     animate_spinner=koma_app(self).animate_spinner, id="side")
+            yield self.status
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.title = "Koma"
         self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}" + (f" · daily {self.daily}" if self.daily else "")
-        self.query_one("#title", Static).update(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}")
-        self.set_interval(0.1, self._tick)
-        self.warm_up()
-        self.message = self.note
-        self.refresh_status()
+        self.solver.warm_up()
+        self.status.message = self.message
+        self.update_status()
         self._save()
+        if self.solve_at_once:
+            self.call_after_refresh(self.action_solve)
 
     def on_screen_suspend(self) -> None:
         self._pause_clock()
         self._save()
+        self.playback.hold(True)  # a hidden screen does no work
+        self.status.hold(True)
 
     def on_screen_resume(self) -> None:
         self._start_clock()
+        self.playback.hold(False)
+        self.status.hold(False)
 
     def on_unmount(self) -> None:
         self.cancel_jobs()
         self._pause_clock()
         self._save()
 
-    # --- the clock -----------------------------------------------------------------------------
+    def watch_message(self, message: str) -> None:
+        if self.is_mounted:
+            self.status.message = message
+
+    # --- the clock: one tick a second, only while it runs ----------------------------------------
     def _start_clock(self) -> None:
-        if self.running_since is None and self.position > 0 and not self.won and self.is_current_screen():
-            self.running_since = self.app.clock()
+        if self.position > 0 and not self.won and self.is_current and self.clock.start():
+            self.clock_timer = self.set_interval(1.0, self._tick)
 
     def _pause_clock(self) -> None:
-        if self.running_since is not None:
-            self.seconds = self.elapsed()
-            self.running_since = None
-
-    def is_current_screen(self) -> bool:
-        try:
-            return self.app.screen is self
-        except Exception:  # pragma: no cover - during shutdown
-            return False
+        self.clock.pause()
+        if self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
 
     def _tick(self) -> None:
-        self.spin += 1
-        self.refresh_counters()
-        if self.job is not None or not self.warm.is_set() or self._distance_pending():
-            self.refresh_status()
+        self.status.seconds = int(self.clock.elapsed())
 
-    # --- status --------------------------------------------------------------------------------
-    def spinner(self) -> str:
-        frames = ASCII_SPINNER if self.look.ascii else SPINNER
-        return frames[self.spin % len(frames)] if self.app.animate_spinner else frames[0]
+    # --- the side panel -------------------------------------------------------------------------
+    def update_status(self) -> None:
+        """Set the panel's reactives; only the lines whose text changed redraw."""
+        status = self.status
+        status.game_id = ids.game_id(self.puzzle, self.start)
+        status.moves = self.position
+        status.seconds = int(self.clock.elapsed())
+        status.distance = self.solver.distance_text(self.state, self.proof.solvable)
+        status.proof = self.proof
+        status.solver = self.solver.job_text() or self.playback.text()
 
-    def refresh_counters(self) -> None:
-        self.query_one("#counters", Static).update(
-            f"Moves [b]{self.position}[/b]   Time [b]{clock_text(self.elapsed())}[/b]")
-
-    def _distance_pending(self) -> bool:
-        return self.state not in self.distances and bool(search.methods(self.puzzle)) and not self.no_optimal
-
-    def refresh_status(self) -> None:
-        self.refresh_counters()
-        state = self.state
-        distance = self.distances.get(state)
-        if self.puzzle.is_goal(state):
-            text = "[b]Solved[/b]"
-        elif distance is not None:
-            text = f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
-        elif not search.methods(self.puzzle) or self.no_optimal:
-            text = "distance: no optimal solver for this size yet"
-        elif not self.proof.solvable:
-            text = "cannot reach the goal"
-        elif not self.warm.is_set():
-            text = f"{self.spinner()} warming up…"
-        elif self.job is not None and self.job.state == self.state:
-            text = "distance: the search below will tell"
-        else:
-            text = f"{self.spinner()} measuring distance…"
-        self.query_one("#distance", Static).update(text)
-        proof = self.proof
-        verdict = "[b]solvable[/b]" if proof.solvable else "[b]NOT solvable[/b]"
-        self.query_one("#parity", Static).update(f"Parity: {verdict}\n[dim]{proof.summary}[/dim]")
-        self.query_one("#parity", Static).set_class(not proof.solvable, "-bad")
-        self.query_one("#solver", Static).update(self.solver_text())
-        self.query_one("#message", Static).update(self.message)
-
-    def solver_text(self) -> str:
-        if self.job is not None:
-            what = "Solving" if self.job.kind == "solve" else "Finding a hint"
-            wait = "" if self.warm.is_set() else " (warming up)"
-            figures = f"\n{self.job.progress}" if self.job.progress else ""
-            return f"{self.spinner()} {what}{wait}…{figures}\n[dim]esc cancels[/dim]"
-        if self.playback is not None:
-            state = "paused" if self.paused else "playing"
-            left = len(self.playback)
-            return (f"Koma is {state}: {left} move{'s' if left != 1 else ''} left\n"
-                    f"[dim]space pause · +/- speed ({SPEEDS[self.speed]:.2g} s) · \\[ ] step[/dim]")
-        return ""
-
-    @property
-    def proof(self):
-        cached = getattr(self, "_proof", None)
-        if cached is None or cached[0] != self.state:
-            self._proof = (self.state, self.puzzle.proof(self.state))
-        return self._proof[1]
+    def refresh_view(self) -> None:
+        """The side panel, and the footer when a key turned on or off (the footer rebuilds itself: costly)."""
+        self.update_status()
+        keys = (self.history.can_undo, self.history.can_redo, self.won, self.playback.active and self.playback.paused)
+        if keys != self._keys:
+            self._keys = keys
+            self.refresh_bindings()
 
     # --- showing a new position ------------------------------------------------------------------
     def _show(self, animate: bool = True) -> None:
         board = self.query_one(Board)
         board.show(self.state, animate=animate)
-        board.set_hint()
-        self._measure()
-        self.refresh_status()
+        if self.hinted is not None:
+            self.hinted = None
+            board.set_hint()
+        self.solver.measure(self.state, self.start)
+        self.refresh_view()
         self._save()
-        self.refresh_bindings()
 
     def _save(self) -> None:
-        if self.won or not hasattr(self, "path"):
+        if self.won:
             return
-        store = getattr(self.app, "store", None)
-        if store is None:
-            return
-        store.save_game(self.game_id, SavedGame(self.puzzle.format(self.start), self.moves, "".join(self.origins),
-                                                self.position, self.elapsed(), self.hints))
-        self.app.show_store_notices()
+        history = self.history
+        koma_app(self).store.save_game(self.game_id, SavedGame(
+            self.puzzle.format(self.start), history.moves, "".join(history.origins), history.position, self.clock.elapsed(), self.hints))
+        koma_app(self).show_store_notices()
 
     # --- playing moves ---------------------------------------------------------------------------
-    def play(self, move: str, origin: str = "p") -> bool:
-        """Play ``move`` if it is legal here; ``origin`` is ``p`` (the player) or ``k`` (Koma's playback)."""
-        if self.won and origin == "p":
-            self.app.bell()
-            return False
-        if move not in self.puzzle.moves(self.state):
-            if origin == "p":
+    def play(self, move: str, origin: str = PLAYER) -> bool:
+        """Play ``move`` if legal: the player's (``p``; ``h`` if it follows the hint shown) or Koma's playback (``k``)."""
+        if move not in self.puzzle.moves(self.state) or (self.won and origin != KOMA):
+            if origin != KOMA:
                 self.app.bell()
             return False
-        if origin == "p":
-            if self.playback is not None:
-                self.stop_playback("You took over from Koma.")
-            if self.job is not None:
-                self.cancel_job(quiet=True)
-        new = self.puzzle.apply(self.state, move)
-        del self.moves[self.position:], self.origins[self.position:], self.path[self.position + 1:]
-        self.moves.append(move)
-        self.origins.append(origin)
-        self.path.append(new)
-        self.position += 1
-        if origin == "p":
+        if origin != KOMA:  # the player takes over from Koma's playback or search
+            self._take_over()
             self.message = ""
+            if move == self.hinted:
+                origin = HINT
+        self.history.play(move, self.puzzle.apply(self.state, move), origin)
         self._start_clock()
         self._show()
-        if self.puzzle.is_goal(new):
+        if self.puzzle.is_goal(self.state):
             self.on_goal()
         return True
 
     def on_goal(self) -> None:
         self._pause_clock()
         self.won = True
-        store = self.app.store
-        seconds = self.seconds
-        optimal = self.distances.get(self.start)
-        if self.koma_played:
-            if not self.win_recorded:
-                store.record_koma_finish(self.stats_id)
-            self.message = (f"[b]Solved by Koma[/b] ({plural(self.position, 'move')}"
-                            + (f"; optimal {optimal}" if optimal is not None else "") + "). Not counted as yours.")
-        else:
-            optimal_text = f"optimal {optimal}" if optimal is not None else "optimal unknown"
-            hints = f", {self.hints} hint{'s' if self.hints != 1 else ''}" if self.hints else ""
-            self.message = (f"[b]Solved in {plural(self.position, 'move')}; {optimal_text}[/b]\n"
-                            f"time {clock_text(seconds)}{hints}")
-            if not self.win_recorded:
-                stats = store.record_win(self.stats_id, self.position, optimal, seconds)
-                self.message += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds)}[/dim]"
-                if self.daily:
-                    rank = store.record_daily(self.daily, self.stats_id, self.position, optimal, seconds, self.hints)
-                    if rank is not None:
-                        self.message += f"\nDaily {self.daily}: you rank [b]#{rank}[/b] (b: leaderboard)"
-                self.notify(f"Solved in {plural(self.position, 'move')}; {optimal_text}. Time {clock_text(seconds)}.",
-                            title="Well done!")
+        finish = Finish(self.stats_id, self.position, self.clock.seconds, self.distances.get(self.start), self.hints,
+                        self.history.koma_played, self.daily)
+        self.message, notice = record_finish(koma_app(self).store, finish, first=not self.win_recorded)
+        if notice:
+            self.notify(notice, title="Well done!")
         self.win_recorded = True
-        store.clear_game(self.game_id)
-        self.refresh_status()
-        self.refresh_bindings()
-
-    def _unwin(self) -> None:
-        if self.won:
-            self.won = False
-            self.message = ""
+        koma_app(self).store.clear_game(self.game_id)
+        self.refresh_view()
 
     def action_arrow(self, direction: str) -> None:
         if self.look.arrows_move:
@@ -401,7 +241,7 @@ class PlayScreen(Screen):
         self.play(move)
 
     def action_activate(self, key: str) -> None:
-        if key == "space" and self.playback is not None:
+        if key == "space" and self.playback.active:
             self.action_pause()
             return
         board = self.query_one(Board)
@@ -411,22 +251,8 @@ class PlayScreen(Screen):
             return
         self.play_cell(board.cursor)
 
-    def move_for_cell(self, cell: int) -> str | None:
-        """The legal move that carries the piece on ``cell`` into the blank, if any."""
-        board = self.query_one(Board)
-        piece = next((p for p in board.pieces if p.covers(cell, self.puzzle.width)), None)
-        if piece is None or piece.spec.kind == "blank":
-            return None
-        covered = {piece.spec.cell + k for k in range(piece.spec.span)}
-        state = self.state
-        for move in self.puzzle.moves(state):
-            after = self.puzzle.apply(state, move)
-            if any(after[c] != state[c] for c in covered):
-                return move
-        return None
-
     def play_cell(self, cell: int) -> None:
-        move = self.move_for_cell(cell)
+        move = self.look.move_for_cell(self.puzzle, self.state, cell)
         if move is None:
             self.app.bell()
         else:
@@ -442,339 +268,157 @@ class PlayScreen(Screen):
         self.play(event.move)
 
     # --- undo, redo, restart -----------------------------------------------------------------------
-    def action_undo(self) -> None:
-        if self.position == 0:
-            self.app.bell()
-            return
-        self.stop_playback("")
+    def _take_over(self) -> None:
+        self.playback.stop()
         self.cancel_job(quiet=True)
-        self._unwin()
-        self.position -= 1
-        self.message = ""
-        self._start_clock()
-        self._show()
+
+    def action_undo(self) -> None:
+        self._travel(self.history.undo)
 
     def action_redo(self) -> None:
-        if self.position >= len(self.moves):
-            self.app.bell()
-            return
-        self.stop_playback("")
-        self.cancel_job(quiet=True)
-        self.position += 1
-        self.message = ""
-        self._show()
-        if self.puzzle.is_goal(self.state):
-            self.on_goal()
+        self._travel(self.history.redo)
 
     def action_restart(self) -> None:
-        if self.position == 0:
+        if self.position:
+            self._travel(self.history.restart, "Back to the start (U redoes your moves).")
+
+    def _travel(self, step: Callable[[], object], message: str = "") -> None:
+        """Undo, redo or restart (``step``): Koma stops; a redo that reaches the goal wins again."""
+        before = self.position
+        if not step():
+            self.app.bell()  # nothing to undo or redo
             return
-        self.stop_playback("")
-        self.cancel_job(quiet=True)
-        self._unwin()
-        self.position = 0
-        self.message = "Back to the start (U redoes your moves)."
+        self._take_over()
+        if self.position < before:
+            self.won = False  # back before the win: play on
+        self.message = message
+        self._start_clock()
         self._show()
-
-    # --- distance (live) --------------------------------------------------------------------------
-    def _measure(self) -> None:
-        """Find the distance of the board shown (and of the start), from the table or in the background."""
-        wanted = [s for s in dict.fromkeys([self.state, self.start]) if s not in self.distances]
-        if not wanted or not self.warm.is_set() or not search.methods(self.puzzle) or self.no_optimal:
-            return
-        if self.puzzle.enumerable:  # a table lookup: instant once warm
-            for s in wanted:
-                try:
-                    d = search.distance(self.puzzle, s)
-                except KomaError:
-                    continue
-                if d >= 0:
-                    self.distances[s] = d
-            return
-        wanted = [s for s in wanted if self.puzzle.proof(s).solvable]
-        if not wanted:
-            return
-        if self.distance_stop is not None:
-            self.distance_stop[0] = 1
-        self.distance_stop = new_stop_flag()
-        self.app.stop_flags[id(self.distance_stop)] = self.distance_stop
-        self.measure_in_background(wanted, self.distance_stop)
-
-    @work(thread=True, exclusive=True, group="distance", name="distance")
-    def measure_in_background(self, states: list[tuple], stop) -> None:
-        try:
-            for s in states:
-                if stop[0]:
-                    return
-                solution = search.solve(self.puzzle, s, stop=stop)
-                self.post_message(SolveDone(Job("distance", s, stop), solution))
-        except (Cancelled, KomaError, IndexError):
-            return
-        finally:
-            self.app.stop_flags.pop(id(stop), None)
-
-    # --- warming up ------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="warmup", name="warm-up")
-    def warm_up(self) -> None:
-        """Load (or build) the depth table, or JIT-compile the search, away from the UI thread."""
-        began = time.perf_counter()
-        problem = ""
-        try:
-            if self.puzzle.enumerable:
-                self.puzzle.depth_table()
-            elif search.methods(self.puzzle):
-                near = self.puzzle.goal
-                for _ in range(2):
-                    near = self.puzzle.apply(near, self.puzzle.moves(near)[0])
-                stop = new_stop_flag()
-                self.app.stop_flags[id(stop)] = stop
-                try:
-                    search.solve(self.puzzle, near, stop=stop)
-                finally:
-                    self.app.stop_flags.pop(id(stop), None)
-        except Cancelled:
-            problem = "cancelled"
-        except Exception as error:  # a solver problem must not take the game down
-            problem = str(error) or error.__class__.__name__
-        self.post_message(WarmedUp(problem, time.perf_counter() - began))
+        if self.position > before and self.puzzle.is_goal(self.state):
+            self.on_goal()
 
     @on(WarmedUp)
     def _warmed_up(self, event: WarmedUp) -> None:
-        self.warm_problem = event.problem
         self.warm.set()
-        self.app.warm_seconds.setdefault(self.game_id, event.seconds)
+        koma_app(self).warm_seconds.setdefault(self.game_id, event.seconds)
         if event.problem and event.problem != "cancelled":
             self.message = f"Solver unavailable: {event.problem}"
-        self._measure()
-        self.refresh_status()
-        self.refresh_bindings()
+        self.solver.measure(self.state, self.start)
+        self.refresh_view()
 
     # --- solving and hints -----------------------------------------------------------------------
-    def _solver_missing(self) -> str:
-        if not search.methods(self.puzzle):
-            return f"Koma has no optimal solver for the {self.puzzle.title} yet."
-        if not self.proof.solvable:
-            return f"This board cannot be solved: {self.proof.summary}."
-        return ""
-
     def action_solve(self) -> None:
         if self.puzzle.is_goal(self.state):
             self.message = "Already solved. Press n for a new game."
-        elif self.playback is not None:
-            self.stop_playback("")
-            self.start_job("solve")
-        elif self.job is None or self.job.kind != "solve":
+        elif self.playback.active or self.job is None or self.job.kind != "solve":
+            if self.playback.stop():
+                self.message = ""
             self.cancel_job(quiet=True)
             self.start_job("solve")
-        self.refresh_status()
+        self.update_status()
 
     def action_hint(self) -> None:
         state = self.state
+        known = self.solver.known_move(state)
         if self.puzzle.is_goal(state):
             self.message = "Already solved."
-            self.refresh_status()
-            return
-        if state in self.solution_path[:-1]:
-            self.show_hint(self.solution_moves[self.solution_path.index(state)], self.solution_optimal)
-            return
-        if self.job is None:
+        elif known is not None:
+            self.show_hint(known, self.solver.solution_optimal)
+        elif self.job is None:
             self.start_job("hint")
-            self.refresh_status()
 
     def start_job(self, kind: str) -> None:
-        missing = self._solver_missing()
+        missing = self.solver.why_not(self.proof)
         if missing:
             self.message = missing
             self.app.bell()
-            self.refresh_status()
             return
-        job = Job(kind, self.state)
-        self.job = job
-        if self.distance_stop is not None and not self.puzzle.enumerable:
-            self.distance_stop[0] = 1  # the solution answers the distance as well: one search, not two
-        self.app.stop_flags[id(job.stop)] = job.stop
-        job.worker = self.run_solver(job)
-        self.refresh_status()
-        self.refresh_bindings()
+        self.solver.start(kind, self.state)
+        self.refresh_view()
 
-    @work(thread=True, exclusive=True, group="solver", name="solver")
-    def run_solver(self, job: Job) -> None:
-        """Wait for the warm-up, then solve ``job.state`` optimally, posting progress and the answer."""
-        worker = get_current_worker()
-        try:
-            while not self.warm.wait(0.02):
-                if job.stop[0] or worker.is_cancelled:
-                    return
-            progress = throttled(lambda info: self.post_message(SolveProgress(job, dict(info))))
-
-            solution = search.solve(self.puzzle, job.state, stop=job.stop, progress=progress)
-        except Cancelled:
-            return
-        except UnsolvableError as error:
-            self.post_message(SolveFailed(job, str(error)))
-            return
-        except KomaError as error:
-            self.post_message(SolveFailed(job, f"Koma cannot solve this: {error}"))
-            return
-        except Exception as error:  # pragma: no cover - a solver bug: report it, keep the game
-            self.post_message(SolveFailed(job, f"The solver failed: {error!r}"))
-            return
-        finally:
-            self.app.stop_flags.pop(id(job.stop), None)
-        if not job.stop[0]:
-            self.post_message(SolveDone(job, solution))
-
-    @on(SolveProgress)
-    def _solve_progress(self, event: SolveProgress) -> None:
+    @on(JobProgress)
+    def _solve_progress(self, event: JobProgress) -> None:
         if event.job is self.job:
-            self.job.progress = figures_text(event.info)
-            self.refresh_status()
+            event.job.progress = event.info
+            self.status.solver = self.solver.job_text()
 
-    @on(SolveFailed)
-    def _solve_failed(self, event: SolveFailed) -> None:
-        if event.job is self.job:
-            self.job = None
-            self.message = event.text
-            self.refresh_status()
-            self.refresh_bindings()
+    @on(JobFailed)
+    def _solve_failed(self, event: JobFailed) -> None:
+        if event.job.kind == "generate":
+            self._generated(event)
+        elif event.job is self.job:
+            self.solver.cancel()
+            self.message = failure_text(event.error)
+            self.refresh_view()
 
-    @on(SolveDone)
-    def _solve_done(self, event: SolveDone) -> None:
-        solution = event.solution
-        path = [tuple(s) for s in solution.path]
-        if solution.optimal:
-            for k, s in enumerate(path):
-                self.distances[s] = len(path) - 1 - k
-        if event.job.kind == "distance":
-            if not solution.optimal:
-                self.no_optimal = True
-            self.refresh_status()
+    @on(JobDone)
+    def _solve_done(self, event: JobDone) -> None:
+        job, solution = event.job, event.result
+        if job.kind == "generate":
+            self._generated(event)
             return
-        if event.job is not self.job:
-            return
-        self.job = None
-        self.solution_path, self.solution_moves = path, list(solution.moves)
-        self.solution_optimal = solution.optimal
-        self.app.last_solve_seconds = time.monotonic() - event.job.began
-        if event.job.state != self.state:
-            self.refresh_status()
-            return
-        if event.job.kind == "hint":
-            self.show_hint(solution.moves[0], solution.optimal)
-        else:
-            kind = "optimal" if solution.optimal else f"NOT proven optimal: {solution.method} method"
-            self.message = (f"Koma found {plural(solution.length, 'move')} ({kind}; {solution.nodes:,} nodes, "
-                            f"{solution.seconds:.2f} s).")
-            self.start_playback(list(solution.moves))
-        self.refresh_status()
-        self.refresh_bindings()
+        if not isinstance(solution, Solution):
+            return  # a measuring job's end: its answers came one by one
+        if job.kind == "distance":
+            self.solver.learn(solution, "distance")
+        elif self.solver.finished(job, solution):
+            if job.state == self.state and job.kind == "hint":
+                self.show_hint(solution.moves[0], solution.optimal)
+            elif job.state == self.state:
+                self.message = found_text(solution)
+                self.playback.start(list(solution.moves))
+        self.refresh_view()
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
-        state = self.state
-        after = self.puzzle.apply(state, move)
-        changed = {i for i in range(len(state)) if after[i] != state[i]}
-        board = self.query_one(Board)
-        if self.look.identity_by_cell:
-            board.set_hint(changed, {move})
-            what = f"turn {'row' if move.isalpha() else 'column'} {move} over"
-        else:
-            board.set_hint({i for i in changed if state[i] != self.look.blank_code})
-            what = f"move the highlighted piece {dict(U='up', D='down', L='left', R='right').get(move, move)}"
+        cells, lines, what = self.look.hint(self.puzzle, self.state, move)
+        self.query_one(Board).set_hint(cells, lines)
+        self.hinted = move
         self.hints += 1
-        distance = self.distances.get(state)
-        self.message = f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".")
-        if not optimal:
-            self.message += " (Not proven optimal.)"
-        self.refresh_status()
+        distance = self.distances.get(self.state)
+        self.message = (f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".")
+                        + ("" if optimal else " (Not proven optimal.)"))
+        self.update_status()
         self._save()
 
-    def cancel_job(self, quiet: bool = False, refresh: bool = True) -> bool:
-        job = self.job
-        if job is None:
+    def cancel_job(self, quiet: bool = False) -> bool:
+        """Stop the solve or hint under way; False if there was none."""
+        if not self.solver.cancel():
             return False
-        job.stop[0] = 1
-        if job.worker is not None:
-            job.worker.cancel()
-        self.job = None
         if not quiet:
             self.message = "Cancelled."
-        if refresh:
-            self.refresh_status()
-            self.refresh_bindings()
+        self.refresh_view()
         return True
 
     def cancel_jobs(self) -> None:
         """Stop every job of this screen: the solver, the distance search and the playback."""
-        self.cancel_job(quiet=True, refresh=False)
-        if self.distance_stop is not None:
-            self.distance_stop[0] = 1
-        if self.playback_timer is not None:
-            self.playback_timer.stop()
-        self.workers.cancel_group(self, "solver")
-        self.workers.cancel_group(self, "distance")
+        self.solver.cancel_all()
+        self.playback.stop()
 
     # --- playback ----------------------------------------------------------------------------------
-    def start_playback(self, moves: list[str]) -> None:
-        self.playback = list(moves)
-        self.paused = False
-        self._restart_playback_timer()
-
-    def _restart_playback_timer(self) -> None:
-        if self.playback_timer is not None:
-            self.playback_timer.stop()
-        self.playback_timer = self.set_interval(SPEEDS[self.speed], self._playback_step)
-
-    def _playback_step(self) -> None:
-        if self.playback is None or self.paused:
-            return
-        self.playback_forward()
-
-    def playback_forward(self) -> None:
-        if not self.playback:
-            self.stop_playback("")
-            return
-        move = self.playback.pop(0)
-        if not self.play(move, origin="k"):
-            self.stop_playback("The playback no longer fits the board.")
-            return
-        if not self.playback:
-            self.stop_playback(self.message)
-
-    def stop_playback(self, message: str) -> None:
-        if self.playback is None:
-            return
-        self.playback = None
-        self.paused = False
-        if self.playback_timer is not None:
-            self.playback_timer.stop()
-            self.playback_timer = None
-        if message is not None:
-            self.message = message
-        self.refresh_status()
-        self.refresh_bindings()
+    def _playback_stepped(self, step: Step) -> None:
+        if step is Step.MISFIT:
+            self.message = "The playback no longer fits the board."
+        self.refresh_view()
 
     def action_pause(self) -> None:
-        if self.playback is not None:
-            self.paused = not self.paused
-            self.refresh_status()
-            self.refresh_bindings()
+        if self.playback.active:
+            self.playback.toggle_pause()
+            self.refresh_view()
 
     def action_speed(self, delta: int) -> None:
-        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + delta))
-        if self.playback is not None:
-            self._restart_playback_timer()
-            self.refresh_status()
+        self.playback.change_speed(delta)
+        self.update_status()
 
     def action_step(self, delta: int) -> None:
-        if self.playback is None or not self.paused:
+        if not (self.playback.active and self.playback.paused):
             self.app.bell()
-            return
-        if delta > 0:
-            self.playback_forward()
-        elif self.position > 0 and self.origins[self.position - 1] == "k":
-            self.playback.insert(0, self.moves[self.position - 1])
-            self._unwin()
-            self.position -= 1
+        elif delta > 0:
+            self._playback_stepped(self.playback.forward())
+        elif self.history.last_origin == KOMA:
+            if self.won:
+                self.won, self.message = False, ""
+            self.playback.back(self.history.moves[self.position - 1])
+            self.history.undo()
             self._show()
         else:
             self.app.bell()
@@ -782,118 +426,55 @@ class PlayScreen(Screen):
     # --- the rest -------------------------------------------------------------------------------------
     def action_escape(self) -> None:
         if self.cancel_job():
-            self._measure()  # the cancelled job would have answered the distance too
-            return
-        if self.playback is not None:
-            self.stop_playback("Playback stopped.")
-            return
-        self.app.pop_screen()
+            self.solver.measure(self.state, self.start)  # the cancelled job would have answered the distance too
+        elif self.playback.stop():
+            self.message = "Playback stopped."
+            self.refresh_view()
+        else:
+            self.app.pop_screen()
 
     def action_proof(self) -> None:
-        from .proof import ProofScreen
-
-        self.app.push_screen(ProofScreen(self.puzzle, self.state, self.proof, ascii_only=self.look.ascii))
+        koma_app(self).open_proof(self.puzzle, self.state, self.proof)
 
     def action_new_game(self) -> None:
         if self.daily:
             self.message = "This is the daily board: everyone plays the same one. Esc goes back."
-            self.refresh_status()
             return
-        from .new_game import NewGameScreen
+        koma_app(self).open_new_game(self.puzzle, self.warm.is_set(), self._new_game_chosen)
 
-        self.app.push_screen(NewGameScreen(self.puzzle, self.warm.is_set()), self._new_game_chosen)
-
-    def _new_game_chosen(self, choice) -> None:
+    def _new_game_chosen(self, choice: tuple[str, object] | None) -> None:
         if choice is None:
             return
         kind, value = choice
         if kind == "board":
-            self.post_message(NewBoard(tuple(value), "A new game from your board."))
+            self.new_game(tuple(cast(tuple, value)), "A new game from your board.")
+            return
+        self.solver.generate(cast("int | None", value) if kind == "distance" else None)
+
+    def _generated(self, event: JobDone | JobFailed) -> None:
+        if isinstance(event, JobFailed):
+            self.message = str(event.error)
         else:
-            self.generate(kind, value)
-
-    @work(thread=True, exclusive=True, group="generate", name="generate")
-    def generate(self, kind: str, distance: int | None) -> None:
-        seed = random.SystemRandom().randrange(2**32)
-        try:
-            state = self.puzzle.random_state(seed, distance if kind == "distance" else None)
-        except KomaError as error:
-            self.post_message(NewBoard((), str(error)))
-            return
-        note = f"A new game, exactly {distance} moves from solved." if kind == "distance" else "A new random game."
-        self.post_message(NewBoard(tuple(state), note))
-
-    @on(NewBoard)
-    def _new_board(self, event: NewBoard) -> None:
-        if not event.state:
-            self.message = event.note
-            self.refresh_status()
-            return
-        self.new_game(event.state, event.note)
+            distance = event.job.total
+            self.new_game(tuple(event.result), f"A new game, exactly {distance} moves from solved." if distance else "A new random game.")
 
     def new_game(self, state: tuple, note: str = "") -> None:
-        self.stop_playback("")
-        self.cancel_job(quiet=True)
-        self.path = [tuple(state)]
-        self.moves, self.origins = [], []
-        self.position, self.hints, self.seconds = 0, 0, 0.0
-        self.running_since = None
+        self._take_over()
+        self._pause_clock()
+        self.history = GameHistory.starting_at(state)
+        self.hints, self.clock.seconds = 0, 0.0
         self.won = self.win_recorded = False
-        self.solution_path, self.solution_moves = [], []
+        self.solver.solution_path, self.solver.solution_moves = [], []
         self.message = note
         self._show()
 
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(self.status.game_id)  # OSC 52: reaches the player's terminal over SSH too
+        self.notify(f"Copied the game ID {self.status.game_id}", timeout=3)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "undo" and self.position == 0:
-            return None
-        if action == "redo" and self.position >= len(self.moves):
-            return None
-        if action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)):
-            return None
-        if action == "step" and (self.playback is None or not self.paused):
-            return None
+        if ((action == "undo" and not self.history.can_undo) or (action == "redo" and not self.history.can_redo)
+                or (action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)))
+                or (action == "step" and not (self.playback.active and self.playback.paused))):
+            return None  # greyed out in the footer
         return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))
-
-
-class UraPlayScreen(PlayScreen):
-    """Ura-omote: A.. turn a row over, 1.. a column; arrows move the cursor, Enter/Space turn its lines."""
-
-    BINDINGS = [
-        Binding("up,k", "arrow('U')", "", id="play.up", group=CURSOR),
-        Binding("down,j", "arrow('D')", "", id="play.down", group=CURSOR),
-        Binding("left,h", "arrow('L')", "", id="play.left", group=CURSOR),
-        Binding("right,l", "arrow('R')", "cursor", id="play.right", group=CURSOR),
-        Binding("enter", "activate('enter')", "row", id="play.enter", tooltip="Turn the cursor's row over"),
-        Binding("space", "activate('space')", "column", id="play.space", tooltip="Turn the cursor's column over (or pause the playback)"),
-        *[Binding(f"{letter.lower()},{letter}", f"flip('{letter}')", f"Turn row {letter} over",
-                  id=f"play.row_{letter.lower()}", show=False) for letter in "ABCDEF"],
-        *[Binding(digit, f"flip('{digit}')", f"Turn column {digit} over", id=f"play.column_{digit}", show=False)
-          for digit in "123456"],
-    ]
-
-
-DAILY_BINDINGS = [
-    Binding("b", "leaderboard", "leaderboard", id="play.leaderboard", tooltip="The daily leaderboard of this puzzle"),
-]
-
-
-class DailyPlayScreen(PlayScreen):
-    """A daily board: the same for every player that day; b shows the day's leaderboard."""
-
-    BINDINGS = DAILY_BINDINGS
-
-    def action_leaderboard(self) -> None:
-        from .leaderboard import LeaderboardScreen
-
-        self.app.push_screen(LeaderboardScreen(self.stats_id, self.daily))
-
-
-class DailyUraPlayScreen(UraPlayScreen):
-    BINDINGS = DAILY_BINDINGS
-    action_leaderboard = DailyPlayScreen.action_leaderboard
-
-
-def play_screen_for(puzzle: Puzzle, **options) -> PlayScreen:
-    if options.get("daily"):
-        return (DailyUraPlayScreen if puzzle.key == "ura" else DailyPlayScreen)(puzzle, **options)
-    return (UraPlayScreen if puzzle.key == "ura" else PlayScreen)(puzzle, **options)

@@ -61,5 +61,3 @@ class ProofScreen(ModalScreen):
             with VerticalScroll():
                 yield Static(proof_text(self.puzzle, self.puzzle.format(self.state), self.proof_), id="proof-text")
 
-    def action_dismiss(self) -> None:
-        self.dismiss(None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable
 
 from textual import on
 from textual.screen import Screen
@@ -17,7 +18,7 @@ class TabbedScreen(Screen):
 
     tab: str
 
-    def open_tab(self, tab: str) -> None:
+    def open_tab(self, tab: str) -> Awaitable[None] | None:
         raise NotImplementedError
 
     async def _open(self, tab: str) -> None:
@@ -34,7 +35,7 @@ class TabbedScreen(Screen):
     async def action_tab(self, delta: int) -> None:
         """Open the tab ``delta`` places along the row (round from the end to the start) and mark it active."""
         tabs = self.query_one(Tabs)
-        ids = [tab.id for tab in tabs.query(Tab)]
+        ids = [tab.id for tab in tabs.query(Tab) if tab.id]
         tab = ids[(ids.index(self.tab) + delta) % len(ids)]
         await self._open(tab)
         tabs.active = tab

@@ -5,11 +5,13 @@ This module imports neither asyncssh nor Textual, so that ``koma --help`` stays 
 
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from solver.errors import KomaError
+from tui.game.stores import database_url
 
 
 @dataclass
@@ -27,6 +29,9 @@ class ServeOptions:
     memory_limit: int = 4096  # MiB of address space per game (0: none)
     rate_limit: int = 20  # new connections per address per minute (0: none)
     host_key: str | None = None  # default: the data dir's ssh_host_ed25519_key
+    database: str | None = None  # default: $KOMA_DATABASE_URL, else SQLite in the data dir
+    proxy_protocol: bool = False  # every connection starts with a PROXY v1/v2 header (behind HAProxy)
+    cold: bool = False  # start every game as a fresh process instead of forking it from the warm process
     game_command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "tui.main"])
 
 
@@ -58,6 +63,18 @@ def add_serve_command(commands: Any) -> None:
                        help=f"address space per game in MiB (default {d.memory_limit}; 0 none)")
     serve.add_argument("--rate-limit", type=int, default=d.rate_limit, metavar="N",
                        help=f"new connections per address per minute (default {d.rate_limit}; 0 none)")
+    serve.add_argument("--host-key", metavar="FILE", help="the ed25519 host key (made if missing); give replicas the same "
+                       "one (default: ssh_host_ed25519_key in the data dir)")
+    # SUPPRESS: ``koma --database URL serve`` keeps the top-level value
+    serve.add_argument("--database", metavar="URL", default=argparse.SUPPRESS,
+                       help="where games are saved: postgresql://… shared by replicas, or sqlite:///PATH "
+                            "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
+    serve.add_argument("--proxy-protocol", action="store_true",
+                       help="expect a PROXY protocol v2 or v1 header on every connection (behind HAProxy's "
+                            "send-proxy-v2) and refuse connections without one")
+    serve.add_argument("--cold", action="store_true",
+                       help="start each game as a fresh Python process (slower; for comparison) instead of forking "
+                            "it from the warm process")
 
 
 def options_from(args: Any) -> ServeOptions:
@@ -66,5 +83,6 @@ def options_from(args: Any) -> ServeOptions:
         value = getattr(args, name)
         if value < low or (name == "port" and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
+    database_url(getattr(args, "database", None))
     given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}
     return ServeOptions(**given)

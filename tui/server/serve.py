@@ -1,7 +1,9 @@
 """``koma serve``: host Koma as an SSH game (asyncssh), one sandboxed game process per connection.
 
-Each accepted session with a terminal runs the real app (``python -m tui.main``) as a child process on
-its own pseudo-terminal, in its own session, under CPU-time and address-space limits, with the client's
+Each accepted session with a terminal runs the real app on its own pseudo-terminal, in a process of its
+own: forked from the warm process (:mod:`tui.server.warm_pool`, :mod:`tui.zygote`), or, with ``--cold``
+or while no warm process is ready, started afresh as ``python -m tui.main``.  It runs in its own
+session, under CPU-time and address-space limits, with the client's
 terminal type and size, ``LANG=C.UTF-8``, ``ESCDELAY``, the player's identity (``KOMA_PLAYER``: the
 username with ``--open``, else the key's SHA256 fingerprint) and the operator's display settings
 (:data:`DISPLAY_VARIABLES`).  Bytes are bridged both ways with asyncio and window changes are
@@ -22,7 +24,6 @@ import errno
 import fcntl
 import os
 import re
-import resource
 import signal
 import struct
 import sys
@@ -35,17 +36,23 @@ import asyncssh
 
 from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
+from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
+from .colour import colour_environment
 from .options import ServeOptions, options_from
+from .procfs import doing
+from .proxy import Address, ProxyListener
+from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
+SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets a log line saying what it does
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
-                       "VIRTUAL_ENV", "TMPDIR")
+                       "VIRTUAL_ENV", "TMPDIR", DATABASE_VARIABLE)
 DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
 
 
@@ -58,16 +65,24 @@ def log(message: str) -> None:
 def host_key(path: Path) -> asyncssh.SSHKey:
     """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
     if path.exists():
-        if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o600)
-        return asyncssh.read_private_key(str(path))
+        try:
+            if path.stat().st_mode & 0o077:
+                os.chmod(path, 0o600)
+            return asyncssh.read_private_key(str(path))
+        except (OSError, asyncssh.KeyImportError) as problem:
+            raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
     path.parent.mkdir(parents=True, exist_ok=True)
     key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "wb") as handle:
         handle.write(key.export_private_key())
-    os.replace(temp, path)
+    try:
+        os.link(temp, path)  # never replaces a key that a replica starting at the same time wrote first
+    except FileExistsError:
+        return asyncssh.read_private_key(str(path))
+    finally:
+        os.unlink(temp)
     key.write_public_key(str(path) + ".pub")
     log(f"generated the host key {path}")
     return key
@@ -82,14 +97,20 @@ def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: in
 
 
 def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
-    """In the game process, before exec: the pty becomes its controlling terminal; limits apply."""
+    """In a cold game process, before exec: the pty becomes its controlling terminal; limits apply."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if cpu_limit:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
-    if memory_limit:
-        limit = memory_limit * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    apply_limits(cpu_limit, memory_limit)
+
+
+def base_environment() -> dict[str, str]:
+    """What every game process gets from the server's environment, whoever plays: the warm process starts
+    with it too (Textual reads its settings when it is imported)."""
+    env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
+    # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
+    # forever and ignore every resize; the pty's window size carries the client's size instead.
+    env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_SERVE": "1",
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
+    return env
 
 
 def safe_username(username: str) -> str:
@@ -107,11 +128,12 @@ class Game:
         self.server = server
         self.process = process
         self.player, self.name, self.peer = player, name, peer
-        self.child: asyncio.subprocess.Process | None = None
+        self.child: asyncio.subprocess.Process | WarmGame | None = None
         self.master = -1
         self.last_input = time.monotonic()
         self.ending: str | None = None  # the message to show the client after the game has stopped
         self.output_done = asyncio.Event()
+        self.first_output = asyncio.Event()
         self.started = time.monotonic()
 
     async def run(self) -> None:
@@ -128,11 +150,7 @@ class Game:
         try:
             set_window_size(master, rows, columns, width, height)
             os.set_blocking(master, False)
-            options = self.server.options
-            self.child = await asyncio.create_subprocess_exec(
-                *options.game_command, stdin=slave, stdout=slave, stderr=slave, env=self.environment(terminal, rows, columns),
-                start_new_session=True, close_fds=True, cwd=str(data_dir()) if data_dir().is_dir() else None,
-                preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
+            self.child, how = await self.server.start_game(slave, self.environment(terminal, rows, columns))
         except OSError as problem:
             os.close(slave)
             os.close(master)
@@ -141,19 +159,20 @@ class Game:
             process.exit(1)
             return
         os.close(slave)
-        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows})")
+        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
         pump_out = asyncio.create_task(self.pump_out())
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
+        silent = asyncio.create_task(self.watch_first_output())
         try:
             await self.child.wait()
             await asyncio.wait_for(self.output_done.wait(), 2.0)
         except TimeoutError:
             pass
         finally:
-            for task in (pump_in, idle, pump_out):
+            for task in (pump_in, idle, silent, pump_out):
                 task.cancel()
-            await asyncio.gather(pump_in, idle, pump_out, return_exceptions=True)
+            await asyncio.gather(pump_in, idle, silent, pump_out, return_exceptions=True)
             os.close(master)
         status = self.child.returncode
         if status is not None and status < 0:
@@ -170,17 +189,10 @@ class Game:
             pass
 
     def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
-        env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
-        # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
-        # forever and ignore every resize; the pty's window size carries the client's size instead.
-        env.update({"TERM": terminal, "LANG": "C.UTF-8",
-                    "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_PLAYER": self.player,
-                    "KOMA_PLAYER_NAME": self.name, "KOMA_SERVE": "1", "OPENBLAS_NUM_THREADS": "1",
-                    "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
-        colour = os.environ.get("KOMA_SERVE_COLORTERM")
-        if colour:
-            env["COLORTERM"] = colour
-        return env
+        """The game's environment: the server's common one, the client's terminal type and colours, the player."""
+        client = self.process.env if self.process is not None else {}
+        return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name,
+                **colour_environment(terminal, client, os.environ)}
 
     def say(self, text: str) -> None:
         try:
@@ -206,6 +218,7 @@ class Game:
                     break
                 if not data:
                     break
+                self.first_output.set()
                 try:
                     self.process.stdout.write(data)
                 except (OSError, asyncssh.Error):
@@ -250,6 +263,17 @@ class Game:
             except OSError:
                 return
             data = data[written:]
+
+    async def watch_first_output(self) -> None:
+        """Log what a game that has drawn nothing yet is doing, so that a blank screen says why."""
+        for seconds in SILENT_GAME_SECONDS:
+            try:
+                await asyncio.wait_for(self.first_output.wait(), max(0.0, self.started + seconds - time.monotonic()))
+                return
+            except TimeoutError:
+                pid = self.child.pid if self.child is not None else 0
+                log(f"{self.peer} player {self.player}: the game (pid {pid}) has drawn nothing in {seconds:g} s: "
+                    f"{doing(pid)}")
 
     async def watch_idle(self) -> None:
         timeout = self.server.options.idle_timeout
@@ -298,9 +322,12 @@ class GameProcess(asyncssh.SSHServerProcess):
 class Connection(asyncssh.SSHServer):
     """One client connection: admission (capacity, rate), authentication, and its game sessions."""
 
-    def __init__(self, server: KomaServer):
+    def __init__(self, server: KomaServer, client: Address | None = None, balancer: Address | None = None):
+        """``client``: the address a PROXY header gave (else the socket's); ``balancer``: who sent that header."""
         self.server = server
+        self.client, self.balancer = client, balancer
         self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = "?"
         self.peer = "?"
         self.username = ""
         self.fingerprint: str | None = None
@@ -308,11 +335,15 @@ class Connection(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
-        address = conn.get_extra_info("peername") or ("?", 0)
-        self.peer = f"{address[0]}:{address[1]}"
+        address = self.client or conn.get_extra_info("peername") or ("?", 0)
+        self.address, self.peer = str(address[0]), f"{address[0]}:{address[1]}"
+        health_check = self.balancer is not None and self.client is None  # a PROXY LOCAL header: the balancer's own
+        if not health_check:
+            via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
+            log(f"{self.peer}: connected{via}")
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
-        self.refusal = self.server.admit(address[0], self)
+        self.refusal = self.server.admit(self.address, self, rate_limited=not health_check)
         if self.refusal:
             log(f"{self.peer}: refused ({self.refusal})")
 
@@ -337,8 +368,7 @@ class Connection(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         keys = self.server.authorized
-        address = self.conn.get_extra_info("peername")[0] if self.conn else ""
-        if keys is None or keys.validate(key, address, address) is None:
+        if keys is None or keys.validate(key, self.address, self.address) is None:
             return False
         self.fingerprint = key.get_fingerprint("sha256")
         return True
@@ -386,17 +416,18 @@ class KomaServer:
         self.games: set[Game] = set()
         self.recent: dict[str, collections.deque] = {}
         self.authorized: asyncssh.SSHAuthorizedKeys | None = None
-        self.listener: asyncssh.SSHAcceptor | None = None
+        self.listener: asyncssh.SSHAcceptor | ProxyListener | None = None
         self.stopping = False
         self.port = options.port
+        self.pool: WarmPool | None = None
 
-    def admit(self, address: str, connection: Connection) -> str:
+    def admit(self, address: str, connection: Connection, rate_limited: bool = True) -> str:
         """Why a new connection is refused ('' to admit it): shutting down, full, or too many from one address."""
         if self.stopping:
             return "the Koma server is shutting down"
         if len(self.connections) >= self.options.max_sessions:
             return f"the Koma server is full ({self.options.max_sessions} players); try again later"
-        limit = self.options.rate_limit
+        limit = self.options.rate_limit if rate_limited else 0
         if limit:
             now = time.monotonic()
             times = self.recent.setdefault(address, collections.deque())
@@ -417,6 +448,23 @@ class KomaServer:
         if cap and sum(1 for game in self.games if game.player == player) >= cap:
             return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again"
         return ""
+
+    async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
+        """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.
+
+        Returns the process and how it started (for the log); raises OSError when neither works.
+        """
+        options = self.options
+        cwd = str(data_dir()) if data_dir().is_dir() else None
+        if self.pool is not None and self.pool.ready:
+            try:
+                return await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit), "warm"
+            except OSError as problem:
+                log(f"the warm process could not start a game ({problem}); starting it cold")
+        process = await asyncio.create_subprocess_exec(
+            *options.game_command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True,
+            close_fds=True, cwd=cwd, preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
+        return process, "cold"
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str) -> None:
         if self.stopping:
@@ -454,14 +502,28 @@ class KomaServer:
                 self.authorized = asyncssh.read_authorized_keys(options.authorized_keys)
             except (OSError, ValueError, asyncssh.KeyImportError) as problem:
                 raise ValueError(f"cannot read the authorized keys {options.authorized_keys}: {problem}") from None
+        database = database_url(options.database)
+        if database:
+            log(f"games are saved in {check_database(database)}")
+            os.environ[DATABASE_VARIABLE] = database  # every game inherits it
         key_path = Path(options.host_key) if options.host_key else data_dir() / HOST_KEY_NAME
         key = host_key(key_path)
-        self.listener = await asyncssh.create_server(
-            lambda: Connection(self), options.host, options.port, server_host_keys=[key], encoding=None,
-            line_editor=False, agent_forwarding=False, x11_forwarding=False, allow_scp=False,
-            login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
+        ssh_options: dict[str, Any] = dict(
+            server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
+            allow_scp=False, login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
+        if options.proxy_protocol:
+            self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
+            await self.listener.start(options.host, options.port)
+        else:
+            self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port, **ssh_options)
         self.port = self.listener.get_port() or options.port
+        if not options.cold:
+            become_subreaper()
+            self.pool = WarmPool(base_environment(), log)
+            self.pool.start()
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
+        if options.proxy_protocol:
+            mode += "; PROXY protocol required"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
@@ -479,6 +541,8 @@ class KomaServer:
         deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
         while self.games and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        if self.pool is not None:
+            await self.pool.close()
         for connection in list(self.connections):
             if connection.conn is not None:
                 connection.conn.disconnect(asyncssh.DISC_BY_APPLICATION, "the Koma server is shutting down")

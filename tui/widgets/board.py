@@ -35,15 +35,15 @@ class Piece(Widget):
         return self.look.draw(self.spec, size.width, size.height)
 
     def set_spec(self, spec: PieceSpec) -> None:
-        if spec.kind != self.spec.kind:
-            self.remove_class(f"-{self.spec.kind}")
+        old, self.spec = self.spec, spec
+        if spec.kind != old.kind:
+            self.remove_class(f"-{old.kind}")
             self.add_class(f"-{spec.kind}")
-        self.spec = spec
-        self.refresh()
+        if (spec.code, spec.span) != (old.code, old.span):
+            self.refresh()  # a piece that only travelled looks the same: its offset moves it
 
     def covers(self, cell: int, width: int) -> bool:
-        row, col = divmod(self.spec.cell, width)
-        return cell // width == row and col <= cell % width < col + self.spec.span
+        return self.spec.covers(cell, width)
 
     def on_click(self, event: events.Click) -> None:
         board = self.parent

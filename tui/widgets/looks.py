@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.renderables.digits import Digits
 
-# Goat cell codes and glyphs (solver/goat.py's documented notation).
-GOAT_BLANK, GOAT_SHEEP, GOAT_WOLF, GOAT_BIG = 0, 5, 6, 9
-GOAT_LETTERS = ".rilj" "SWd-B"
-GOAT_GLYPHS = ("", "┌", "│", "└", "┘", "羊", "狼", "‖", "─", "大")
-GOAT_CLASSES = ("blank", "fence", "fence", "fence", "fence", "sheep", "wolf", "door", "fence", "big")
+from solver.puzzles import goat_notation as goat
+from solver.puzzles.base import Puzzle
+
+GOAT_CLASSES = ("blank", "fence", "fence", "fence", "fence", "sheep", "wolf", "door", "fence", "big")  # code -> CSS kind
 
 
 @dataclass(frozen=True)
@@ -27,6 +26,10 @@ class PieceSpec:
     cell: int
     span: int = 1
     kind: str = "tile"  # CSS class: tile, blank, fence, door, sheep, wolf, big, white, black
+
+    def covers(self, cell: int, width: int) -> bool:
+        row, col = divmod(self.cell, width)
+        return cell // width == row and col <= cell % width < col + self.span
 
 
 class Look:
@@ -52,6 +55,27 @@ class Look:
             return Digits(label)
         return Text(label, style="bold")
 
+    def move_for_cell(self, puzzle: Puzzle, state: tuple, cell: int) -> str | None:
+        """The legal move that carries the piece on ``cell`` into the blank, if any (the puzzle says what is legal)."""
+        piece = next((spec for spec in self.specs(state) if spec.covers(cell, self.width)), None)
+        if piece is None or piece.kind == "blank":
+            return None
+        covered = range(piece.cell, piece.cell + piece.span)
+        for move in puzzle.moves(state):
+            after = puzzle.apply(state, move)
+            if any(after[c] != state[c] for c in covered):
+                return move
+        return None
+
+    def hint(self, puzzle: Puzzle, state: tuple, move: str) -> tuple[set[int], set[str], str]:
+        """How to show a hinted ``move``: the cells and row/column labels to highlight, and what to say."""
+        after = puzzle.apply(state, move)
+        changed = {i for i in range(len(state)) if after[i] != state[i]}
+        if self.identity_by_cell:
+            return changed, {move}, f"turn {'row' if move.isalpha() else 'column'} {move} over"
+        direction = {"U": "up", "D": "down", "L": "left", "R": "right"}.get(move, move)
+        return {i for i in changed if state[i] != self.blank_code}, set(), f"move the highlighted piece {direction}"
+
     def mini(self, state) -> str:
         """A few lines for a preview."""
         w = self.width
@@ -69,7 +93,7 @@ class GoatLook(Look):
             if skip:
                 skip = False
                 continue
-            if v == GOAT_BIG:
+            if v == goat.BIG:
                 out.append(PieceSpec(v, i, 2, "big"))
                 skip = True
             else:
@@ -80,33 +104,16 @@ class GoatLook(Look):
         if spec.kind == "blank":
             return ""
         if self.ascii:
-            letter = GOAT_LETTERS[spec.code]
-            return Text(letter + letter if spec.code == GOAT_BIG else letter, style="bold")
-        if spec.code in (GOAT_SHEEP, GOAT_WOLF):
-            return Text(GOAT_GLYPHS[spec.code], style="bold")
-        if spec.code == GOAT_BIG:
-            return Text("大", style="bold")
-        return Text("\n".join(fence_art(GOAT_GLYPHS[spec.code], width, height)))
+            letter = goat.ASCII[spec.code]
+            return Text(letter + letter if spec.code == goat.BIG else letter, style="bold")
+        if spec.code in (goat.SHEEP, goat.WOLF, goat.BIG):
+            return Text(goat.GLYPHS[spec.code], style="bold")
+        return Text("\n".join(fence_art(goat.GLYPHS[spec.code], width, height)))
 
     def mini(self, state) -> str:
-        rows = []
-        for r in range(self.height):
-            row = state[r * self.width:(r + 1) * self.width]
-            if self.ascii:
-                rows.append(" ".join(GOAT_LETTERS[v] for v in row))
-                continue
-            parts, c = [], 0
-            while c < len(row):
-                v = row[c]
-                if v == GOAT_BIG:
-                    parts.append("[大]")
-                    c += 2
-                    continue
-                parts.append("  " if v == GOAT_BLANK else GOAT_GLYPHS[v] if v in (GOAT_SHEEP, GOAT_WOLF)
-                             else GOAT_GLYPHS[v] + " ")
-                c += 1
-            rows.append("".join(parts))
-        return "\n".join(rows)
+        if not self.ascii:
+            return goat.format_unicode(state)
+        return "\n".join(" ".join(goat.ASCII[v] for v in state[r * self.width:(r + 1) * self.width]) for r in range(self.height))
 
 
 def fence_art(glyph: str, width: int, height: int) -> list[str]:

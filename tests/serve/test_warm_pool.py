@@ -1,0 +1,164 @@
+"""The warm pool of ``koma serve``: games forked from the warm process, with their own terminal, session,
+limits and player; a dead warm process is replaced while games start cold; ``--cold`` keeps the old path."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+import pytest
+from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on, play_a_move
+
+pytestmark = [
+    pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
+    pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed; CI installs openssh-client"),
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed (CI installs it)"),
+]
+
+
+def limits_of(pid: int) -> dict[str, tuple[str, str]]:
+    out = {}
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines()[1:]:
+        name, soft, hard = re.split(r"\s{2,}", line.strip())[:3]
+        out[name] = (soft, hard)
+    return out
+
+
+def sockets_of(pid: int) -> set[str]:
+    found = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:"):
+            found.add(target)
+    return found
+
+
+def test_a_game_is_forked_warm_on_its_own_terminal_session_and_limits(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--cpu-limit", "300", "--memory-limit", "3500")
+    client = Client(server, "wes", tmp_path)
+    try:
+        zygote = server.warm_pid()
+        client.wait_for("8-puzzle")
+        assert server.wait_for_log(r"player user:wes: game started \(pid \d+, \S+ 100x30\) warm")
+        game = server.game_pid("wes")
+        status = dict(line.split(":\t", 1) for line in Path(f"/proc/{game}/status").read_text().splitlines())
+        assert int(status["PPid"]) == zygote  # forked, not started afresh
+        assert os.getsid(game) == game and os.getpgid(game) == game  # a session of its own
+        assert os.readlink(f"/proc/{game}/fd/0").startswith("/dev/pts/")
+        assert int(Path(f"/proc/{game}/stat").read_text().rsplit(")", 1)[1].split()[4]) != 0  # a controlling tty
+        limits = limits_of(game)
+        assert limits["Max cpu time"] == ("300", "305")
+        assert limits["Max address space"] == (str(3500 * 2**20), str(3500 * 2**20))
+        assert limits["Max core file size"] == ("0", "0")
+        assert not sockets_of(game) & sockets_of(zygote)  # the warm process's channel is closed in the game
+        client.keys("1")
+        played = play_a_move(client)
+        client.keys("q")
+        assert client.exit_status() == 0
+        assert server.wait_for_log(r"player user:wes: game ended \(status 0")
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+    from tui.game.store import Store
+
+    saved = Store(tmp_path / "data" / "koma.db", player="user:wes").load_game("8")  # the player's identity reached it
+    assert saved is not None and saved.position == played
+    assert Store(tmp_path / "data" / "koma.db", player="user:other").load_game("8") is None
+
+
+def test_forked_games_draw_different_random_boards(tmp_path):
+    from tui.game.store import Store
+
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    players = ("rho", "sig", "tau")
+    clients = [Client(server, name, tmp_path) for name in players]
+    try:
+        for client in clients:
+            client.wait_for("8-puzzle")
+            client.keys("1")
+            client.wait_for(r"Moves 0")
+            client.keys("q")
+            assert client.exit_status() == 0
+        assert server.stop() == 0
+    finally:
+        for client in clients:
+            client.close()
+        server.kill()
+    starts = {Store(tmp_path / "data" / "koma.db", player=f"user:{name}").load_game("8").start for name in players}
+    assert len(starts) == 3  # each child draws from its own seed, not from the warm process's copied state
+
+
+def test_a_dead_warm_process_is_replaced_and_games_meanwhile_start_cold(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    clients = []
+    try:
+        first = Client(server, "amy", tmp_path)
+        clients.append(first)
+        first.wait_for("8-puzzle")
+        first.keys("1")
+        before = play_a_move(first)
+        os.kill(server.warm_pid(), signal.SIGKILL)
+        server.wait_for_log(r"the warm process is gone")
+        during = Client(server, "bob", tmp_path)  # served at once, cold or by the new warm process
+        clients.append(during)
+        during.wait_for("8-puzzle", timeout=120)
+        server.warm_pid(count=2)
+        after = Client(server, "cat", tmp_path)
+        clients.append(after)
+        after.wait_for("8-puzzle")
+        assert server.wait_for_log(r"player user:cat: game started \(pid \d+, [^)]*\) warm")
+        first.keys("u")  # amy's game, forked by the dead warm process, goes on
+        first.wait_for(f"Moves {before - 1}\\b")
+        first.keys("q")
+        assert first.exit_status() == 0  # its exit status still reached the server (it reaps orphans)
+        assert server.wait_for_log(r"player user:amy: game ended \(status 0")
+        assert server.stop() == 0
+    finally:
+        for client in clients:
+            client.close()
+        server.kill()
+
+
+def test_cold_keeps_the_fresh_process_path(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--cold")
+    client = Client(server, "old", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        assert server.wait_for_log(r"player user:old: game started \(pid \d+, [^)]*\) cold")
+        assert "warm process" not in server.text()
+        client.keys("1")
+        assert moves_on(client.wait_for(r"Moves \d+")) == 0
+        client.keys("q")
+        assert client.exit_status() == 0
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+
+
+def test_a_hung_warm_process_is_replaced_and_the_player_still_gets_a_game(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    zygote = server.warm_pid()
+    os.kill(zygote, signal.SIGSTOP)  # hung: it never answers
+    client = Client(server, "hal", tmp_path)
+    try:
+        client.wait_for("8-puzzle")  # started cold once the request timed out
+        assert server.wait_for_log(r"the warm process did not answer")
+        assert server.wait_for_log(r"player user:hal: game started \(pid \d+, [^)]*\) cold")
+        assert server.warm_pid(count=2) != zygote
+        client.keys("q")
+        assert client.exit_status() == 0
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+        try:
+            os.kill(zygote, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,35 @@
+"""Databases holding rows with wrong-typed values, for the store's tests and the screens' (Pilot)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tui.game.store import MIGRATIONS, run_script
+
+BAD_GAMES = [  # player, puzzle, start, moves, origins, position, seconds, hints, updated
+    ("local", "8", "1 2 3/4 5 6/7 _ 8", '["L"]', "p", 1, "abc", 0, 0.0),
+    ("local", "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15", '["L"]', "p", "x", 1.0, 0, 0.0),
+    ("local", "goat", "r-BB/i.dS/l-jW", "[]", "", 0, 1.0, "many", 0.0),
+]
+GOOD_GAME = ("local", "ura-3x3", "WBW/BWB/WBW", '["A"]', "p", 1, 2.5, 0, 0.0)
+BAD_STATS = [("local", "8", 1, 0, 20, 20, "x", 0.0)]  # player, puzzle, solved, by_koma, best_moves, best_optimal, best_seconds
+GOOD_STATS = ("local", "15", 2, 0, 50, 40, 60.0, 0.0)
+BAD_RESULTS = [("2025-01-31", "8", "user:a", 20, "x", 30.0, 0, 0.0), ("2025-01-31", "8", "user:b", 22, 20, "slow", 0, 0.0)]
+GOOD_RESULT = ("2025-01-31", "8", "user:c", 21, 20, 40.0, 0, 0.0)
+BAD_VALUES = ["seconds is 'abc'", "position is 'x'", "hints is 'many'", "best_seconds is 'x'", "optimal is 'x'",
+              "seconds is 'slow'"]
+
+
+def database_with_bad_rows(path: Path, version: int) -> Path:
+    """Rows of every kind with wrong-typed values (and good ones) in tables made by the migrations up to
+    version 2, which do not check types, labelled ``version`` (3 stands for any store that let them in)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    for script in MIGRATIONS[:2]:
+        run_script(db, script.read_text(encoding="utf-8"))
+    db.executemany("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [*BAD_GAMES, GOOD_GAME])
+    db.executemany("INSERT INTO stats VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [*BAD_STATS, GOOD_STATS])
+    db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [*BAD_RESULTS, GOOD_RESULT])
+    db.execute(f"PRAGMA user_version = {version}")
+    db.close()
+    return path

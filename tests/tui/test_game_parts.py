@@ -1,0 +1,121 @@
+"""The play screen's UI-free parts: stop flags for cancel-on-quit, the game clock, the playback controller."""
+
+from __future__ import annotations
+
+import threading
+
+from solver.engines.stop import stop_requested
+from solver.puzzles.registry import get_puzzle
+from tui.game.clock import GameClock
+from tui.game.jobs import SolverJob, StopFlags
+from tui.game.playback import SPEEDS, PlaybackController, Step
+
+
+def test_a_job_flag_is_registered_while_it_runs_and_quitting_stops_it():
+    flags = StopFlags()
+    job = SolverJob("solve", (1, 2, 3))
+    seen: list[bool] = []
+
+    def worker() -> None:
+        with flags.registered(job):
+            seen.append(id(job.stop) in flags)
+            flags.stop_all()  # what quitting does, from the UI thread
+            seen.append(job.cancelled)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(timeout=10)
+    assert seen == [True, True] and stop_requested(job.stop)
+    assert id(job.stop) not in flags  # dropped when the block ends
+
+
+def test_a_job_that_starts_after_quitting_began_is_stopped_at_once():
+    flags = StopFlags()
+    flags.stop_all()
+    with flags.registered(SolverJob("solve")) as job:
+        assert job.cancelled
+
+
+def test_a_job_cancel_sets_only_its_own_flag():
+    first, second = SolverJob("hint"), SolverJob("solve")
+    first.cancel()
+    assert first.cancelled and not second.cancelled
+
+
+def test_the_clock_counts_only_while_it_runs():
+    now = [100.0]
+    clock = GameClock(lambda: now[0], seconds=5.0)
+    now[0] = 130.0
+    assert clock.elapsed() == 5.0 and not clock.running
+    assert clock.start() and not clock.start()
+    now[0] = 140.0
+    assert clock.elapsed() == 15.0
+    clock.pause()
+    now[0] = 1000.0
+    assert clock.elapsed() == 15.0 and not clock.running
+
+
+class Ticker:
+    """The host's ``set_interval`` as the controller sees it: it records the interval and is ticked by hand."""
+
+    def __init__(self) -> None:
+        self.timers: list[Ticker.Timer] = []
+
+    class Timer:
+        def __init__(self, seconds, callback):
+            self.seconds, self.callback, self.running = seconds, callback, True
+
+        def stop(self) -> None:
+            self.running = False
+
+        def pause(self) -> None:
+            self.running = False
+
+        def resume(self) -> None:
+            self.running = True
+
+    def __call__(self, seconds, callback):
+        self.timers.append(Ticker.Timer(seconds, callback))
+        return self.timers[-1]
+
+    def tick(self) -> None:
+        for timer in self.timers:
+            if timer.running:
+                timer.callback()
+
+
+def test_playback_plays_a_real_solution_to_the_goal_then_stops():
+    puzzle = get_puzzle("8")
+    board = [puzzle.parse("1 2 3/4 5 6/_ 7 8")]
+    moves = ["L", "L"]
+
+    def play(move: str) -> bool:
+        if move not in puzzle.moves(board[0]):
+            return False
+        board[0] = puzzle.apply(board[0], move)
+        return True
+
+    ticker = Ticker()
+    steps: list[Step] = []
+    playback = PlaybackController(ticker, play)
+    playback.on_step = steps.append
+    playback.start(moves)
+    playback.toggle_pause()
+    ticker.tick()
+    assert steps == [] and playback.moves == moves  # paused: nothing played
+    playback.toggle_pause()
+    ticker.tick()
+    ticker.tick()
+    assert steps == [Step.PLAYED, Step.FINISHED] and puzzle.is_goal(board[0]) and not playback.active
+    assert not any(timer.running for timer in ticker.timers)
+
+
+def test_playback_speed_stays_in_range_and_a_misfit_stops_it():
+    ticker = Ticker()
+    playback = PlaybackController(ticker, lambda move: move != "X")
+    playback.start(["R", "X", "R"])
+    for _ in range(20):
+        playback.change_speed(1)
+    assert ticker.timers[-1].seconds == SPEEDS[-1]
+    assert playback.forward() is Step.PLAYED
+    assert playback.forward() is Step.MISFIT and not playback.active and playback.text() == ""

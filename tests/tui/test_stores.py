@@ -1,0 +1,128 @@
+"""The store's behaviour on both backends (SQLite and a real PostgreSQL), and how a backend is chosen.
+
+Every behaviour test runs twice: ``sqlite`` (a file in a temporary dir) and ``postgres`` (a fresh database
+on the session's PostgreSQL server, see ``tests/postgres_server.py``).  Concurrent writers are real: two
+stores (two connections) for one player race in two threads, and nothing may be lost.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from solver.errors import KomaError
+from tui.game.store import SavedGame, Store
+from tui.game.stores import database_url, open_store, redacted
+
+GAME = SavedGame("1 2 3/4 5 6/7 _ 8", ["L", "R", "L"], "ppk", 2, 42.5, 1)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path):
+    """A database URL of each backend; every store opened on it in a test shares it."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'koma.db'}"
+    return request.getfixturevalue("postgres_url")
+
+
+def opened(url: str, player: str = "user:ann"):
+    store = open_store(url, player)
+    assert not store.memory_only and store.drain_notices() == []
+    return store
+
+
+def test_games_save_load_clear_across_sessions(database):
+    store = opened(database)
+    assert store.load_game("8") is None
+    store.save_game("8", GAME)
+    store.save_game("daily/2025-01-31/8", SavedGame("1 2 3/4 5 6/7 8 _"))
+    again = opened(database)  # a second session (on another replica) sees it
+    assert again.load_game("8") == GAME
+    assert set(again.games_in_progress()) == {"8", "daily/2025-01-31/8"}
+    assert opened(database, "user:bob").games_in_progress() == {}  # games are per player
+    again.clear_game("8")
+    assert store.load_game("8") is None
+    assert store.drain_notices() == [] and again.drain_notices() == []
+
+
+def test_stats_keep_the_best(database):
+    store = opened(database)
+    store.record_win("15", 60, 50, 90.0)
+    store.record_win("15", 40, 36, 120.0)  # 4 over beats 10 over
+    store.record_win("15", 70, 50, 80.0)  # best time only
+    assert store.record_koma_finish("15").by_koma == 1
+    stats = opened(database).stats("15")
+    assert (stats.solved, stats.by_koma, stats.best_moves, stats.best_optimal, stats.best_seconds) == (3, 1, 40, 36, 80.0)
+
+
+def test_one_daily_leaderboard_for_every_player(database):
+    ann, bob, cid = opened(database, "user:ann"), opened(database, "user:bob"), opened(database, "user:cid")
+    assert ann.record_daily("2025-01-31", "8", 24, 20, 50.0) == 1
+    assert bob.record_daily("2025-01-31", "8", 21, 20, 90.0) == 1  # 1 over beats 4 over
+    assert cid.record_daily("2025-01-31", "8", 21, 20, 60.0) == 1  # as few moves, faster
+    assert ann.record_daily("2025-01-31", "8", 30, 20, 10.0) == 3  # a worse game keeps the best one
+    board = opened(database, "user:dee").leaderboard("2025-01-31", "8")
+    assert [(r.name, r.moves, r.seconds) for r in board] == [("cid", 21, 60.0), ("bob", 21, 90.0), ("ann", 24, 50.0)]
+    assert ann.daily_result("2025-01-31", "8").excess == 4
+    assert ann.leaderboard("2025-02-01", "8") == [] and ann.daily_result("2025-01-31", "15") is None
+
+
+def test_one_player_in_two_sessions_loses_no_update(database):
+    """Two sessions of one player (two connections) win and finish games at once: every count is kept."""
+    sessions = [opened(database), opened(database)]
+    rounds = 25
+    start = threading.Barrier(2)
+    failures: list[BaseException] = []
+
+    def play(store) -> None:
+        try:
+            start.wait(10)
+            for k in range(rounds):
+                store.record_win("8", 30 + k, 20, 100.0 - k)
+                store.record_koma_finish("8")
+                store.record_daily("2025-01-31", "8", 30 + k, 20, 100.0 - k)
+        except BaseException as problem:  # pragma: no cover - reported below
+            failures.append(problem)
+
+    threads = [threading.Thread(target=play, args=(s,)) for s in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not failures and not any(t.is_alive() for t in threads)
+    stats = opened(database).stats("8")
+    assert (stats.solved, stats.by_koma, stats.best_moves, stats.best_seconds) == (2 * rounds, 2 * rounds, 30, 100.0 - rounds + 1)
+    assert [(r.moves, r.seconds) for r in opened(database).leaderboard("2025-01-31", "8")] == [(30, 100.0)]
+    assert all(s.drain_notices() == [] for s in sessions)
+
+
+def test_a_database_url_is_checked():
+    assert database_url("") is None
+    assert database_url("postgresql://koma@db.example/koma") == "postgresql://koma@db.example/koma"
+    assert database_url("sqlite:///tmp/k.db") == "sqlite:///tmp/k.db"
+    for bad in ("mysql://x/y", "koma.db", "sqlite://"):
+        with pytest.raises(KomaError):
+            database_url(bad)
+    assert redacted("postgresql://koma:s3cret@db:6432/koma") == "postgresql://koma:***@db:6432/koma"
+
+
+def test_the_environment_selects_the_database(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOMA_DATABASE_URL", f"sqlite:///{tmp_path / 'chosen.db'}")
+    store = open_store(player="user:ann")
+    store.save_game("8", GAME)
+    assert isinstance(store, Store) and (tmp_path / "chosen.db").exists()
+
+
+@pytest.mark.parametrize("url", ["mysql://x/y", "postgresql://koma@127.0.0.1:1/koma?connect_timeout=2"])
+def test_an_unusable_database_plays_on_unsaved(url):
+    store = open_store(url, "user:ann")
+    notices = store.drain_notices()
+    assert store.memory_only and len(notices) == 1 and "not saved" in notices[0] and "\n" not in notices[0]
+    store.save_game("8", GAME)  # the session still plays
+    assert store.load_game("8") == GAME
+
+
+def test_the_password_never_reaches_a_notice():
+    store = open_store("postgresql://koma:s3cret@127.0.0.1:1/koma?connect_timeout=2", "user:ann")
+    assert "s3cret" not in " ".join(store.drain_notices())

@@ -1,0 +1,55 @@
+"""What the screens use of the Koma app beyond Textual's ``App``, as a typed protocol.
+
+Screens never import :mod:`tui.app` (it imports them); they reach the store, the stop flags, the
+clock and the other screens through :func:`koma_app`, which mypy checks against this protocol, and
+``tui.app`` checks that ``KomaApp`` satisfies it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, cast
+
+from textual.message_pump import MessagePump
+from textual.screen import Screen
+
+from solver.puzzles.base import Proof, Puzzle
+
+from .game.jobs import StopFlags
+from .game.stores import AnyStore
+
+
+class KomaAppView(Protocol):
+    """The Koma app as its screens see it: shared state, and how to open one screen from another."""
+
+    store: AnyStore
+    stop_flags: StopFlags
+    ascii_only: bool
+    animate_spinner: bool
+    clock: Callable[[], float]
+    warm_seconds: dict[str, float]
+    last_solve_seconds: float | None
+
+    def show_store_notices(self) -> None: ...
+
+    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
+                    solve: bool = False) -> Screen: ...
+
+    def open_proof(self, puzzle: Puzzle, state: tuple, proof: Proof) -> None: ...
+
+    def open_new_game(self, puzzle: Puzzle, table_ready: bool, chosen: Callable[[Any], None]) -> None: ...
+
+    def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None: ...
+
+    def action_gallery(self) -> None: ...
+
+    def action_parity_lab(self) -> None: ...
+
+    def action_loop_demo(self) -> None: ...
+
+    def action_algorithm_lab(self) -> None: ...
+
+
+def koma_app(node: MessagePump) -> KomaAppView:
+    """The running Koma app of ``node``, typed for what screens use of it."""
+    return cast(KomaAppView, node.app)

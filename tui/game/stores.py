@@ -1,0 +1,102 @@
+"""Which store a game uses: SQLite (the default, one file per box) or PostgreSQL (shared by replicas).
+
+The database is chosen by URL: ``--database URL``, else ``$KOMA_DATABASE_URL``, else the SQLite file in
+the data dir.  ``postgresql://…`` (or ``postgres://…``) selects :class:`PostgresStore`; ``sqlite:///PATH``
+a SQLite file elsewhere.  Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
+from urllib.parse import urlsplit, urlunsplit
+
+from solver.errors import KomaError
+from tui.game.store import Store
+
+if TYPE_CHECKING:
+    from tui.game.store_postgres import PostgresStore
+
+DATABASE_VARIABLE = "KOMA_DATABASE_URL"
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+# psycopg is imported only when a PostgreSQL URL is given (it is the postgres extra)
+AnyStore: TypeAlias = "Store | PostgresStore"
+
+
+def database_url(given: str | None = None) -> str | None:
+    """The database URL asked for (``given``, else ``$KOMA_DATABASE_URL``), checked; None for the default."""
+    url = (given if given is not None else os.environ.get(DATABASE_VARIABLE, "")).strip()
+    if not url:
+        return None
+    scheme = urlsplit(url).scheme.lower()
+    if scheme in POSTGRES_SCHEMES:
+        return url
+    if scheme == "sqlite":
+        if not urlsplit(url).path:
+            raise KomaError(f"the database URL {redacted(url)} names no file (sqlite:///PATH)")
+        return url
+    raise KomaError(f"the database URL {redacted(url)} is neither postgresql://… nor sqlite:///PATH")
+
+
+def is_postgres(url: str | None) -> bool:
+    return url is not None and urlsplit(url).scheme.lower() in POSTGRES_SCHEMES
+
+
+def redacted(url: str) -> str:
+    """The URL fit for a log line: its password replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def open_store(url: str | None = None, player: str | None = None, name: str | None = None) -> AnyStore:
+    """The store for ``url`` (see :func:`database_url`).  An unusable URL or an unreachable PostgreSQL gives a
+    SQLite store in memory with a one-line notice, so the session plays on unsaved; it never raises."""
+    try:
+        url = database_url(url)
+    except KomaError as problem:
+        return _unsaved(player, name, f"{problem}; games are not saved this session.")
+    if url is None:
+        return Store(player=player, name=name)
+    if not is_postgres(url):
+        return Store(sqlite_path(url), player, name)
+    try:
+        from tui.game.store_postgres import PostgresStore, StoreUnavailable
+    except ImportError:
+        return _unsaved(player, name, "psycopg is missing (pip install -e '.[postgres]'); games are not saved this session.")
+    try:
+        return PostgresStore(url, player, name)
+    except StoreUnavailable as problem:
+        return _unsaved(player, name, f"Cannot use the database {redacted(url)} ({problem}); games are not saved this session.")
+
+
+def sqlite_path(url: str) -> Path:
+    """The file of a ``sqlite:///PATH`` URL: an absolute path, however many slashes lead it."""
+    return Path("/" + urlsplit(url).path.lstrip("/"))
+
+
+def _unsaved(player: str | None, name: str | None, notice: str) -> Store:
+    store = Store(":memory:", player, name)
+    store.memory_only = True
+    store.notices.append(notice)
+    return store
+
+
+def check_database(url: str) -> str:
+    """Open ``url`` once (creating or upgrading its schema) for a server about to start; a one-line KomaError
+    if it cannot be used.  Returns the URL fit for a log line."""
+    url_checked = database_url(url)
+    if url_checked is None or not is_postgres(url_checked):
+        return redacted(url)
+    try:
+        from tui.game.store_postgres import StoreUnavailable, open_schema
+    except ImportError:
+        raise KomaError("psycopg is missing: pip install -e '.[postgres]'") from None
+    try:
+        open_schema(url_checked).close()
+    except StoreUnavailable as problem:
+        raise KomaError(f"cannot use the database {redacted(url_checked)}: {problem}") from None
+    return redacted(url_checked)

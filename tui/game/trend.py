@@ -1,0 +1,45 @@
+"""A player's daily results over time: the data of the trend line on the leaderboard screen.
+
+Built from the ranked daily results the store keeps (one per player, puzzle and day), so it needs no
+table of its own.  Never imports Textual.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .daily import shift_day
+from .store import Result
+
+TREND_DAYS = 30
+
+
+class DailyResults(Protocol):
+    def daily_result(self, day: str, puzzle: str) -> Result | None: ...
+
+
+def daily_trend(store: DailyResults, game: str, last_day: str, days: int = TREND_DAYS) -> list[tuple[str, Result]]:
+    """The player's ranked results on ``game``'s daily boards in the ``days`` days up to ``last_day``, oldest first."""
+    found = []
+    for back in range(days - 1, -1, -1):
+        day = shift_day(last_day, -back)
+        result = store.daily_result(day, game)
+        if result is not None:
+            found.append((day, result))
+    return found
+
+
+def excess_series(trend: list[tuple[str, Result]]) -> list[int]:
+    """Moves over the optimum of each result whose optimum is known, oldest first (what the trend line draws)."""
+    return [result.excess for _, result in trend if result.excess is not None]
+
+
+def trend_caption(trend: list[tuple[str, Result]], days: int = TREND_DAYS) -> str:
+    """One line about the trend: how many results, the best and the latest, in moves over optimal."""
+    series = excess_series(trend)
+    if not trend:
+        return f"Your last {days} days: no ranked result yet."
+    if not series:
+        return f"Your last {days} days: {len(trend)} ranked, optimum unknown."
+    return (f"Your last {days} days: {len(trend)} ranked · best +{min(series)} · latest +{series[-1]} "
+            f"(moves over optimal, oldest first)")

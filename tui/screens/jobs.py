@@ -1,0 +1,48 @@
+"""Running a :class:`~tui.game.jobs.SolverJob` in a screen's thread worker: the one way screens start a search.
+
+The job's stop flag is registered for cancel-on-quit while it runs (``StopFlags.registered``);
+progress comes back as throttled :class:`~tui.messages.JobProgress` messages and the answer as
+:class:`~tui.messages.JobDone`, or :class:`~tui.messages.JobFailed` with the exception, which the
+screen words for the player.  A cancelled job posts nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.dom import DOMNode
+from textual.worker import Worker
+
+from solver.engines.progress import throttled
+from solver.errors import Cancelled
+
+from ..app_view import koma_app
+from ..game.jobs import SolverJob
+from ..messages import JobDone, JobFailed, JobProgress
+
+Report = Callable[[dict[str, Any]], None]
+
+
+def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report], Any], *, group: str,
+            interval: float = 0.1) -> Worker:
+    """Run ``compute(job, report)`` in an exclusive thread worker of ``node`` (a newer job of ``group`` replaces it)."""
+    stop_flags = koma_app(node).stop_flags
+    def post_progress(info: dict[str, Any]) -> None:
+        node.post_message(JobProgress(job, dict(info)))
+
+    report = throttled(post_progress, interval)
+
+    def body() -> None:
+        with stop_flags.registered(job):
+            try:
+                result = compute(job, report)
+            except Cancelled:
+                return
+            except Exception as error:  # a solver problem must not take the game down: the screen reports it
+                node.post_message(JobFailed(job, error))
+                return
+        if not job.cancelled:
+            node.post_message(JobDone(job, result))
+
+    return node.run_worker(body, thread=True, exclusive=True, group=group, name=group)

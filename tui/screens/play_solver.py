@@ -1,0 +1,203 @@
+"""The play screen's solver: warm-up, the live distance, solve and hint jobs, and what they taught.
+
+It starts every search of one play screen (through :func:`~tui.screens.jobs.run_job`, so each is a
+cancellable :class:`~tui.game.jobs.SolverJob`) and keeps the answers: the distances known so far,
+the latest optimal path (hints follow it for free).  The screen handles the messages and asks it
+for the distance and solver lines of its side panel.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+from textual.dom import DOMNode
+
+from solver import search
+from solver.errors import Cancelled, KomaError, UnsolvableError
+from solver.puzzles.base import Proof, Puzzle, Solution
+
+from ..app_view import koma_app
+from ..game.formatting import figures_text, plural
+from ..game.jobs import SolverJob
+from ..messages import JobDone, WarmedUp
+from ..widgets.status import SPIN
+from .jobs import Report, run_job
+
+
+class PlaySolver:
+    """Every search of one play screen, and the answers: ``distances`` by board, the latest solution."""
+
+    def __init__(self, host: DOMNode, puzzle: Puzzle):
+        self.host, self.puzzle = host, puzzle
+        self.optimal = bool(search.methods(puzzle))  # False: no optimal solver at all, or it turned out not optimal
+        self.warm = threading.Event()
+        self.job: SolverJob | None = None  # the solve or hint under way
+        self.distance_job: SolverJob | None = None
+        self.distances: dict[tuple, int] = {}
+        self.solution_path: list[tuple] = []
+        self.solution_moves: list[str] = []
+        self.solution_optimal = True
+
+    # --- warming up ------------------------------------------------------------------------------
+    def warm_up(self) -> None:
+        """Load (or build) the depth table, or JIT-compile the search, away from the UI thread."""
+        self.host.run_worker(self._warm_up, thread=True, exclusive=True, group="warmup", name="warm-up")
+
+    def _warm_up(self) -> None:
+        began = time.perf_counter()
+        problem = ""
+        try:
+            if self.puzzle.enumerable:
+                self.puzzle.depth_table()
+            elif self.optimal:
+                near = self.puzzle.goal
+                for _ in range(2):
+                    near = self.puzzle.apply(near, self.puzzle.moves(near)[0])
+                with koma_app(self.host).stop_flags.registered(SolverJob("warm-up", near)) as job:
+                    search.solve(self.puzzle, near, stop=job.stop)
+        except Cancelled:
+            problem = "cancelled"
+        except Exception as error:  # a solver problem must not take the game down
+            problem = str(error) or error.__class__.__name__
+        self.host.post_message(WarmedUp(problem, time.perf_counter() - began))
+
+    # --- the live distance -------------------------------------------------------------------------
+    def distance_pending(self, state: tuple) -> bool:
+        return self.optimal and state not in self.distances
+
+    def measure(self, *states: tuple) -> None:
+        """Find the distances of ``states``: from the table at once, else in the background."""
+        wanted = [s for s in dict.fromkeys(states) if s not in self.distances]
+        if not wanted or not self.warm.is_set() or not self.optimal:
+            return
+        if self.puzzle.enumerable:  # a table lookup: instant once warm
+            for s in wanted:
+                try:
+                    d = search.distance(self.puzzle, s)
+                except KomaError:
+                    continue
+                if d >= 0:
+                    self.distances[s] = d
+            return
+        wanted = [s for s in wanted if self.puzzle.proof(s).solvable]
+        if wanted:
+            if self.distance_job is not None:
+                self.distance_job.cancel()
+            self.distance_job = SolverJob("distance", wanted[0])
+            run_job(self.host, self.distance_job, lambda job, report: self._measure_all(job, wanted), group="distance")
+
+    def _measure_all(self, job: SolverJob, states: list[tuple]) -> None:
+        for part, s in enumerate(states):  # one answer a board; the job's own JobDone carries nothing
+            self.host.post_message(JobDone(job, search.solve(self.puzzle, s, stop=job.stop), part))
+
+    def learn(self, solution: Solution, kind: str = "solve") -> None:
+        """Record the distances along an optimal solution; a distance that is not optimal ends the live distance."""
+        if solution.optimal:
+            path = [tuple(s) for s in solution.path]
+            for k, s in enumerate(path):
+                self.distances[s] = len(path) - 1 - k
+        elif kind == "distance":
+            self.optimal = False
+
+    # --- solve and hint ----------------------------------------------------------------------------
+    def why_not(self, proof: Proof) -> str:
+        """Why Koma cannot solve the board with this proof ("" if it can)."""
+        if not search.methods(self.puzzle):
+            return f"Koma has no optimal solver for the {self.puzzle.title} yet."
+        if not proof.solvable:
+            return f"This board cannot be solved: {proof.summary}."
+        return ""
+
+    def start(self, kind: str, state: tuple) -> SolverJob:
+        """Solve ``state`` for a ``solve`` or a ``hint``; the answer comes back as a JobDone message."""
+        self.cancel()
+        self.job = SolverJob(kind, state)
+        if self.distance_job is not None and not self.puzzle.enumerable:
+            self.distance_job.cancel()  # the solution answers the distance as well: one search, not two
+        run_job(self.host, self.job, self._solve, group="solver")
+        return self.job
+
+    def _solve(self, job: SolverJob, report: Report) -> Solution:
+        while not self.warm.wait(0.02):
+            if job.cancelled:
+                raise Cancelled()
+        return search.solve(self.puzzle, job.state, stop=job.stop, progress=report)
+
+    def finished(self, job: SolverJob, solution: Solution) -> bool:
+        """Take a solve or hint's answer; False if the job was cancelled or replaced since."""
+        if job is not self.job:
+            return False
+        self.job = None
+        self.learn(solution)
+        self.solution_path, self.solution_moves = [tuple(s) for s in solution.path], list(solution.moves)
+        self.solution_optimal = solution.optimal
+        koma_app(self.host).last_solve_seconds = time.monotonic() - job.began
+        return True
+
+    def generate(self, distance: int | None) -> None:
+        """A random board for a new game (exactly ``distance`` moves from the goal if given), as a JobDone."""
+        seed = random.SystemRandom().randrange(2**32)
+        run_job(self.host, SolverJob("generate", total=distance or 0),
+                lambda job, report: self.puzzle.random_state(seed, distance), group="generate")
+
+    def known_move(self, state: tuple) -> str | None:
+        """The next move of the latest solution from ``state``, if the board is on its path."""
+        if state in self.solution_path[:-1]:
+            return self.solution_moves[self.solution_path.index(state)]
+        return None
+
+    def cancel(self) -> bool:
+        """Stop the solve or hint under way (its worker and its kernel); False if there was none."""
+        job, self.job = self.job, None
+        if job is None:
+            return False
+        job.cancel()
+        self.host.workers.cancel_group(self.host, "solver")
+        return True
+
+    def cancel_all(self) -> None:
+        self.cancel()
+        if self.distance_job is not None:
+            self.distance_job.cancel()
+        self.host.workers.cancel_group(self.host, "distance")
+
+    # --- the side panel's lines --------------------------------------------------------------------
+    def distance_text(self, state: tuple, solvable: bool) -> str:
+        distance = self.distances.get(state)
+        if self.puzzle.is_goal(state):
+            return "[b]Solved[/b]"
+        if distance is not None:
+            return f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
+        if not self.optimal:
+            return "distance: no optimal solver for this size yet"
+        if not solvable:
+            return "cannot reach the goal"
+        if not self.warm.is_set():
+            return f"{SPIN} warming up…"
+        if self.job is not None and self.job.state == state:
+            return "distance: the search below will tell"
+        return f"{SPIN} measuring distance…"
+
+    def job_text(self) -> str:
+        if self.job is None:
+            return ""
+        what = "Solving" if self.job.kind == "solve" else "Finding a hint"
+        wait = "" if self.warm.is_set() else " (warming up)"
+        figures = f"\n{figures_text(self.job.progress)}" if self.job.progress else ""
+        return f"{SPIN} {what}{wait}…{figures}\n[dim]esc cancels[/dim]"
+
+
+def found_text(solution: Solution) -> str:
+    kind = "optimal" if solution.optimal else f"NOT proven optimal: {solution.method} method"
+    return f"Koma found {plural(solution.length, 'move')} ({kind}; {solution.nodes:,} nodes, {solution.seconds:.2f} s)."
+
+
+def failure_text(error: BaseException) -> str:
+    """A solve's failure, in a line for the player."""
+    if isinstance(error, UnsolvableError):
+        return str(error)
+    if isinstance(error, KomaError):
+        return f"Koma cannot solve this: {error}"
+    return f"The solver failed: {error!r}"

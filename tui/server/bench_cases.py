@@ -1,0 +1,43 @@
+"""The cases of ``koma bench serve`` and ``koma bench serve-crowd``, in one literal table.
+
+They run only when their group is named (each starts a private server; the crowds take minutes);
+the scenarios themselves are in :mod:`tui.server.bench`, imported only when a case runs, so that
+listing the cases stays cheap for every ``koma`` command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from solver.tools.bench import Case
+
+
+def scenario(name: str, *options: str):
+    def run() -> dict[str, Any]:
+        from .bench import run_scenario
+
+        return run_scenario(name, *options)
+
+    return run
+
+
+def serve_case(name: str, group: str, scenario_name: str, *options: str, target: str = "", quick: bool = True) -> Case:
+    return Case(name, group, scenario(scenario_name, *options), target=target, quick=quick, runs=0, on_request=True)
+
+
+CROWD = ("--max-sessions", "250")
+SERVE_CASES: tuple[Case, ...] = (
+    serve_case("koma serve: one game (warm pool)", "serve", "one game",
+               target="home <= 0.1 s CPU, 15-puzzle <= 0.1 s, move <= 8 ms, idle <= 2 ms/s, <= 25 MiB PSS"),
+    serve_case("koma serve --cold: one game", "serve", "one game", "--cold"),
+    serve_case("koma serve: 20 players at once", "serve-crowd", "at once", *CROWD),
+    serve_case("koma serve: 40 players arriving 2/s, 20 moves 0.3 s apart", "serve-crowd", "arrivals", *CROWD,
+               target="all 40 served, home p95 <= 0.8 s, key-to-screen p95 <= 80 ms"),
+    serve_case("koma serve: 200 idle players and a newcomer", "serve-crowd", "idle crowd", *CROWD,
+               target="newcomer home <= 1 s", quick=False),
+    serve_case("koma serve --cold: 20 players at once", "serve-crowd-cold", "at once", "--cold", *CROWD),
+    serve_case("koma serve --cold: 40 players arriving 2/s, 20 moves 0.3 s apart", "serve-crowd-cold", "arrivals",
+               "--cold", *CROWD),
+    serve_case("koma serve --cold: 200 idle players and a newcomer", "serve-crowd-cold", "idle crowd", "--cold", *CROWD,
+               quick=False),
+)

@@ -1,0 +1,66 @@
+"""What ``/proc`` says about a game process: its CPU time, its memory, and what it is doing now (Linux)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every live process below it."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                todo += [int(child) for child in Path(f"/proc/{current}/task/{task}/children").read_text().split()]
+            except OSError:
+                pass
+    return found
+
+
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """CPU seconds (user + system) of ``pid`` and, unless ``children`` is false, of its children, live and reaped."""
+    total = 0
+    for each in descendants(pid) if children else [pid]:
+        try:
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15 if children else 13])  # utime stime (cutime cstime)
+    return total / TICK
+
+
+def memory_mib(pid: int) -> dict[str, float]:
+    """RSS, PSS and USS of ``pid`` in MiB: PSS splits shared pages between the processes that map them, USS
+    counts only the pages no other process maps (what one more game costs)."""
+    kib: dict[str, int] = {}
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("Rss", "Pss", "Private_Clean", "Private_Dirty"):
+                kib[name] = int(value.split()[0])
+    except OSError:
+        return {}
+    return {"rss": kib.get("Rss", 0) / 1024, "pss": kib.get("Pss", 0) / 1024,
+            "uss": (kib.get("Private_Clean", 0) + kib.get("Private_Dirty", 0)) / 1024}
+
+
+def doing(pid: int) -> str:
+    """One line on what process ``pid`` is doing: its state, CPU seconds so far, and the kernel call it waits in."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+    try:
+        waiting = Path(f"/proc/{pid}/wchan").read_text().strip() or "-"
+    except OSError:
+        waiting = "?"
+    return f"state {state}, {cpu_seconds(pid):.2f} s of CPU, waiting in {waiting}"

@@ -1,0 +1,125 @@
+"""The play screen's side panel: title, moves and clock, distance, parity, the solver's state, a message.
+
+Its state is in reactives, like ``GameHeader`` in Textual's ``examples/five_by_five.py``: the play
+screen sets ``moves``, ``seconds``, ``distance``… and each watcher updates only its own line, so a
+move redraws the lines it changed and a clock tick redraws the one line that holds the clock.
+A line that holds :data:`SPIN` shows a spinner there; the spinner's timer runs only while one does.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.timer import Timer
+
+from solver.puzzles.base import Proof
+
+from ..ascii import Static
+from ..game.formatting import clock_text
+
+SPIN = "{spinner}"  # replaced by the spinner's current frame
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ASCII_SPINNER = "|/-\\"
+SPIN_SECONDS = 0.1
+
+
+class GameStatus(Vertical):
+    """Moves, clock, distance line, parity verdict, solver line and message, one Static each."""
+
+    game_id: reactive[str] = reactive("", init=False)  # the start board's game ID (see solver.puzzles.ids)
+    moves: reactive[int] = reactive(0, init=False)
+    seconds: reactive[int] = reactive(0, init=False)  # whole seconds on the clock
+    distance: reactive[str] = reactive("", init=False)
+    proof: reactive[Proof | None] = reactive(None, init=False)
+    solver: reactive[str] = reactive("", init=False)
+    message: reactive[str] = reactive("", init=False)
+    frame: reactive[int] = reactive(0, init=False)  # the spinner's frame
+
+    def __init__(self, title: str, *, ascii_only: bool = False, animate_spinner: bool = True, id: str | None = None):
+        super().__init__(id=id)
+        self.title_text = title
+        self.frames = ASCII_SPINNER if ascii_only else SPINNER
+        self.animate_spinner = animate_spinner
+        self.spin_timer: Timer | None = None
+        self.held = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.title_text, id="title")
+        yield Static(id="game-id")
+        yield Static(self._counters_text(), id="counters")
+        yield Static(id="distance")
+        yield Static(id="parity")
+        yield Static(id="solver")
+        yield Static(id="message")
+
+    def on_mount(self) -> None:
+        self.watch_proof(self.proof)
+        self.watch_message(self.message)
+        self._spun()
+
+    # --- the lines -------------------------------------------------------------------------------
+    def _counters_text(self) -> str:
+        return f"Moves [b]{self.moves}[/b]   Time [b]{clock_text(self.seconds)}[/b]"
+
+    def _spin(self, text: str) -> str:
+        return text.replace(SPIN, self.frames[self.frame % len(self.frames)])
+
+    def _line(self, line_id: str) -> Static:
+        return self.query_one(f"#{line_id}", Static)
+
+    def watch_game_id(self, game_id: str) -> None:
+        self._line("game-id").update(f"[dim]ID {game_id}  (y copies it)[/dim]" if game_id else "")
+
+    def watch_moves(self) -> None:
+        self._line("counters").update(self._counters_text(), layout=False)  # always one line: no layout pass
+
+    def watch_seconds(self) -> None:
+        self._line("counters").update(self._counters_text(), layout=False)
+
+    def watch_distance(self) -> None:
+        self._line("distance").update(self._spin(self.distance))
+        self._keep_spinning()
+
+    def watch_solver(self) -> None:
+        self._line("solver").update(self._spin(self.solver))
+        self._keep_spinning()
+
+    def watch_frame(self) -> None:
+        for line_id, text in (("distance", self.distance), ("solver", self.solver)):
+            if SPIN in text:
+                self._line(line_id).update(self._spin(text))
+
+    def watch_proof(self, proof: Proof | None) -> None:
+        parity = self._line("parity")
+        if proof is None:
+            parity.update("")
+            return
+        verdict = "[b]solvable[/b]" if proof.solvable else "[b]NOT solvable[/b]"
+        parity.update(f"Parity: {verdict}\n[dim]{proof.summary}[/dim]")
+        parity.set_class(not proof.solvable, "-bad")
+
+    def watch_message(self, message: str) -> None:
+        self._line("message").update(message)
+
+    # --- the spinner -----------------------------------------------------------------------------
+    def hold(self, held: bool) -> None:
+        """Stop the spinner while the screen is hidden; start it again (if still wanted) when shown."""
+        self.held = held
+        self._keep_spinning()
+
+    def _spun(self) -> None:
+        self._line("distance").update(self._spin(self.distance))
+        self._line("solver").update(self._spin(self.solver))
+        self._keep_spinning()
+
+    def _keep_spinning(self) -> None:
+        wanted = self.animate_spinner and not self.held and (SPIN in self.distance or SPIN in self.solver)
+        if wanted and self.spin_timer is None and self.is_mounted:
+            self.spin_timer = self.set_interval(SPIN_SECONDS, self._next_frame)
+        elif not wanted and self.spin_timer is not None:
+            self.spin_timer.stop()
+            self.spin_timer = None
+
+    def _next_frame(self) -> None:
+        self.frame += 1

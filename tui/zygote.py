@@ -1,0 +1,200 @@
+"""The warm process of ``koma serve`` (a "zygote"): warmed once, it forks one game per connection.
+
+``python -m tui.zygote FD`` imports Textual and the app, loads the solvers' kernels from numba's
+cache and maps their tables (see :func:`solver.search.warm`), freezes the garbage collector's view
+of all that (``gc.freeze()``: the pages stay shared copy-on-write), then serves requests from
+``koma serve`` on the Unix socket ``FD`` (the protocol is in :mod:`tui.server.warm_pool`).  It starts
+no thread and no event loop, so forking is safe.  For each request it forks a child that takes the
+given pty as its controlling terminal in a session of its own (``setsid``, ``TIOCSCTTY``, ``dup2`` onto
+0/1/2), takes the player's environment, working directory and limits, reseeds ``random``, and runs
+the app as ``koma`` would.  It reaps its children and reports their exit statuses.  Compare
+``multiprocessing``'s forkserver (``set_forkserver_preload``), gunicorn's ``preload_app`` and Android's zygote.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import io
+import os
+import random
+import select
+import signal
+import socket
+import sys
+import termios
+import threading
+import time
+import traceback
+
+from solver import search
+from solver.puzzles.registry import get_puzzle
+from solver.tools.cli import parse_args
+
+from . import app as preloaded_app  # noqa: F401 - imported once here, shared by every game
+from .launch import launch
+from .screens import help as preloaded_help  # noqa: F401 - the screens the app imports when first shown
+from .screens import leaderboard as preloaded_leaderboard  # noqa: F401
+from .screens import new_game as preloaded_new_game  # noqa: F401
+from .screens import proof as preloaded_proof  # noqa: F401
+from .server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
+
+# What a player can open from the home screen with one key; other sizes warm up in the game itself.
+WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
+
+
+def log(message: str) -> None:
+    print(f"koma serve: warm process: {message}", file=sys.stderr, flush=True)
+
+
+def warm_up() -> float:
+    """Load everything a game would load on its own; the CPU seconds this process has spent, imports included."""
+    for name, size in WARM_PUZZLES:
+        try:
+            search.warm(get_puzzle(name, size))
+        except Exception as problem:  # a game then warms up that puzzle itself, as it would alone
+            log(f"could not warm the {name} puzzle ({problem})")
+    if threading.active_count() > 1:
+        log(f"{threading.active_count() - 1} thread(s) still running after the warm-up")
+    gc.collect()
+    gc.freeze()
+    return time.process_time()
+
+
+class Zygote:
+    """The request loop: fork a game per request, reap the games, report to the server."""
+
+    def __init__(self, channel: socket.socket):
+        self.channel = channel
+        self.wakeup_read, self.wakeup_write = os.pipe()
+        os.set_blocking(self.wakeup_read, False)
+        os.set_blocking(self.wakeup_write, False)
+
+    def send(self, message: dict) -> None:
+        try:
+            self.channel.send(encode(message))
+        except OSError:
+            pass  # the server is gone; the loop notices
+
+    def serve(self) -> None:
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(self.wakeup_write)
+        channel = self.channel.fileno()
+        while True:
+            readable, _, _ = select.select([channel, self.wakeup_read], [], [])
+            if self.wakeup_read in readable:
+                try:
+                    while os.read(self.wakeup_read, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+                self.reap()
+            if channel in readable:
+                try:
+                    data, fds, _, _ = socket.recv_fds(self.channel, MESSAGE_BYTES, 1)
+                except OSError:
+                    return
+                if not data:
+                    return  # the server closed its end: stop (the games go on in their sessions)
+                self.request(data, fds)
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self.send({"exited": pid, "status": os.waitstatus_to_exitcode(status)})
+
+    def request(self, data: bytes, fds: list[int]) -> None:
+        request: dict = {}
+        try:
+            request = decode(data)
+            if len(fds) != 1:
+                raise ValueError("a request carries exactly one terminal")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+        except (OSError, ValueError) as problem:
+            for fd in fds:
+                os.close(fd)
+            self.send({"id": request.get("id"), "error": str(problem)})
+            return
+        if pid == 0:
+            self.become_game(request, fds[0])  # never returns
+        os.close(fds[0])
+        self.send({"id": request["id"], "pid": pid})
+
+    def become_game(self, request: dict, terminal: int) -> None:  # pragma: no cover - runs in the forked child
+        code = 1
+        try:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            for fd in (self.channel.fileno(), self.wakeup_read, self.wakeup_write):
+                os.close(fd)
+            os.setsid()
+            fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)
+            for fd in (0, 1, 2):
+                os.dup2(terminal, fd)
+            if terminal > 2:
+                os.close(terminal)
+            apply_limits(int(request.get("cpu_limit") or 0), int(request.get("memory_limit") or 0))
+            os.environ.clear()
+            os.environ.update({str(k): str(v) for k, v in dict(request.get("env") or {}).items()})
+            reread_per_game_settings()
+            if request.get("cwd"):
+                os.chdir(request["cwd"])
+            random.seed()
+            sys.argv = ["koma"]
+            reopen_standard_streams()
+            code = launch(parse_args([]))
+        except SystemExit as leaving:
+            code = leaving.code if isinstance(leaving.code, int) else 1
+        except BaseException:
+            try:
+                traceback.print_exc()
+                sys.stderr.flush()
+            except BaseException:
+                pass
+        os._exit(code)
+
+
+def reread_per_game_settings() -> None:  # pragma: no cover - runs in the forked child
+    """Textual read its settings from the warm process's environment when it was imported; the one that
+    differs from game to game is the colour system (truecolor or 256, from the client's COLORTERM)."""
+    from textual import constants
+
+    constants.COLOR_SYSTEM = constants.get_environ("TEXTUAL_COLOR_SYSTEM", "auto")  # type: ignore[misc]
+
+
+def reopen_standard_streams() -> None:  # pragma: no cover - runs in the forked child
+    """Python's std streams were made for the zygote's files: make them anew for the terminal, as at start-up."""
+    streams = {
+        "stdin": io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8",
+                                  errors="surrogateescape"),
+        "stdout": io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8",
+                                   errors="surrogateescape", line_buffering=True),
+        "stderr": io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding="utf-8",
+                                   errors="backslashreplace", line_buffering=True),
+    }
+    for name, stream in streams.items():
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or not argv[0].isdigit():
+        print("usage: python -m tui.zygote FD (started by koma serve)", file=sys.stderr)
+        return 2
+    channel = socket.socket(fileno=int(argv[0]))
+    seconds = warm_up()
+    zygote = Zygote(channel)
+    zygote.send({"ready": os.getpid(), "seconds": seconds})
+    zygote.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -19,6 +19,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
+from solver.engines import cache_files
 from solver.puzzles.base import Proof, Puzzle
 
 from .app_view import KomaAppView
@@ -148,8 +149,11 @@ class KomaApp(App):
         self.call_later(self.show_store_notices)
 
     def show_store_notices(self) -> None:
+        """Show what the store and the caches (tables, compiled kernels) had to say since the last call."""
         for notice in self.store.drain_notices():
             self.notify(notice, title="Saved games", severity="warning", timeout=8)
+        for notice in cache_files.drain_notices():
+            self.notify(notice, title="Caches", severity="warning", timeout=8)
 
     def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
                     solve: bool = False) -> PlayScreen:

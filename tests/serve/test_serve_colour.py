@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server
@@ -28,13 +27,6 @@ def test_colour_environment(terminal, client, operator, expected):
     assert colour_environment(terminal, client, operator) == expected
 
 
-def game_environment(server: Server, count: int) -> dict[str, str]:
-    """The environment of the ``count``-th game the server started (from /proc)."""
-    pid = int(server.wait_for_log(r"game started \(pid (\d+)", 60, count).group(1))
-    raw = Path(f"/proc/{pid}/environ").read_bytes()
-    return dict(item.split("=", 1) for item in raw.decode(errors="replace").split("\0") if "=" in item)
-
-
 def styled_screen(client: Client) -> str:
     """The client's screen with its colour escapes, as tmux holds them."""
     return subprocess.run([TMUX, "capture-pane", "-e", "-p", "-t", client.name], capture_output=True, text=True).stdout
@@ -49,14 +41,13 @@ def test_a_client_that_sends_colorterm_gets_truecolor_and_others_256(tmp_path):
     try:
         clients.append(Client(server, "iris", tmp_path, "-o", "SetEnv=COLORTERM=truecolor"))
         clients[0].wait_for(r"Koma|8-puzzle", 60)
-        env = game_environment(server, 1)
-        assert env.get("COLORTERM") == "truecolor" and "TEXTUAL_COLOR_SYSTEM" not in env
+        # what the game draws is the check: a game forked from the warm process keeps the warm process's
+        # environment block in /proc/PID/environ, whatever it was given
         assert re.search(r"\x1b\[[0-9;]*[34]8;2;\d+;\d+;\d+", styled_screen(clients[0]))  # 24-bit colours drawn
 
         clients.append(Client(server, "otto", tmp_path))
         clients[1].wait_for(r"Koma|8-puzzle", 60)
-        env = game_environment(server, 2)
-        assert "COLORTERM" not in env and env["TERM"].endswith("256color")  # tmux's TERM: 256 colours, from TERM
+        # tmux's TERM says 256 colours and the client sent no COLORTERM: 256 colours
         screen = styled_screen(clients[1])
         assert re.search(r"\x1b\[[0-9;]*[34]8;5;\d+", screen) and not re.search(r"[34]8;2;", screen)
     finally:

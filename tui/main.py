@@ -29,9 +29,9 @@ def serve(args) -> int:
 
 
 def doctor(args) -> int:
-    """``koma doctor``: the solver's checks plus the game's (saved games database, keymap); exit 1 on a problem."""
-    from solver.tools.cli import emit
-    from solver.tools.doctor import diagnose, render
+    """``koma doctor``: the solver's checks plus the game's (saved games database, keymap); exit 1 on a fault (advice alone: 0)."""
+    from solver.tools.cli import EXIT_PROBLEMS_FOUND, emit
+    from solver.tools.doctor import diagnose, render, something_is_wrong
 
     from .game.health import game_health
 
@@ -40,7 +40,7 @@ def doctor(args) -> int:
     report["problems"] = [*report["problems"], *game.pop("problems")]
     report["game"] = game
     emit(args, report, lambda: render(report))
-    return 1 if report["problems"] else 0
+    return EXIT_PROBLEMS_FOUND if something_is_wrong(report) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,20 +20,21 @@ DATABASE_FIXES = {
 
 
 def game_health(database: Path | None = None, keymap: Path | None = None) -> dict[str, Any]:
-    """``{"database": store.inspect(...), "keymap": {...}, "problems": [{problem, fix}]}``."""
+    """``{"database": store.inspect(...), "keymap": {...}, "problems": [{problem, fix, severity}]}``."""
     database = database if database is not None else database_path()
     keymap = keymap if keymap is not None else keymap_path()
     store = inspect(database)
     keys = read_keymap(keymap)
     problems: list[dict[str, str]] = []
     if store["problem"]:
-        problems.append({"problem": store["problem"], "fix": DATABASE_FIXES[store["state"]].format(database=database)})
+        problems.append({"problem": store["problem"], "fix": DATABASE_FIXES[store["state"]].format(database=database),
+                         "severity": "error"})
     problems += _listed(store["bad_rows"], f"a row of {database.name} has a wrong-typed value (Koma skips it): ",
                         "start koma once: the schema upgrade sets such rows aside in table rejected_rows, "
                         "or delete the row with sqlite3")
     problems += _listed(store["rejected_rows"], f"a damaged row of {database.name} was set aside in rejected_rows: ",
                         f"look at it, then: sqlite3 {database} 'DELETE FROM rejected_rows'")
-    problems += [{"problem": problem, "fix": f"edit {keymap}"} for problem in keys.problems]
+    problems += [{"problem": problem, "fix": f"edit {keymap}", "severity": "error"} for problem in keys.problems]
     return {"database": store, "keymap": {"path": str(keymap), "exists": keymap.exists(), "bindings": keys.bindings,
                                           "problems": keys.problems},
             "problems": problems}
@@ -41,7 +42,7 @@ def game_health(database: Path | None = None, keymap: Path | None = None) -> dic
 
 def _listed(rows: list[str], prefix: str, fix: str) -> list[dict[str, str]]:
     """One problem per row, up to :data:`MAX_ROWS_LISTED`, then one for the rest."""
-    listed = [{"problem": prefix + row, "fix": fix} for row in rows[:MAX_ROWS_LISTED]]
+    listed = [{"problem": prefix + row, "fix": fix, "severity": "error"} for row in rows[:MAX_ROWS_LISTED]]
     if len(rows) > MAX_ROWS_LISTED:
-        listed.append({"problem": f"{len(rows) - MAX_ROWS_LISTED} more such rows", "fix": fix})
+        listed.append({"problem": f"{len(rows) - MAX_ROWS_LISTED} more such rows", "fix": fix, "severity": "error"})
     return listed

@@ -55,6 +55,7 @@ DB_NAME = "koma.db"
 MIGRATIONS = sorted(Path(__file__).with_name("sql").joinpath("sqlite").glob("[0-9][0-9][0-9]-*.sql"))
 SCHEMA_VERSION = len(MIGRATIONS)
 DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+MEMORY = ":memory:"  # the path of a store that keeps everything in memory, as in sqlite3
 RETRY_SECONDS = 3.0  # after a failed write, later writes wait in memory this long before the file is tried again
 
 # --- every statement the store runs (a second backend follows this list) --------------------------
@@ -195,6 +196,7 @@ class Store:
 
     def __init__(self, path: Path | str | None = None, player: str | None = None, name: str | None = None,
                  timeout: float = 5.0, retry_seconds: float = RETRY_SECONDS):
+        self.in_memory = str(path) == MEMORY  # a session that keeps nothing (no file at all)
         self.path = Path(path) if path is not None else database_path()
         default_player, default_name = current_player()
         self.player = player or default_player
@@ -228,6 +230,8 @@ class Store:
 
     # --- opening ------------------------------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
+        if self.in_memory:
+            return self._memory()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as problem:

@@ -69,7 +69,7 @@ class GameStatus(Vertical):
         return self.query_one(f"#{line_id}", Static)
 
     def watch_game_id(self, game_id: str) -> None:
-        self._line("game-id").update(f"[dim]ID {game_id}  (y copies it)[/dim]" if game_id else "")
+        self._line("game-id").update(f"[dim]ID {game_id} (y copies)[/dim]" if game_id else "")
 
     def watch_moves(self) -> None:
         self._line("counters").update(self._counters_text(), layout=False)  # always one line: no layout pass

@@ -27,14 +27,14 @@ SPIN_SECONDS = 0.1
 class GameStatus(Vertical):
     """Moves, clock, distance line, parity verdict, solver line and message, one Static each."""
 
-    game_id: reactive[str] = reactive("", init=False)  # the start board's game ID (see solver.puzzles.ids)
-    moves: reactive[int] = reactive(0, init=False)
-    seconds: reactive[int] = reactive(0, init=False)  # whole seconds on the clock
-    distance: reactive[str] = reactive("", init=False)
-    proof: reactive[Proof | None] = reactive(None, init=False)
-    solver: reactive[str] = reactive("", init=False)
-    message: reactive[str] = reactive("", init=False)
-    frame: reactive[int] = reactive(0, init=False)  # the spinner's frame
+    game_id: reactive[str] = reactive("", init=False, repaint=False)  # the start board's game ID (see solver.puzzles.ids)
+    moves: reactive[int] = reactive(0, init=False, repaint=False)
+    seconds: reactive[int] = reactive(0, init=False, repaint=False)  # whole seconds on the clock
+    distance: reactive[str] = reactive("", init=False, repaint=False)
+    proof: reactive[Proof | None] = reactive(None, init=False, repaint=False)
+    solver: reactive[str] = reactive("", init=False, repaint=False)
+    message: reactive[str] = reactive("", init=False, repaint=False)
+    frame: reactive[int] = reactive(0, init=False, repaint=False)  # the spinner's frame
 
     def __init__(self, title: str, *, ascii_only: bool = False, animate_spinner: bool = True, id: str | None = None):
         super().__init__(id=id)

@@ -39,14 +39,17 @@ from urllib.parse import quote
 from solver.engines.paths import data_dir
 from tui.game.players import current_player
 from tui.game.records import (
+    REPLAYS_KEPT,
     ROW_CHECKS,
     BadRow,
+    Replay,
     Result,
     SavedGame,
     Stats,
     after_win,
     game_from_row,
     rank_key,
+    replay_from_row,
     result_from_row,
     stats_from_row,
 )
@@ -84,6 +87,12 @@ UPSERT_RESULT = (
 SELECT_RESULTS = (
     "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM results r "
     "LEFT JOIN players p ON p.player = r.player WHERE r.day = ? AND r.puzzle = ?")
+INSERT_REPLAY = ("INSERT INTO replays (player, game, puzzle, start, moves, origins, seconds, optimal, by_koma, finished) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts them oldest first)
+    "SELECT r.player, COALESCE(p.name, r.player), r.game, r.start, r.moves, r.origins, r.seconds, r.optimal, r.by_koma, "
+    "r.finished FROM replays r LEFT JOIN players p ON p.player = r.player WHERE r.player = ? AND (? IS NULL OR r.game = ?) "
+    "ORDER BY r.finished DESC, r.id DESC LIMIT ?")
 COUNT_REJECTED = "SELECT count(*) FROM rejected_rows"
 SELECT_REJECTED = "SELECT source, data FROM rejected_rows ORDER BY rowid"
 # every row koma doctor checks, table by table: two columns that name the row, then what ROW_CHECKS reads
@@ -91,6 +100,8 @@ SELECT_ALL = {
     "games": "SELECT player, puzzle, start, moves, origins, position, seconds, hints FROM games",
     "stats": "SELECT player, puzzle, solved, by_koma, best_moves, best_optimal, best_seconds FROM stats",
     "results": "SELECT day || ' ' || puzzle, player, player, player, moves, optimal, seconds, hints FROM results",
+    "replays": ("SELECT player, game, player, player, game, start, moves, origins, seconds, optimal, by_koma, finished "
+                "FROM replays"),
 }
 
 
@@ -523,6 +534,19 @@ class Store:
 
     def daily_result(self, day: str, puzzle: str) -> Result | None:
         return next((r for r in self.leaderboard(day, puzzle, limit=None) if r.player == self.player), None)
+
+    # --- replays ------------------------------------------------------------------------------------
+    def record_replay(self, replay: Replay) -> None:
+        """Keep a finished game of this player's, move by move."""
+        args = (self.player, replay.game, replay.puzzle, replay.start, json.dumps(replay.moves), replay.origins,
+                replay.seconds, replay.optimal, int(replay.by_koma), replay.finished or time.time())
+        self._write(None, lambda db: db.execute(INSERT_REPLAY, args))
+
+    def replays(self, player: str | None = None, game: str | None = None, limit: int = REPLAYS_KEPT) -> list[Replay]:
+        """``player``'s (else this player's) last ``limit`` finished games, of one game key if given, oldest first."""
+        who = player or self.player
+        rows = self._read(SELECT_REPLAYS, (who, game, game, limit))
+        return list(self._rows("replays", rows, replay_from_row, f"player {who}"))[::-1]
 
 
 def inspect(path: Path) -> dict[str, Any]:

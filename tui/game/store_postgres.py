@@ -24,7 +24,20 @@ import psycopg
 
 from tui.game.players import player_identity
 from tui.game.postgres_schema import SchemaError, migrate
-from tui.game.records import BadRow, Result, SavedGame, Stats, after_win, game_from_row, rank_key, result_from_row, stats_from_row
+from tui.game.records import (
+    REPLAYS_KEPT,
+    BadRow,
+    Replay,
+    Result,
+    SavedGame,
+    Stats,
+    after_win,
+    game_from_row,
+    rank_key,
+    replay_from_row,
+    result_from_row,
+    stats_from_row,
+)
 
 T = TypeVar("T")
 CONNECT_TIMEOUT_SECONDS = 5
@@ -222,6 +235,24 @@ class PostgresStore:
 
     def daily_result(self, day: str, puzzle: str) -> Result | None:
         return next((r for r in self.leaderboard(day, puzzle, limit=None) if r.player == self.player), None)
+
+    # --- replays ------------------------------------------------------------------------------------
+    def record_replay(self, replay: Replay) -> None:
+        """Keep a finished game of this player's, move by move."""
+        self._run("INSERT INTO replays (player, game, puzzle, start, moves, origins, seconds, optimal, by_koma, finished) "
+                  "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                  (self.player, replay.game, replay.puzzle, replay.start, json.dumps(replay.moves), replay.origins,
+                   replay.seconds, replay.optimal, int(replay.by_koma), replay.finished or time.time()))
+
+    def replays(self, player: str | None = None, game: str | None = None, limit: int = REPLAYS_KEPT) -> list[Replay]:
+        """``player``'s (else this player's) last ``limit`` finished games, of one game key if given, oldest first."""
+        who = player or self.player
+        rows = self._run(
+            "SELECT r.player, COALESCE(p.name, r.player), r.game, r.start, r.moves, r.origins, r.seconds, r.optimal, "
+            "r.by_koma, r.finished FROM replays r LEFT JOIN players p ON p.player = r.player "
+            "WHERE r.player = %s AND (%s::text IS NULL OR r.game = %s) ORDER BY r.finished DESC, r.id DESC LIMIT %s",
+            (who, game, game, limit))
+        return list(self._checked("replays", rows, replay_from_row, f"player {who}"))[::-1]
 
 
 def one_line(problem: BaseException) -> str:

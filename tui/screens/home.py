@@ -178,6 +178,8 @@ class HomeScreen(Screen):
                 tooltip="Algorithm lab: the articles' solving methods side by side"),
         Binding("d", "daily", "Daily puzzles", id="home.daily", show=False,
                 tooltip="Daily puzzles: today's boards and their leaderboards"),
+        Binding("v", "stats", "Your stats", id="home.stats", show=False,
+                tooltip="Your stats: your finished games per puzzle, their trend, and replays"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -257,6 +259,9 @@ class HomeScreen(Screen):
 
     def action_daily(self) -> None:
         koma_app(self).action_leaderboard()
+
+    def action_stats(self) -> None:
+        koma_app(self).action_stats()
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

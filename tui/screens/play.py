@@ -217,7 +217,7 @@ class PlayScreen(Screen):
         self._pause_clock()
         self.won = True
         finish = Finish(self.stats_id, self.position, self.clock.seconds, self.distances.get(self.start), self.hints,
-                        self.history.koma_played, self.daily)
+                        self.history.koma_played, self.daily, self.game_id, self.puzzle.format(self.start), *self.history.played())
         self.message, notice = record_finish(koma_app(self).store, finish, first=not self.win_recorded)
         if notice:
             self.notify(notice, title="Well done!")

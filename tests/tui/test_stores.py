@@ -8,6 +8,7 @@ stores (two connections) for one player race in two threads, and nothing may be 
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -119,6 +120,44 @@ def test_finished_games_keep_their_moves_for_replay(database):
         assert puzzle.is_goal(puzzle.replay(puzzle.parse(replay.start), replay.moves)[-1])
     assert [r.game for r in bob.replays("user:ann", "daily/2025-01-31/8")] == ["daily/2025-01-31/8"]
     assert [r.player for r in ann.replays("user:bob")] == ["user:bob"] and ann.replays("user:cid") == []
+    assert ann.drain_notices() == [] and bob.drain_notices() == []
+
+
+def test_live_games_watchers_and_the_watching_setting(database, monkeypatch):
+    """A game saved or touched recently is live; watchers count while their heartbeat is fresh; a player who
+    turns watching off is listed nowhere."""
+    import tui.game.live as live
+
+    ann, bob = opened(database, "user:ann"), opened(database, "user:bob")
+    ann.save_game("15", GAME)
+    ann.save_game("8", GAME)
+    assert [(g.player, g.name, g.game, g.saved.position) for g in bob.live_games()] == [("user:ann", "ann", "8", 2),
+                                                                                         ("user:ann", "ann", "15", 2)]
+    assert bob.live_game("user:ann", "8").saved == GAME and bob.live_game("user:ann", "goat") is None
+    bob.watch("w1", "user:ann", "8")
+    bob.watch("w2", "user:ann", "8")
+    bob.watch("w2", "user:ann", "8")  # a heartbeat, not a second watcher
+    assert ann.watcher_count("8") == 2 and ann.watcher_count("15") == 0
+    assert bob.live_game("user:ann", "8").watchers == 2
+    bob.unwatch("w1")
+    assert ann.watcher_count("8") == 1
+    assert ann.watchable() and bob.watchable()
+    ann.set_watchable(False)
+    assert not opened(database, "user:ann").watchable() and bob.live_games() == [] and bob.live_game("user:ann", "8") is None
+    ann.set_watchable(True)
+    monkeypatch.setattr(live, "LIVE_SECONDS", -1.0)  # time passes: neither game was touched since
+    monkeypatch.setattr(live, "WATCHER_SECONDS", -1.0)
+    assert bob.live_games() == [] and ann.watcher_count("8") == 0
+    monkeypatch.undo()
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() - 100)
+    ann.save_game("goat", GAME)  # saved 100 s ago: its process is gone
+    monkeypatch.undo()
+    assert "goat" not in {g.game for g in bob.live_games()}
+    ann.touch_game("goat")  # the heartbeat of a game on screen
+    assert {g.game for g in bob.live_games()} == {"8", "15", "goat"}
+    ann.clear_game("15")  # a finished game is no longer live
+    assert "15" not in {g.game for g in bob.live_games()}
     assert ann.drain_notices() == [] and bob.drain_notices() == []
 
 

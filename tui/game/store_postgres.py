@@ -22,6 +22,20 @@ from typing import TypeVar
 
 import psycopg
 
+from tui.game.live import (
+    COUNT_WATCHERS,
+    DELETE_WATCHER,
+    SELECT_LIVE,
+    SELECT_WATCHABLE,
+    SET_WATCHABLE,
+    TOUCH_GAME,
+    UPSERT_WATCHER,
+    LiveGame,
+    count_args,
+    live_args,
+    live_from_row,
+    unwatch_args,
+)
 from tui.game.players import player_identity
 from tui.game.postgres_schema import SchemaError, migrate
 from tui.game.records import (
@@ -253,6 +267,43 @@ class PostgresStore:
             "WHERE r.player = %s AND (%s::text IS NULL OR r.game = %s) ORDER BY r.finished DESC, r.id DESC LIMIT %s",
             (who, game, game, limit))
         return list(self._checked("replays", rows, replay_from_row, f"player {who}"))[::-1]
+
+    # --- live spectating (see tui.game.live: its statements, with %s for ?) -------------------------
+    def _live(self, sql: str, args: tuple) -> list[tuple]:
+        return self._run(sql.replace("?", "%s"), args)
+
+    def touch_game(self, game: str) -> None:
+        """The heartbeat of a game being played: it stays in the live list."""
+        self._live(TOUCH_GAME, (time.time(), self.player, game))
+
+    def live_games(self) -> list[LiveGame]:
+        """The games being played now by players who let others watch, the latest first."""
+        return list(self._checked("games", self._live(SELECT_LIVE, live_args(time.time())), live_from_row, "live games"))
+
+    def live_game(self, player: str, game: str) -> LiveGame | None:
+        """``player``'s game ``game`` as last saved, if it is still live and may be watched."""
+        rows = self._live(SELECT_LIVE, live_args(time.time(), player, game))
+        return next(self._checked("games", rows, live_from_row, f"player {player}, {game}"), None)
+
+    def watch(self, watcher: str, player: str, game: str) -> None:
+        """The heartbeat of one watching session (``watcher``, any unique name) on ``player``'s ``game``."""
+        self._live(UPSERT_WATCHER, (watcher, player, game, time.time()))
+
+    def unwatch(self, watcher: str) -> None:
+        self._live(DELETE_WATCHER, unwatch_args(watcher, time.time()))
+
+    def watcher_count(self, game: str) -> int:
+        """How many sessions watch this player's ``game`` now."""
+        rows = self._live(COUNT_WATCHERS, count_args(self.player, game, time.time()))
+        return int(rows[0][0]) if rows else 0
+
+    def watchable(self) -> bool:
+        """Whether this player lets others watch their games (the profile's setting; yes by default)."""
+        rows = self._live(SELECT_WATCHABLE, (self.player,))
+        return not rows or rows[0][0] != 0
+
+    def set_watchable(self, allowed: bool) -> None:
+        self._live(SET_WATCHABLE, (int(allowed), self.player))
 
 
 def one_line(problem: BaseException) -> str:

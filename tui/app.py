@@ -198,6 +198,12 @@ class KomaApp(App):
 
         self.push_screen(StatsScreen())
 
+    def action_watch(self) -> None:
+        """The games being played right now, to watch live."""
+        from .screens.watch import WatchScreen
+
+        self.push_screen(WatchScreen())
+
     def action_gallery(self) -> None:
         from .screens.gallery import GalleryScreen
 

@@ -10,6 +10,7 @@ the PostgreSQL store turns them into ``%s``.  Never imports Textual.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from .records import SavedGame, _text, game_from_row
 
@@ -70,3 +71,14 @@ def live_from_row(row: tuple) -> LiveGame:
     player, name, game, *saved, updated, watchers = row
     return LiveGame(_text("player", player), str(name), _text("puzzle", game), game_from_row(tuple(saved)), float(updated),
                     int(watchers))
+
+
+class LiveStore(Protocol):
+    def touch_game(self, game: str) -> None: ...
+    def watcher_count(self, game: str) -> int: ...
+
+
+def heartbeat(store: LiveStore, game: str) -> int:
+    """One heartbeat of the game on screen: it stays live; returns how many watch it now."""
+    store.touch_game(game)
+    return store.watcher_count(game)

@@ -180,6 +180,8 @@ class HomeScreen(Screen):
                 tooltip="Daily puzzles: today's boards and their leaderboards"),
         Binding("v", "stats", "Your stats", id="home.stats", show=False,
                 tooltip="Your stats: your finished games per puzzle, their trend, and replays"),
+        Binding("w", "watch", "Watch", id="home.watch", show=False,
+                tooltip="Watch: the games being played right now, live"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -262,6 +264,9 @@ class HomeScreen(Screen):
 
     def action_stats(self) -> None:
         koma_app(self).action_stats()
+
+    def action_watch(self) -> None:
+        koma_app(self).action_watch()
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

@@ -36,6 +36,8 @@ class StatsScreen(Screen):
                 tooltip="The next puzzle"),
         Binding("enter,r", "replay", "replay", id="stats.replay", tooltip="Replay the chosen game move by move",
                 priority=True),
+        Binding("w", "watchable", "let others watch", id="stats.watchable",
+                tooltip="Your profile: whether others may watch your games live (Watch, w on the home screen)"),
         Binding("escape", "back", "back", id="stats.back", tooltip="Back"),
     ]
 
@@ -56,7 +58,8 @@ class StatsScreen(Screen):
             yield Static(id="stats-trend-caption")
             yield Sparkline([], id="stats-trend")
             yield DataTable(id="stats-table", cursor_type="row", zebra_stripes=True)
-            yield Static("[dim]left/right puzzle · enter or r replay · esc back[/dim]", id="stats-hint")
+            yield Static("[dim]left/right puzzle · enter or r replay · w let others watch you or not · esc back[/dim]",
+                         id="stats-hint")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -80,8 +83,9 @@ class StatsScreen(Screen):
         store = koma_app(self).store
         names = "  ".join(f"[b]{escape(p)}[/b]" if k == self.index else f"[dim]{escape(p)}[/dim]"
                           for k, p in enumerate(self.puzzles))
+        watching = "others may watch your games live" if store.watchable() else "nobody may watch your games"
         self.query_one("#stats-title", Static).update(
-            f"Your stats ([b]{escape(store.player_name)}[/b])\n{names or 'No finished game yet: play one!'}")
+            f"Your stats ([b]{escape(store.player_name)}[/b]) · {watching} (w)\n{names or 'No finished game yet: play one!'}")
         games = [r for r in self.replays if r.puzzle == self.puzzle]
         caption = personal_caption(games) if self.puzzle is not None else ""
         if self.puzzle is not None:
@@ -101,6 +105,11 @@ class StatsScreen(Screen):
                           "?" if replay.optimal is None else str(replay.optimal),
                           "?" if replay.excess is None else f"+{replay.excess}", clock_text(replay.seconds),
                           "Koma" if replay.by_koma else "you", key=str(number))
+
+    def action_watchable(self) -> None:
+        store = koma_app(self).store
+        store.set_watchable(not store.watchable())
+        self.show_puzzle()
 
     def action_puzzle(self, delta: int) -> None:
         if not self.puzzles:

@@ -6,6 +6,5 @@ CREATE TABLE watchers (
     game    TEXT NOT NULL,
     seen    DOUBLE PRECISION NOT NULL
 );
-CREATE INDEX watchers_by_game ON watchers (player, game);
 CREATE INDEX games_by_updated ON games (updated);
 ALTER TABLE players ADD COLUMN watchable INTEGER NOT NULL DEFAULT 1 CHECK (watchable IN (0, 1));

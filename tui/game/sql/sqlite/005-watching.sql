@@ -7,6 +7,5 @@ CREATE TABLE watchers (
     game    TEXT NOT NULL,       -- the game key
     seen    REAL NOT NULL        -- its last heartbeat (Unix time)
 ) STRICT;
-CREATE INDEX watchers_by_game ON watchers (player, game);
-CREATE INDEX games_by_updated ON games (updated);
 ALTER TABLE players ADD COLUMN watchable INTEGER NOT NULL DEFAULT 1 CHECK (watchable IN (0, 1));
+CREATE INDEX games_by_updated ON games (updated);  -- the live list reads the games written lately

@@ -137,6 +137,8 @@ LABS = (
     Lab("a", "Algorithm lab", "the articles' solvers side by side on one board: nodes, time, length",
         "algorithm_lab"),
     Lab("d", "Daily puzzles", "today's boards, the same for every player, and their leaderboards", "daily"),
+    Lab("v", "Your stats", "your finished games per puzzle, their trend, and a replay of each", "stats"),
+    Lab("w", "Watch", "the games being played right now, followed live", "watch"),
 )
 
 

@@ -19,6 +19,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
+from solver.errors import KomaError
 from solver.puzzles.base import Proof, Puzzle
 
 from .app_view import KomaAppView
@@ -190,7 +191,12 @@ class KomaApp(App):
         """Replay a finished game move by move."""
         from .screens.replay import ReplayScreen
 
-        self.push_screen(ReplayScreen(puzzle_for_id(replay.game), replay, ascii_only=self.ascii_only))
+        try:
+            screen = ReplayScreen(puzzle_for_id(replay.game), replay, ascii_only=self.ascii_only)
+        except (KomaError, ValueError) as problem:  # a stored game that no longer fits its puzzle
+            self.notify(f"This game cannot be replayed: {problem}", title="Replay", severity="warning")
+            return
+        self.push_screen(screen)
 
     def action_stats(self) -> None:
         """The player's finished games per puzzle, their trend, and replays."""

@@ -42,6 +42,9 @@ async def test_one_plays_another_watches_live(tmp_path, database):
         await watcher.press("enter")
         await wait_for(watcher, lambda: isinstance(watcher_app.screen, SpectateScreen), DEADLINE, "the watched game")
         watching = watcher_app.screen
+        listed = []  # the hidden list does no work: count its reads from now on
+        read_list = watcher_app.store.live_games
+        watcher_app.store.live_games = lambda: listed.append(1) or read_list()
         await wait_for(player, lambda: game.status.watchers == 1, DEADLINE, "the player's watcher count")
         assert "1 watcher live" in str(game.status.query_one("#counters").render())
         for number, move in enumerate(("L", "R", "L"), 1):  # each move reaches the watcher's board
@@ -51,6 +54,7 @@ async def test_one_plays_another_watches_live(tmp_path, database):
                            f"the watcher's board after {move}")
             assert watching.query_one("#board").state == game.state
             assert f"Moves {game.position} " in str(watching.query_one("#spectate-counters").render())
+        assert listed == []  # three moves followed, and the list under the watched game was never read
         await watcher.press("left", "right", "up", "s", "u", "enter", "space")  # the watcher's keys reach nobody
         await player.pause(3 * 0.5)
         assert game.position == 3 and game.history.moves == ["L", "R", "L"] and not game.won

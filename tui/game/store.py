@@ -7,7 +7,8 @@ else ``local``, the local user's profile.  One row per player and game key (a pu
 holds the game in progress: the start board in the puzzle's notation, every move played, who played
 it (``p`` the player, ``k`` Koma's playback), the undo position and the time spent.  Another row per
 player and puzzle id holds the stats, and ``results`` holds each player's best daily result, which
-the leaderboards rank (games Koma finished are never ranked).
+the leaderboards rank (games Koma finished are never ranked).  ``replays`` keeps every finished game
+move by move; ``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.game.live`).
 
 The schema is the versioned SQL scripts in ``sql/sqlite/`` (``NNN-name.sql`` takes a database from
 version NNN-1 to NNN); a new database is created in a private file by running them all in one

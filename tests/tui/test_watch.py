@@ -56,7 +56,6 @@ async def test_one_plays_another_watches_live(tmp_path, database):
             assert f"Moves {game.position} " in str(watching.query_one("#spectate-counters").render())
         assert listed == []  # three moves followed, and the list under the watched game was never read
         await watcher.press("left", "right", "up", "s", "u", "enter", "space")  # the watcher's keys reach nobody
-        await player.pause(3 * 0.5)
         assert game.position == 3 and game.history.moves == ["L", "R", "L"] and not game.won
         await watcher.press("escape")  # stop watching: the player's count drops
         await wait_for(player, lambda: game.status.watchers == 0, DEADLINE, "the count after the watcher left")
@@ -91,5 +90,8 @@ async def test_watching_is_turned_off_in_the_profile_and_a_finished_game_ends_th
         assert not open_store(database, "user:ann").watchable()
         await player.press("escape", "1")  # a new game of the 8-puzzle: not listed
         await wait_for(player, lambda: isinstance(player_app.screen, PlayScreen), DEADLINE, "a game")
-        await watcher.pause(2.0)
-        assert rows(watcher_app) == 0
+        reads = []
+        read_list = watcher_app.store.live_games
+        watcher_app.store.live_games = lambda: reads.append(1) or read_list()
+        await wait_for(watcher, lambda: len(reads) >= 2, DEADLINE, "the list read again with the new game saved")
+        assert player_app.store.load_game("8") is not None and rows(watcher_app) == 0

@@ -20,13 +20,15 @@ from textual.content import Content
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from solver.engines import cache_files
+from solver.errors import KomaError
 from solver.puzzles.base import Proof, Puzzle
 
 from .app_view import KomaAppView
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
-from .game.daily import daily_board, daily_key, puzzle_id
+from .game.daily import daily_board, daily_key, puzzle_for_id, puzzle_id
 from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
+from .game.records import Replay
 from .game.stores import AnyStore, open_store
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen
@@ -189,6 +191,29 @@ class KomaApp(App):
         from .screens.new_game import NewGameScreen
 
         self.push_screen(NewGameScreen(puzzle, table_ready), chosen)
+
+    def open_replay(self, replay: Replay) -> None:
+        """Replay a finished game move by move."""
+        from .screens.replay import ReplayScreen
+
+        try:
+            screen = ReplayScreen(puzzle_for_id(replay.game), replay, ascii_only=self.ascii_only)
+        except (KomaError, ValueError) as problem:  # a stored game that no longer fits its puzzle
+            self.notify(f"This game cannot be replayed: {problem}", title="Replay", severity="warning")
+            return
+        self.push_screen(screen)
+
+    def action_stats(self) -> None:
+        """The player's finished games per puzzle, their trend, and replays."""
+        from .screens.stats import StatsScreen
+
+        self.push_screen(StatsScreen())
+
+    def action_watch(self) -> None:
+        """The games being played right now, to watch live."""
+        from .screens.watch import WatchScreen
+
+        self.push_screen(WatchScreen())
 
     def action_gallery(self) -> None:
         from .screens.gallery import GalleryScreen

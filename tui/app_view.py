@@ -16,6 +16,7 @@ from textual.screen import Screen
 from solver.puzzles.base import Proof, Puzzle
 
 from .game.jobs import StopFlags
+from .game.records import Replay
 from .game.stores import AnyStore
 
 
@@ -40,6 +41,12 @@ class KomaAppView(Protocol):
     def open_new_game(self, puzzle: Puzzle, table_ready: bool, chosen: Callable[[Any], None]) -> None: ...
 
     def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None: ...
+
+    def open_replay(self, replay: Replay) -> None: ...
+
+    def action_stats(self) -> None: ...
+
+    def action_watch(self) -> None: ...
 
     def action_gallery(self) -> None: ...
 

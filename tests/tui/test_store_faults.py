@@ -222,12 +222,12 @@ def test_disk_full_simulated_on_every_write(tmp_path):
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A real 256 KiB tmpfs (root only); unmounted afterwards."""
+    """A real 512 KiB tmpfs (root only), room for the schema and one big game once freed; unmounted afterwards."""
     mount = tmp_path / "disk"
     mount.mkdir()
     if os.name != "posix" or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True, text=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mount)], capture_output=True, text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:

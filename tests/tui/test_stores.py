@@ -8,10 +8,14 @@ stores (two connections) for one player race in two threads, and nothing may be 
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from solver.errors import KomaError
+from solver.puzzles.registry import get_puzzle
+from tui.game.records import Replay
+from tui.game.results import Finish, record_finish
 from tui.game.store import SavedGame, Store
 from tui.game.stores import database_url, open_store, redacted
 
@@ -95,6 +99,66 @@ def test_one_player_in_two_sessions_loses_no_update(database):
     assert (stats.solved, stats.by_koma, stats.best_moves, stats.best_seconds) == (2 * rounds, 2 * rounds, 30, 100.0 - rounds + 1)
     assert [(r.moves, r.seconds) for r in opened(database).leaderboard("2025-01-31", "8")] == [(30, 100.0)]
     assert all(s.drain_notices() == [] for s in sessions)
+
+
+def test_finished_games_keep_their_moves_for_replay(database):
+    """Every first finish keeps a replay (with who played each move); a replay leads from its start to the goal."""
+    puzzle = get_puzzle("8")
+    start = puzzle.parse("1 2 3/4 5 6/_ 7 8")
+    ann, bob = opened(database, "user:ann"), opened(database, "user:bob")
+    mine = Finish("8", 2, 12.5, 2, 0, False, None, "8", puzzle.format(start), ("L", "L"), "ph")
+    assert record_finish(ann, mine, first=True)[1]  # the player's win, told
+    record_finish(ann, mine, first=False)  # a redo that reaches the goal again is not a second game
+    koma = Finish("8", 2, 3.0, 2, 0, True, "2025-01-31", "daily/2025-01-31/8", puzzle.format(start), ("L", "L"), "pk")
+    record_finish(ann, koma, first=True)
+    bob.record_replay(Replay("15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15", ["L"], "p", 1.0, 1))
+    replays = opened(database, "user:ann").replays()  # another session (another replica) reads them
+    assert [(r.game, r.puzzle, r.moves, r.origins, r.by_koma, r.optimal, r.seconds) for r in replays] == [
+        ("8", "8", ["L", "L"], "ph", False, 2, 12.5), ("daily/2025-01-31/8", "8", ["L", "L"], "pk", True, 2, 3.0)]
+    assert replays[0].excess == 0 and replays[0].name == "ann" and replays[0].finished > 0
+    for replay in replays:
+        assert puzzle.is_goal(puzzle.replay(puzzle.parse(replay.start), replay.moves)[-1])
+    assert [r.game for r in bob.replays("user:ann", "daily/2025-01-31/8")] == ["daily/2025-01-31/8"]
+    assert [r.player for r in ann.replays("user:bob")] == ["user:bob"] and ann.replays("user:cid") == []
+    assert ann.drain_notices() == [] and bob.drain_notices() == []
+
+
+def test_live_games_watchers_and_the_watching_setting(database, monkeypatch):
+    """A game saved or touched recently is live; watchers count while their heartbeat is fresh; a player who
+    turns watching off is listed nowhere."""
+    import tui.game.live as live
+
+    ann, bob = opened(database, "user:ann"), opened(database, "user:bob")
+    ann.save_game("15", GAME)
+    ann.save_game("8", GAME)
+    assert [(g.player, g.name, g.game, g.saved.position) for g in bob.live_games()] == [("user:ann", "ann", "8", 2),
+                                                                                         ("user:ann", "ann", "15", 2)]
+    assert bob.live_game("user:ann", "8").saved == GAME and bob.live_game("user:ann", "goat") is None
+    bob.watch("w1", "user:ann", "8")
+    bob.watch("w2", "user:ann", "8")
+    bob.watch("w2", "user:ann", "8")  # a heartbeat, not a second watcher
+    assert ann.watcher_count("8") == 2 and ann.watcher_count("15") == 0
+    assert bob.live_game("user:ann", "8").watchers == 2
+    bob.unwatch("w1")
+    assert ann.watcher_count("8") == 1
+    assert ann.watchable() and bob.watchable()
+    ann.set_watchable(False)
+    assert not opened(database, "user:ann").watchable() and bob.live_games() == [] and bob.live_game("user:ann", "8") is None
+    ann.set_watchable(True)
+    monkeypatch.setattr(live, "LIVE_SECONDS", -1.0)  # time passes: neither game was touched since
+    monkeypatch.setattr(live, "WATCHER_SECONDS", -1.0)
+    assert bob.live_games() == [] and ann.watcher_count("8") == 0
+    monkeypatch.undo()
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() - 100)
+    ann.save_game("goat", GAME)  # saved 100 s ago: its process is gone
+    monkeypatch.undo()
+    assert "goat" not in {g.game for g in bob.live_games()}
+    ann.touch_game("goat")  # the heartbeat of a game on screen
+    assert {g.game for g in bob.live_games()} == {"8", "15", "goat"}
+    ann.clear_game("15")  # a finished game is no longer live
+    assert "15" not in {g.game for g in bob.live_games()}
+    assert ann.drain_notices() == [] and bob.drain_notices() == []
 
 
 def test_a_database_url_is_checked():

@@ -21,6 +21,11 @@ def puzzle_id(puzzle: Puzzle) -> str:
     return f"{family}-{puzzle.size_label}"
 
 
+def puzzle_for_id(game: str) -> Puzzle:
+    """The puzzle of a puzzle id or game key (:func:`puzzle_id`'s inverse); KomaError if unknown."""
+    family, _, size = game.rsplit("/", 1)[-1].partition("-")
+    return get_puzzle(family, size or None)
+
 
 DAILY_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "4x4"))
 

@@ -71,6 +71,10 @@ class GameHistory:
         """Who played the move that led to the board shown (None at the start)."""
         return self.origins[self.position - 1] if self.position else None
 
+    def played(self) -> tuple[tuple[str, ...], str]:
+        """The moves up to the board shown, and who played each (one letter per move)."""
+        return tuple(self.moves[:self.position]), "".join(self.origins[:self.position])
+
     def play(self, move: str, after: State, origin: str = PLAYER) -> None:
         """Play ``move``, which leads to ``after``; the moves ahead of the position are dropped."""
         if origin not in ORIGINS:

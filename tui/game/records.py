@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+REPLAYS_KEPT = 500  # the most finished games a list or a trend line reads per player
+
 
 @dataclass
 class Result:
@@ -40,6 +42,31 @@ class SavedGame:
     position: int = 0
     seconds: float = 0.0
     hints: int = 0
+
+
+@dataclass
+class Replay:
+    """A finished game, kept move by move: ``moves`` lead from ``start`` to the goal; ``origins[k]`` played ``moves[k]``."""
+
+    game: str  # the game key it was saved under: a puzzle id, or daily/DAY/PUZZLE-ID
+    start: str
+    moves: list[str]
+    origins: str
+    seconds: float
+    optimal: int | None = None
+    by_koma: bool = False  # Koma's playback made a move (such games are never ranked)
+    finished: float = 0.0  # when, in seconds since the epoch
+    player: str = ""
+    name: str = ""
+
+    @property
+    def puzzle(self) -> str:
+        """The puzzle id (``8``, ``ura-3x3``…), also of a daily game."""
+        return self.game.rsplit("/", 1)[-1]
+
+    @property
+    def excess(self) -> int | None:
+        return None if self.optimal is None else len(self.moves) - self.optimal
 
 
 @dataclass
@@ -94,6 +121,18 @@ def game_from_row(row: tuple) -> SavedGame:
                      _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0)
 
 
+def replay_from_row(row: tuple) -> Replay:
+    """``(player, name, game, start, moves, origins, seconds, optimal, by_koma, finished)`` as stored, checked;
+    raises :class:`BadRow`."""
+    player, name, game, start, moves, origins, seconds, optimal, by_koma, finished = row
+    saved = game_from_row((start, moves, origins, 0, seconds, 0))
+    if by_koma not in (0, 1):
+        raise BadRow(f"by_koma is {by_koma!r}")
+    return Replay(_text("game", game), saved.start, saved.moves, saved.origins, saved.seconds,
+                  _count("optimal", optimal, True), bool(by_koma), _seconds("finished", finished) or 0.0,
+                  _text("player", player), str(name))
+
+
 def stats_from_row(row: tuple) -> Stats:
     """``(solved, by_koma, best_moves, best_optimal, best_seconds)`` as stored, checked; raises :class:`BadRow`."""
     solved, by_koma, best_moves, best_optimal, best_seconds = row
@@ -108,7 +147,8 @@ def result_from_row(row: tuple) -> Result:
                   _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0)
 
 
-ROW_CHECKS: dict[str, Callable[[tuple], Any]] = {"games": game_from_row, "stats": stats_from_row, "results": result_from_row}
+ROW_CHECKS: dict[str, Callable[[tuple], Any]] = {"games": game_from_row, "stats": stats_from_row, "results": result_from_row,
+                                                "replays": replay_from_row}
 
 
 def after_win(old: Stats, moves: int, optimal: int | None, seconds: float) -> Stats:

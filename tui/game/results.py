@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .formatting import clock_text, plural
+from .records import Replay
 from .stores import AnyStore
 
 
@@ -19,11 +20,21 @@ class Finish:
     hints: int = 0
     by_koma: bool = False  # Koma's playback made a move: not counted as the player's win
     daily: str | None = None  # the day of a daily board
+    game: str = ""  # the game key (puzzle id or daily/DAY/ID) the replay is kept under; "" keeps none
+    start: str = ""  # the start board in the puzzle's notation
+    played: tuple[str, ...] = field(default=())  # every move from the start to the goal
+    origins: str = ""  # who played each move (see tui.game.history)
+
+    def replay(self) -> Replay:
+        return Replay(self.game, self.start, list(self.played), self.origins, self.seconds, self.optimal, self.by_koma)
 
 
 def record_finish(store: AnyStore, finish: Finish, first: bool) -> tuple[str, str]:
-    """Record ``finish`` (only the ``first`` time the board is solved); the panel's message and a notice (or "")."""
+    """Record ``finish`` and keep its replay (only the ``first`` time the board is solved); the panel's message and
+    a notice (or "")."""
     moves = plural(finish.moves, "move")
+    if first and finish.game:
+        store.record_replay(finish.replay())
     if finish.by_koma:
         if first:
             store.record_koma_finish(finish.stats_id)

@@ -7,7 +7,8 @@ else ``local``, the local user's profile.  One row per player and game key (a pu
 holds the game in progress: the start board in the puzzle's notation, every move played, who played
 it (``p`` the player, ``k`` Koma's playback), the undo position and the time spent.  Another row per
 player and puzzle id holds the stats, and ``results`` holds each player's best daily result, which
-the leaderboards rank (games Koma finished are never ranked).
+the leaderboards rank (games Koma finished are never ranked).  ``replays`` keeps every finished game
+move by move; ``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.game.live`).
 
 The schema is the versioned SQL scripts in ``sql/sqlite/`` (``NNN-name.sql`` takes a database from
 version NNN-1 to NNN); a new database is created in a private file by running them all in one
@@ -37,16 +38,33 @@ from typing import Any
 from urllib.parse import quote
 
 from solver.engines.paths import data_dir
+from tui.game.live import (
+    COUNT_WATCHERS,
+    DELETE_WATCHER,
+    SELECT_LIVE,
+    SELECT_WATCHABLE,
+    SET_WATCHABLE,
+    TOUCH_GAME,
+    UPSERT_WATCHER,
+    LiveGame,
+    count_args,
+    live_args,
+    live_from_row,
+    unwatch_args,
+)
 from tui.game.players import current_player
 from tui.game.records import (
+    REPLAYS_KEPT,
     ROW_CHECKS,
     BadRow,
+    Replay,
     Result,
     SavedGame,
     Stats,
     after_win,
     game_from_row,
     rank_key,
+    replay_from_row,
     result_from_row,
     stats_from_row,
 )
@@ -85,6 +103,12 @@ UPSERT_RESULT = (
 SELECT_RESULTS = (
     "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM results r "
     "LEFT JOIN players p ON p.player = r.player WHERE r.day = ? AND r.puzzle = ?")
+INSERT_REPLAY = ("INSERT INTO replays (player, game, puzzle, start, moves, origins, seconds, optimal, by_koma, finished) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts them oldest first)
+    "SELECT r.player, COALESCE(p.name, r.player), r.game, r.start, r.moves, r.origins, r.seconds, r.optimal, r.by_koma, "
+    "r.finished FROM replays r LEFT JOIN players p ON p.player = r.player WHERE r.player = ? AND (? IS NULL OR r.game = ?) "
+    "ORDER BY r.finished DESC, r.id DESC LIMIT ?")
 COUNT_REJECTED = "SELECT count(*) FROM rejected_rows"
 SELECT_REJECTED = "SELECT source, data FROM rejected_rows ORDER BY rowid"
 # every row koma doctor checks, table by table: two columns that name the row, then what ROW_CHECKS reads
@@ -92,6 +116,8 @@ SELECT_ALL = {
     "games": "SELECT player, puzzle, start, moves, origins, position, seconds, hints FROM games",
     "stats": "SELECT player, puzzle, solved, by_koma, best_moves, best_optimal, best_seconds FROM stats",
     "results": "SELECT day || ' ' || puzzle, player, player, player, moves, optimal, seconds, hints FROM results",
+    "replays": ("SELECT player, game, player, player, game, start, moves, origins, seconds, optimal, by_koma, finished "
+                "FROM replays"),
 }
 
 
@@ -527,6 +553,57 @@ class Store:
 
     def daily_result(self, day: str, puzzle: str) -> Result | None:
         return next((r for r in self.leaderboard(day, puzzle, limit=None) if r.player == self.player), None)
+
+    # --- replays ------------------------------------------------------------------------------------
+    def record_replay(self, replay: Replay) -> None:
+        """Keep a finished game of this player's, move by move."""
+        args = (self.player, replay.game, replay.puzzle, replay.start, json.dumps(replay.moves), replay.origins,
+                replay.seconds, replay.optimal, int(replay.by_koma), replay.finished or time.time())
+        self._write(None, lambda db: db.execute(INSERT_REPLAY, args))
+
+    def replays(self, player: str | None = None, game: str | None = None, limit: int = REPLAYS_KEPT) -> list[Replay]:
+        """``player``'s (else this player's) last ``limit`` finished games, of one game key if given, oldest first."""
+        who = player or self.player
+        rows = self._read(SELECT_REPLAYS, (who, game, game, limit))
+        return list(self._rows("replays", rows, replay_from_row, f"player {who}"))[::-1]
+
+    # --- live spectating (see tui.game.live) ----------------------------------------------------------
+    def touch_game(self, game: str) -> None:
+        """The heartbeat of a game being played: it stays in the live list."""
+        args = (time.time(), self.player, game)
+        self._write(("touch", game), lambda db: db.execute(TOUCH_GAME, args))
+
+    def live_games(self) -> list[LiveGame]:
+        """The games being played now by players who let others watch, the latest first."""
+        return list(self._rows("games", self._read(SELECT_LIVE, live_args(time.time())), live_from_row, "live games"))
+
+    def live_game(self, player: str, game: str) -> LiveGame | None:
+        """``player``'s game ``game`` as last saved, if it is still live and may be watched."""
+        rows = self._read(SELECT_LIVE, live_args(time.time(), player, game))
+        return next(self._rows("games", rows, live_from_row, f"player {player}, {game}"), None)
+
+    def watch(self, watcher: str, player: str, game: str) -> None:
+        """The heartbeat of one watching session (``watcher``, any unique name) on ``player``'s ``game``."""
+        args = (watcher, player, game, time.time())
+        self._write(("watch", watcher), lambda db: db.execute(UPSERT_WATCHER, args))
+
+    def unwatch(self, watcher: str) -> None:
+        args = unwatch_args(watcher, time.time())
+        self._write(("watch", watcher), lambda db: db.execute(DELETE_WATCHER, args))
+
+    def watcher_count(self, game: str) -> int:
+        """How many sessions watch this player's ``game`` now."""
+        rows = self._read(COUNT_WATCHERS, count_args(self.player, game, time.time()))
+        return int(rows[0][0]) if rows else 0
+
+    def watchable(self) -> bool:
+        """Whether this player lets others watch their games (the profile's setting; yes by default)."""
+        rows = self._read(SELECT_WATCHABLE, (self.player,))
+        return not rows or rows[0][0] != 0
+
+    def set_watchable(self, allowed: bool) -> None:
+        args = (int(allowed), self.player)
+        self._write(("watchable",), lambda db: db.execute(SET_WATCHABLE, args))
 
 
 def inspect(path: Path) -> dict[str, Any]:

@@ -22,9 +22,36 @@ from typing import TypeVar
 
 import psycopg
 
+from tui.game.live import (
+    COUNT_WATCHERS,
+    DELETE_WATCHER,
+    SELECT_LIVE,
+    SELECT_WATCHABLE,
+    SET_WATCHABLE,
+    TOUCH_GAME,
+    UPSERT_WATCHER,
+    LiveGame,
+    count_args,
+    live_args,
+    live_from_row,
+    unwatch_args,
+)
 from tui.game.players import player_identity
 from tui.game.postgres_schema import SchemaError, migrate
-from tui.game.records import BadRow, Result, SavedGame, Stats, after_win, game_from_row, rank_key, result_from_row, stats_from_row
+from tui.game.records import (
+    REPLAYS_KEPT,
+    BadRow,
+    Replay,
+    Result,
+    SavedGame,
+    Stats,
+    after_win,
+    game_from_row,
+    rank_key,
+    replay_from_row,
+    result_from_row,
+    stats_from_row,
+)
 
 T = TypeVar("T")
 CONNECT_TIMEOUT_SECONDS = 5
@@ -222,6 +249,61 @@ class PostgresStore:
 
     def daily_result(self, day: str, puzzle: str) -> Result | None:
         return next((r for r in self.leaderboard(day, puzzle, limit=None) if r.player == self.player), None)
+
+    # --- replays ------------------------------------------------------------------------------------
+    def record_replay(self, replay: Replay) -> None:
+        """Keep a finished game of this player's, move by move."""
+        self._run("INSERT INTO replays (player, game, puzzle, start, moves, origins, seconds, optimal, by_koma, finished) "
+                  "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                  (self.player, replay.game, replay.puzzle, replay.start, json.dumps(replay.moves), replay.origins,
+                   replay.seconds, replay.optimal, int(replay.by_koma), replay.finished or time.time()))
+
+    def replays(self, player: str | None = None, game: str | None = None, limit: int = REPLAYS_KEPT) -> list[Replay]:
+        """``player``'s (else this player's) last ``limit`` finished games, of one game key if given, oldest first."""
+        who = player or self.player
+        rows = self._run(
+            "SELECT r.player, COALESCE(p.name, r.player), r.game, r.start, r.moves, r.origins, r.seconds, r.optimal, "
+            "r.by_koma, r.finished FROM replays r LEFT JOIN players p ON p.player = r.player "
+            "WHERE r.player = %s AND (%s::text IS NULL OR r.game = %s) ORDER BY r.finished DESC, r.id DESC LIMIT %s",
+            (who, game, game, limit))
+        return list(self._checked("replays", rows, replay_from_row, f"player {who}"))[::-1]
+
+    # --- live spectating (see tui.game.live: its statements, with %s for ?) -------------------------
+    def _live(self, sql: str, args: tuple) -> list[tuple]:
+        return self._run(sql.replace("?", "%s"), args)
+
+    def touch_game(self, game: str) -> None:
+        """The heartbeat of a game being played: it stays in the live list."""
+        self._live(TOUCH_GAME, (time.time(), self.player, game))
+
+    def live_games(self) -> list[LiveGame]:
+        """The games being played now by players who let others watch, the latest first."""
+        return list(self._checked("games", self._live(SELECT_LIVE, live_args(time.time())), live_from_row, "live games"))
+
+    def live_game(self, player: str, game: str) -> LiveGame | None:
+        """``player``'s game ``game`` as last saved, if it is still live and may be watched."""
+        rows = self._live(SELECT_LIVE, live_args(time.time(), player, game))
+        return next(self._checked("games", rows, live_from_row, f"player {player}, {game}"), None)
+
+    def watch(self, watcher: str, player: str, game: str) -> None:
+        """The heartbeat of one watching session (``watcher``, any unique name) on ``player``'s ``game``."""
+        self._live(UPSERT_WATCHER, (watcher, player, game, time.time()))
+
+    def unwatch(self, watcher: str) -> None:
+        self._live(DELETE_WATCHER, unwatch_args(watcher, time.time()))
+
+    def watcher_count(self, game: str) -> int:
+        """How many sessions watch this player's ``game`` now."""
+        rows = self._live(COUNT_WATCHERS, count_args(self.player, game, time.time()))
+        return int(rows[0][0]) if rows else 0
+
+    def watchable(self) -> bool:
+        """Whether this player lets others watch their games (the profile's setting; yes by default)."""
+        rows = self._live(SELECT_WATCHABLE, (self.player,))
+        return not rows or rows[0][0] != 0
+
+    def set_watchable(self, allowed: bool) -> None:
+        self._live(SET_WATCHABLE, (int(allowed), self.player))
 
 
 def one_line(problem: BaseException) -> str:

@@ -6,12 +6,19 @@ table of its own.  Never imports Textual.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from .daily import shift_day
+from .records import Replay
 from .store import Result
 
 TREND_DAYS = 30
+
+
+class HasExcess(Protocol):
+    @property
+    def excess(self) -> int | None: ...
 
 
 class DailyResults(Protocol):
@@ -31,7 +38,30 @@ def daily_trend(store: DailyResults, game: str, last_day: str, days: int = TREND
 
 def excess_series(trend: list[tuple[str, Result]]) -> list[int]:
     """Moves over the optimum of each result whose optimum is known, oldest first (what the trend line draws)."""
-    return [result.excess for _, result in trend if result.excess is not None]
+    return excesses(result for _, result in trend)
+
+
+def excesses(games: Iterable[HasExcess]) -> list[int]:
+    """Moves over the optimum of each game whose optimum is known, in the order given."""
+    return [excess for game in games if (excess := game.excess) is not None]
+
+
+def personal_series(replays: list[Replay]) -> list[int]:
+    """Moves over the optimum of the player's own finished games (not Koma's), oldest first: the personal-bests trend."""
+    return excesses(r for r in replays if not r.by_koma)
+
+
+def personal_caption(replays: list[Replay]) -> str:
+    """One line about a puzzle's finished games: how many, Koma's share, the best and the latest over the optimum."""
+    own = [r for r in replays if not r.by_koma]
+    series = personal_series(replays)
+    koma = f" · {len(replays) - len(own)} finished by Koma" if len(own) < len(replays) else ""
+    if not own:
+        return f"No game of your own finished yet{koma}."
+    if not series:
+        return f"{len(own)} finished{koma} · optimum unknown."
+    return (f"{len(own)} finished{koma} · best +{min(series)} · latest +{series[-1]} "
+            f"(moves over optimal, oldest first)")
 
 
 def trend_caption(trend: list[tuple[str, Result]], days: int = TREND_DAYS) -> str:

@@ -137,6 +137,8 @@ LABS = (
     Lab("a", "Algorithm lab", "the articles' solvers side by side on one board: nodes, time, length",
         "algorithm_lab"),
     Lab("d", "Daily puzzles", "today's boards, the same for every player, and their leaderboards", "daily"),
+    Lab("v", "Your stats", "your finished games per puzzle, their trend, and a replay of each", "stats"),
+    Lab("w", "Watch", "the games being played right now, followed live", "watch"),
 )
 
 
@@ -178,6 +180,10 @@ class HomeScreen(Screen):
                 tooltip="Algorithm lab: the articles' solving methods side by side"),
         Binding("d", "daily", "Daily puzzles", id="home.daily", show=False,
                 tooltip="Daily puzzles: today's boards and their leaderboards"),
+        Binding("v", "stats", "Your stats", id="home.stats", show=False,
+                tooltip="Your stats: your finished games per puzzle, their trend, and replays"),
+        Binding("w", "watch", "Watch", id="home.watch", show=False,
+                tooltip="Watch: the games being played right now, live"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -257,6 +263,12 @@ class HomeScreen(Screen):
 
     def action_daily(self) -> None:
         koma_app(self).action_leaderboard()
+
+    def action_stats(self) -> None:
+        koma_app(self).action_stats()
+
+    def action_watch(self) -> None:
+        koma_app(self).action_watch()
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

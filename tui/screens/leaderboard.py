@@ -19,6 +19,7 @@ from ..app_view import koma_app
 from ..ascii import Header, Static, text_for
 from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
 from ..game.formatting import clock_text
+from ..game.records import rank_key
 from ..game.trend import daily_trend, excess_series, trend_caption
 
 
@@ -36,6 +37,7 @@ class LeaderboardScreen(Screen):
                 tooltip="The day after (up to today)"),
         Binding("enter", "play", "play today", id="leaderboard.play", tooltip="Play today's board of this puzzle",
                 priority=True),
+        Binding("r", "replay", "replay", id="leaderboard.replay", tooltip="Replay the chosen entry's game move by move"),
         Binding("escape", "back", "back", id="leaderboard.back", tooltip="Back"),
     ]
 
@@ -109,7 +111,7 @@ class LeaderboardScreen(Screen):
         self.show_trend()
         self.query_one("#leaderboard-hint", Static).update(
             "[dim]ranked by moves over optimal, then moves, then time · left/right puzzle · \\[ ] day · "
-            "enter play today · esc back[/dim]")
+            "r replay · enter play today · esc back[/dim]")
 
     def show_trend(self) -> None:
         """The player's results on this puzzle's daily boards up to the day shown, as a trend line."""
@@ -133,6 +135,19 @@ class LeaderboardScreen(Screen):
 
     def action_play(self) -> None:
         koma_app(self).open_puzzle(self.puzzle, daily=today())
+
+    def action_replay(self) -> None:
+        """Replay the chosen entry's ranked game (its best that day); a notice if none was kept."""
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            self.app.bell()
+            return
+        player = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        kept = [r for r in koma_app(self).store.replays(player, daily_key(self.day, self.game)) if not r.by_koma]
+        if not kept:
+            self.notify("That game was finished before Koma kept replays.", title="Replay")
+            return
+        koma_app(self).open_replay(min(kept, key=lambda r: rank_key(len(r.moves), r.optimal, r.seconds)))
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -1,9 +1,8 @@
 """The play screen, one implementation for every puzzle: board, side panel, undo/redo, hints, auto-solve.
 
-The rules come from the :class:`~solver.puzzles.base.Puzzle`; the moves are a :class:`~tui.game.history.GameHistory`,
-the auto-solve a :class:`~tui.game.playback.PlaybackController`, the searches a :class:`~tui.screens.play_solver.PlaySolver`
-(answers come back as :mod:`tui.messages`), and the side panel a :class:`~tui.widgets.status.GameStatus` whose
-reactives redraw only the lines that changed.  Escape or leaving the screen cancels a search; a hidden screen holds its timers.
+The rules come from the ``Puzzle``; the moves are a ``GameHistory`` (tui.game.history), the auto-solve a ``PlaybackController``,
+the searches a ``PlaySolver`` (answers come back as tui.messages), and the side panel a ``GameStatus`` whose reactives redraw
+only the lines that changed.  Escape or leaving the screen cancels a search; a hidden screen holds its timers.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from ..game.clock import GameClock
 from ..game.daily import puzzle_id
 from ..game.history import HINT, KOMA, PLAYER, GameHistory, resumed
 from ..game.jobs import SolverJob
+from ..game.live import heartbeat
 from ..game.playback import PlaybackController, Step
 from ..game.results import Finish, record_finish
 from ..game.store import SavedGame
@@ -110,7 +110,8 @@ class PlayScreen(Screen):
         with Horizontal(id="play-body"):
             yield Board(self.look, self.state, id="board")
             self.status = GameStatus(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}", ascii_only=self.look.ascii,
-                                     animate_spinner=koma_app(self).animate_spinner, id="side")
+                                     animate_spinner=koma_app(self).animate_spinner, id="side",
+                                     beat=lambda: heartbeat(koma_app(self).store, self.game_id))
             yield self.status
         yield Footer(compact=True)
 
@@ -219,7 +220,7 @@ class PlayScreen(Screen):
         self._pause_clock()
         self.won = True
         finish = Finish(self.stats_id, self.position, self.clock.seconds, self.distances.get(self.start), self.hints,
-                        self.history.koma_played, self.daily)
+                        self.history.koma_played, self.daily, self.game_id, self.puzzle.format(self.start), *self.history.played())
         self.message, notice = record_finish(koma_app(self).store, finish, first=not self.win_recorded)
         if notice:
             self.notify(notice, title="Well done!")
@@ -375,8 +376,7 @@ class PlayScreen(Screen):
         self.hinted = move
         self.hints += 1
         distance = self.distances.get(self.state)
-        self.message = (f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".")
-                        + ("" if optimal else " (Not proven optimal.)"))
+        self.message = (f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".") + ("" if optimal else " (Not proven optimal.)"))
         self.update_status()
         self._save()
 

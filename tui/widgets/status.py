@@ -8,6 +8,8 @@ A line that holds :data:`SPIN` shows a spinner there; the spinner's timer runs o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
@@ -16,7 +18,8 @@ from textual.timer import Timer
 from solver.puzzles.base import Proof
 
 from ..ascii import Static
-from ..game.formatting import clock_text
+from ..game.formatting import clock_text, plural
+from ..game.live import HEARTBEAT_SECONDS
 
 SPIN = "{spinner}"  # replaced by the spinner's current frame
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -35,9 +38,15 @@ class GameStatus(Vertical):
     solver: reactive[str] = reactive("", init=False, repaint=False)
     message: reactive[str] = reactive("", init=False, repaint=False)
     frame: reactive[int] = reactive(0, init=False, repaint=False)  # the spinner's frame
+    watchers: reactive[int] = reactive(0, init=False, repaint=False)  # how many watch the game live
 
-    def __init__(self, title: str, *, ascii_only: bool = False, animate_spinner: bool = True, id: str | None = None):
+    def __init__(self, title: str, *, ascii_only: bool = False, animate_spinner: bool = True, id: str | None = None,
+                 beat: Callable[[], int] | None = None):
+        """``beat``, if given, is called every few seconds while the panel is shown: the game's live heartbeat,
+        which answers how many watch it."""
         super().__init__(id=id)
+        self.beat = beat
+        self.beat_timer: Timer | None = None
         self.title_text = title
         self.frames = ASCII_SPINNER if ascii_only else SPINNER
         self.animate_spinner = animate_spinner
@@ -57,10 +66,12 @@ class GameStatus(Vertical):
         self.watch_proof(self.proof)
         self.watch_message(self.message)
         self._spun()
+        self._keep_beating()
 
     # --- the lines -------------------------------------------------------------------------------
     def _counters_text(self) -> str:
-        return f"Moves [b]{self.moves}[/b]   Time [b]{clock_text(self.seconds)}[/b]"
+        watching = f"\n[dim]{plural(self.watchers, 'watcher')} live[/dim]" if self.watchers else ""
+        return f"Moves [b]{self.moves}[/b]   Time [b]{clock_text(self.seconds)}[/b]{watching}"
 
     def _spin(self, text: str) -> str:
         return text.replace(SPIN, self.frames[self.frame % len(self.frames)])
@@ -76,6 +87,9 @@ class GameStatus(Vertical):
 
     def watch_seconds(self) -> None:
         self._line("counters").update(self._counters_text(), layout=False)
+
+    def watch_watchers(self) -> None:
+        self._line("counters").update(self._counters_text())  # one line more or less: a layout pass
 
     def watch_distance(self) -> None:
         self._line("distance").update(self._spin(self.distance))
@@ -107,6 +121,20 @@ class GameStatus(Vertical):
         """Stop the spinner while the screen is hidden; start it again (if still wanted) when shown."""
         self.held = held
         self._keep_spinning()
+        self._keep_beating()
+
+    def _keep_beating(self) -> None:
+        """The live heartbeat runs while the panel is shown, and only then."""
+        if self.beat is not None and not self.held and self.beat_timer is None and self.is_mounted:
+            self._beat()
+            self.beat_timer = self.set_interval(HEARTBEAT_SECONDS, self._beat)
+        elif self.held and self.beat_timer is not None:
+            self.beat_timer.stop()
+            self.beat_timer = None
+
+    def _beat(self) -> None:
+        if self.beat is not None:
+            self.watchers = self.beat()
 
     def _spun(self) -> None:
         self._line("distance").update(self._spin(self.distance))

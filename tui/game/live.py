@@ -1,0 +1,84 @@
+"""Live spectating without the UI: which games are live, the watchers' heartbeats, and the SQL both stores run.
+
+A game is *live* while its row in ``games`` was written within :data:`LIVE_SECONDS`: every move saves
+it, and a shown play screen touches it every :data:`HEARTBEAT_SECONDS`, so a game whose process is gone
+drops out of the list.  A watching session upserts its row in ``watchers`` as often; the player's count
+is the rows seen within :data:`WATCHER_SECONDS`.  The statements use ``?`` placeholders (SQLite's);
+the PostgreSQL store turns them into ``%s``.  Never imports Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from .records import SavedGame, _text, game_from_row
+
+LIVE_SECONDS = 10.0  # a game saved or touched this recently is being played
+HEARTBEAT_SECONDS = 2.0  # how often a shown play screen touches its game (and reads its watcher count)
+WATCHER_SECONDS = 5.0  # a watcher seen this recently is watching
+POLL_SECONDS = 0.5  # how often a shown watching screen reads the game it follows
+LIVE_LIMIT = 100
+
+SELECT_LIVE = (  # every live game of a player who lets others watch; with a player and key, just that one
+    "SELECT g.player, COALESCE(p.name, g.player), g.puzzle, g.start, g.moves, g.origins, g.position, g.seconds, g.hints, "
+    "g.updated, (SELECT count(*) FROM watchers w WHERE w.player = g.player AND w.game = g.puzzle AND w.seen > ?) "
+    "FROM games g LEFT JOIN players p ON p.player = g.player "
+    "WHERE g.updated > ? AND COALESCE(p.watchable, 1) = 1 AND (CAST(? AS TEXT) IS NULL OR (g.player = ? AND g.puzzle = ?)) "
+    f"ORDER BY g.updated DESC LIMIT {LIVE_LIMIT}")
+TOUCH_GAME = "UPDATE games SET updated = ? WHERE player = ? AND puzzle = ?"
+UPSERT_WATCHER = ("INSERT INTO watchers (watcher, player, game, seen) VALUES (?, ?, ?, ?) ON CONFLICT (watcher) DO UPDATE "
+                  "SET player = excluded.player, game = excluded.game, seen = excluded.seen")
+DELETE_WATCHER = "DELETE FROM watchers WHERE watcher = ? OR seen < ?"  # this one, and any long gone
+COUNT_WATCHERS = "SELECT count(*) FROM watchers WHERE player = ? AND game = ? AND seen > ?"
+SELECT_WATCHABLE = "SELECT watchable FROM players WHERE player = ?"
+SET_WATCHABLE = "UPDATE players SET watchable = ? WHERE player = ?"
+
+
+@dataclass
+class LiveGame:
+    """A game being played now: whose, under which key, as last saved, and how many watch it."""
+
+    player: str
+    name: str
+    game: str
+    saved: SavedGame
+    updated: float
+    watchers: int = 0
+
+    @property
+    def puzzle(self) -> str:
+        return self.game.rsplit("/", 1)[-1]
+
+
+def live_args(now: float, player: str | None = None, game: str | None = None) -> tuple:
+    """The arguments of :data:`SELECT_LIVE` at time ``now``."""
+    return (now - WATCHER_SECONDS, now - LIVE_SECONDS, player, player, game)
+
+
+def count_args(player: str, game: str, now: float) -> tuple:
+    """The arguments of :data:`COUNT_WATCHERS` at time ``now``."""
+    return (player, game, now - WATCHER_SECONDS)
+
+
+def unwatch_args(watcher: str, now: float) -> tuple:
+    """The arguments of :data:`DELETE_WATCHER`: this watcher, and any not seen for a minute of heartbeats."""
+    return (watcher, now - 60 * WATCHER_SECONDS)
+
+
+def live_from_row(row: tuple) -> LiveGame:
+    """A row of :data:`SELECT_LIVE`, checked; raises :class:`~tui.game.records.BadRow`."""
+    player, name, game, *saved, updated, watchers = row
+    return LiveGame(_text("player", player), str(name), _text("puzzle", game), game_from_row(tuple(saved)), float(updated),
+                    int(watchers))
+
+
+class LiveStore(Protocol):
+    def touch_game(self, game: str) -> None: ...
+    def watcher_count(self, game: str) -> int: ...
+
+
+def heartbeat(store: LiveStore, game: str) -> int:
+    """One heartbeat of the game on screen: it stays live; returns how many watch it now."""
+    store.touch_game(game)
+    return store.watcher_count(game)

@@ -20,6 +20,7 @@ os.environ.setdefault("KOMA_DATA_DIR", tempfile.mkdtemp(prefix="koma-shots-data-
 
 from solver.puzzles.registry import get_puzzle  # noqa: E402
 from tui.app import KomaApp  # noqa: E402
+from tui.game.records import SavedGame  # noqa: E402
 from tui.game.store import Store  # noqa: E402
 
 
@@ -144,6 +145,44 @@ async def leaderboard(pilot) -> None:
     await pilot.pause(0.3)
 
 
+async def your_stats(pilot) -> None:
+    """Your stats: a few 8-puzzle games you finished (real solutions, one of them Koma's), with the trend."""
+    from solver import search
+    from tui.game.records import Replay
+
+    store = pilot.app.store
+    eight = get_puzzle("8")
+    for k, (board, detour, by_koma) in enumerate((("8 6 7/2 5 4/3 _ 1", 4, False), ("5 1 3/4 2 6/7 _ 8", 2, False),
+                                                    ("1 2 3/4 5 6/_ 7 8", 0, False), ("4 1 3/7 2 6/5 8 _", 0, True))):
+        start = eight.parse(board)
+        moves = list(search.solve(eight, start).moves)
+        optimal = len(moves)
+        if detour:  # a player's game: a few moves there and back before the optimal ones
+            back = {"U": "D", "D": "U", "L": "R", "R": "L"}
+            first = eight.moves(start)[0]
+            moves = [first, back[first]] * (detour // 2) + moves
+        store.record_replay(Replay("8", eight.format(start), moves, ("k" if by_koma else "p") * len(moves),
+                                   30.0 + 12 * k, optimal, by_koma, 1_738_000_000 + 3600 * k))
+        if by_koma:
+            store.record_koma_finish("8")
+        else:
+            store.record_win("8", len(moves), optimal, 30.0 + 12 * k)
+    await pilot.press("v")
+    await pilot.pause(0.5)
+
+
+async def watch_list(pilot) -> None:
+    """Watch: two other players' games being played right now."""
+    path = pilot.app.store.path
+    for name, key, board, moves in (("hana", "15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12", ["R", "D"]),
+                                    ("kenji", "goat", "r-BB/i.dS/l-jW", ["U"])):
+        other = Store(path, player=f"user:{name}", name=name)
+        other.save_game(key, SavedGame(board, moves, "p" * len(moves), len(moves), 42.0))
+        other.touch_game(key)
+    await pilot.press("w")
+    await pilot.pause(0.8)
+
+
 # name -> (puzzle, board, size, ascii, what to do before the shot)
 SHOTS = {
     "home": (None, None, None, False, nothing),
@@ -169,6 +208,8 @@ SHOTS = {
     "algorithm-lab-8": (None, None, None, False, algorithm_lab("a-8")),
     "algorithm-lab-goat": (None, None, None, False, algorithm_lab("a-goat")),
     "leaderboard": (None, None, None, False, leaderboard),
+    "stats": (None, None, None, False, your_stats),
+    "watch": (None, None, None, False, watch_list),
     "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
 }
 

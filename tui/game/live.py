@@ -1,8 +1,8 @@
 """Live spectating without the UI: which games are live, the watchers' heartbeats, and the SQL both stores run.
 
 A game is *live* while its row in ``games`` was written within :data:`LIVE_SECONDS`: every move saves
-it, and a shown play screen touches it every :data:`HEARTBEAT_SECONDS`, so a game whose process is gone
-drops out of the list.  A watching session upserts its row in ``watchers`` as often; the player's count
+it, and a shown play screen touches it every :data:`PLAYER_BEAT_SECONDS`, so a game whose process is gone
+drops out of the list.  A watching session upserts its row in ``watchers`` every :data:`HEARTBEAT_SECONDS`; the player's count
 is the rows seen within :data:`WATCHER_SECONDS`.  The statements use ``?`` placeholders (SQLite's);
 the PostgreSQL store turns them into ``%s``.  Never imports Textual.
 """
@@ -14,8 +14,9 @@ from typing import Protocol
 
 from .records import SavedGame, _text, game_from_row
 
-LIVE_SECONDS = 10.0  # a game saved or touched this recently is being played
-HEARTBEAT_SECONDS = 2.0  # how often a shown play screen touches its game (and reads its watcher count)
+LIVE_SECONDS = 15.0  # a game saved or touched this recently is being played
+PLAYER_BEAT_SECONDS = 5.0  # how often a shown play screen touches its game (and reads its watcher count)
+HEARTBEAT_SECONDS = 2.0  # how often a watching screen says it is still watching
 WATCHER_SECONDS = 5.0  # a watcher seen this recently is watching
 POLL_SECONDS = 0.5  # how often a shown watching screen reads the game it follows
 LIVE_LIMIT = 100

@@ -19,7 +19,7 @@ from solver.puzzles.base import Proof
 
 from ..ascii import Static
 from ..game.formatting import clock_text, plural
-from ..game.live import HEARTBEAT_SECONDS
+from ..game.live import PLAYER_BEAT_SECONDS
 
 SPIN = "{spinner}"  # replaced by the spinner's current frame
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -127,7 +127,7 @@ class GameStatus(Vertical):
         """The live heartbeat runs while the panel is shown, and only then."""
         if self.beat is not None and not self.held and self.beat_timer is None and self.is_mounted:
             self._beat()
-            self.beat_timer = self.set_interval(HEARTBEAT_SECONDS, self._beat)
+            self.beat_timer = self.set_interval(PLAYER_BEAT_SECONDS, self._beat)
         elif self.held and self.beat_timer is not None:
             self.beat_timer.stop()
             self.beat_timer = None

@@ -9,8 +9,10 @@ the PostgreSQL store turns them into ``%s``.  Never imports Textual.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .records import SavedGame, _text, game_from_row
 
@@ -83,3 +85,53 @@ def heartbeat(store: LiveStore, game: str) -> int:
     """One heartbeat of the game on screen: it stays live; returns how many watch it now."""
     store.touch_game(game)
     return store.watcher_count(game)
+
+
+class LiveGames:
+    """The live-game and watching methods of a store, written once over three primitives that each store
+    (SQLite, PostgreSQL) supplies in its own way: a read, a write, and the row check that skips bad rows."""
+
+    player: str
+
+    def _live_read(self, sql: str, args: tuple) -> list[tuple]:
+        raise NotImplementedError
+
+    def _live_write(self, key: tuple, sql: str, args: tuple) -> None:
+        """Run one change; ``key`` names it, so a store that queues unsaved changes keeps only the latest."""
+        raise NotImplementedError
+
+    def _live_rows(self, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def touch_game(self, game: str) -> None:
+        """The heartbeat of a game being played: it stays in the live list."""
+        self._live_write(("touch", game), TOUCH_GAME, (time.time(), self.player, game))
+
+    def live_games(self) -> list[LiveGame]:
+        """The games being played now by players who let others watch, the latest first."""
+        return list(self._live_rows(self._live_read(SELECT_LIVE, live_args(time.time())), live_from_row, "live games"))
+
+    def live_game(self, player: str, game: str) -> LiveGame | None:
+        """``player``'s game ``game`` as last saved, if it is still live and may be watched."""
+        rows = self._live_read(SELECT_LIVE, live_args(time.time(), player, game))
+        return next(self._live_rows(rows, live_from_row, f"player {player}, {game}"), None)
+
+    def watch(self, watcher: str, player: str, game: str) -> None:
+        """The heartbeat of one watching session (``watcher``, any unique name) on ``player``'s ``game``."""
+        self._live_write(("watch", watcher), UPSERT_WATCHER, (watcher, player, game, time.time()))
+
+    def unwatch(self, watcher: str) -> None:
+        self._live_write(("watch", watcher), DELETE_WATCHER, unwatch_args(watcher, time.time()))
+
+    def watcher_count(self, game: str) -> int:
+        """How many sessions watch this player's ``game`` now."""
+        rows = self._live_read(COUNT_WATCHERS, count_args(self.player, game, time.time()))
+        return int(rows[0][0]) if rows else 0
+
+    def watchable(self) -> bool:
+        """Whether this player lets others watch their games (the profile's setting; yes by default)."""
+        rows = self._live_read(SELECT_WATCHABLE, (self.player,))
+        return not rows or rows[0][0] != 0
+
+    def set_watchable(self, allowed: bool) -> None:
+        self._live_write(("watchable",), SET_WATCHABLE, (int(allowed), self.player))

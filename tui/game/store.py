@@ -39,18 +39,7 @@ from urllib.parse import quote
 
 from solver.engines.paths import data_dir
 from tui.game.live import (
-    COUNT_WATCHERS,
-    DELETE_WATCHER,
-    SELECT_LIVE,
-    SELECT_WATCHABLE,
-    SET_WATCHABLE,
-    TOUCH_GAME,
-    UPSERT_WATCHER,
-    LiveGame,
-    count_args,
-    live_args,
-    live_from_row,
-    unwatch_args,
+    LiveGames,
 )
 from tui.game.players import current_player
 from tui.game.records import (
@@ -213,7 +202,7 @@ def connect(path: Path, timeout: float, mode: str = "rw") -> sqlite3.Connection:
 
 
 # --- the store --------------------------------------------------------------------------------------
-class Store:
+class Store(LiveGames):
     """The game database; every method degrades to a notice instead of raising.
 
     ``timeout`` is how long a write waits for another process's lock before it counts as busy;
@@ -568,42 +557,15 @@ class Store:
         return list(self._rows("replays", rows, replay_from_row, f"player {who}"))[::-1]
 
     # --- live spectating (see tui.game.live) ----------------------------------------------------------
-    def touch_game(self, game: str) -> None:
-        """The heartbeat of a game being played: it stays in the live list."""
-        args = (time.time(), self.player, game)
-        self._write(("touch", game), lambda db: db.execute(TOUCH_GAME, args))
+    # --- live games and watching (the methods are tui.game.live.LiveGames's) -------------------------
+    def _live_read(self, sql: str, args: tuple) -> list[tuple]:
+        return self._read(sql, args)
 
-    def live_games(self) -> list[LiveGame]:
-        """The games being played now by players who let others watch, the latest first."""
-        return list(self._rows("games", self._read(SELECT_LIVE, live_args(time.time())), live_from_row, "live games"))
+    def _live_write(self, key: tuple, sql: str, args: tuple) -> None:
+        self._write(key, lambda db: db.execute(sql, args))
 
-    def live_game(self, player: str, game: str) -> LiveGame | None:
-        """``player``'s game ``game`` as last saved, if it is still live and may be watched."""
-        rows = self._read(SELECT_LIVE, live_args(time.time(), player, game))
-        return next(self._rows("games", rows, live_from_row, f"player {player}, {game}"), None)
-
-    def watch(self, watcher: str, player: str, game: str) -> None:
-        """The heartbeat of one watching session (``watcher``, any unique name) on ``player``'s ``game``."""
-        args = (watcher, player, game, time.time())
-        self._write(("watch", watcher), lambda db: db.execute(UPSERT_WATCHER, args))
-
-    def unwatch(self, watcher: str) -> None:
-        args = unwatch_args(watcher, time.time())
-        self._write(("watch", watcher), lambda db: db.execute(DELETE_WATCHER, args))
-
-    def watcher_count(self, game: str) -> int:
-        """How many sessions watch this player's ``game`` now."""
-        rows = self._read(COUNT_WATCHERS, count_args(self.player, game, time.time()))
-        return int(rows[0][0]) if rows else 0
-
-    def watchable(self) -> bool:
-        """Whether this player lets others watch their games (the profile's setting; yes by default)."""
-        rows = self._read(SELECT_WATCHABLE, (self.player,))
-        return not rows or rows[0][0] != 0
-
-    def set_watchable(self, allowed: bool) -> None:
-        args = (int(allowed), self.player)
-        self._write(("watchable",), lambda db: db.execute(SET_WATCHABLE, args))
+    def _live_rows(self, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
+        return self._rows("games", rows, check, where)
 
 
 def inspect(path: Path) -> dict[str, Any]:

@@ -18,23 +18,12 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import psycopg
 
 from tui.game.live import (
-    COUNT_WATCHERS,
-    DELETE_WATCHER,
-    SELECT_LIVE,
-    SELECT_WATCHABLE,
-    SET_WATCHABLE,
-    TOUCH_GAME,
-    UPSERT_WATCHER,
-    LiveGame,
-    count_args,
-    live_args,
-    live_from_row,
-    unwatch_args,
+    LiveGames,
 )
 from tui.game.players import player_identity
 from tui.game.postgres_schema import SchemaError, migrate
@@ -83,7 +72,7 @@ def open_schema(url: str, migrate_schema: bool = True) -> psycopg.Connection:
     return connection
 
 
-class PostgresStore:
+class PostgresStore(LiveGames):
     """The game database in PostgreSQL; once open, every method degrades to a notice instead of raising."""
 
     memory_only = False
@@ -269,41 +258,15 @@ class PostgresStore:
         return list(self._checked("replays", rows, replay_from_row, f"player {who}"))[::-1]
 
     # --- live spectating (see tui.game.live: its statements, with %s for ?) -------------------------
-    def _live(self, sql: str, args: tuple) -> list[tuple]:
+    # --- live games and watching (the methods are tui.game.live.LiveGames's) -------------------------
+    def _live_read(self, sql: str, args: tuple) -> list[tuple]:
         return self._run(sql.replace("?", "%s"), args)
 
-    def touch_game(self, game: str) -> None:
-        """The heartbeat of a game being played: it stays in the live list."""
-        self._live(TOUCH_GAME, (time.time(), self.player, game))
+    def _live_write(self, key: tuple, sql: str, args: tuple) -> None:
+        self._run(sql.replace("?", "%s"), args)
 
-    def live_games(self) -> list[LiveGame]:
-        """The games being played now by players who let others watch, the latest first."""
-        return list(self._checked("games", self._live(SELECT_LIVE, live_args(time.time())), live_from_row, "live games"))
-
-    def live_game(self, player: str, game: str) -> LiveGame | None:
-        """``player``'s game ``game`` as last saved, if it is still live and may be watched."""
-        rows = self._live(SELECT_LIVE, live_args(time.time(), player, game))
-        return next(self._checked("games", rows, live_from_row, f"player {player}, {game}"), None)
-
-    def watch(self, watcher: str, player: str, game: str) -> None:
-        """The heartbeat of one watching session (``watcher``, any unique name) on ``player``'s ``game``."""
-        self._live(UPSERT_WATCHER, (watcher, player, game, time.time()))
-
-    def unwatch(self, watcher: str) -> None:
-        self._live(DELETE_WATCHER, unwatch_args(watcher, time.time()))
-
-    def watcher_count(self, game: str) -> int:
-        """How many sessions watch this player's ``game`` now."""
-        rows = self._live(COUNT_WATCHERS, count_args(self.player, game, time.time()))
-        return int(rows[0][0]) if rows else 0
-
-    def watchable(self) -> bool:
-        """Whether this player lets others watch their games (the profile's setting; yes by default)."""
-        rows = self._live(SELECT_WATCHABLE, (self.player,))
-        return not rows or rows[0][0] != 0
-
-    def set_watchable(self, allowed: bool) -> None:
-        self._live(SET_WATCHABLE, (int(allowed), self.player))
+    def _live_rows(self, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
+        return self._checked("games", rows, check, where)
 
 
 def one_line(problem: BaseException) -> str:

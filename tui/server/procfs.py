@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 TICK = os.sysconf("SC_CLK_TCK")
+CPUCLOCK_SCHED = 2  # a process-wide CPU-time clock id is (~pid << 3) | 2, as clock_getcpuclockid(3) makes it
 
 
 def descendants(pid: int) -> list[int]:
@@ -26,16 +28,31 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def process_cpu_clock(pid: int) -> float | None:
+    """CPU seconds of live process ``pid`` (all its threads) to the nanosecond, read from its CPU-time clock
+    (``clock_getcpuclockid``); None where the kernel refuses.  ``/proc/PID/stat`` counts only whole ticks."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | CPUCLOCK_SCHED)
+    except OSError:
+        return None
+
+
 def cpu_seconds(pid: int, children: bool = True) -> float:
-    """CPU seconds (user + system) of ``pid`` and, unless ``children`` is false, of its children, live and reaped."""
-    total = 0
+    """CPU seconds (user + system) of ``pid`` and, unless ``children`` is false, of its children, live and reaped.
+
+    Live processes are read from their CPU-time clock where the kernel allows it; reaped children (and
+    kernels without those clocks) in ticks from ``/proc/PID/stat``."""
+    total = 0.0
     for each in descendants(pid) if children else [pid]:
         try:
             fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += sum(int(value) for value in fields[11:15 if children else 13])  # utime stime (cutime cstime)
-    return total / TICK
+        precise = process_cpu_clock(each)
+        own = precise if precise is not None else (int(fields[11]) + int(fields[12])) / TICK  # utime stime
+        reaped = (int(fields[13]) + int(fields[14])) / TICK if children else 0.0  # cutime cstime
+        total += own + reaped
+    return total
 
 
 def memory_mib(pid: int) -> dict[str, float]:

@@ -17,6 +17,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from solver.engines import cache_files
@@ -25,6 +27,7 @@ from solver.puzzles.base import Proof, Puzzle
 
 from .app_view import KomaAppView
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
+from .driver import QuietLinuxDriver
 from .game.daily import daily_board, daily_key, puzzle_for_id, puzzle_id
 from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
@@ -105,6 +108,11 @@ class KomaApp(App):
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, with the quiet input thread on Linux and macOS."""
+        driver_class = super().get_driver_class()
+        return QuietLinuxDriver if driver_class is LinuxDriver else driver_class
 
     def on_mount(self) -> None:
         keymap = check_bindings(self._keymap_override) if self._keymap_override is not None else read_keymap()

@@ -9,7 +9,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
@@ -20,6 +19,7 @@ from ..app_view import koma_app
 from ..ascii import Header, Static
 from ..game.daily import puzzle_id
 from ..game.formatting import clock_text, plural
+from ..rendering import DirtyOnlyRendering
 from ..widgets.looks import look_for
 
 URA_SIZES = (2, 3, 4, 5, 6)
@@ -154,7 +154,7 @@ class LabLink(Static, can_focus=True):
         getattr(self.screen, f"action_{self.lab.action}")()
 
 
-class HomeScreen(Screen):
+class HomeScreen(DirtyOnlyRendering):
     """Pick a puzzle; Enter plays it (resuming a saved game)."""
 
     BINDINGS = [

@@ -10,7 +10,6 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Sparkline
 
 from solver.puzzles.base import Puzzle
@@ -21,9 +20,10 @@ from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
 from ..game.formatting import clock_text
 from ..game.records import rank_key
 from ..game.trend import daily_trend, excess_series, trend_caption
+from ..rendering import DirtyOnlyRendering
 
 
-class LeaderboardScreen(Screen):
+class LeaderboardScreen(DirtyOnlyRendering):
     """One daily puzzle on one day: the ranking, your result, and Enter to play today's board."""
 
     BINDINGS = [

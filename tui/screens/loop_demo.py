@@ -18,7 +18,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 
@@ -32,6 +31,7 @@ from ..app_view import koma_app
 from ..ascii import Header, Static
 from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
+from ..rendering import DirtyOnlyRendering
 from ..widgets.loop_board import LoopBoard
 from .jobs import Report, run_job
 
@@ -55,7 +55,7 @@ def spread(values) -> str:
     return f"min {min(values):,} · median {statistics.median(values):,.0f} · max {max(values):,}"
 
 
-class LoopDemoScreen(Screen):
+class LoopDemoScreen(DirtyOnlyRendering):
     """Watch the loop method sort a 15-puzzle board, and see why it ends where it does."""
 
     BINDINGS = [

@@ -15,7 +15,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 
@@ -34,6 +33,7 @@ from ..game.playback import PlaybackController, Step
 from ..game.results import Finish, record_finish
 from ..game.store import SavedGame
 from ..messages import JobDone, JobFailed, JobProgress, WarmedUp
+from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.looks import look_for
 from ..widgets.status import GameStatus
@@ -41,7 +41,7 @@ from .play_keys import PLAY_BINDINGS
 from .play_solver import PlaySolver, failure_text, found_text
 
 
-class PlayScreen(Screen):
+class PlayScreen(DirtyOnlyRendering):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
     BINDINGS = PLAY_BINDINGS

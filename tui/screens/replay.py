@@ -11,7 +11,6 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from solver.puzzles.base import Puzzle
@@ -21,6 +20,7 @@ from ..game.formatting import clock_text
 from ..game.history import HINT, KOMA
 from ..game.playback import SPEEDS, PlaybackController, Step
 from ..game.records import Replay
+from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.looks import look_for
 
@@ -33,7 +33,7 @@ def replay_title(replay: Replay) -> str:
     return f"{escape(replay.name or replay.player)}{koma}"
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(DirtyOnlyRendering):
     """Replay one finished game; it starts playing at once, and esc goes back."""
 
     BINDINGS = [

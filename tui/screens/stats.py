@@ -12,7 +12,6 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Sparkline
 
 from ..app_view import koma_app
@@ -20,13 +19,14 @@ from ..ascii import Header, Static
 from ..game.formatting import clock_text
 from ..game.records import Replay
 from ..game.trend import personal_caption, personal_series
+from ..rendering import DirtyOnlyRendering
 
 
 def finished_text(when: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(when))
 
 
-class StatsScreen(Screen):
+class StatsScreen(DirtyOnlyRendering):
     """One puzzle at a time (left/right): the player's stats line, trend line and finished games."""
 
     BINDINGS = [

@@ -6,11 +6,12 @@ import inspect
 from collections.abc import Awaitable
 
 from textual import on
-from textual.screen import Screen
 from textual.widgets import Tab, Tabs
 
+from ..rendering import DirtyOnlyRendering
 
-class TabbedScreen(Screen):
+
+class TabbedScreen(DirtyOnlyRendering):
     """Shows one tab of its ``Tabs`` row at a time: ``self.tab`` is its id; ``open_tab(id)`` shows another.
 
     ``open_tab`` may be a coroutine (a screen that remounts widgets); it is awaited then.

@@ -15,7 +15,6 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer
 
@@ -27,6 +26,7 @@ from ..ascii import Header, Static
 from ..game.daily import puzzle_for_id
 from ..game.formatting import clock_text, plural
 from ..game.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveGame
+from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.looks import look_for
 
@@ -39,7 +39,7 @@ def game_label(game: LiveGame) -> str:
     return f"{parts[-1]} (daily {parts[1]})" if len(parts) == 3 else game.game
 
 
-class WatchScreen(Screen):
+class WatchScreen(DirtyOnlyRendering):
     """The live games: player, puzzle, moves, time and watchers; enter watches the chosen one."""
 
     BINDINGS = [
@@ -115,7 +115,7 @@ class WatchScreen(Screen):
         self.app.pop_screen()
 
 
-class SpectateScreen(Screen):
+class SpectateScreen(DirtyOnlyRendering):
     """One game followed live and read-only: the board, the player's moves and time, the watchers."""
 
     BINDINGS = [Binding("escape", "back", "back", id="spectate.back", tooltip="Stop watching")]

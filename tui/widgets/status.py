@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
 
@@ -69,9 +70,10 @@ class GameStatus(Vertical):
         self._keep_beating()
 
     # --- the lines -------------------------------------------------------------------------------
-    def _counters_text(self) -> str:
-        watching = f"\n[dim]{plural(self.watchers, 'watcher')} live[/dim]" if self.watchers else ""
-        return f"Moves [b]{self.moves}[/b]   Time [b]{clock_text(self.seconds)}[/b]{watching}"
+    def _counters_text(self) -> Content:
+        """Built as Content, not markup: the clock redraws this line every second, and parsing is most of it."""
+        watching = ("\n", (f"{plural(self.watchers, 'watcher')} live", "dim")) if self.watchers else ()
+        return Content.assemble("Moves ", (str(self.moves), "bold"), "   Time ", (clock_text(self.seconds), "bold"), *watching)
 
     def _spin(self, text: str) -> str:
         return text.replace(SPIN, self.frames[self.frame % len(self.frames)])

@@ -102,8 +102,25 @@ async def test_home_shows_the_game_in_progress(tmp_path):
     app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("left", "escape")
-        record = str(app.screen.query_one("#card-8 .record").render())
-        assert "in progress: 1 move," in record
+        about = str(app.screen.query_one("#card-8 .about").render())
+        assert "in progress: 1 move," in about
+
+
+def name_colour(card: PuzzleCard):
+    """The colour the card's name is drawn in (the name is the first line of its text)."""
+    about = card.query_one(".about").visual
+    return next(span.style.foreground for span in about.spans if span.start == 0 and hasattr(span.style, "foreground"))
+
+
+async def test_the_focused_card_alone_shows_its_name_in_the_accent_colour(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        cards = {card.entry.name: card for card in app.screen.query(PuzzleCard)}
+        accent = cards["8"].get_visual_style("card--name", partial=True).foreground
+        for name in ("8", "15", "goat"):
+            await wait_for(pilot, lambda name=name: name_colour(cards[name]) == accent, what=f"{name}'s name in the accent")
+            assert [other for other, card in cards.items() if name_colour(card) == accent] == [name]
+            await pilot.press("down")
 
 
 @pytest.mark.parametrize("argv, problem", [

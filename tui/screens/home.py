@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -44,7 +45,12 @@ ENTRIES = (
 
 
 class PuzzleCard(Widget, can_focus=True):
-    """One puzzle: a preview of its goal, what it is, and the saved game and stats."""
+    """One puzzle: a preview of its goal, what it is, and the saved game and stats.
+
+    The name, blurb and record are one Static (fewer widgets: a cheaper home screen), coloured by the
+    card's component classes, so the focused card's name takes the accent colour."""
+
+    COMPONENT_CLASSES = {"card--name", "card--blurb", "card--record"}
 
     side = reactive(3, init=False)
 
@@ -58,20 +64,23 @@ class PuzzleCard(Widget, can_focus=True):
         self.entry = entry
         self.ascii_only = ascii_only
         self.set_reactive(PuzzleCard.side, size)
+        self.name_text = self.record_text = ""
 
     def puzzle(self):
         return get_puzzle(self.entry.name, f"{self.side}x{self.side}" if self.entry.sized else None)
 
     def compose(self) -> ComposeResult:
-        with Horizontal():
-            yield Static(classes="preview")
-            with Vertical(classes="about"):
-                yield Static(classes="name")
-                yield Static(self.entry.blurb, classes="blurb")
-                yield Static(classes="record")
+        yield Static(classes="preview")
+        yield Static(classes="about")  # name, blurb and record: one widget, so the home screen starts cheaply
 
     def on_mount(self) -> None:
         self.refresh_card()
+
+    def on_focus(self) -> None:
+        self.call_after_refresh(self._show_about)  # once the card's :focus styles are in place
+
+    def on_blur(self) -> None:
+        self.call_after_refresh(self._show_about)
 
     def watch_side(self) -> None:
         self.refresh_card()
@@ -80,8 +89,8 @@ class PuzzleCard(Widget, can_focus=True):
         try:
             puzzle = self.puzzle()
         except KomaError as error:  # a puzzle module that is not there yet
-            self.query_one(".name", Static).update(f"[b]{self.entry.label}[/b]")
-            self.query_one(".record", Static).update(f"[dim]unavailable: {error}[/dim]")
+            self.name_text, self.record_text = f"[b]{self.entry.label}[/b]", f"[dim]unavailable: {error}[/dim]"
+            self._show_about()
             self.disabled = True
             return
         look = look_for(puzzle, self.ascii_only)
@@ -89,7 +98,7 @@ class PuzzleCard(Widget, can_focus=True):
         name = f"[b]{self.entry.label}[/b]"
         if self.entry.sized:
             name += f"  ◀ {puzzle.size_label} ▶  [dim](left/right: size)[/dim]"
-        self.query_one(".name", Static).update(name)
+        self.name_text = name
         store = koma_app(self).store
         key = puzzle_id(puzzle)
         saved = store.load_game(key)
@@ -104,7 +113,15 @@ class PuzzleCard(Widget, can_focus=True):
             parts.append(f"solved {stats.solved} · {best} · {clock_text(stats.best_seconds or 0)}")
         elif stats.by_koma:
             parts.append(f"finished by Koma {stats.by_koma}")
-        self.query_one(".record", Static).update(" · ".join(parts) or "[dim]not played yet[/dim]")
+        self.record_text = " · ".join(parts) or "[dim]not played yet[/dim]"
+        self._show_about()
+
+    def _show_about(self) -> None:
+        """The name, the blurb and the record, one paragraph each, in the styles of the card's component classes."""
+        paragraphs = [Content.from_markup(self.name_text), Content(self.entry.blurb), Content.from_markup(self.record_text)]
+        styled = [text.stylize_before(self.get_visual_style(f"card--{part}", partial=True))
+                  for part, text in zip(("name", "blurb", "record"), paragraphs)]
+        self.query_one(".about", Static).update(Content("\n").join(styled))
 
     def on_click(self) -> None:
         self.focus()

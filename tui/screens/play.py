@@ -118,7 +118,7 @@ class PlayScreen(DirtyOnlyRendering):
     def on_mount(self) -> None:
         self.title = "Koma"
         self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}" + (f" · daily {self.daily}" if self.daily else "")
-        self.solver.warm_up()
+        self.call_after_refresh(self.solver.warm_up)  # the board is drawn first; the background work comes after
         self.status.message = self.message
         self.update_status()
         self._save()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,16 +37,40 @@ def wait_for_text(session: str, text: str, timeout: float = 60.0) -> str:
     raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
 
-def test_play_a_move_auto_solve_and_quit(tmp_path):
+def start_koma(tmp_path, arguments: str) -> tuple[str, Path]:
+    """``koma ARGUMENTS`` in a new 80x24 tmux session; the session's name and the file its exit status goes to."""
     session = f"koma-e2e-{uuid.uuid4().hex[:8]}"
     status = tmp_path / "status"
     env = {"KOMA_DATA_DIR": str(tmp_path / "data"), "LANG": "C.UTF-8", "TEXTUAL_ANIMATIONS": "none",
            "KOMA_CACHE_DIR": os.environ.get("KOMA_CACHE_DIR", str(tmp_path / "cache"))}
-    command = f"{KOMA} play 8 --board '4 1 3/7 2 6/_ 5 8'; echo $? > {status}"
     args = [TMUX, "new-session", "-d", "-s", session, "-x", "80", "-y", "24"]
     for key, value in env.items():
         args += ["-e", f"{key}={value}"]
-    subprocess.run(args + [command], check=True)
+    # COLUMNS and LINES (which the test run may have set) would pin the size Textual sees: unset them
+    subprocess.run(args + [f"env -u COLUMNS -u LINES {KOMA} {arguments}; echo $? > {status}"], check=True)
+    return session, status
+
+
+def koma_pid(session: str) -> int:
+    """The pid of the koma process in the session's pane (the shell's child)."""
+    shell = subprocess.run([TMUX, "display-message", "-p", "-t", session, "#{pane_pid}"], capture_output=True,
+                           text=True).stdout.strip()
+    children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+    return int(children[0])
+
+
+def wakeups(pid: int) -> int:
+    """How many times the threads of ``pid`` went to sleep and woke up so far (voluntary context switches)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        for line in Path(f"/proc/{pid}/task/{task}/status").read_text().splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                total += int(line.split()[1])
+    return total
+
+
+def test_play_a_move_auto_solve_and_quit(tmp_path):
+    session, status = start_koma(tmp_path, "play 8 --board '4 1 3/7 2 6/_ 5 8'")
     try:
         wait_for_text(session, "Moves 0")
         subprocess.run([TMUX, "send-keys", "-t", session, "Left"], check=True)  # tile 5 slides left
@@ -59,5 +84,66 @@ def test_play_a_move_auto_solve_and_quit(tmp_path):
         while not status.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert status.read_text().strip() == "0"
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+
+
+def test_an_idle_home_screen_sleeps_and_a_lone_escape_still_goes_back(tmp_path):
+    """The input thread blocks until a key (Textual's own polls ten times a second); a lone Escape, which only
+    a timeout tells from the start of a key sequence, still works; quitting wakes the thread at once."""
+    session, status = start_koma(tmp_path, "")
+    try:
+        wait_for_text(session, "8-puzzle")
+        pid = koma_pid(session)
+        quietest, deadline = None, time.monotonic() + 40  # the quietest 3 s window: start-up work may still run
+        while (quietest is None or quietest > 6) and time.monotonic() < deadline:
+            before = wakeups(pid)
+            time.sleep(3.0)
+            quietest = min(wakeups(pid) - before, quietest if quietest is not None else 10**9)
+        assert quietest is not None and quietest <= 6  # a polling input thread alone wakes 30 times in 3 s
+        subprocess.run([TMUX, "send-keys", "-t", session, "1"], check=True)
+        wait_for_text(session, "Moves 0")
+        subprocess.run([TMUX, "send-keys", "-t", session, "Escape"], check=True)
+        wait_for_text(session, "Parity lab")
+        began = time.monotonic()
+        subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
+        deadline = time.monotonic() + 10
+        while not status.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert status.read_text().strip() == "0"
+        assert time.monotonic() - began < 5.0
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+
+
+def test_what_a_terminal_shows_after_partial_updates_is_the_full_redraw(tmp_path):
+    """Moves, a dialog over the board, and back: the screen drawn by partial updates only (Koma renders only
+    the widgets under a change) equals the screen drawn whole after a resize."""
+    session, _status = start_koma(tmp_path, "play 8 --board '1 2 3/4 5 6/_ 7 8'")
+    masked = lambda screen: re.sub(r"Time \d+:\d\d", "Time -:--", screen)
+    try:
+        wait_for_text(session, "from solved")
+        for key, moves in (("Left", 1), ("Right", 2), ("Left", 3), ("Down", 4)):
+            subprocess.run([TMUX, "send-keys", "-t", session, key], check=True)
+            wait_for_text(session, f"Moves {moves}")
+        subprocess.run([TMUX, "send-keys", "-t", session, "?"], check=True)
+        wait_for_text(session, "esc close")
+        subprocess.run([TMUX, "send-keys", "-t", session, "Escape"], check=True)
+        deadline = time.monotonic() + 60
+        while "esc close" in capture(session) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        partial = masked(wait_for_text(session, "from solved"))
+        assert "Moves 4" in partial
+        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "100"], check=True)
+        while max(map(len, capture(session).splitlines())) <= 80 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "80"], check=True)
+        whole = ""
+        while time.monotonic() < deadline:
+            whole = masked(capture(session))
+            if whole == partial:
+                break
+            time.sleep(0.05)
+        assert whole == partial
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)

@@ -1,10 +1,19 @@
-"""A terminal driver whose input thread sleeps while the player does nothing.
+"""A terminal driver whose input thread sleeps while the player does nothing, and which survives a hang-up.
 
 Textual's ``LinuxDriver`` wakes its input thread ten times a second (``select(0.1)``) to notice a
 lone Escape and its own exit.  Over SSH that polling was about half of an idle game's CPU.
 :class:`QuietLinuxDriver` waits for input with no timeout, unless the key parser holds an
 unfinished escape sequence, in which case it waits exactly until that sequence times out; a pipe
-wakes it when the app asks the thread to stop.  Everything else is Textual's driver unchanged.
+wakes it when the app asks the thread to stop.
+
+When its terminal hangs up (the SSH client or the tmux window goes), a game gets SIGHUP and
+SIGCONT.  Textual's driver took that SIGCONT for the end of a Ctrl+Z and started application mode
+again: a second output thread, which died on its first write to the dead terminal.  Shutdown then
+queued its last writes for that dead thread, and blocked for ever once 30 were queued: the game
+outlived its player and ignored SIGTERM (seen with py-spy on such leftovers).  Here SIGCONT resumes
+only after Koma's own suspend, and writes to a gone terminal are dropped instead of killing the
+output thread; either alone ends the leftovers in the test that reproduces them.
+Everything else is Textual's driver unchanged.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import os
 import selectors
 import threading
 from codecs import getincrementaldecoder
+from typing import Any
 
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
@@ -22,18 +32,48 @@ FALLBACK_POLL_SECONDS = 0.1  # Textual's own poll, used if its parser ever stops
 
 
 class WakingEvent(threading.Event):
-    """An Event that also writes a byte to a pipe when set, so a thread blocked in ``select`` wakes up."""
+    """An Event that also writes a byte to the current input thread's wake pipe when set, so that a thread
+    blocked in ``select`` wakes up.  Each input thread opens its pipe with :meth:`open_pipe` and closes it
+    with :meth:`close_pipe` (a suspend ends the thread, a resume starts a new one)."""
 
-    def __init__(self, wake_fd: int):
+    def __init__(self) -> None:
         super().__init__()
-        self.wake_fd = wake_fd
+        self.pipe_lock = threading.Lock()
+        self.wake_fd = -1
+
+    def open_pipe(self) -> int:
+        """A new wake pipe: returns its read end."""
+        read, write = os.pipe()
+        for fd in (read, write):
+            os.set_blocking(fd, False)
+        with self.pipe_lock:
+            self.wake_fd = write
+        return read
+
+    def close_pipe(self, read: int) -> None:
+        with self.pipe_lock:
+            write, self.wake_fd = self.wake_fd, -1
+            for fd in (read, write):
+                if fd >= 0:
+                    os.close(fd)
 
     def set(self) -> None:
         super().set()
-        try:
-            os.write(self.wake_fd, b"!")
-        except OSError:  # the pipe is full (already woken) or closed (driver gone)
+        with self.pipe_lock:
+            if self.wake_fd >= 0:
+                try:
+                    os.write(self.wake_fd, b"!")
+                except BlockingIOError:  # the pipe is full: the thread is awake already
+                    pass
+
+
+def drain(fd: int) -> None:
+    """Read a non-blocking pipe empty."""
+    try:
+        while os.read(fd, 512):
             pass
+    except BlockingIOError:
+        pass
 
 
 def parser_wait(parser: XTermParser) -> float | None:
@@ -45,29 +85,61 @@ def parser_wait(parser: XTermParser) -> float | None:
     return None if deadline is None else max(0.0, deadline - get_time())
 
 
+class HangupSafeTerminal:
+    """The terminal file for Textual's output thread: once a write or flush fails (EIO, EPIPE: the terminal
+    is gone), every later one is dropped, so the thread lives on and a shutdown's writes never pile up."""
+
+    def __init__(self, file: Any):
+        self.file = file
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self.file.write(text)
+            except (OSError, ValueError):  # ValueError: the file was closed
+                self.gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.file.flush()
+            except (OSError, ValueError):
+                self.gone = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.file, name)
+
+
 class QuietLinuxDriver(LinuxDriver):
     """Textual's Linux driver with an input thread that blocks until a key, a parser timeout or exit."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.wake_read, self.wake_write = os.pipe()
-        os.set_blocking(self.wake_read, False)
-        os.set_blocking(self.wake_write, False)
-        self.waking = WakingEvent(self.wake_write)
+        self.terminal = HangupSafeTerminal(self._file)
+        self._file = self.terminal  # type: ignore[assignment]  # Textual's output thread only writes and flushes it
+        self.waking = WakingEvent()
         self.exit_event = self.waking
+
+    def _sigcont_application(self, *args) -> None:
+        """Resume after Koma's own suspend (Ctrl+Z) only: a hang-up sends SIGCONT too, and then the game is leaving."""
+        if self._must_signal_resume:
+            super()._sigcont_application(*args)
 
     def run_input_thread(self) -> None:
         """Read keys and dispatch events until :attr:`exit_event` is set (Textual's loop, without the poll)."""
+        wake_read = self.waking.open_pipe()
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
-        selector.register(self.wake_read, selectors.EVENT_READ)
+        selector.register(wake_read, selectors.EVENT_READ)
         parser = XTermParser(self._debug)
         decode = getincrementaldecoder("utf-8")().decode
 
         def dispatch(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
             for key, mask in ready:
-                if key.fd == self.wake_read:
-                    self.drain_wake_pipe()
+                if key.fd == wake_read:
+                    drain(wake_read)
                 elif mask & selectors.EVENT_READ:
                     text = decode(os.read(self.fileno, 4096), final=final)
                     if not text:  # stdin is a pipe at its end
@@ -84,24 +156,9 @@ class QuietLinuxDriver(LinuxDriver):
             dispatch(selector.select(0), final=True)
         finally:
             selector.close()
+            self.waking.close_pipe(wake_read)
             try:
                 for _event in parser.feed(""):
                     pass
             except Exception:  # EOF or a parse error at the very end: nothing left to dispatch
-                pass
-
-    def drain_wake_pipe(self) -> None:
-        try:
-            while os.read(self.wake_read, 512):
-                pass
-        except OSError:  # empty (BlockingIOError) or closed
-            pass
-
-    def close(self) -> None:
-        super().close()
-        self.waking.wake_fd = -1  # the fd number may be reused once closed
-        for fd in (self.wake_read, self.wake_write):
-            try:
-                os.close(fd)
-            except OSError:
                 pass

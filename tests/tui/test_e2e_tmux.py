@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -37,22 +38,31 @@ def wait_for_text(session: str, text: str, timeout: float = 60.0) -> str:
     raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
 
-def start_koma(tmp_path, arguments: str) -> tuple[str, Path]:
-    """``koma ARGUMENTS`` in a new 80x24 tmux session; the session's name and the file its exit status goes to."""
+def new_session(tmp_path, command: str) -> str:
+    """A new 80x24 tmux session running ``command`` with Koma's data and cache dirs set; its name."""
     session = f"koma-e2e-{uuid.uuid4().hex[:8]}"
-    status = tmp_path / "status"
     env = {"KOMA_DATA_DIR": str(tmp_path / "data"), "LANG": "C.UTF-8", "TEXTUAL_ANIMATIONS": "none",
            "KOMA_CACHE_DIR": os.environ.get("KOMA_CACHE_DIR", str(tmp_path / "cache"))}
     args = [TMUX, "new-session", "-d", "-s", session, "-x", "80", "-y", "24"]
     for key, value in env.items():
         args += ["-e", f"{key}={value}"]
+    deadline = time.monotonic() + 30
+    while subprocess.run(args + [command], capture_output=True).returncode != 0:  # the last test's server may be exiting
+        if time.monotonic() > deadline:
+            subprocess.run(args + [command], check=True)
+        time.sleep(0.1)
+    return session
+
+
+def start_koma(tmp_path, arguments: str) -> tuple[str, Path]:
+    """``koma ARGUMENTS`` in a new tmux session; the session's name and the file its exit status goes to."""
+    status = tmp_path / "status"
     # COLUMNS and LINES (which the test run may have set) would pin the size Textual sees: unset them
-    subprocess.run(args + [f"env -u COLUMNS -u LINES {KOMA} {arguments}; echo $? > {status}"], check=True)
-    return session, status
+    return new_session(tmp_path, f"env -u COLUMNS -u LINES {KOMA} {arguments}; echo $? > {status}"), status
 
 
 def koma_pid(session: str) -> int:
-    """The pid of the koma process in the session's pane (the shell's child)."""
+    """The pid of the koma process in the session's pane (the shell's child; ``env`` execs koma)."""
     shell = subprocess.run([TMUX, "display-message", "-p", "-t", session, "#{pane_pid}"], capture_output=True,
                            text=True).stdout.strip()
     children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
@@ -145,5 +155,54 @@ def test_what_a_terminal_shows_after_partial_updates_is_the_full_redraw(tmp_path
                 break
             time.sleep(0.05)
         assert whole == partial
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+
+
+def test_a_game_whose_terminal_hangs_up_exits(tmp_path):
+    """Closing the terminal (here: killing the tmux window) sends SIGHUP, then SIGCONT: the game saves and exits,
+    instead of taking the SIGCONT for a resume and blocking for ever on writes to a terminal that is gone."""
+    session, _status = start_koma(tmp_path, "play 8 --board '1 2 3/4 5 6/_ 7 8'")
+    try:
+        wait_for_text(session, "from solved")
+        subprocess.run([TMUX, "send-keys", "-t", session, "Left"], check=True)
+        wait_for_text(session, "Moves 1")
+        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "100"], check=True)
+        deadline = time.monotonic() + 60
+        while max(map(len, capture(session).splitlines())) <= 80 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        pid = koma_pid(session)
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    leftover = Path(f"/proc/{pid}").exists()
+    if leftover:
+        os.kill(pid, 9)
+    assert not leftover, "the game outlived its terminal"
+
+
+def test_a_suspended_game_resumes_with_fg(tmp_path):
+    """SIGTSTP (what a shell's job control sends) suspends the game, ``fg`` brings it back: it draws, takes keys
+    and quits; the input thread's wake pipe is made anew for the resumed thread."""
+    session = new_session(tmp_path, "bash --norc")
+    try:
+        command = f"env -u COLUMNS -u LINES {KOMA} play 8 --board '1 2 3/4 5 6/_ 7 8'"
+        subprocess.run([TMUX, "send-keys", "-t", session, command, "Enter"], check=True)
+        wait_for_text(session, "from solved")
+        pid = koma_pid(session)
+        os.kill(pid, signal.SIGTSTP)
+        wait_for_text(session, "Stopped")
+        subprocess.run([TMUX, "send-keys", "-t", session, "fg", "Enter"], check=True)
+        wait_for_text(session, "from solved")
+        subprocess.run([TMUX, "send-keys", "-t", session, "Left"], check=True)
+        wait_for_text(session, "Moves 1")
+        subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not Path(f"/proc/{pid}").exists(), "the resumed game did not quit"
+        assert "Error" not in capture(session)  # a crash of the resumed input thread shows a traceback
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)

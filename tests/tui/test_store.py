@@ -138,8 +138,8 @@ async def test_bad_rows_stop_neither_the_home_screen_nor_the_play_screen(tmp_pat
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="the home screen")
         await wait_for(pilot, lambda: any("seconds is 'abc'" in n for n in notifications(app)), what="the notice")
-        assert "not played yet" in str(app.screen.query_one("#card-8 .record").render())
-        assert "solved 2" in str(app.screen.query_one("#card-15 .record").render())
+        assert "not played yet" in str(app.screen.query_one("#card-8 .about").render())
+        assert "solved 2" in str(app.screen.query_one("#card-15 .about").render())
         await pilot.press("1")
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the 8-puzzle")
         screen = app.screen
@@ -148,7 +148,7 @@ async def test_bad_rows_stop_neither_the_home_screen_nor_the_play_screen(tmp_pat
         assert screen.play(move)
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="the home screen again")
-        assert "in progress: 1 move" in str(app.screen.query_one("#card-8 .record").render())
+        assert "in progress: 1 move" in str(app.screen.query_one("#card-8 .about").render())
     again = Store(path, player="local")
     assert again.load_game("8").moves == [move] and not again.drain_notices()
 

@@ -145,3 +145,14 @@ def test_play_seed_gives_the_same_board():
     one = prepare(parse_args(["play", "15", "--seed", "7"]))
     two = prepare(parse_args(["play", "15", "--seed", "7"]))
     assert one[1] == two[1] and one[0].proof(one[1]).solvable
+
+
+async def test_the_cards_take_the_new_theme_colours(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        card = app.screen.query_one("#card-8", PuzzleCard)
+        before = name_colour(card)
+        await pilot.press("ctrl+t")  # the colour-blind theme: another accent
+        await wait_for(pilot, lambda: name_colour(card) == card.get_visual_style("card--name", partial=True).foreground,
+                       what="the name in the new theme's accent")
+        assert name_colour(card) != before

@@ -146,6 +146,14 @@ class Client:
         subprocess.run([TMUX, "kill-session", "-t", self.name], capture_output=True)
 
 
+def quit_all(server: Server, *clients: Client) -> None:
+    """Press q in every game, check each exited with status 0, then stop the server and check it exited 0."""
+    for client in clients:
+        client.keys("q")
+        assert client.exit_status() == 0
+    assert server.stop() == 0
+
+
 def moves_on(screen: str) -> int | None:
     found = re.search(r"Moves (\d+)", screen)
     return int(found.group(1)) if found else None

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 import pytest
-from serve_helpers import HAVE_ASYNCSSH, SCREEN_SECONDS, SSH, SSH_KEYGEN, TMUX, Client, Server, moves_on, play_a_move
+from serve_helpers import HAVE_ASYNCSSH, SCREEN_SECONDS, SSH, SSH_KEYGEN, TMUX, Client, Server, moves_on, play_a_move, quit_all
 
 pytestmark = [
     pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
@@ -277,10 +277,7 @@ def test_three_sessions_at_once(tmp_path):
         deadline = time.monotonic() + SCREEN_SECONDS  # until every game has recorded its auto-solve
         while time.monotonic() < deadline and not all(koma_finishes(tmp_path, p) for p in players):
             time.sleep(0.1)
-        for client in clients:
-            client.keys("q")
-            assert client.exit_status() == 0
-        assert server.stop() == 0
+        quit_all(server, *clients)
     finally:
         for client in clients:
             client.close()

@@ -9,7 +9,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on, play_a_move
+from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on, play_a_move, quit_all
 
 pytestmark = [
     pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
@@ -83,9 +83,7 @@ def test_forked_games_draw_different_random_boards(tmp_path):
             client.wait_for("8-puzzle")
             client.keys("1")
             client.wait_for(r"Moves 0")
-            client.keys("q")
-            assert client.exit_status() == 0
-        assert server.stop() == 0
+        quit_all(server, *clients)
     finally:
         for client in clients:
             client.close()
@@ -134,9 +132,7 @@ def test_cold_keeps_the_fresh_process_path(tmp_path):
         assert "warm process" not in server.text()
         client.keys("1")
         assert moves_on(client.wait_for(r"Moves \d+")) == 0
-        client.keys("q")
-        assert client.exit_status() == 0
-        assert server.stop() == 0
+        quit_all(server, client)
     finally:
         client.close()
         server.kill()
@@ -152,9 +148,7 @@ def test_a_hung_warm_process_is_replaced_and_the_player_still_gets_a_game(tmp_pa
         assert server.wait_for_log(r"the warm process did not answer")
         assert server.wait_for_log(r"player user:hal: game started \(pid \d+, [^)]*\) cold")
         assert server.warm_pid(count=2) != zygote
-        client.keys("q")
-        assert client.exit_status() == 0
-        assert server.stop() == 0
+        quit_all(server, client)
     finally:
         client.close()
         server.kill()

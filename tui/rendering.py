@@ -3,33 +3,52 @@
 Textual's compositor, asked to redraw one changed line, picks the widgets to render by their
 *clip* (the region of the container that clips them), which for a widget on the screen is the
 whole screen: so every visible widget runs ``render_lines`` on every update, a clock tick
-included.  :class:`DirtyOnlyCompositor` picks them by the part of them that shows, so a clock tick
-renders the clock's line and the containers behind it, not the board or the footer.  What reaches
-the terminal is the same: the update only ever writes the changed spans.
+included.  :class:`DirtyOnlyCompositor` picks them by the part of them that shows, and by the
+regions that changed rather than the rectangle around them all: a move that changes two tiles
+and two lines of the side panel renders those four widgets, not the board, the panel and the
+tiles between.  It also skips a widget whose changed part is wholly covered by one in front of
+it, as the containers behind a line of text are: the compositor paints front to back and keeps
+the first strip it gets for each span, so a covered widget's lines would be thrown away.  What
+reaches the terminal is the same: an update only ever writes the changed spans.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from textual._compositor import Compositor
+from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 
 
 class DirtyOnlyCompositor(Compositor):
-    """Textual's compositor; a cropped render skips widgets whose visible part misses the crop."""
+    """Textual's compositor; a partial update renders only the widgets that show in a changed region
+    and are not covered there by a widget in front."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._changed: list[Region] = []  # the regions of the partial update under way
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        self._changed = list(self._dirty_regions)
+        try:
+            return super().render_partial_update()
+        finally:
+            self._changed = []
 
     def _get_renders(self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
         if not crop:
             yield from super()._get_renders(crop)
             return
-        overlaps = crop.overlaps
+        changed = [part for part in (crop.intersection(region) for region in self._changed) if part] or [crop]
+        in_front: list[Region] = []  # the shown parts of the widgets rendered so far, front first
         for widget, (region, clip) in self.visible_widgets.items():
             shown = region.intersection(clip)
-            if not overlaps(shown):
+            needed = [part for part in (shown.intersection(region) for region in changed) if part]
+            if not needed or all(any(front.contains_region(part) for front in in_front) for part in needed):
                 continue
+            in_front.append(shown)
             x, y, width, height = shown
             yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
 

@@ -1,0 +1,77 @@
+"""Partial updates render only what changed: a clock tick its one line, a move its tiles and lines.
+
+The play screen's compositor (``tui.rendering.DirtyOnlyCompositor``) picks the widgets to render by
+the regions that changed.  These tests spy on ``render_lines`` while the real app ticks and moves.
+That what it draws is still right is checked end to end in tmux (``test_e2e_tmux``: partial
+updates equal a full redraw).
+"""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+from tui_helpers import make_app, wait_for, wait_warm
+
+from tui.screens.play import PlayScreen
+from tui.widgets.board import Board, Piece
+from tui.widgets.status import GameStatus
+
+FIFTEEN = "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15"  # 15 moves left to solve it
+
+
+def spy_renders(monkeypatch) -> list[Widget]:
+    """Every widget whose ``render_lines`` runs from now on, in order."""
+    rendered: list[Widget] = []
+    original = Widget.render_lines
+
+    def render_lines(self, crop):
+        rendered.append(self)
+        return original(self, crop)
+
+    monkeypatch.setattr(Widget, "render_lines", render_lines)
+    return rendered
+
+
+async def started_game(pilot) -> PlayScreen:
+    """The 15-puzzle, warm, after the first move (so its clock runs)."""
+    await wait_warm(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, PlayScreen)
+    await pilot.press("right")
+    await wait_for(pilot, lambda: screen.position == 1 and screen.clock_timer is not None, what="the first move")
+    await wait_for(pilot, lambda: not screen.solver.distance_pending(screen.state), what="the new distance")
+    await pilot.pause()
+    return screen
+
+
+async def test_a_clock_tick_renders_only_the_clock_line(tmp_path, monkeypatch):
+    now = [0.0]
+    app = make_app(tmp_path, "15", FIFTEEN)
+    app.clock = lambda: now[0]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        counters = screen.status.query_one("#counters")
+        rendered = spy_renders(monkeypatch)
+        now[0] = 65.0
+        screen._tick()
+        await wait_for(pilot, lambda: "1:05" in str(counters.render()) and rendered, what="the tick drawn")
+        await pilot.pause()
+        assert set(rendered) == {counters}, [type(w).__name__ for w in rendered]
+
+
+async def test_a_move_renders_its_tiles_and_lines_not_the_board(tmp_path, monkeypatch):
+    now = [0.0]
+    app = make_app(tmp_path, "15", FIFTEEN)
+    app.clock = lambda: now[0]
+    app.animation_level = "none"  # the tile jumps; while it slides, the board shows around it
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        rendered = spy_renders(monkeypatch)
+        await pilot.press("left")
+        await wait_for(pilot, lambda: screen.position == 2 and not screen.solver.distance_pending(screen.state),
+                       what="the second move and its distance")
+        await wait_for(pilot, lambda: rendered, what="the move drawn")
+        await pilot.pause()
+        kinds = {type(w) for w in rendered}
+        assert Piece in kinds  # the tile that moved
+        assert not kinds & {Board, GameStatus}, [(type(w).__name__, w.region) for w in rendered]  # not what is behind them
+        assert len({w for w in rendered if isinstance(w, Piece)}) <= 2  # the tile that moved and the gap it left

@@ -31,12 +31,14 @@ from solver import search
 from solver.puzzles.registry import get_puzzle
 from solver.tools.cli import parse_args
 
-from . import app as preloaded_app  # noqa: F401 - imported once here, shared by every game
+from .app import KomaApp
+from .game.store import MEMORY, Store
 from .launch import launch
 from .screens import help as preloaded_help  # noqa: F401 - the screens the app imports when first shown
 from .screens import leaderboard as preloaded_leaderboard  # noqa: F401
 from .screens import new_game as preloaded_new_game  # noqa: F401
 from .screens import proof as preloaded_proof  # noqa: F401
+from .screens.home import HomeScreen
 from .server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
 
 # What a player can open from the home screen with one key; other sizes warm up in the game itself.
@@ -54,11 +56,32 @@ def warm_up() -> float:
             search.warm(get_puzzle(name, size))
         except Exception as problem:  # a game then warms up that puzzle itself, as it would alone
             log(f"could not warm the {name} puzzle ({problem})")
+    try:
+        rehearse()
+    except Exception as problem:  # each game then parses its stylesheet itself, as it would alone
+        log(f"could not rehearse a game ({problem})")
     if threading.active_count() > 1:
         log(f"{threading.active_count() - 1} thread(s) still running after the warm-up")
     gc.collect()
     gc.freeze()
     return time.process_time()
+
+
+def rehearse() -> None:
+    """Run one game headless to its home screen, with a store in memory, and quit.  What every game would
+    build the same way is then built once, here, and shared: above all the parsed stylesheet
+    (:class:`tui.stylesheet.SharedStylesheet`).  The run leaves no thread and no event loop behind."""
+    app = KomaApp(store=Store(MEMORY))
+
+    async def to_home(pilot) -> None:
+        for _ in range(1000):  # at most 10 s
+            if isinstance(pilot.app.screen, HomeScreen):
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+        pilot.app.exit()
+
+    app.run(headless=True, size=(80, 24), auto_pilot=to_home)
 
 
 class Zygote:

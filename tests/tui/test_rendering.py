@@ -8,6 +8,7 @@ updates equal a full redraw).
 
 from __future__ import annotations
 
+from textual.screen import Screen
 from textual.widget import Widget
 from tui_helpers import make_app, wait_for, wait_warm
 
@@ -75,3 +76,25 @@ async def test_a_move_renders_its_tiles_and_lines_not_the_board(tmp_path, monkey
         assert Piece in kinds  # the tile that moved
         assert not kinds & {Board, GameStatus}, [(type(w).__name__, w.region) for w in rendered]  # not what is behind them
         assert len({w for w in rendered if isinstance(w, Piece)}) <= 2  # the tile that moved and the gap it left
+
+
+async def test_a_panel_line_that_stays_one_line_high_is_repainted_without_a_layout_pass(tmp_path, monkeypatch):
+    app = make_app(tmp_path, "15", FIFTEEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        layouts: list[Screen] = []
+        original = Screen._refresh_layout
+
+        def refresh_layout(self, *args, **kwargs):
+            layouts.append(self)
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", refresh_layout)
+        distance = screen.status.query_one("#distance")
+        screen.status.distance = "[b]99[/b] moves from solved"
+        await wait_for(pilot, lambda: "99 moves" in str(distance.render()), what="the new distance")
+        await pilot.pause()
+        assert layouts == []
+        screen.status.distance = "a distance line\nthat is two lines high"
+        await wait_for(pilot, lambda: distance.size.height == 2, what="the taller line")
+        assert layouts  # a line that grows moves the lines below it: that takes a layout pass

@@ -81,8 +81,15 @@ class GameStatus(Vertical):
     def _line(self, line_id: str) -> Static:
         return self.query_one(f"#{line_id}", Static)
 
+    def _show(self, line_id: str, markup: str) -> None:
+        """Put ``markup`` on a line: a repaint when it stays one line high, a layout pass only when its height may change."""
+        line = self._line(line_id)
+        content = Content.from_markup(markup)
+        one_line = bool(content.plain) and "\n" not in content.plain and content.cell_length <= line.content_size.width
+        line.update(content, layout=not (one_line and line.size.height == 1))
+
     def watch_game_id(self, game_id: str) -> None:
-        self._line("game-id").update(f"[dim]ID {game_id} (y copies)[/dim]" if game_id else "")
+        self._show("game-id", f"[dim]ID {game_id} (y copies)[/dim]" if game_id else "")
 
     def watch_moves(self) -> None:
         self._line("counters").update(self._counters_text(), layout=False)  # always one line: no layout pass
@@ -94,17 +101,17 @@ class GameStatus(Vertical):
         self._line("counters").update(self._counters_text())  # one line more or less: a layout pass
 
     def watch_distance(self) -> None:
-        self._line("distance").update(self._spin(self.distance))
+        self._show("distance", self._spin(self.distance))
         self._keep_spinning()
 
     def watch_solver(self) -> None:
-        self._line("solver").update(self._spin(self.solver))
+        self._show("solver", self._spin(self.solver))
         self._keep_spinning()
 
     def watch_frame(self) -> None:
         for line_id, text in (("distance", self.distance), ("solver", self.solver)):
             if SPIN in text:
-                self._line(line_id).update(self._spin(text))
+                self._show(line_id, self._spin(text))
 
     def watch_proof(self, proof: Proof | None) -> None:
         parity = self._line("parity")
@@ -116,7 +123,7 @@ class GameStatus(Vertical):
         parity.set_class(not proof.solvable, "-bad")
 
     def watch_message(self, message: str) -> None:
-        self._line("message").update(message)
+        self._show("message", message)
 
     # --- the spinner -----------------------------------------------------------------------------
     def hold(self, held: bool) -> None:
@@ -139,8 +146,8 @@ class GameStatus(Vertical):
             self.watchers = self.beat()
 
     def _spun(self) -> None:
-        self._line("distance").update(self._spin(self.distance))
-        self._line("solver").update(self._spin(self.solver))
+        self._show("distance", self._spin(self.distance))
+        self._show("solver", self._spin(self.solver))
         self._keep_spinning()
 
     def _keep_spinning(self) -> None:

@@ -12,6 +12,8 @@ import time
 import uuid
 from pathlib import Path
 
+from tmux_sessions import new_tmux_session
+
 SSH = shutil.which("ssh")
 SSH_KEYGEN = shutil.which("ssh-keygen")
 TMUX = shutil.which("tmux")
@@ -106,10 +108,11 @@ class Client:
 
     def __init__(self, server: Server, user: str, tmp: Path, *extra: str, columns: int = 100, rows: int = 30):
         self.name = f"koma-ssh-{uuid.uuid4().hex[:8]}"
+        self.server = server
         self.status = tmp / f"{self.name}.status"
         command = " ".join(f"'{a}'" for a in server.ssh(user, "-tt", *extra)) + f"; echo $? > {self.status}; sleep 60"
-        subprocess.run([TMUX, "new-session", "-d", "-s", self.name, "-x", str(columns), "-y", str(rows),
-                        "-e", "LANG=C.UTF-8", "-e", "TERM=xterm-256color", command], check=True)
+        new_tmux_session(TMUX, "-d", "-s", self.name, "-x", str(columns), "-y", str(rows),
+                         "-e", "LANG=C.UTF-8", "-e", "TERM=xterm-256color", command)
 
     def screen(self) -> str:
         return subprocess.run([TMUX, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
@@ -122,7 +125,8 @@ class Client:
             if re.search(pattern, screen):
                 return screen
             time.sleep(poll)
-        raise AssertionError(f"{pattern!r} never appeared on {self.name}; the screen was:\n{screen}")
+        raise AssertionError(f"{pattern!r} never appeared on {self.name}; the screen was:\n{screen}\n"
+                             f"the server's log ends:\n{self.server.text()[-3000:]}")
 
     def keys(self, *keys: str) -> None:
         subprocess.run([TMUX, "send-keys", "-t", self.name, *keys], check=True)

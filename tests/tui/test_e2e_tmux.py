@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from tmux_sessions import new_tmux_session
 
 TMUX = shutil.which("tmux")
 KOMA = shutil.which("koma") or str(Path(sys.executable).with_name("koma"))
@@ -43,14 +44,10 @@ def new_session(tmp_path, command: str) -> str:
     session = f"koma-e2e-{uuid.uuid4().hex[:8]}"
     env = {"KOMA_DATA_DIR": str(tmp_path / "data"), "LANG": "C.UTF-8", "TEXTUAL_ANIMATIONS": "none",
            "KOMA_CACHE_DIR": os.environ.get("KOMA_CACHE_DIR", str(tmp_path / "cache"))}
-    args = [TMUX, "new-session", "-d", "-s", session, "-x", "80", "-y", "24"]
+    args = ["-d", "-s", session, "-x", "80", "-y", "24"]
     for key, value in env.items():
         args += ["-e", f"{key}={value}"]
-    deadline = time.monotonic() + 30
-    while subprocess.run(args + [command], capture_output=True).returncode != 0:  # the last test's server may be exiting
-        if time.monotonic() > deadline:
-            subprocess.run(args + [command], check=True)
-        time.sleep(0.1)
+    new_tmux_session(TMUX, *args, command)
     return session
 
 

@@ -1,8 +1,9 @@
 """The warm process of ``koma serve`` (a "zygote"): warmed once, it forks one game per connection.
 
 ``python -m tui.zygote FD`` imports Textual and the app, loads the solvers' kernels from numba's
-cache and maps their tables (see :func:`solver.search.warm`), freezes the garbage collector's view
-of all that (``gc.freeze()``: the pages stay shared copy-on-write), then serves requests from
+cache and maps their tables (see :func:`solver.search.warm`), runs one game headless to its home
+screen so that what every game builds alike is built once (:func:`rehearse`), freezes the garbage
+collector's view of all that (``gc.freeze()``: the pages stay shared copy-on-write), then serves requests from
 ``koma serve`` on the Unix socket ``FD`` (the protocol is in :mod:`tui.server.warm_pool`).  It starts
 no thread and no event loop, so forking is safe.  For each request it forks a child that takes the
 given pty as its controlling terminal in a session of its own (``setsid``, ``TIOCSCTTY``, ``dup2`` onto

@@ -33,10 +33,10 @@ except ImportError:
 class Server:
     """``koma serve`` on 127.0.0.1 (an ephemeral port), with a private data dir; stop() returns its status."""
 
-    def __init__(self, data_dir: Path, *options: str, log_name: str = "serve.log"):
+    def __init__(self, data_dir: Path, *options: str, log_name: str = "serve.log", env: dict[str, str] | None = None):
         self.data_dir = data_dir
         self.log = data_dir.parent / log_name
-        env = dict(os.environ, KOMA_DATA_DIR=str(data_dir), TEXTUAL_ANIMATIONS="none")
+        env = dict(os.environ, KOMA_DATA_DIR=str(data_dir), TEXTUAL_ANIMATIONS="none", **(env or {}))
         env.pop("KOMA_PLAYER", None)
         self.handle = open(self.log, "w")  # noqa: SIM115 - the server writes to it until stop()
         self.process = subprocess.Popen([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options],

@@ -75,6 +75,35 @@ def test_window_size_and_resize_reach_the_game(server, tmp_path):
         client.close()
 
 
+SLOW_START = """
+import os, time
+if os.environ.get("KOMA_SERVE") == "1" and os.environ.get("KOMA_PLAYER") == "user:slowpoke":
+    time.sleep(20)  # a game process slow to start: 15 s of silence is when the server says so
+"""
+
+
+@needs_tmux
+def test_a_game_slow_to_start_is_never_a_blank_screen(tmp_path):
+    """A game that has not drawn yet: the player reads that it is starting, then that it still is, and the log
+    says what the game is doing.  The game's Python is held back at start-up by a sitecustomize module
+    (cold start: a forked game would not import it again)."""
+    (tmp_path / "slow").mkdir()
+    (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_START)
+    python_path = os.pathsep.join(p for p in (str(tmp_path / "slow"), os.environ.get("PYTHONPATH")) if p)
+    server = Server(tmp_path / "data", "--open", "--cold", "--rate-limit", "0", env={"PYTHONPATH": python_path})
+    client = Client(server, "slowpoke", tmp_path)
+    try:
+        client.wait_for("Starting Koma", timeout=10)
+        screen = client.wait_for("still starting after 15 s", timeout=SCREEN_SECONDS)
+        assert "8-puzzle" not in screen
+        assert server.wait_for_log(r"player user:slowpoke: the game \(pid \d+\) has drawn nothing in 15 s: \S")
+        client.wait_for("8-puzzle")  # and then the home screen
+        quit_all(server, client)
+    finally:
+        client.close()
+        server.kill()
+
+
 def test_a_session_without_a_terminal_is_told_and_closed(server):
     result = run_ssh(server, "bob", "-T")
     assert result.returncode == 1

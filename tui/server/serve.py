@@ -49,6 +49,8 @@ STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
 SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets a log line saying what it does
+STARTING = "Starting Koma...\r\n"
+STILL_STARTING = "Koma is still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
@@ -145,6 +147,7 @@ class Game:
             process.exit(1)
             return
         columns, rows, width, height = process.get_terminal_size()
+        self.say(STARTING)  # until the game draws (it clears the screen), the player is not left at a blank one
         master, slave = os.openpty()
         self.master = master
         try:
@@ -265,7 +268,7 @@ class Game:
             data = data[written:]
 
     async def watch_first_output(self) -> None:
-        """Log what a game that has drawn nothing yet is doing, so that a blank screen says why."""
+        """A game that has drawn nothing yet: tell the player it is still starting, and log what it is doing."""
         for seconds in SILENT_GAME_SECONDS:
             try:
                 await asyncio.wait_for(self.first_output.wait(), max(0.0, self.started + seconds - time.monotonic()))
@@ -274,6 +277,7 @@ class Game:
                 pid = self.child.pid if self.child is not None else 0
                 log(f"{self.peer} player {self.player}: the game (pid {pid}) has drawn nothing in {seconds:g} s: "
                     f"{doing(pid)}")
+                self.say(STILL_STARTING.format(seconds=seconds))
 
     async def watch_idle(self) -> None:
         timeout = self.server.options.idle_timeout

@@ -85,20 +85,21 @@ if os.environ.get("KOMA_SERVE") == "1" and os.environ.get("KOMA_PLAYER") == "use
 @needs_tmux
 def test_a_game_slow_to_start_is_never_a_blank_screen(tmp_path):
     """A game that has not drawn yet: the player reads that it is starting, then that it still is, and the log
-    says what the game is doing.  The game's Python is held back at start-up by a sitecustomize module
+    says what the game is doing; once the game draws, the notices are gone, also after it ends.  The game's Python is held back at start-up by a sitecustomize module
     (cold start: a forked game would not import it again)."""
     (tmp_path / "slow").mkdir()
     (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_START)
     python_path = os.pathsep.join(p for p in (str(tmp_path / "slow"), os.environ.get("PYTHONPATH")) if p)
     server = Server(tmp_path / "data", "--open", "--cold", "--rate-limit", "0", env={"PYTHONPATH": python_path})
-    client = Client(server, "slowpoke", tmp_path)
+    client = Client(server, "slowpoke", tmp_path, columns=60)  # the second notice takes two rows
     try:
         client.wait_for("Starting Koma", timeout=10)
-        screen = client.wait_for("still starting after 15 s", timeout=SCREEN_SECONDS)
+        screen = client.wait_for("Still starting after 15 s", timeout=SCREEN_SECONDS)
         assert "8-puzzle" not in screen
         assert server.wait_for_log(r"player user:slowpoke: the game \(pid \d+\) has drawn nothing in 15 s: \S")
         client.wait_for("8-puzzle")  # and then the home screen
         quit_all(server, client)
+        assert "Starting Koma" not in client.screen() and "Still starting" not in client.screen()  # taken away
     finally:
         client.close()
         server.kill()

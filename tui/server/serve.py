@@ -50,7 +50,8 @@ IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
 SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets a log line saying what it does
 STARTING = "Starting Koma...\r\n"
-STILL_STARTING = "Koma is still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
+STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
+ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
@@ -136,6 +137,7 @@ class Game:
         self.ending: str | None = None  # the message to show the client after the game has stopped
         self.output_done = asyncio.Event()
         self.first_output = asyncio.Event()
+        self.notices = 0  # terminal rows said before the game's first output
         self.started = time.monotonic()
 
     async def run(self) -> None:
@@ -147,7 +149,7 @@ class Game:
             process.exit(1)
             return
         columns, rows, width, height = process.get_terminal_size()
-        self.say(STARTING)  # until the game draws (it clears the screen), the player is not left at a blank one
+        self.notice(STARTING)  # until the game draws, the player is not left at a blank screen
         master, slave = os.openpty()
         self.master = master
         try:
@@ -197,6 +199,12 @@ class Game:
         return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name,
                 **colour_environment(terminal, client, os.environ)}
 
+    def notice(self, line: str) -> None:
+        """Say a line before the game has drawn; its first output erases the notices again."""
+        columns = max(1, self.process.get_terminal_size()[0] or 80)
+        self.notices += max(1, -(-len(line.rstrip()) // columns))  # the rows it takes on the player's terminal
+        self.say(line)
+
     def say(self, text: str) -> None:
         try:
             self.process.stdout.write(text.encode())
@@ -221,7 +229,9 @@ class Game:
                     break
                 if not data:
                     break
-                self.first_output.set()
+                if not self.first_output.is_set():
+                    self.first_output.set()
+                    data = ERASE_LINE_ABOVE * self.notices + data  # the game draws: take our notices away
                 try:
                     self.process.stdout.write(data)
                 except (OSError, asyncssh.Error):
@@ -277,7 +287,7 @@ class Game:
                 pid = self.child.pid if self.child is not None else 0
                 log(f"{self.peer} player {self.player}: the game (pid {pid}) has drawn nothing in {seconds:g} s: "
                     f"{doing(pid)}")
-                self.say(STILL_STARTING.format(seconds=seconds))
+                self.notice(STILL_STARTING.format(seconds=seconds))
 
     async def watch_idle(self) -> None:
         timeout = self.server.options.idle_timeout

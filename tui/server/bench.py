@@ -283,7 +283,8 @@ async def one_game(server: BenchServer, moves: int = 40, idle_seconds: float = 1
 # --- crowds ------------------------------------------------------------------------------------------------
 
 async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
-    """``count`` players connect at the same moment: when does each see the home screen?"""
+    """``count`` players connect at the same moment: when does each see the home screen?  Then each opens the
+    15-puzzle and plays a move: the memory of a game at home and of a game in play."""
     problems: collections.Counter = collections.Counter()
 
     async def one(k: int) -> tuple[Session | None, float]:
@@ -299,15 +300,32 @@ async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
 
     results = await asyncio.gather(*(one(k) for k in range(count)))
     homes = [seconds for _, seconds in results]
-    memory = []
-    for session, seconds in results:
-        if session is not None and seconds != float("inf"):
-            memory.append(memory_mib(await server.game_pid(session.user)))
+    home = [session for session, seconds in results if session is not None and seconds != float("inf")]
+    pids = [await server.game_pid(session.user) for session in home]
+    memory = [memory_mib(pid) for pid in pids]
+
+    async def play(session: Session) -> bool:
+        try:
+            mark = len(session.text)
+            session.key("2")
+            await session.wait_for("from solved", mark)
+            await first_move(session)
+            return True
+        except Exception as problem:
+            problems[f"{problem.__class__.__name__}: {problem}"[:80]] += 1
+            return False
+
+    playing = [pid for pid, ok in zip(pids, await asyncio.gather(*(play(session) for session in home))) if ok]
+    await asyncio.sleep(1.0)
+    in_play = [memory_mib(pid) for pid in playing]
     await asyncio.gather(*(session.close() for session, _ in results if session is not None))
     served = [s for s in homes if s != float("inf")]
+
+    def means(prefix: str, measured: list[dict[str, float]]) -> dict[str, float]:
+        return {f"{prefix}_{k}_mean_mib": round(statistics.mean(m.get(k, 0) for m in measured), 1) for k in ("pss", "uss")} if measured else {}
+
     return {"players": count, "served": len(served), "home_median_s": round(statistics.median(homes), 2),
-            **({f"game_{k}_mean_mib": round(statistics.mean(m.get(k, 0) for m in memory), 1) for k in ("pss", "uss")}
-               if memory else {}),
+            **means("game", memory), **means("playing_15", in_play), "playing_15": len(in_play),
             "home_p95_s": round(percentile(homes, 0.95), 2), "home_max_s": round(max(homes), 2),
             **({"problems": dict(problems)} if problems else {})}
 

@@ -85,8 +85,9 @@ if os.environ.get("KOMA_SERVE") == "1" and os.environ.get("KOMA_PLAYER") == "use
 @needs_tmux
 def test_a_game_slow_to_start_is_never_a_blank_screen(tmp_path):
     """A game that has not drawn yet: the player reads that it is starting, then that it still is, and the log
-    says what the game is doing; once the game draws, the notices are gone, also after it ends.  The game's Python is held back at start-up by a sitecustomize module
-    (cold start: a forked game would not import it again)."""
+    says what the game is doing; once the game draws, the notices are gone, also after it ends.  The game's
+    Python is held back at start-up by a sitecustomize module (cold start: a forked game would not import it
+    again)."""
     (tmp_path / "slow").mkdir()
     (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_START)
     python_path = os.pathsep.join(p for p in (str(tmp_path / "slow"), os.environ.get("PYTHONPATH")) if p)

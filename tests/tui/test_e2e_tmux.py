@@ -156,6 +156,50 @@ def test_what_a_terminal_shows_after_partial_updates_is_the_full_redraw(tmp_path
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
 
 
+def settled(session: str, masked, deadline: float) -> str:
+    """The screen once it has stopped changing for a second (the clock masked)."""
+    screen, since = masked(capture(session)), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = masked(capture(session))
+        if now != screen:
+            screen, since = now, time.monotonic()
+        elif time.monotonic() - since >= 1.0:
+            break
+    return screen
+
+
+@pytest.mark.parametrize("arguments,keys", [
+    ("play goat --seed 7", ["Left", "Up", "Right", "Down", "Left", "u", "t"]),  # a two-cell piece, a hint
+    ("play ura --size 4x4 --seed 7", ["Right", "Down", "Enter", "space", "Left", "Enter", "t"]),  # cells turned over
+])
+def test_partial_updates_equal_the_full_redraw_on_goat_and_ura(tmp_path, arguments, keys):
+    """As above, on the boards whose pieces are not tiles: whatever the keys changed, partial updates drew
+    the same screen as a whole redraw after a resize."""
+    session, _status = start_koma(tmp_path, arguments)
+    masked = lambda screen: re.sub(r"Time \d+:\d\d", "Time -:--", screen)
+    try:
+        wait_for_text(session, "Parity")
+        deadline = time.monotonic() + 90
+        for key in keys:
+            subprocess.run([TMUX, "send-keys", "-t", session, key], check=True)
+            time.sleep(0.3)
+        partial = settled(session, masked, deadline)
+        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "100"], check=True)
+        while max(map(len, capture(session).splitlines())) <= 80 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "80"], check=True)
+        whole = ""
+        while time.monotonic() < deadline:
+            whole = masked(capture(session))
+            if whole == partial:
+                break
+            time.sleep(0.05)
+        assert whole == partial
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+
+
 def test_a_game_whose_terminal_hangs_up_exits(tmp_path):
     """Closing the terminal (here: killing the tmux window) sends SIGHUP, then SIGCONT: the game saves and exits,
     instead of taking the SIGCONT for a resume and blocking for ever on writes to a terminal that is gone."""

@@ -16,7 +16,7 @@ from tui.screens.play import PlayScreen
 from tui.widgets.board import Board, Piece
 from tui.widgets.status import GameStatus
 
-FIFTEEN = "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15"  # 15 moves left to solve it
+FIFTEEN = "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15"  # one move from solved
 
 
 def spy_renders(monkeypatch) -> list[Widget]:

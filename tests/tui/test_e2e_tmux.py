@@ -123,11 +123,30 @@ def test_an_idle_home_screen_sleeps_and_a_lone_escape_still_goes_back(tmp_path):
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
 
 
+def mask_clock(screen: str) -> str:
+    return re.sub(r"Time \d+:\d\d", "Time -:--", screen)
+
+
+def redrawn_whole(session: str, partial: str, deadline: float) -> str:
+    """Resize to 100 columns and back, so Koma draws the screen whole; that screen (the clock masked), as soon
+    as it equals ``partial`` or else at ``deadline``."""
+    subprocess.run([TMUX, "resize-window", "-t", session, "-x", "100"], check=True)
+    while max(map(len, capture(session).splitlines())) <= 80 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    subprocess.run([TMUX, "resize-window", "-t", session, "-x", "80"], check=True)
+    whole = ""
+    while time.monotonic() < deadline:
+        whole = mask_clock(capture(session))
+        if whole == partial:
+            break
+        time.sleep(0.05)
+    return whole
+
+
 def test_what_a_terminal_shows_after_partial_updates_is_the_full_redraw(tmp_path):
     """Moves, a dialog over the board, and back: the screen drawn by partial updates only (Koma renders only
     the widgets under a change) equals the screen drawn whole after a resize."""
     session, _status = start_koma(tmp_path, "play 8 --board '1 2 3/4 5 6/_ 7 8'")
-    masked = lambda screen: re.sub(r"Time \d+:\d\d", "Time -:--", screen)
     try:
         wait_for_text(session, "from solved")
         for key, moves in (("Left", 1), ("Right", 2), ("Left", 3), ("Down", 4)):
@@ -139,29 +158,19 @@ def test_what_a_terminal_shows_after_partial_updates_is_the_full_redraw(tmp_path
         deadline = time.monotonic() + 60
         while "esc close" in capture(session) and time.monotonic() < deadline:
             time.sleep(0.05)
-        partial = masked(wait_for_text(session, "from solved"))
+        partial = mask_clock(wait_for_text(session, "from solved"))
         assert "Moves 4" in partial
-        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "100"], check=True)
-        while max(map(len, capture(session).splitlines())) <= 80 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "80"], check=True)
-        whole = ""
-        while time.monotonic() < deadline:
-            whole = masked(capture(session))
-            if whole == partial:
-                break
-            time.sleep(0.05)
-        assert whole == partial
+        assert redrawn_whole(session, partial, deadline) == partial
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
 
 
-def settled(session: str, masked, deadline: float) -> str:
+def settled(session: str, deadline: float) -> str:
     """The screen once it has stopped changing for a second (the clock masked)."""
-    screen, since = masked(capture(session)), time.monotonic()
+    screen, since = mask_clock(capture(session)), time.monotonic()
     while time.monotonic() < deadline:
         time.sleep(0.1)
-        now = masked(capture(session))
+        now = mask_clock(capture(session))
         if now != screen:
             screen, since = now, time.monotonic()
         elif time.monotonic() - since >= 1.0:
@@ -177,25 +186,12 @@ def test_partial_updates_equal_the_full_redraw_on_goat_and_ura(tmp_path, argumen
     """As above, on the boards whose pieces are not tiles: whatever the keys changed, partial updates drew
     the same screen as a whole redraw after a resize."""
     session, _status = start_koma(tmp_path, arguments)
-    masked = lambda screen: re.sub(r"Time \d+:\d\d", "Time -:--", screen)
     try:
         wait_for_text(session, "Parity")
         deadline = time.monotonic() + 90
-        for key in keys:
-            subprocess.run([TMUX, "send-keys", "-t", session, key], check=True)
-            time.sleep(0.3)
-        partial = settled(session, masked, deadline)
-        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "100"], check=True)
-        while max(map(len, capture(session).splitlines())) <= 80 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        subprocess.run([TMUX, "resize-window", "-t", session, "-x", "80"], check=True)
-        whole = ""
-        while time.monotonic() < deadline:
-            whole = masked(capture(session))
-            if whole == partial:
-                break
-            time.sleep(0.05)
-        assert whole == partial
+        subprocess.run([TMUX, "send-keys", "-t", session, *keys], check=True)  # played in order
+        partial = settled(session, deadline)
+        assert redrawn_whole(session, partial, deadline) == partial
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
 

@@ -15,7 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
 from solver.errors import KomaError
 from solver.puzzles.registry import get_puzzle
@@ -26,6 +26,7 @@ from ..ascii import Header, Static
 from ..game.formatting import figures_text
 from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
+from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from .jobs import run_job
 from .tabbed import TabbedScreen
@@ -95,7 +96,7 @@ class AlgorithmLabScreen(TabbedScreen):
             yield Static(id="algo-board")
             yield Static(id="algo-table")
             yield Static(id="algo-note")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

@@ -23,7 +23,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
 from solver import search
 from solver.errors import KomaError
@@ -36,6 +36,7 @@ from ..ascii import Header, Static
 from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
 from ..widgets.histogram import Histogram
+from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.mini_grid import MiniGrid
 from .jobs import Report, run_job
@@ -157,7 +158,7 @@ class GalleryScreen(TabbedScreen):
             yield Histogram(ascii_only=self.ascii_only, id="gallery-histogram")
             yield Static(id="gallery-status")
             yield MiniGrid(ascii_only=self.ascii_only, id="gallery-grid")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

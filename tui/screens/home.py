@@ -11,7 +11,6 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from solver.errors import KomaError
 from solver.puzzles.registry import get_puzzle
@@ -21,6 +20,7 @@ from ..ascii import Header, Static
 from ..game.daily import puzzle_id
 from ..game.formatting import clock_text, plural
 from ..rendering import DirtyOnlyRendering
+from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 
 URA_SIZES = (2, 3, 4, 5, 6)
@@ -217,7 +217,7 @@ class HomeScreen(DirtyOnlyRendering):
                     yield LabLink(link)
             yield Static("[dim]1-4 open a puzzle · letters open a lab · ? help and rules · ctrl+p every command · q quit[/dim]",
                          id="home-hint")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Sparkline
+from textual.widgets import DataTable, Sparkline
 
 from solver.puzzles.base import Puzzle
 
@@ -21,6 +21,7 @@ from ..game.formatting import clock_text
 from ..game.records import rank_key
 from ..game.trend import daily_trend, excess_series, trend_caption
 from ..rendering import DirtyOnlyRendering
+from ..widgets.keybar import KeyBar
 
 
 class LeaderboardScreen(DirtyOnlyRendering):
@@ -65,7 +66,7 @@ class LeaderboardScreen(DirtyOnlyRendering):
             yield Sparkline([], id="leaderboard-trend")
             yield DataTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
             yield Static(id="leaderboard-hint")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

@@ -19,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import Footer
 
 from solver import search
 from solver.engines.stop import check_stop
@@ -32,6 +31,7 @@ from ..ascii import Header, Static
 from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
 from ..rendering import DirtyOnlyRendering
+from ..widgets.keybar import KeyBar
 from ..widgets.loop_board import LoopBoard
 from .jobs import Report, run_job
 
@@ -105,7 +105,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
                 yield Static(id="loop-order")
                 yield Static(id="loop-parity")
                 yield Static(id="loop-stats")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
 from solver.puzzles import goat_notation as goat
 from solver.puzzles.base import Puzzle
@@ -29,6 +29,7 @@ from solver.puzzles.sliding import SlidingPuzzle
 from ..app_view import koma_app
 from ..ascii import Header, Static
 from ..widgets.board import Board
+from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from .tabbed import TabbedScreen
 
@@ -109,7 +110,7 @@ class ParityLabScreen(TabbedScreen):
                 yield Static(id="lab-verdict")
                 yield Static(id="lab-proof")
                 yield Static(id="lab-message")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

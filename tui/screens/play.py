@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer
 
 from solver import search
 from solver.puzzles import ids
@@ -35,6 +34,7 @@ from ..game.store import SavedGame
 from ..messages import JobDone, JobFailed, JobProgress, WarmedUp
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
+from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.status import GameStatus
 from .play_keys import PLAY_BINDINGS
@@ -113,7 +113,7 @@ class PlayScreen(DirtyOnlyRendering):
                                      animate_spinner=koma_app(self).animate_spinner, id="side",
                                      beat=lambda: heartbeat(koma_app(self).store, self.game_id))
             yield self.status
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

@@ -11,7 +11,6 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer
 
 from solver.puzzles.base import Puzzle
 
@@ -22,6 +21,7 @@ from ..game.playback import SPEEDS, PlaybackController, Step
 from ..game.records import Replay
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
+from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 
 WHO = {KOMA: "Koma", HINT: "you, after a hint"}
@@ -63,7 +63,7 @@ class ReplayScreen(DirtyOnlyRendering):
                 yield Static(id="replay-who")
                 yield Static(id="replay-counters")
                 yield Static(id="replay-state")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

@@ -12,7 +12,7 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Sparkline
+from textual.widgets import DataTable, Sparkline
 
 from ..app_view import koma_app
 from ..ascii import Header, Static
@@ -20,6 +20,7 @@ from ..game.formatting import clock_text
 from ..game.records import Replay
 from ..game.trend import personal_caption, personal_series
 from ..rendering import DirtyOnlyRendering
+from ..widgets.keybar import KeyBar
 
 
 def finished_text(when: float) -> str:
@@ -60,7 +61,7 @@ class StatsScreen(DirtyOnlyRendering):
             yield DataTable(id="stats-table", cursor_type="row", zebra_stripes=True)
             yield Static("[dim]left/right puzzle · enter or r replay · w let others watch you or not · esc back[/dim]",
                          id="stats-hint")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

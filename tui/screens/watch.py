@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable
 
 from solver.errors import KomaError
 from solver.puzzles.base import Puzzle
@@ -28,6 +28,7 @@ from ..game.formatting import clock_text, plural
 from ..game.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveGame
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
+from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 
 LIST_SECONDS = 1.0  # how often the list of live games is read again
@@ -59,7 +60,7 @@ class WatchScreen(DirtyOnlyRendering):
             yield DataTable(id="watch-table", cursor_type="row", zebra_stripes=True)
             yield Static("[dim]enter watch live · esc back · your profile (v) says whether others may watch you[/dim]",
                          id="watch-hint")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"
@@ -139,7 +140,7 @@ class SpectateScreen(DirtyOnlyRendering):
                 yield Static(f"{escape(self.game.name)} · {escape(game_label(self.game))}", id="spectate-who")
                 yield Static(id="spectate-counters")
                 yield Static("[dim]read-only: your keys never reach the player · esc stop watching[/dim]", id="spectate-state")
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.title = "Koma"

@@ -21,7 +21,6 @@ import unicodedata
 from textual.command import CommandPalette, SearchIcon
 from textual.content import Content, Span
 from textual.scrollbar import ScrollBarRender
-from textual.widgets import Header as TextualHeader
 from textual.widgets import RadioButton as TextualRadioButton
 from textual.widgets import Static as TextualStatic
 
@@ -90,17 +89,6 @@ class Static(TextualStatic):
         if isinstance(visual, Content) and ascii_mode(self):
             return ascii_content(visual)
         return visual
-
-
-class Header(TextualHeader):
-    """Koma's header: no clock, and the 駒 icon (``*`` in ASCII mode)."""
-
-    def __init__(self, **options):
-        super().__init__(show_clock=False, icon="駒", **options)
-
-    def on_mount(self) -> None:
-        if ascii_mode(self):
-            self.icon = GLYPHS["駒"]
 
 
 class RadioButton(TextualRadioButton):

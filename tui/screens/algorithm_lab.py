@@ -22,12 +22,13 @@ from solver.puzzles.registry import get_puzzle
 from solver.tools.lab import LabResult, lab_methods, run_method
 
 from ..app_view import koma_app
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..game.formatting import figures_text
 from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
+from ..widgets.titlebar import TitleBar
 from .jobs import run_job
 from .tabbed import TabbedScreen
 
@@ -88,7 +89,7 @@ class AlgorithmLabScreen(TabbedScreen):
         self.results = {}
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         tabs = Tabs(*[Tab(v[1], id=t) for t, v in self.tabs.items()], active=self.tab, id="algo-tabs")
         tabs.can_focus = False
         yield tabs

@@ -32,13 +32,14 @@ from solver.puzzles.registry import get_puzzle
 from solver.search.sliding import LABELS, hardest80, tables_present
 
 from ..app_view import koma_app
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
 from ..widgets.histogram import Histogram
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.mini_grid import MiniGrid
+from ..widgets.titlebar import TitleBar
 from .jobs import Report, run_job
 from .tabbed import TabbedScreen
 
@@ -149,7 +150,7 @@ class GalleryScreen(TabbedScreen):
         self.message = ""
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         tabs = Tabs(*[Tab(label, id=tab) for tab, (_, _, label) in TABS.items()], active=self.tab, id="gallery-tabs")
         tabs.can_focus = False
         yield tabs

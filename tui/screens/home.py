@@ -16,12 +16,13 @@ from solver.errors import KomaError
 from solver.puzzles.registry import get_puzzle
 
 from ..app_view import koma_app
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..game.daily import puzzle_id
 from ..game.formatting import clock_text, plural
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
+from ..widgets.titlebar import TitleBar
 
 URA_SIZES = (2, 3, 4, 5, 6)
 
@@ -208,7 +209,7 @@ class HomeScreen(DirtyOnlyRendering):
         self.ascii_only = ascii_only
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with VerticalScroll(id="cards"):
             for _number, entry in enumerate(ENTRIES, 1):
                 yield PuzzleCard(entry, ascii_only=self.ascii_only)

@@ -15,13 +15,14 @@ from textual.widgets import DataTable, Sparkline
 from solver.puzzles.base import Puzzle
 
 from ..app_view import koma_app
-from ..ascii import Header, Static, text_for
+from ..ascii import Static, text_for
 from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
 from ..game.formatting import clock_text
 from ..game.records import rank_key
 from ..game.trend import daily_trend, excess_series, trend_caption
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
+from ..widgets.titlebar import TitleBar
 
 
 class LeaderboardScreen(DirtyOnlyRendering):
@@ -58,7 +59,7 @@ class LeaderboardScreen(DirtyOnlyRendering):
         return puzzle_id(self.puzzle)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Vertical(id="leaderboard-body"):
             yield Static(id="leaderboard-title")
             yield Static(id="leaderboard-you")

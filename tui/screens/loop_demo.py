@@ -27,12 +27,13 @@ from solver.puzzles.sliding import SlidingPuzzle
 from solver.search.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
 
 from ..app_view import koma_app
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
 from ..widgets.loop_board import LoopBoard
+from ..widgets.titlebar import TitleBar
 from .jobs import Report, run_job
 
 ARTICLE_BOARD = "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"  # article 000's worked example
@@ -95,7 +96,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
         self.message = ""
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="loop-body"):
             with Vertical(id="loop-left"):
                 yield LoopBoard(self.start, ascii_only=self.ascii_only, id="loop-board")

@@ -27,10 +27,11 @@ from solver.puzzles.registry import get_puzzle
 from solver.puzzles.sliding import SlidingPuzzle
 
 from ..app_view import koma_app
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
+from ..widgets.titlebar import TitleBar
 from .tabbed import TabbedScreen
 
 # tab id -> (registry name, size, label, the article's board or None for the goal)
@@ -100,7 +101,7 @@ class ParityLabScreen(TabbedScreen):
         self.marked = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         tabs = Tabs(*[Tab(label, id=tab) for tab, (_, _, label, _) in TABS.items()], active=self.tab, id="lab-tabs")
         tabs.can_focus = False
         yield tabs

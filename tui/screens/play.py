@@ -22,7 +22,6 @@ from solver.puzzles import ids
 from solver.puzzles.base import Proof, Puzzle, Solution
 
 from ..app_view import koma_app
-from ..ascii import Header
 from ..game.clock import GameClock
 from ..game.daily import puzzle_id
 from ..game.history import HINT, KOMA, PLAYER, GameHistory, resumed
@@ -37,6 +36,7 @@ from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.status import GameStatus
+from ..widgets.titlebar import TitleBar
 from .play_keys import PLAY_BINDINGS
 from .play_solver import PlaySolver, failure_text, found_text
 
@@ -106,7 +106,7 @@ class PlayScreen(DirtyOnlyRendering):
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="play-body"):
             yield Board(self.look, self.state, id="board")
             self.status = GameStatus(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}", ascii_only=self.look.ascii,

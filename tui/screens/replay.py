@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 
 from solver.puzzles.base import Puzzle
 
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..game.formatting import clock_text
 from ..game.history import HINT, KOMA
 from ..game.playback import SPEEDS, PlaybackController, Step
@@ -23,6 +23,7 @@ from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
+from ..widgets.titlebar import TitleBar
 
 WHO = {KOMA: "Koma", HINT: "you, after a hint"}
 
@@ -55,7 +56,7 @@ class ReplayScreen(DirtyOnlyRendering):
         self.playback.on_step = self._stepped
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="play-body"):
             yield Board(self.look, self.path[0], id="board")
             with Vertical(id="side"):

@@ -15,12 +15,13 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Sparkline
 
 from ..app_view import koma_app
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..game.formatting import clock_text
 from ..game.records import Replay
 from ..game.trend import personal_caption, personal_series
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
+from ..widgets.titlebar import TitleBar
 
 
 def finished_text(when: float) -> str:
@@ -53,7 +54,7 @@ class StatsScreen(DirtyOnlyRendering):
         return self.puzzles[self.index] if self.puzzles else None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Vertical(id="stats-body"):
             yield Static(id="stats-title")
             yield Static(id="stats-trend-caption")

@@ -22,7 +22,7 @@ from solver.errors import KomaError
 from solver.puzzles.base import Puzzle
 
 from ..app_view import koma_app
-from ..ascii import Header, Static
+from ..ascii import Static
 from ..game.daily import puzzle_for_id
 from ..game.formatting import clock_text, plural
 from ..game.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveGame
@@ -30,6 +30,7 @@ from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
+from ..widgets.titlebar import TitleBar
 
 LIST_SECONDS = 1.0  # how often the list of live games is read again
 
@@ -54,7 +55,7 @@ class WatchScreen(DirtyOnlyRendering):
         self.timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Vertical(id="watch-body"):
             yield Static(id="watch-title")
             yield DataTable(id="watch-table", cursor_type="row", zebra_stripes=True)
@@ -132,7 +133,7 @@ class SpectateScreen(DirtyOnlyRendering):
         self.last_beat = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="play-body"):
             yield Board(self.look, self.puzzle.parse(self.game.saved.start), id="board")
             with Vertical(id="side"):

@@ -33,7 +33,7 @@ GLYPHS = {
     "·": "|", "…": "...", "—": "-", "–": "-", "×": "x", "✓": "ok", "✗": "x", "µ": "u", "　": "  ",
     "→": "->", "←": "<-", "↑": "^", "↓": "v", "▶": ">", "◀": "<", "▲": "^", "▼": "v",
 }
-# left and right as arrows, which are as short as the glyphs: the footer stays within 80 columns
+# left and right as arrows, which are as short as the glyphs: the key bar stays within 80 columns
 KEY_NAMES = {"↑": "up", "↓": "down", "←": "<-", "→": "->", "⏎": "enter", "⌫": "backspace", "⇥": "tab"}
 
 

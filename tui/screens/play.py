@@ -67,7 +67,7 @@ class PlayScreen(DirtyOnlyRendering):
         self.playback.on_step = self._playback_stepped
         self.won = self.win_recorded = False
         self._proof: tuple[tuple, Proof] | None = None
-        self._keys: tuple[bool, ...] = ()  # what the footer's keys were last drawn for
+        self._keys: tuple[bool, ...] = ()  # what the key bar's keys were last drawn for
         self.status: GameStatus  # made in compose, when the app is there to say how to spin
         self.history = self._resume(start, saved)
         if note:
@@ -171,7 +171,7 @@ class PlayScreen(DirtyOnlyRendering):
         status.solver = self.solver.job_text() or self.playback.text()
 
     def refresh_view(self) -> None:
-        """The side panel, and the footer when a key turned on or off (the footer rebuilds itself: costly)."""
+        """The side panel, and the key bar when a key turned on or off (every binding is checked again then)."""
         self.update_status()
         keys = (self.history.can_undo, self.history.can_redo, self.won, self.playback.active and self.playback.paused)
         if keys != self._keys:
@@ -476,5 +476,5 @@ class PlayScreen(DirtyOnlyRendering):
         if ((action == "undo" and not self.history.can_undo) or (action == "redo" and not self.history.can_redo)
                 or (action in ("solve", "hint") and (self.won or not search.methods(self.puzzle)))
                 or (action == "step" and not (self.playback.active and self.playback.paused))):
-            return None  # greyed out in the footer
+            return None  # greyed out in the key bar
         return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import groupby
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -153,7 +154,7 @@ class KeyBar(Widget, can_focus=False):
                 line.append(" ")
         if self.palette is not None:
             edge = PALETTE_EDGE["ascii" if ascii_mode(self) else "vkey"]
-            palette_width = len(edge) + Text(f"{self.palette.display} {self.palette.description} ").cell_len  # and a space, as Textual's
+            palette_width = len(edge) + cell_len(f"{self.palette.display} {self.palette.description} ")  # and a space, as Textual's
             line.truncate(max(0, width - palette_width), pad=True)
             spans = [span for span in spans if span[1] <= line.cell_len]
             add_key(self.palette, edge)

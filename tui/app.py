@@ -36,6 +36,7 @@ from .game.stores import AnyStore, open_store
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen
 from .screens.play_variants import play_screen_for
+from .strip_caches import defer_strip_caches
 from .stylesheet import SharedStylesheet
 from .themes import KOMA_THEMES, other_theme
 
@@ -92,6 +93,7 @@ class KomaApp(App):
                  store: AnyStore | None = None, clock: Callable[[], float] = time.monotonic,
                  animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None,
                  database: str | None = None):
+        defer_strip_caches()
         super().__init__()
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())  # a forked game finds its CSS parsed
         for theme in KOMA_THEMES:

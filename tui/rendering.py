@@ -41,16 +41,40 @@ class DirtyOnlyCompositor(Compositor):
         if not crop:
             yield from super()._get_renders(crop)
             return
-        changed = [part for part in (crop.intersection(region) for region in self._changed) if part] or [crop]
+        changed = [part for part in (overlap(crop, region) for region in self._changed) if part] or [crop]
         in_front: list[Region] = []  # the shown parts of the widgets rendered so far, front first
         for widget, (region, clip) in self.visible_widgets.items():
-            shown = region.intersection(clip)
-            needed = [part for part in (shown.intersection(region) for region in changed) if part]
-            if not needed or all(any(front.contains_region(part) for front in in_front) for part in needed):
+            shown = overlap(region, clip)
+            if shown is None:
+                continue
+            needed = [part for part in (overlap(shown, region) for region in changed) if part]
+            if not needed or all(any(contains(front, part) for front in in_front) for part in needed):
                 continue
             in_front.append(shown)
             x, y, width, height = shown
             yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+
+
+def overlap(a: Region, b: Region) -> Region | None:
+    """The part of ``a`` inside ``b``, or None if they do not overlap.
+
+    ``Region.intersection`` without its LRU cache, which would keep every pair of regions a
+    partial update compares, up to 4,096 of them, alive in each game.
+    """
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    left, top = max(ax, bx), max(ay, by)
+    right, bottom = min(ax + aw, bx + bw), min(ay + ah, by + bh)
+    if right <= left or bottom <= top:
+        return None
+    return Region(left, top, right - left, bottom - top)
+
+
+def contains(outer: Region, inner: Region) -> bool:
+    """Whether ``inner`` lies wholly inside ``outer`` (``Region.contains_region`` without its LRU cache)."""
+    ox, oy, ow, oh = outer
+    ix, iy, iw, ih = inner
+    return ox <= ix and oy <= iy and ix + iw <= ox + ow and iy + ih <= oy + oh
 
 
 class DirtyOnlyRendering(Screen):

@@ -8,10 +8,14 @@ updates equal a full redraw).
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
 from tui_helpers import make_app, wait_for, wait_warm
 
+from tui.rendering import contains, overlap
 from tui.screens.play import PlayScreen
 from tui.widgets.board import Board, Piece
 from tui.widgets.status import GameStatus
@@ -98,3 +102,14 @@ async def test_a_panel_line_that_stays_one_line_high_is_repainted_without_a_layo
         screen.status.distance = "a distance line\nthat is two lines high"
         await wait_for(pilot, lambda: distance.size.height == 2, what="the taller line")
         assert layouts  # a line that grows moves the lines below it: that takes a layout pass
+
+
+regions = st.builds(Region, st.integers(-5, 40), st.integers(-5, 30), st.integers(0, 40), st.integers(0, 30))
+
+
+@given(regions, regions)
+def test_overlap_and_contains_agree_with_textuals_cached_region_methods(a, b):
+    expected = a.intersection(b)
+    assert overlap(a, b) == (expected if expected else None)
+    if b:
+        assert contains(a, b) == a.contains_region(b)

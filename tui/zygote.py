@@ -8,8 +8,11 @@ collector's view of all that (``gc.freeze()``: the pages stay shared copy-on-wri
 no thread and no event loop, so forking is safe.  For each request it forks a child that takes the
 given pty as its controlling terminal in a session of its own (``setsid``, ``TIOCSCTTY``, ``dup2`` onto
 0/1/2), takes the player's environment, working directory and limits, reseeds ``random``, and runs
-the app as ``koma`` would.  It reaps its children and reports their exit statuses.  Compare
-``multiprocessing``'s forkserver (``set_forkserver_preload``), gunicorn's ``preload_app`` and Android's zygote.
+the app as ``koma`` would, with the command line parsed here once.  A game imports no module of its
+own (tests/tui/test_warm_process.py): each import would be kept by every game, and its new names
+could make the interned-strings table, shared until then, grow into a private copy (1.9 MiB).
+It reaps its children and reports their exit statuses.  Compare ``multiprocessing``'s forkserver
+(``set_forkserver_preload``), gunicorn's ``preload_app`` and Android's zygote.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import termios
 import threading
 import time
 import traceback
+from concurrent.futures import thread as preloaded_thread_pool  # noqa: F401 - Textual's thread workers need it
 
 from solver import search
 from solver.puzzles.registry import get_puzzle
@@ -90,6 +94,7 @@ class Zygote:
 
     def __init__(self, channel: socket.socket):
         self.channel = channel
+        self.arguments = parse_args([])  # a game's command line is always plain ``koma``: parsed once, here
         self.wakeup_read, self.wakeup_write = os.pipe()
         os.set_blocking(self.wakeup_read, False)
         os.set_blocking(self.wakeup_write, False)
@@ -173,7 +178,7 @@ class Zygote:
             random.seed()
             sys.argv = ["koma"]
             reopen_standard_streams()
-            code = launch(parse_args([]))
+            code = launch(self.arguments)
         except SystemExit as leaving:
             code = leaving.code if isinstance(leaving.code, int) else 1
         except BaseException:

@@ -32,17 +32,26 @@ import time
 import traceback
 from concurrent.futures import thread as preloaded_thread_pool  # noqa: F401 - Textual's thread workers need it
 
+from rich.emoji import Emoji
+
 from solver import search
 from solver.puzzles.registry import get_puzzle
+from solver.search import goat as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
 from solver.tools.cli import parse_args
 
 from .app import KomaApp
 from .game.store import MEMORY, Store
 from .launch import launch
-from .screens import help as preloaded_help  # noqa: F401 - the screens the app imports when first shown
+from .screens import algorithm_lab as preloaded_algorithm_lab  # noqa: F401 - the screens the app imports when first shown
+from .screens import gallery as preloaded_gallery  # noqa: F401
+from .screens import help as preloaded_help  # noqa: F401
 from .screens import leaderboard as preloaded_leaderboard  # noqa: F401
+from .screens import loop_demo as preloaded_loop_demo  # noqa: F401
 from .screens import new_game as preloaded_new_game  # noqa: F401
+from .screens import parity_lab as preloaded_parity_lab  # noqa: F401
 from .screens import proof as preloaded_proof  # noqa: F401
+from .screens import stats as preloaded_stats  # noqa: F401
+from .screens import watch as preloaded_watch  # noqa: F401
 from .screens.home import HomeScreen
 from .server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
 
@@ -61,6 +70,7 @@ def warm_up() -> float:
             search.warm(get_puzzle(name, size))
         except Exception as problem:  # a game then warms up that puzzle itself, as it would alone
             log(f"could not warm the {name} puzzle ({problem})")
+    Emoji.replace(":koma:")  # loads Rich's emoji table, which the leaderboard's markup needs
     try:
         rehearse()
     except Exception as problem:  # each game then parses its stylesheet itself, as it would alone

@@ -11,6 +11,7 @@ does with its divide cache.  What a strip computes and caches is unchanged.
 
 from __future__ import annotations
 
+from types import MemberDescriptorType
 from typing import Any
 
 from textual import strip as strip_module
@@ -45,13 +46,15 @@ class DeferredCache:
         self.slot.__set__(strip, value)
 
 
-def defer_strip_caches() -> None:
-    """Make every ``Strip`` made from now on create its caches on first use (idempotent)."""
+def defer_strip_caches() -> bool:
+    """Make every ``Strip`` made from now on create its caches on first use (idempotent).  False, and
+    nothing changed, if this Textual's ``Strip`` is not made the way this module expects."""
     if strip_module.FIFOCache is _size_only:
-        return
-    for name in CACHE_SLOTS:
-        slot = Strip.__dict__[name]
-        if isinstance(slot, DeferredCache):
-            continue
+        return True
+    slots = {name: Strip.__dict__.get(name) for name in CACHE_SLOTS}
+    if strip_module.FIFOCache is not FIFOCache or not all(isinstance(slot, MemberDescriptorType) for slot in slots.values()):
+        return False
+    for name, slot in slots.items():
         setattr(Strip, name, DeferredCache(slot))
     strip_module.FIFOCache = _size_only  # type: ignore[assignment, misc]
+    return True

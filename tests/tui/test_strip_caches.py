@@ -26,8 +26,8 @@ def made_caches(strip: Strip) -> list[str]:
 
 
 def test_a_new_strip_has_no_cache_until_it_is_used_and_then_caches_as_before():
-    defer_strip_caches()
-    defer_strip_caches()  # twice is harmless
+    assert defer_strip_caches()
+    assert defer_strip_caches()  # twice is harmless
     strip = Strip([Segment("Koma ", Style(bold=True)), Segment("駒", Style(color="red")), Segment(" 15-puzzle")])
     assert made_caches(strip) == []
     cropped = strip.crop(2, 9)

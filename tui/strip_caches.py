@@ -11,50 +11,58 @@ does with its divide cache.  What a strip computes and caches is unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import MemberDescriptorType
 from typing import Any
 
-from textual import strip as strip_module
+from rich.segment import Segment
 from textual.cache import FIFOCache
 from textual.strip import Strip
 
-CACHE_SLOTS = ("_divide_cache", "_crop_cache", "_style_cache", "_filter_cache", "_line_length_cache",
-               "_crop_extend_cache", "_offsets_cache")
-
-
-def _size_only(maxsize: int) -> int:
-    """Stands in for ``FIFOCache`` in ``Strip.__init__``: the slot keeps the size until the cache is needed."""
-    return maxsize
+CACHE_SIZES = {"_divide_cache": 4, "_crop_cache": 16, "_style_cache": 16, "_filter_cache": 4,
+               "_line_length_cache": 4, "_crop_extend_cache": 4, "_offsets_cache": 4}  # as Textual makes them
+STRIP_SLOTS = {"_segments", "_cell_length", *CACHE_SIZES, "_render_cache", "_link_ids", "_cell_count"}
 
 
 class DeferredCache:
-    """A ``Strip`` cache slot that holds the cache's size until first use, then the cache."""
+    """A ``Strip`` cache slot, empty until first read, when it gets its ``FIFOCache``."""
 
-    def __init__(self, slot: Any):
-        self.slot = slot  # the slot's own member descriptor, where the value lives
+    def __init__(self, slot: MemberDescriptorType, maxsize: int):
+        self.slot = slot  # the slot's own member descriptor, where the cache lives
+        self.maxsize = maxsize
 
     def __get__(self, strip: Strip | None, owner: type | None = None) -> Any:
         if strip is None:
             return self
-        value = self.slot.__get__(strip, owner)
-        if type(value) is int:
-            value = FIFOCache(value)
-            self.slot.__set__(strip, value)
-        return value
+        try:
+            return self.slot.__get__(strip, owner)
+        except AttributeError:
+            cache: FIFOCache = FIFOCache(self.maxsize)
+            self.slot.__set__(strip, cache)
+            return cache
 
     def __set__(self, strip: Strip, value: Any) -> None:
         self.slot.__set__(strip, value)
 
 
+def lean_init(self: Strip, segments: Iterable[Segment], cell_length: int | None = None) -> None:
+    """``Strip.__init__`` without the caches (:class:`DeferredCache` makes each when first read)."""
+    self._segments = list(segments)
+    self._cell_length = cell_length
+    self._render_cache = None
+    self._link_ids = None
+    self._cell_count = None
+
+
 def defer_strip_caches() -> bool:
     """Make every ``Strip`` made from now on create its caches on first use (idempotent).  False, and
-    nothing changed, if this Textual's ``Strip`` is not made the way this module expects."""
-    if strip_module.FIFOCache is _size_only:
+    nothing changed, if this Textual's ``Strip`` does not have exactly the slots this module knows."""
+    if Strip.__init__ is lean_init:
         return True
-    slots = {name: Strip.__dict__.get(name) for name in CACHE_SLOTS}
-    if strip_module.FIFOCache is not FIFOCache or not all(isinstance(slot, MemberDescriptorType) for slot in slots.values()):
+    slots = {name: Strip.__dict__.get(name) for name in CACHE_SIZES}
+    if set(Strip.__slots__) != STRIP_SLOTS or not all(isinstance(slot, MemberDescriptorType) for slot in slots.values()):
         return False
     for name, slot in slots.items():
-        setattr(Strip, name, DeferredCache(slot))
-    strip_module.FIFOCache = _size_only  # type: ignore[assignment, misc]
+        setattr(Strip, name, DeferredCache(slot, CACHE_SIZES[name]))  # type: ignore[arg-type]
+    Strip.__init__ = lean_init  # type: ignore[method-assign]
     return True

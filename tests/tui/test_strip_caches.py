@@ -11,15 +11,18 @@ from textual.cache import FIFOCache
 from textual.strip import Strip
 from tui_helpers import make_app, wait_warm
 
-from tui.strip_caches import CACHE_SLOTS, DeferredCache, defer_strip_caches
+from tui.strip_caches import CACHE_SIZES, DeferredCache, defer_strip_caches
 
 
 def made_caches(strip: Strip) -> list[str]:
     """The names of the caches ``strip`` has made so far (read without making any)."""
     made = []
-    for name in CACHE_SLOTS:
+    for name in CACHE_SIZES:
         slot = Strip.__dict__[name]
-        value = slot.slot.__get__(strip, Strip) if isinstance(slot, DeferredCache) else slot.__get__(strip, Strip)
+        try:
+            value = slot.slot.__get__(strip, Strip) if isinstance(slot, DeferredCache) else slot.__get__(strip, Strip)
+        except AttributeError:  # not made yet
+            continue
         if isinstance(value, FIFOCache):
             made.append(name)
     return made

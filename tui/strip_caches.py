@@ -6,7 +6,10 @@ compositor cuts a line into, the lines a style or a filter produced.  A game hol
 strips on the play screen, so the empty caches cost it about 1 MiB.
 
 :func:`defer_strip_caches` makes each of those caches on first use, as Textual's own ``Content``
-does with its divide cache.  What a strip computes and caches is unchanged.
+does with its divide cache: ``Strip`` gets an ``__init__`` that leaves the cache slots empty, and
+each cache slot a descriptor that makes its cache when first read.  It does so only when ``Strip``
+has exactly the slots this module knows (Textual 8.2), and otherwise leaves Textual as it is.  What
+a strip computes and caches is unchanged.
 """
 
 from __future__ import annotations

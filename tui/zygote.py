@@ -10,7 +10,7 @@ given pty as its controlling terminal in a session of its own (``setsid``, ``TIO
 0/1/2), takes the player's environment, working directory and limits, reseeds ``random``, and runs
 the app as ``koma`` would, with the command line parsed here once.  A game imports no module of its
 own (tests/tui/test_warm_process.py): each import would be kept by every game, and its new names
-could make the interned-strings table, shared until then, grow into a private copy (1.9 MiB).
+could make the interned-strings table, shared until then, grow into a private copy (1.9 MB).
 It reaps its children and reports their exit statuses.  Compare ``multiprocessing``'s forkserver
 (``set_forkserver_preload``), gunicorn's ``preload_app`` and Android's zygote.
 """

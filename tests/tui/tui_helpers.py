@@ -33,3 +33,9 @@ async def wait_warm(pilot) -> None:
     await pilot.pause()
 
 
+
+
+def store_of(app: KomaApp) -> Store:
+    """The store a test app was given, once its storage service has written everything and answered every read."""
+    assert app.storage.settle(), "the storage service did not settle"
+    return app.storage.connect()

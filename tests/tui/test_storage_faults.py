@@ -1,0 +1,236 @@
+"""The storage service against real faults: PostgreSQL frozen (SIGSTOP), stopped and crash-restarted, and a SQLite
+file locked by another process.  Nothing the game accepted is lost, no call waits for the database, and the game
+is told once when saving is delayed and once when it is back.
+
+Each test plays a game through a real :class:`~tui.game.session.GameSession` on a real :class:`Storage` with its
+durable outbox, then reads the ``games`` table from a fresh connection, as a player reconnecting would.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from solver.puzzles.registry import get_puzzle
+from tui.game.outbox import outbox_depth, read_journal
+from tui.game.records import SavedGame
+from tui.game.session import GameSession
+from tui.game.storage import GameKeptApart, SavingDelayed, SavingResumed, Storage
+from tui.game.store import Store
+from tui.game.stores import connect_store
+
+SEED = 7
+MOVE_BUDGET_SECONDS = 0.05  # a move (push + durable journal append) never waits for the database
+DEADLINE = 60.0
+
+
+class Told:
+    """The news a storage service posted, in order (from its threads)."""
+
+    def __init__(self) -> None:
+        self.items: list = []
+        self.lock = threading.Lock()
+
+    def __call__(self, news) -> None:
+        with self.lock:
+            self.items.append(news)
+
+    def of(self, kind) -> list:
+        with self.lock:
+            return [n for n in self.items if isinstance(n, kind)]
+
+    def wait_for(self, kind, count: int = 1, timeout: float = DEADLINE) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.of(kind)) < count:
+            assert time.monotonic() < deadline, f"no {kind.__name__} within {timeout} s: {self.items}"
+            time.sleep(0.02)
+
+
+def play_moves(session: GameSession, count: int) -> list[float]:
+    """Play ``count`` legal moves (never undoing the last), each timed; returns the seconds each took."""
+    took = []
+    for _ in range(count):
+        last = session.history.moves[session.position - 1] if session.position else None
+        undo = {"U": "D", "D": "U", "L": "R", "R": "L"}
+        move = next(m for m in sorted(session.puzzle.moves(session.state)) if m != undo.get(last or ""))
+        began = time.perf_counter()
+        session.push(move)
+        took.append(time.perf_counter() - began)
+    return took
+
+
+def stored(url: str, player: str, key: str = "15") -> tuple | None:
+    """The moves of the game stored for ``player`` (the clock goes on between a save and the test's look)."""
+    return moves_of(connect_store(url, player).load_game(key))
+
+
+def moves_of(game: SavedGame | None | bool) -> tuple | None:
+    assert game is not False
+    return None if not isinstance(game, SavedGame) else (game.start, tuple(game.moves), game.origins, game.position)
+
+
+def service(url: str, player: str, outbox: Path, told: Told) -> Storage:
+    return Storage(lambda: connect_store(url, player), player, told, outbox=outbox)
+
+
+def test_a_frozen_postgres_holds_no_move_and_loses_none(postgres_server, postgres_url, tmp_path):
+    told = Told()
+    storage = service(postgres_url, "user:ann", tmp_path / "outbox", told)
+    session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
+    play_moves(session, 5)
+    assert storage.settle(30)
+    pids = postgres_server.all_pids()
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        took = play_moves(session, 40)
+        told.wait_for(SavingDelayed, timeout=30)
+        assert max(took) < MOVE_BUDGET_SECONDS * 10, f"a move waited {max(took):.3f} s"
+        assert sorted(took)[len(took) // 2] < MOVE_BUDGET_SECONDS
+        assert len(read_journal(storage.journal.path)) >= 1  # the moves are on disk
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    told.wait_for(SavingResumed, timeout=DEADLINE)
+    assert storage.settle(DEADLINE)
+    assert stored(postgres_url, "user:ann") == moves_of(session.snapshot())
+    assert len(told.of(SavingDelayed)) == 1 and len(told.of(SavingResumed)) == 1  # told once, not per move
+    assert storage.close() == 0
+
+
+def test_quitting_while_postgres_is_stopped_is_instant_and_the_next_game_writes_it(postgres_server, postgres_url,
+                                                                                  tmp_path):
+    outbox = tmp_path / "outbox"
+    told = Told()
+    storage = service(postgres_url, "user:bea", outbox, told)
+    session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
+    play_moves(session, 3)
+    assert storage.settle(30)
+    postgres_server.stop_server()
+    try:
+        play_moves(session, 30)
+        told.wait_for(SavingDelayed, timeout=30)
+        began = time.monotonic()
+        left = storage.close(0.3)
+        assert time.monotonic() - began < 1.0 and left >= 1
+        assert outbox_depth(outbox)[0] >= 1  # kept on disk for whoever comes next
+        # a new session of the same player during the outage resumes the latest game from the outbox
+        again = Storage(lambda: connect_store(postgres_url, "user:bea"), "user:bea", Told(), outbox=outbox)
+        assert again.adopted >= 1
+        assert moves_of(again.pending_save("15")) == moves_of(session.snapshot())
+    finally:
+        postgres_server.start_server()
+    assert again.settle(DEADLINE)
+    assert stored(postgres_url, "user:bea") == moves_of(session.snapshot())
+    assert again.close() == 0 and outbox_depth(outbox) == (0, 0)
+
+
+def test_a_crash_restart_loses_nothing(postgres_server, postgres_url, tmp_path):
+    told = Told()
+    storage = service(postgres_url, "user:cid", tmp_path / "outbox", told)
+    session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
+    play_moves(session, 3)
+    assert storage.settle(30)
+    flush_wal(postgres_server)
+    postgres_server.stop_server(mode="immediate")
+    try:
+        play_moves(session, 10)
+    finally:
+        postgres_server.start_server()
+    play_moves(session, 2)
+    assert storage.settle(DEADLINE)
+    assert stored(postgres_url, "user:cid") == moves_of(session.snapshot())
+
+
+def flush_wal(postgres_server) -> None:
+    """The test server runs with synchronous_commit=off (for speed), which a real crash may cost the last commits
+    of: a checkpoint first, so the crash tests what Koma does, not what that setting does."""
+    import psycopg
+
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        admin.execute("CHECKPOINT")
+
+
+def test_an_unread_saved_game_is_never_replaced(postgres_server, postgres_url, tmp_path):
+    """A saved game that could not be read (the database away) stays; a newcomer's game is saved once it is back."""
+    saved = SavedGame("1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15", ["L"] * 1, "p", 1, 20.0, 0)
+    assert connect_store(postgres_url, "user:dee").save_game("15", saved)
+    postgres_server.stop_server()
+    try:
+        told = Told()
+        storage = service(postgres_url, "user:dee", tmp_path / "outbox", told)
+        old_player = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED, read_unknown=True)
+        play_moves(old_player, 4)
+        new_storage = service(postgres_url, "user:new", tmp_path / "outbox", Told())
+        newcomer = GameSession(get_puzzle("15"), new_storage, time.monotonic, seed=SEED, read_unknown=True)
+        play_moves(newcomer, 4)
+    finally:
+        postgres_server.start_server()
+    assert storage.settle(DEADLINE) and new_storage.settle(DEADLINE)
+    assert stored(postgres_url, "user:dee") == moves_of(saved)  # kept
+    told.wait_for(GameKeptApart)
+    assert stored(postgres_url, "user:new") == moves_of(newcomer.snapshot())  # the newcomer is saved after recovery
+
+
+LOCKER = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+db.execute("COMMIT")
+"""
+
+
+def test_a_locked_sqlite_file_holds_no_move_and_loses_none(tmp_path):
+    path = tmp_path / "koma.db"
+    Store(path).close()  # made whole first
+    told = Told()
+    storage = Storage(lambda: Store(path, "local", timeout=1.0), "local", told, outbox=tmp_path / "outbox")
+    session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
+    play_moves(session, 2)
+    assert storage.settle(30)
+    locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(path), "6"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert locker.stdout is not None and locker.stdout.readline().strip() == "locked"
+        took = play_moves(session, 30)
+        told.wait_for(SavingDelayed, timeout=30)
+        assert max(took) < MOVE_BUDGET_SECONDS * 10
+    finally:
+        locker.wait(60)
+    assert storage.settle(DEADLINE)
+    assert moves_of(Store(path, "local").load_game("15")) == moves_of(session.snapshot())
+    told.wait_for(SavingResumed)
+
+
+def test_the_outbox_survives_a_torn_last_line(tmp_path):
+    from tui.game.outbox import Journal, Op
+
+    journal = Journal("local", tmp_path)
+    first = journal.append(Op("save", "local", "8", {"n": 1}))
+    journal.append(Op("save", "local", "8", {"n": 2}))
+    journal.acknowledge(first)
+    with open(journal.path, "ab") as handle:
+        handle.write(b'{"kind":"save","player":"loc')  # the process dies mid-append
+    assert [op.data for op in read_journal(journal.path)] == [{"n": 2}]
+
+
+def test_sqlite_never_opens_a_fifo(tmp_path):
+    path = tmp_path / "koma.db"
+    os.mkfifo(path)
+    store = Store(path)
+    assert store.memory_only and "not a regular file" in " ".join(store.drain_notices())
+    assert stat_is_fifo(path)
+
+
+def stat_is_fifo(path: Path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.stat(path).st_mode)

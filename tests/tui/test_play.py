@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui_helpers import make_app, wait_for, wait_warm, store_of
+from tui_helpers import make_app, store_of, wait_for, wait_warm
 
 from solver import search
 from solver.engines.stop import check_stop

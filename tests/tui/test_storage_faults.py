@@ -16,8 +16,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from solver.puzzles.registry import get_puzzle
 from tui.game.outbox import outbox_depth, read_journal
 from tui.game.records import SavedGame
@@ -71,7 +69,7 @@ def stored(url: str, player: str, key: str = "15") -> tuple | None:
     return moves_of(connect_store(url, player).load_game(key))
 
 
-def moves_of(game: SavedGame | None | bool) -> tuple | None:
+def moves_of(game: SavedGame | bool | None) -> tuple | None:
     assert game is not False
     return None if not isinstance(game, SavedGame) else (game.start, tuple(game.moves), game.origins, game.position)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import DataTable
-from tui_helpers import make_app, wait_for, store_of
+from tui_helpers import make_app, store_of, wait_for
 
 from tui.game.stores import open_store
 from tui.screens.home import HomeScreen

@@ -25,7 +25,7 @@ from ..app_view import koma_app
 from ..ascii import Static
 from ..game.formatting import figures_text
 from ..game.jobs import SolverJob
-from ..messages import JobDone, JobFailed, JobProgress
+from ..messages import JobFailed, JobProgress, LabRunFinished
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.titlebar import TitleBar
@@ -155,31 +155,39 @@ class AlgorithmLabScreen(TabbedScreen):
         if not self.queue:
             self.refresh_view()
             return
-        method = self.queue.pop(0)
+        method, puzzle = self.queue.pop(0), self.puzzle
         job = SolverJob(method, self.state)
         self.jobs[method] = job
-        run_job(self, job, lambda job, report: run_method(self.puzzle, job.state, job.kind, stop=job.stop, progress=report),
-                group=f"algo-{method}")
+        run_job(self, job, lambda job, report: run_method(puzzle, job.state, method, stop=job.stop, progress=report),
+                group=f"algo-{method}", answer=LabRunFinished)
         self.refresh_view()
+
+    def method_of(self, job: SolverJob) -> str | None:
+        """The method ``job`` runs, if it is still its current run (None: cancelled or replaced since)."""
+        return next((method for method, current in self.jobs.items() if current is job), None)
 
     @on(JobProgress)
     def _progress(self, event: JobProgress) -> None:
-        if self.jobs.get(event.job.kind) is event.job:
+        if self.method_of(event.job) is not None:
             event.job.progress = event.info
             self.refresh_view()
 
-    @on(JobDone)
+    @on(LabRunFinished)
+    def _finished(self, event: LabRunFinished) -> None:
+        self._settle(event.job, event.result)
+
     @on(JobFailed)
-    def _done(self, event: JobDone | JobFailed) -> None:
-        method = event.job.kind
-        if self.jobs.get(method) is not event.job:
+    def _failed(self, event: JobFailed) -> None:
+        error = event.error
+        self._settle(event.job, f"failed: {error if isinstance(error, KomaError) else repr(error)}")
+
+    def _settle(self, job: SolverJob, result: LabResult | str) -> None:
+        """Record a run's result (or what went wrong) and start the next method waiting."""
+        method = self.method_of(job)
+        if method is None:
             return
         del self.jobs[method]
-        if isinstance(event, JobDone):
-            self.results[method] = event.result
-        else:
-            error = event.error
-            self.results[method] = f"failed: {error if isinstance(error, KomaError) else repr(error)}"
+        self.results[method] = result
         self._next()
 
     def cancel_all(self) -> bool:

@@ -26,15 +26,15 @@ from textual.containers import Vertical
 from textual.widgets import Tab, Tabs
 
 from solver import search
-from solver.errors import KomaError
-from solver.puzzles.base import LongestResult, Puzzle, Solution
+from solver.errors import Cancelled, KomaError
+from solver.puzzles.base import LongestResult, Puzzle, Solution, State
 from solver.puzzles.registry import get_puzzle
 from solver.search.sliding import LABELS, hardest80, tables_present
 
 from ..app_view import koma_app
 from ..ascii import Static
 from ..game.jobs import SolverJob
-from ..messages import JobDone, JobFailed, JobProgress
+from ..messages import BfsFinished, JobFailed, JobProgress, PositionFailed, PositionVerified, VerificationFinished
 from ..widgets.histogram import Histogram
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
@@ -144,7 +144,8 @@ class GalleryScreen(TabbedScreen):
         self.ascii_only = ascii_only
         self.tab = tab
         self.puzzle = puzzle_for(tab)
-        self.job: SolverJob | None = None  # the BFS ("bfs") or the 15-puzzle's verification ("verify")
+        self.bfs_job: SolverJob | None = None  # the full BFS under way
+        self.verify_job: SolverJob | None = None  # the 15-puzzle's verification under way (never both)
         self.figures: Figures | None = None
         self.show_classes = False
         self.message = ""
@@ -189,17 +190,24 @@ class GalleryScreen(TabbedScreen):
     def fifteen(self) -> bool:
         return self.tab == FIFTEEN_TAB
 
+    @property
+    def job(self) -> SolverJob | None:
+        """The job under way, the BFS or the verification, if any."""
+        return self.bfs_job if self.bfs_job is not None else self.verify_job
+
     # --- the BFS -------------------------------------------------------------------------------
     def start_job(self) -> None:
-        self.job = SolverJob("bfs")
-        run_job(self, self.job, partial(self._bfs, self.tab, self.puzzle), group="gallery", interval=0.05)
+        tab = self.tab
+        self.bfs_job = SolverJob("bfs")
+        run_job(self, self.bfs_job, partial(self._bfs, self.puzzle), group="gallery", interval=0.05,
+                answer=lambda job, found: BfsFinished(job, tab, *found))
 
     @staticmethod
-    def _bfs(tab: str, puzzle: Puzzle, job: SolverJob, report: Report) -> tuple[str, Figures]:
+    def _bfs(puzzle: Puzzle, job: SolverJob, report: Report) -> tuple[LongestResult, list[tuple[State, int]] | None]:
         """In a thread: the full BFS (``Puzzle.longest``), then the symmetry classes where the puzzle has them."""
         result = puzzle.longest(stop=job.stop, progress=report)
         grouping = getattr(puzzle, "symmetry_classes", None)
-        return tab, Figures(result, grouping(result.positions) if grouping is not None else None)
+        return result, (grouping(result.positions) if grouping is not None else None)
 
     @on(JobProgress)
     def _progress(self, event: JobProgress) -> None:
@@ -207,33 +215,27 @@ class GalleryScreen(TabbedScreen):
             event.job.progress = event.info
             self.refresh_status()
 
-    @on(JobFailed)
-    def _failed(self, event: JobFailed) -> None:
-        if event.job is not self.job:
+    @on(BfsFinished)
+    def _bfs_finished(self, event: BfsFinished) -> None:
+        if event.job is not self.bfs_job:
             return
-        if event.job.kind == "verify":
-            event.job.done += 1
-            self.message = f"Position #{event.part + 1} failed: {event.error}"
-            if self.fifteen:
-                self.refresh_view()
-            return
-        self.job = None
-        self.message = f"The BFS failed: {event.error}"
+        self.bfs_job = None
+        figures = _RESULTS[event.tab] = Figures(event.result, event.classes)
+        if event.tab == self.tab:
+            self.figures = figures
         self.refresh_view()
         self.refresh_bindings()
 
-    @on(JobDone)
-    def _done(self, event: JobDone) -> None:
-        if event.job is not self.job:
+    @on(JobFailed)
+    def _failed(self, event: JobFailed) -> None:
+        if event.job is self.bfs_job:
+            self.bfs_job = None
+            self.message = f"The BFS failed: {event.error}"
+        elif event.job is self.verify_job:  # not one position's failure (PositionFailed): the verification's own
+            self.verify_job = None
+            self.message = f"The verification failed: {event.error}"
+        else:
             return
-        if event.job.kind == "verify":
-            self._verified(event)
-            return
-        self.job = None
-        tab, figures = event.result
-        _RESULTS[tab] = figures
-        if tab == self.tab:
-            self.figures = figures
         self.refresh_view()
         self.refresh_bindings()
 
@@ -247,14 +249,14 @@ class GalleryScreen(TabbedScreen):
             indices = [k for k in range(len(rows)) if k not in _VERIFIED] or list(range(len(rows)))
         else:
             indices = [min(self.query_one(MiniGrid).selected, len(rows) - 1)]
-        self.job = SolverJob("verify", items=indices, progress={"index": indices[0], "bound": 0, "nodes": 0})
+        self.verify_job = SolverJob("verify", items=indices, progress={"index": indices[0], "bound": 0, "nodes": 0})
         self.message = ""
-        run_job(self, self.job, partial(self._verify, self.puzzle), group="gallery")
+        run_job(self, self.verify_job, partial(self._verify, self.puzzle), group="gallery", answer=VerificationFinished)
         self.refresh_view()
         self.refresh_bindings()
 
-    def _verify(self, puzzle: Puzzle, job: SolverJob, report: Report) -> None:
-        """In a thread: solve each chosen 80-move position optimally, one after another; a verdict per position."""
+    def _verify(self, puzzle: Puzzle, job: SolverJob, report: Report) -> list[int]:
+        """In a thread: solve each chosen 80-move position optimally, one after another; a message per position."""
         rows = hardest80()
 
         def progress(info: dict) -> None:
@@ -266,40 +268,54 @@ class GalleryScreen(TabbedScreen):
             try:
                 solution = verify_solve(puzzle, rows[index][1], stop=job.stop, progress=progress)
             except KomaError as error:
-                self.post_message(JobFailed(job, error, index))
+                self.post_message(PositionFailed(job, index, error))
                 continue
             if job.cancelled:
-                return
-            self.post_message(JobDone(job, Verdict(solution.length, solution.seconds, solution.nodes, solution.method), index))
+                raise Cancelled()
+            self.post_message(PositionVerified(job, index, solution))
+        return list(job.items)
 
-    def _verified(self, event: JobDone) -> None:
-        job = event.job
-        if event.part < 0:  # the end of the job
-            self.job = None
-            verdicts = [_VERIFIED[k] for k in job.items if k in _VERIFIED]
-            good = sum(v.ok for v in verdicts)
-            self.message = (f"Verified {good} of {len(job.items)}: "
-                            + ("each needs exactly 80 moves." if good == len(job.items) else "see the marks."))
-            self.refresh_bindings()
-        else:
-            job.done += 1
-            _VERIFIED[event.part] = event.result
+    @on(PositionVerified)
+    def _position_verified(self, event: PositionVerified) -> None:
+        if event.job is not self.verify_job:
+            return
+        event.job.done += 1
+        s = event.solution
+        _VERIFIED[event.index] = Verdict(s.length, s.seconds, s.nodes, s.method)
+        if self.fifteen:
+            self.refresh_view()
+
+    @on(PositionFailed)
+    def _position_failed(self, event: PositionFailed) -> None:
+        if event.job is not self.verify_job:
+            return
+        event.job.done += 1
+        self.message = f"Position #{event.index + 1} failed: {event.error}"
+        if self.fifteen:
+            self.refresh_view()
+
+    @on(VerificationFinished)
+    def _verification_finished(self, event: VerificationFinished) -> None:
+        if event.job is not self.verify_job:
+            return
+        self.verify_job = None
+        good = sum(_VERIFIED[k].ok for k in event.indices if k in _VERIFIED)
+        self.message = (f"Verified {good} of {len(event.indices)}: "
+                        + ("each needs exactly 80 moves." if good == len(event.indices) else "see the marks."))
+        self.refresh_bindings()
         if self.fifteen:
             self.refresh_view()
 
     def cancel_job(self, quiet: bool = False) -> bool:
-        job = self.job
+        job, verifying = self.job, self.verify_job is not None
         if job is None:
             return False
         job.cancel()
         self.workers.cancel_group(self, "gallery")
-        self.job = None
-        if not quiet and job.kind == "verify":
-            self.message = "Verification cancelled. Press v (a: all) to verify again."
-            self.refresh_view()
-            self.refresh_bindings()
-        elif not quiet:
-            self.message = "Cancelled. Press r to run the BFS again."
+        self.bfs_job = self.verify_job = None
+        if not quiet:
+            self.message = ("Verification cancelled. Press v (a: all) to verify again." if verifying else
+                            "Cancelled. Press r to run the BFS again.")
             self.refresh_view()
             self.refresh_bindings()
         return True
@@ -318,8 +334,8 @@ class GalleryScreen(TabbedScreen):
     def mark(self, index: int) -> str:
         """The caption's mark: ✓ (80 moves), ✗ and the length found, … while it runs, else nothing."""
         verdict = _VERIFIED.get(index)
-        job = self.job
-        if job is not None and job.kind == "verify" and job.progress.get("index") == index and index in job.items[job.done:]:
+        job = self.verify_job
+        if job is not None and job.progress.get("index") == index and index in job.items[job.done:]:
             return " …"
         if verdict is None:
             return ""
@@ -377,17 +393,18 @@ class GalleryScreen(TabbedScreen):
 
     def refresh_status(self) -> None:
         status = self.query_one("#gallery-status", Static)
-        job = self.job
-        if job is not None and job.kind == "verify":
+        job = self.verify_job
+        if job is not None:
             figures = job.progress
             where = f" ({job.done + 1} of {len(job.items)})" if len(job.items) > 1 else ""
             status.update(f"Verifying #{figures.get('index', 0) + 1}{where}… bound [b]{figures.get('bound', 0)}[/b] · "
                           f"{figures.get('nodes', 0):,} nodes · "
                           f"{time.monotonic() - job.began:.0f} s [dim](esc cancels)[/dim]")
             return
-        if job is not None:
-            status.update(f"Full BFS from the goal… depth [b]{job.progress.get('depth', 0)}[/b] · "
-                          f"{job.progress.get('states', 0):,} states found "
+        bfs = self.bfs_job
+        if bfs is not None:
+            status.update(f"Full BFS from the goal… depth [b]{bfs.progress.get('depth', 0)}[/b] · "
+                          f"{bfs.progress.get('states', 0):,} states found "
                           f"[dim](esc cancels)[/dim]")
             return
         state = self.selected_state()

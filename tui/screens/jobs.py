@@ -1,17 +1,19 @@
 """Running a :class:`~tui.game.jobs.SolverJob` in a screen's thread worker: the one way screens start a search.
 
 The job's stop flag is registered for cancel-on-quit while it runs (``StopFlags.registered``);
-progress comes back as throttled :class:`~tui.messages.JobProgress` messages and the answer as
-:class:`~tui.messages.JobDone`, or :class:`~tui.messages.JobFailed` with the exception, which the
-screen words for the player.  A cancelled job posts nothing more.
+progress comes back as throttled :class:`~tui.messages.JobProgress` messages, and the answer as the
+typed message the caller names (``answer=SolutionFound``: built from the job and what ``compute``
+returned), or as ``failed`` (:class:`~tui.messages.JobFailed` unless the caller names another) with
+the exception, which the screen words for the player.  A cancelled job posts nothing more.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.dom import DOMNode
+from textual.message import Message
 from textual.worker import Worker
 
 from solver.engines.progress import throttled
@@ -22,12 +24,21 @@ from ..game.jobs import SolverJob
 from ..messages import JobDone, JobFailed, JobProgress
 
 Report = Callable[[dict[str, Any]], None]
+T = TypeVar("T")
 
 
-def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report], Any], *, group: str,
-            interval: float = 0.1) -> Worker:
-    """Run ``compute(job, report)`` in an exclusive thread worker of ``node`` (a newer job of ``group`` replaces it)."""
+def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report], T], *, group: str,
+            answer: Callable[[SolverJob, T], Message] | None = JobDone,
+            failed: Callable[[SolverJob, Exception], Message] = JobFailed,
+            interval: float = 0.1) -> Worker[None]:
+    """Run ``compute(job, report)`` in an exclusive thread worker of ``node`` (a newer job of ``group`` replaces it).
+
+    Its result is posted as ``answer(job, result)``; ``answer=None`` posts nothing at the end (a job whose
+    answers come one by one, posted by ``compute`` itself).  An exception is posted as ``failed(job, error)``.
+    The default ``answer`` (the untyped, deprecated ``JobDone``) stays only until the play screen names its own.
+    """
     stop_flags = koma_app(node).stop_flags
+
     def post_progress(info: dict[str, Any]) -> None:
         node.post_message(JobProgress(job, dict(info)))
 
@@ -40,9 +51,9 @@ def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report]
             except Cancelled:
                 return
             except Exception as error:  # a solver problem must not take the game down: the screen reports it
-                node.post_message(JobFailed(job, error))
+                node.post_message(failed(job, error))
                 return
-        if not job.cancelled:
-            node.post_message(JobDone(job, result))
+        if answer is not None and not job.cancelled:
+            node.post_message(answer(job, result))
 
     return node.run_worker(body, thread=True, exclusive=True, group=group, name=group)

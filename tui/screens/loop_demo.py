@@ -29,7 +29,7 @@ from solver.search.loop import LoopRun, labels_along_loop, loop_length, run_loop
 from ..app_view import koma_app
 from ..ascii import Static
 from ..game.jobs import SolverJob
-from ..messages import JobDone, JobFailed, JobProgress
+from ..messages import JobFailed, JobProgress, LoopLengthsCounted, LoopRunFinished, OptimalLengthsFound
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
 from ..widgets.loop_board import LoopBoard
@@ -92,7 +92,9 @@ class LoopDemoScreen(DirtyOnlyRendering):
         self.speed = DEFAULT_SPEED
         self.timer: Timer | None = None
         self.stats: dict[str, Any] = {}
-        self.stats_job: SolverJob | None = None  # "loop" or "optimal" statistics
+        self.loop_job: SolverJob | None = None  # the run of the loop method under way
+        self.counts_job: SolverJob | None = None  # the loop's move counts under way
+        self.optimal_job: SolverJob | None = None  # the optimal lengths under way (never both)
         self.message = ""
 
     def compose(self) -> ComposeResult:
@@ -117,7 +119,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
             f"[dim]{arrows}: where each cell's tile goes along the loop. {jump.capitalize()} boxes: a jump can "
             "land here (the tile 3 ahead jumps over the 2 between if one is larger; never tile 1).[/dim]")
         self.new_run(self.start)
-        self.start_stats()
+        self.start_counting()
 
     def on_screen_suspend(self) -> None:
         if self.timer is not None:
@@ -138,20 +140,32 @@ class LoopDemoScreen(DirtyOnlyRendering):
         self.run = None
         self.position = 0
         self.query_one(LoopBoard).show(self.start)
-        run_job(self, SolverJob("run", self.start), lambda job, report: run_loop_method(job.state), group="loop-run")
+        self.loop_job = SolverJob("loop run", self.start)
+        run_job(self, self.loop_job, lambda job, report: run_loop_method(job.state), group="loop-run",
+                answer=LoopRunFinished)
         self.refresh_view()
 
-    @on(JobDone)
+    @on(LoopRunFinished)
+    def _run_ready(self, event: LoopRunFinished) -> None:
+        if event.job is self.loop_job:
+            self.loop_job = None
+            self._play(event.run)
+
     @on(JobFailed)
-    def _run_ready(self, event: JobDone | JobFailed) -> None:
-        if event.job.kind != "run":
-            self._stats_done(event)
-            return
-        if event.job.state != self.start:
-            return
-        if isinstance(event, JobFailed):
+    def _failed(self, event: JobFailed) -> None:
+        if event.job is self.loop_job:
+            self.loop_job = None
             self.message = f"The loop method failed: {event.error}"
-        self.run = event.result if isinstance(event, JobDone) else None
+            self._play(None)
+        elif event.job is self.stats_job:
+            self.counts_job = self.optimal_job = None
+            self.message = f"The statistics failed: {event.error}"
+            self.refresh_view()
+            self.refresh_bindings()
+
+    def _play(self, run: LoopRun | None) -> None:
+        """Play ``run`` back from its start (None: there is no run to play)."""
+        self.run = run
         self.position = 0
         self._restart_timer()
         self.refresh_view()
@@ -218,10 +232,9 @@ class LoopDemoScreen(DirtyOnlyRendering):
     def stats_text(self) -> str:
         lines = []
         loop = self.stats.get("loop")
-        job = self.stats_job
         if loop:
             lines.append(f"Loop method on {len(loop):,} random solvable boards: {spread(loop)} moves")
-        elif job is not None and job.kind == "loop":
+        elif (job := self.counts_job) is not None:
             lines.append(f"Loop statistics: {job.done:,} of {job.total:,} boards… [dim](esc cancels)[/dim]")
         elif self.stats.get("loop_cancelled"):
             lines.append("Loop statistics cancelled.")
@@ -234,7 +247,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
             ratio = sum(same) / max(1, sum(optimal))
             lines.append(f"Optimal ({METHOD_NAMES.get(method, method)}) on the first {len(optimal)}: "
                          f"{spread(optimal)} moves; the loop took {spread(same)}, {ratio:.1f}x as many")
-        elif job is not None and job.kind == "optimal":
+        elif (job := self.optimal_job) is not None:
             lines.append(f"Optimal solves: {job.done} of {job.total}… [dim](esc cancels)[/dim]")
         else:
             lines.append(f"[dim]o: compare with optimal solutions of {OPTIMAL_BOARDS} of these boards.[/dim]")
@@ -243,28 +256,47 @@ class LoopDemoScreen(DirtyOnlyRendering):
         return "\n".join(lines)
 
     # --- statistics --------------------------------------------------------------------------------------
-    def start_stats(self, kind: str = "loop") -> None:
+    @property
+    def stats_job(self) -> SolverJob | None:
+        """The statistics under way, the loop's move counts or the optimal lengths, if any."""
+        return self.counts_job if self.counts_job is not None else self.optimal_job
+
+    def start_counting(self) -> None:
+        """Count the loop method's moves on ``STATS_BOARDS`` random boards, in the background."""
         self.cancel_stats()
-        job = SolverJob(kind, total=STATS_BOARDS if kind == "loop" else OPTIMAL_BOARDS)
-        self.stats_job = job
-        run_job(self, job, self._compute_stats, group="loop-stats")
+        self.counts_job = SolverJob("loop lengths", total=STATS_BOARDS)
+        run_job(self, self.counts_job, self._count_loop_lengths, group="loop-stats", answer=LoopLengthsCounted)
         self.refresh_view()
 
-    def _compute_stats(self, job: SolverJob, report: Report) -> tuple[list[int], list[int]]:
-        """In a thread: loop move counts of random solvable boards (seeds 0..N-1), or optimal lengths of the first few."""
-        values: list[int] = []
-        extra: list[int] = []
+    def start_comparing(self) -> None:
+        """Solve the first ``OPTIMAL_BOARDS`` of those boards optimally, in the background."""
+        self.cancel_stats()
+        self.optimal_job = SolverJob("optimal lengths", total=OPTIMAL_BOARDS)
+        run_job(self, self.optimal_job, self._find_optimal_lengths, group="loop-stats",
+                answer=lambda job, found: OptimalLengthsFound(job, *found))
+        self.refresh_view()
+
+    def _count_loop_lengths(self, job: SolverJob, report: Report) -> list[int]:
+        """In a thread: the loop method's move counts on random solvable boards (seeds 0..N-1)."""
+        lengths: list[int] = []
+        for seed in range(job.total):
+            check_stop(job.stop)
+            lengths.append(loop_length(self.puzzle.random_state(seed))[0])
+            report({"done": seed + 1})
+        return lengths
+
+    def _find_optimal_lengths(self, job: SolverJob, report: Report) -> tuple[list[int], list[int]]:
+        """In a thread: the optimal lengths of the first random boards (seeds 0..N-1), and the loop's counts on them."""
+        optimal: list[int] = []
+        loop: list[int] = []
         method = optimal_method(self.puzzle)
         for seed in range(job.total):
             check_stop(job.stop)
             board = self.puzzle.random_state(seed)
-            if job.kind == "loop":
-                values.append(loop_length(board)[0])
-            else:
-                values.append(search.solve(self.puzzle, board, method, stop=job.stop).length)
-                extra.append(loop_length(board)[0])
+            optimal.append(search.solve(self.puzzle, board, method, stop=job.stop).length)
+            loop.append(loop_length(board)[0])
             report({"done": seed + 1})
-        return values, extra
+        return optimal, loop
 
     @on(JobProgress)
     def _stats_progress(self, event: JobProgress) -> None:
@@ -272,18 +304,21 @@ class LoopDemoScreen(DirtyOnlyRendering):
             event.job.done = int(event.info["done"])
             self.refresh_view()
 
-    def _stats_done(self, event: JobDone | JobFailed) -> None:
-        if event.job is not self.stats_job:
-            return
-        self.stats_job = None
-        if isinstance(event, JobFailed):
-            self.message = f"The statistics failed: {event.error}"
-        elif event.job.kind == "loop":
-            self.stats["loop"] = event.result[0]
-        else:
-            self.stats["optimal"], self.stats["optimal_loop"] = event.result
-        self.refresh_view()
-        self.refresh_bindings()
+    @on(LoopLengthsCounted)
+    def _lengths_counted(self, event: LoopLengthsCounted) -> None:
+        if event.job is self.counts_job:
+            self.counts_job = None
+            self.stats["loop"] = event.lengths
+            self.refresh_view()
+            self.refresh_bindings()
+
+    @on(OptimalLengthsFound)
+    def _optimal_found(self, event: OptimalLengthsFound) -> None:
+        if event.job is self.optimal_job:
+            self.optimal_job = None
+            self.stats["optimal"], self.stats["optimal_loop"] = event.optimal, event.loop
+            self.refresh_view()
+            self.refresh_bindings()
 
     def cancel_stats(self) -> bool:
         job = self.stats_job
@@ -291,9 +326,9 @@ class LoopDemoScreen(DirtyOnlyRendering):
             return False
         job.cancel()
         self.workers.cancel_group(self, "loop-stats")
-        self.stats_job = None
-        if job.kind == "loop":
+        if job is self.counts_job:
             self.stats["loop_cancelled"] = True
+        self.counts_job = self.optimal_job = None
         return True
 
     # --- actions -----------------------------------------------------------------------------------------
@@ -340,7 +375,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
             self.app.bell()
             self.refresh_view()
             return
-        self.start_stats("optimal")
+        self.start_comparing()
 
     def action_play(self) -> None:
         koma_app(self).open_puzzle(self.puzzle, self.start)

@@ -23,6 +23,8 @@ class ServeOptions:
     max_sessions: int = 32
     max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
     idle_timeout: float = 1800.0
+    keepalive_interval: float = 15.0  # an SSH keepalive after this long without a word from the client
+    keepalive_count_max: int = 3  # unanswered keepalives before a client is taken for gone (its games hang up)
     authorized_keys: str | None = None
     open: bool = False
     cpu_limit: int = 600  # seconds of CPU per game (0: none)
@@ -38,6 +40,7 @@ class ServeOptions:
 DEFAULTS = ServeOptions()
 # (option, lowest allowed value); the port also has a highest
 LOWEST = (("port", 0), ("max_sessions", 1), ("max_sessions_per_player", 0), ("idle_timeout", 0),
+          ("keepalive_interval", 1), ("keepalive_count_max", 1),
           ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0))
 
 
@@ -54,6 +57,11 @@ def add_serve_command(commands: Any) -> None:
                        help=f"most games one player may have at once (default {d.max_sessions_per_player}; 0 no limit)")
     serve.add_argument("--idle-timeout", type=float, default=d.idle_timeout, metavar="SECONDS",
                        help=f"close a game after this long without a key (default {d.idle_timeout:g}; 0 never)")
+    serve.add_argument("--keepalive-interval", type=float, default=d.keepalive_interval, metavar="SECONDS",
+                       help=f"send an SSH keepalive after this long without a word from the client "
+                            f"(default {d.keepalive_interval:g})")
+    serve.add_argument("--keepalive-count-max", type=int, default=d.keepalive_count_max, metavar="N",
+                       help=f"hang up a client's games after N keepalives unanswered (default {d.keepalive_count_max})")
     who = serve.add_mutually_exclusive_group(required=True)
     who.add_argument("--authorized-keys", metavar="FILE", help="admit only these public keys (OpenSSH format)")
     who.add_argument("--open", action="store_true", help="admit any username, with no password")

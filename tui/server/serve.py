@@ -139,6 +139,8 @@ class Game:
         self.first_output = asyncio.Event()
         self.notices = 0  # terminal rows said before the game's first output
         self.started = time.monotonic()
+        self.gone = False  # the client has gone: the game is hung up as soon as it exists
+        self.hanging_up: asyncio.Task | None = None
 
     async def run(self) -> None:
         process = self.process
@@ -165,6 +167,8 @@ class Game:
             return
         os.close(slave)
         log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
+        if self.gone:  # the connection was lost while the game was starting
+            self.hang_up()
         pump_out = asyncio.create_task(self.pump_out())
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
@@ -248,22 +252,34 @@ class Game:
             self.output_done.set()
 
     async def pump_in(self) -> None:
-        """Client -> game: keys, and window changes as TIOCSWINSZ; the client leaving hangs the game up."""
-        while True:
-            try:
-                data = await self.process.stdin.read(4096)
-            except asyncssh.TerminalSizeChanged as change:
-                set_window_size(self.master, change.height, change.width, change.pixwidth, change.pixheight)
-                continue
-            except (asyncssh.BreakReceived, asyncssh.SignalReceived, asyncssh.SoftEOFReceived):  # type: ignore[attr-defined]
-                continue
-            except (OSError, asyncssh.Error):
-                data = b""
-            if not data:
-                break
-            self.last_input = time.monotonic()
-            await self.write_to_game(data)
-        await self.stop(None, signal.SIGHUP)
+        """Client -> game: keys, and window changes as TIOCSWINSZ.  However the channel ends (EOF, the
+        connection reset or lost, any error) the game is hung up at once; SSH break and signal requests are
+        ignored (the game reads ctrl+c as a key) and keys keep flowing."""
+        try:
+            while True:
+                try:
+                    data = await self.process.stdin.read(4096)
+                except asyncssh.TerminalSizeChanged as change:
+                    set_window_size(self.master, change.height, change.width, change.pixwidth, change.pixheight)
+                    continue
+                except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                    continue
+                if not data:
+                    return
+                self.last_input = time.monotonic()
+                await self.write_to_game(data)
+        except (OSError, asyncssh.Error, ValueError):  # the connection is gone: nothing more will come
+            return
+        finally:
+            self.hang_up()
+
+    def hang_up(self) -> None:
+        """The player is gone: SIGHUP the game now (it saves and exits), SIGKILL it if it is still there after
+        the grace.  Safe to call more than once, from a task being cancelled, and before the game has started
+        (it is hung up as soon as it has)."""
+        self.gone = True
+        if self.hanging_up is None and self.child is not None:
+            self.hanging_up = asyncio.get_running_loop().create_task(self.stop(None, signal.SIGHUP))
 
     async def write_to_game(self, data: bytes) -> None:
         deadline = time.monotonic() + 5.0
@@ -346,6 +362,7 @@ class Connection(asyncssh.SSHServer):
         self.username = ""
         self.fingerprint: str | None = None
         self.refusal = ""
+        self.games: set[Game] = set()
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -362,7 +379,12 @@ class Connection(asyncssh.SSHServer):
             log(f"{self.peer}: refused ({self.refusal})")
 
     def connection_lost(self, exc: Exception | None) -> None:
+        """The connection is gone (closed, reset, or silent past the keepalives): hang up its games now."""
         self.server.connections.discard(self)
+        if exc is not None and self.games:
+            log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)")
+        for game in list(self.games):
+            game.hang_up()
 
     def begin_auth(self, username: str) -> bool:
         self.username = username
@@ -397,7 +419,7 @@ class Connection(asyncssh.SSHServer):
         if self.refusal:
             return False
         player, name = self.identity()
-        return GameProcess(lambda process: self.server.play(process, player, name, self.peer), None, 0, False)
+        return GameProcess(lambda process: self.server.play(process, player, name, self), None, 0, False)
 
     # Everything but a session is refused (these are asyncssh's defaults, stated here on purpose).
     def connection_requested(self, *args: Any) -> bool:
@@ -480,7 +502,8 @@ class KomaServer:
             close_fds=True, cwd=cwd, preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
         return process, "cold"
 
-    async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str) -> None:
+    async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
+        peer = connection.peer
         if self.stopping:
             process.exit(1)
             return
@@ -495,6 +518,7 @@ class KomaServer:
             return
         game = Game(self, process, player, name, peer)
         self.games.add(game)
+        connection.games.add(game)
         try:
             await game.run()
         except Exception as problem:  # one game's trouble must never reach the server
@@ -506,6 +530,7 @@ class KomaServer:
                 pass
         finally:
             self.games.discard(game)
+            connection.games.discard(game)
 
     async def start(self) -> None:
         options = self.options
@@ -524,7 +549,8 @@ class KomaServer:
         key = host_key(key_path)
         ssh_options: dict[str, Any] = dict(
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
-            allow_scp=False, login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
+            allow_scp=False, login_timeout=60, keepalive_interval=options.keepalive_interval,
+            keepalive_count_max=options.keepalive_count_max)
         if options.proxy_protocol:
             self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
             await self.listener.start(options.host, options.port)

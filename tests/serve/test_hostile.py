@@ -1,0 +1,296 @@
+"""``koma serve`` against hostile or careless clients: vanished clients, idle sockets, bad fields, forged logs.
+
+Every case runs through a real OpenSSH client (in tmux), or an asyncssh client where the case is what a
+client does on the wire (an abort, a break or signal request, a field OpenSSH would not send).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from serve_helpers import HAVE_ASYNCSSH, SCREEN_SECONDS, SSH, TMUX, Client, Server
+
+pytestmark = [
+    pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
+    pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed; CI installs openssh-client"),
+]
+needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (CI installs it)")
+
+# A vanished client's game is hung up at once; it has STOP_GRACE_SECONDS (5) to save before it is killed.
+# The rest is room for a loaded 2-core box, and still far below the 30-minute idle timeout.
+GONE_SECONDS = 40.0
+# One of the two 15-puzzle boards 80 moves from the goal: a solve that keeps a core busy for long.
+HARDEST_15 = "_ 12 9 13/15 11 10 14/3 7 2 5/4 8 6 1"
+ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
+
+
+def ssh_pid(client: Client, timeout: float = 30.0) -> int:
+    """The pid of the ``ssh`` process a tmux client runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pane = subprocess.run([TMUX, "list-panes", "-t", client.name, "-F", "#{pane_pid}"],
+                              capture_output=True, text=True).stdout.split()
+        if pane:
+            found = subprocess.run(["pgrep", "-P", pane[0], "-x", "ssh"], capture_output=True, text=True).stdout.split()
+            if found:
+                return int(found[0])
+        time.sleep(0.05)
+    raise AssertionError(f"no ssh process in {client.name}")
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not: it has ended, and waits only to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def wait_until_gone(server: Server, pid: int, player: str, timeout: float = GONE_SECONDS) -> float:
+    """Wait until game ``pid`` has ended and the server has logged it; the seconds that took."""
+    began = time.monotonic()
+    deadline = began + timeout
+    while time.monotonic() < deadline and alive(pid):
+        time.sleep(0.05)
+    assert not alive(pid), f"game {pid} still runs {timeout:g} s after its client vanished:\n{server.text()[-3000:]}"
+    server.wait_for_log(rf"player user:{re.escape(player)}: game ended", max(1.0, deadline - time.monotonic()))
+    return time.monotonic() - began
+
+
+def kill_client(client: Client) -> None:
+    os.kill(ssh_pid(client), signal.SIGKILL)
+
+
+@pytest.fixture
+def server(tmp_path):
+    started = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    yield started
+    started.kill()
+
+
+# --- 1. a vanished client's game ends at once ---------------------------------------------------------
+
+@needs_tmux
+def test_a_client_killed_at_home_ends_its_game(server, tmp_path):
+    client = Client(server, "vanish", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        pid = server.game_pid("vanish")
+        kill_client(client)
+        wait_until_gone(server, pid, "vanish")
+    finally:
+        client.close()
+    assert server.stop() == 0
+
+
+SLOW_START = """
+import os, time
+if os.environ.get("KOMA_SERVE") == "1" and os.environ.get("KOMA_PLAYER") == "user:starting":
+    time.sleep(600)  # a game still starting when its client vanishes
+"""
+
+
+@needs_tmux
+def test_a_client_killed_during_start_ends_its_game(tmp_path):
+    """The game is held in its start-up by a sitecustomize module (cold: a forked game would not import it)."""
+    (tmp_path / "slow").mkdir()
+    (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_START)
+    python_path = os.pathsep.join(p for p in (str(tmp_path / "slow"), os.environ.get("PYTHONPATH")) if p)
+    server = Server(tmp_path / "data", "--open", "--cold", "--rate-limit", "0", env={"PYTHONPATH": python_path})
+    client = Client(server, "starting", tmp_path)
+    try:
+        client.wait_for("Starting Koma")
+        server.wait_for_log(r"player user:starting: game started")
+        pid = server.game_pid("starting")
+        assert alive(pid)
+        kill_client(client)
+        wait_until_gone(server, pid, "starting")
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+
+
+def seed_saved_game(data: Path, player: str, puzzle: str, board: str) -> None:
+    """Give ``player`` a saved game in progress on ``board`` (what pressing the puzzle's key resumes)."""
+    from tui.game.records import SavedGame
+    from tui.game.store import Store
+
+    data.mkdir(parents=True, exist_ok=True)
+    store = Store(data / "koma.db", player=f"user:{player}")
+    try:
+        store.save_game(puzzle, SavedGame(board))
+    finally:
+        store.close()
+
+
+@needs_tmux
+def test_a_client_killed_mid_solve_ends_its_game(tmp_path):
+    seed_saved_game(tmp_path / "data", "solver", "15", HARDEST_15)
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    client = Client(server, "solver", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        client.keys("2")
+        client.wait_for("Welcome back")
+        client.keys("s")
+        client.wait_for("Solving")
+        pid = server.game_pid("solver")
+        assert "Solved by Koma" not in client.screen()  # an 80-move board: the search goes on for long
+        kill_client(client)
+        wait_until_gone(server, pid, "solver")
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+
+
+@needs_tmux
+def test_three_vanished_clients_do_not_lock_their_player_out(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--max-sessions-per-player", "3")
+    clients = [Client(server, "trio", tmp_path) for _ in range(3)]
+    try:
+        for client in clients:
+            client.wait_for("8-puzzle")
+        pids = [int(p) for p in re.findall(r"player user:trio: game started \(pid (\d+)", server.text())]
+        assert len(pids) == 3
+        for client in clients:
+            kill_client(client)
+        for pid in pids:
+            wait_until_gone(server, pid, "trio")
+        again = Client(server, "trio", tmp_path)
+        clients.append(again)
+        again.wait_for("8-puzzle")
+        assert "already have" not in server.text()
+        again.keys("q")
+        assert again.exit_status() == 0
+        assert server.stop() == 0
+    finally:
+        for client in clients:
+            client.close()
+        server.kill()
+
+
+class Screen:
+    """What an asyncssh client's terminal has received, with the escape sequences taken out."""
+
+    def __init__(self, process) -> None:
+        self.process = process
+        self.received = b""
+
+    async def wait_for(self, text: str, timeout: float = SCREEN_SECONDS) -> None:
+        deadline = time.monotonic() + timeout
+        while text.encode() not in ANSI.sub(b"", self.received):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{text!r} never came; received {ANSI.sub(b'', self.received)[-2000:]!r}")
+            try:
+                data = await asyncio.wait_for(self.process.stdout.read(65536), left)
+            except TimeoutError:
+                continue
+            if not data:
+                raise AssertionError(f"the session ended before {text!r} came; received {self.received[-2000:]!r}")
+            self.received += data
+
+
+async def open_game(server: Server, user: str, **options):
+    import asyncssh
+
+    conn = await asyncssh.connect("127.0.0.1", server.port, username=user, known_hosts=None, connect_timeout=60,
+                                  **options)
+    process = await conn.create_process(term_type="xterm-256color", term_size=(100, 30), encoding=None)
+    return conn, process, Screen(process)
+
+
+async def test_an_aborted_asyncssh_client_ends_its_game(server):
+    conn, _process, screen = await open_game(server, "aborter")
+    await screen.wait_for("8-puzzle")
+    pid = server.game_pid("aborter")
+    conn.abort()  # the TCP connection closes with no SSH goodbye
+    await asyncio.to_thread(wait_until_gone, server, pid, "aborter")
+
+
+async def test_break_and_signal_requests_are_ignored_and_keys_keep_flowing(server):
+    conn, process, screen = await open_game(server, "breaker")
+    try:
+        await screen.wait_for("8-puzzle")
+        pid = server.game_pid("breaker")
+        process.channel.send_break(500)
+        for name in ("INT", "TERM", "KILL", "HUP", "bogus"):
+            process.channel.send_signal(name)
+        process.stdin.write(b"1")  # the 8-puzzle: the keys still reach the game
+        await screen.wait_for("Moves")
+        assert alive(pid)
+        process.stdin.write(b"q")
+        result = await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+        assert result.exit_status == 0
+    finally:
+        conn.close()
+
+
+class Relay:
+    """A TCP relay to the server that can go silent (a network lost: nothing passes, nothing is closed)."""
+
+    def __init__(self, port: int):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.target = port
+        self.silent = threading.Event()
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self.sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self.pass_on, args=(source, sink), daemon=True).start()
+
+    def pass_on(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                if self.silent.is_set():
+                    continue  # dropped: the network is gone
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.listener.close()
+        for sock in self.sockets:
+            sock.close()
+
+
+@needs_tmux
+def test_a_client_whose_network_is_lost_has_its_game_ended_by_keepalives(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--keepalive-interval", "1",
+                    "--keepalive-count-max", "3")
+    relay = Relay(server.port)
+    through = copy.copy(server)
+    through.port = relay.port
+    client = Client(through, "lost", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        pid = server.game_pid("lost")
+        relay.silent.set()
+        wait_until_gone(server, pid, "lost")
+        assert alive(ssh_pid(client))  # the client never said goodbye: the keepalives found it gone
+        assert server.stop() == 0
+    finally:
+        client.close()
+        relay.close()
+        server.kill()

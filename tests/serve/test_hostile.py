@@ -294,3 +294,69 @@ def test_a_client_whose_network_is_lost_has_its_game_ended_by_keepalives(tmp_pat
         client.close()
         relay.close()
         server.kill()
+
+
+# --- 2. admission: only logged-in connections take a seat --------------------------------------------
+
+def closed_within(sock: socket.socket, deadline: float) -> bool:
+    """Whether the server closes ``sock`` before ``deadline`` (what it sends meanwhile is read and dropped)."""
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            if not sock.recv(65536):
+                return True
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except TimeoutError:
+            return False
+    return False
+
+
+@needs_tmux
+def test_idle_sockets_that_never_log_in_take_no_seat_and_are_closed_after_the_grace_time(tmp_path):
+    grace = 4.0
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--max-sessions", "2",
+                    "--login-grace-time", f"{grace:g}")
+    idle = []
+    try:
+        began = time.monotonic()
+        idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(50)]
+        server.wait_for_log(r"connected", count=50)
+        client = Client(server, "newcomer", tmp_path)  # the server has 2 seats and 50 sockets waiting
+        try:
+            client.wait_for("8-puzzle")
+            deadline = began + grace + 30.0  # closed once their grace is over (some were dropped sooner)
+            assert all(closed_within(sock, deadline) for sock in idle)
+            assert "server is full" not in server.text()
+            client.keys("q")
+            assert client.exit_status() == 0
+        finally:
+            client.close()
+        assert server.stop() == 0
+    finally:
+        for sock in idle:
+            sock.close()
+        server.kill()
+
+
+@needs_tmux
+def test_the_seats_are_the_logged_in_players(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--max-sessions", "1")
+    client = Client(server, "seated", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        result = subprocess.run(server.ssh("latecomer", "-tt"), capture_output=True, text=True,
+                                stdin=subprocess.DEVNULL, timeout=120)
+        assert result.returncode == 255 and "the Koma server is full (1 players)" in result.stderr
+        client.keys("q")
+        assert client.exit_status() == 0
+        server.wait_for_log(r"player user:seated: game ended")
+        again = Client(server, "latecomer", tmp_path)  # the seat is free again
+        try:
+            again.wait_for("8-puzzle")
+        finally:
+            again.close()
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()

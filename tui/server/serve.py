@@ -372,15 +372,29 @@ class Connection(asyncssh.SSHServer):
         if not health_check:
             via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
             log(f"{self.peer}: connected{via}")
+        self.server.arrive(self)
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
-        self.refusal = self.server.admit(self.address, self, rate_limited=not health_check)
+        self.refusal = self.server.admit(self.address, rate_limited=not health_check)
         if self.refusal:
             log(f"{self.peer}: refused ({self.refusal})")
 
+    def drop(self, why: str) -> None:
+        """Close a connection that has not logged in, without a word (it may not even speak SSH)."""
+        log(f"{self.peer}: dropped ({why})")
+        if self.conn is not None:
+            self.conn.abort()
+
+    def auth_completed(self) -> None:
+        refusal = self.server.seat(self)
+        if refusal and not self.refusal and self.conn is not None:
+            self.refusal = refusal
+            log(f"{self.peer}: refused ({refusal})")
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal)
+
     def connection_lost(self, exc: Exception | None) -> None:
         """The connection is gone (closed, reset, or silent past the keepalives): hang up its games now."""
-        self.server.connections.discard(self)
+        self.server.leave(self)
         if exc is not None and self.games:
             log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)")
         for game in list(self.games):
@@ -448,7 +462,9 @@ class KomaServer:
 
     def __init__(self, options: ServeOptions):
         self.options = options
-        self.connections: set[Connection] = set()
+        self.connections: set[Connection] = set()  # every open connection
+        self.logging_in: dict[Connection, None] = {}  # those not logged in yet, the longest waiting first
+        self.players: set[Connection] = set()  # those logged in: each takes a seat
         self.games: set[Game] = set()
         self.recent: dict[str, collections.deque] = {}
         self.authorized: asyncssh.SSHAuthorizedKeys | None = None
@@ -457,12 +473,20 @@ class KomaServer:
         self.port = options.port
         self.pool: WarmPool | None = None
 
-    def admit(self, address: str, connection: Connection, rate_limited: bool = True) -> str:
-        """Why a new connection is refused ('' to admit it): shutting down, full, or too many from one address."""
+    def arrive(self, connection: Connection) -> None:
+        """A connection was made: it waits to log in, and takes no seat until it has.  With
+        ``--max-startups`` connections already waiting, the one that has waited longest is dropped."""
+        self.connections.add(connection)
+        while len(self.logging_in) >= self.options.max_startups:
+            oldest = next(iter(self.logging_in))
+            del self.logging_in[oldest]
+            oldest.drop(f"{len(self.logging_in) + 1} connections not logged in; this one waited longest")
+        self.logging_in[connection] = None
+
+    def admit(self, address: str, rate_limited: bool = True) -> str:
+        """Why a new connection is refused ('' to admit it): shutting down, or too many from one address."""
         if self.stopping:
             return "the Koma server is shutting down"
-        if len(self.connections) >= self.options.max_sessions:
-            return f"the Koma server is full ({self.options.max_sessions} players); try again later"
         limit = self.options.rate_limit if rate_limited else 0
         if limit:
             now = time.monotonic()
@@ -475,8 +499,20 @@ class KomaServer:
             if len(self.recent) > 10_000:  # forget quiet addresses
                 for quiet in [a for a, t in self.recent.items() if not t or now - t[-1] > RATE_WINDOW_SECONDS]:
                     del self.recent[quiet]
-        self.connections.add(connection)
         return ""
+
+    def seat(self, connection: Connection) -> str:
+        """A connection has logged in: why it is refused ('' when it takes one of the ``--max-sessions`` seats)."""
+        self.logging_in.pop(connection, None)
+        if len(self.players) >= self.options.max_sessions:
+            return f"the Koma server is full ({self.options.max_sessions} players); try again later"
+        self.players.add(connection)
+        return ""
+
+    def leave(self, connection: Connection) -> None:
+        self.connections.discard(connection)
+        self.logging_in.pop(connection, None)
+        self.players.discard(connection)
 
     def player_refusal(self, player: str) -> str:
         """Why one more game for ``player`` is refused ('' to allow it): their games at once are capped."""
@@ -549,7 +585,7 @@ class KomaServer:
         key = host_key(key_path)
         ssh_options: dict[str, Any] = dict(
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
-            allow_scp=False, login_timeout=60, keepalive_interval=options.keepalive_interval,
+            allow_scp=False, login_timeout=options.login_grace_time, keepalive_interval=options.keepalive_interval,
             keepalive_count_max=options.keepalive_count_max)
         if options.proxy_protocol:
             self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
@@ -566,6 +602,7 @@ class KomaServer:
             mode += "; PROXY protocol required"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
+            f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
 
     async def shutdown(self) -> None:

@@ -360,3 +360,89 @@ def test_the_seats_are_the_logged_in_players(tmp_path):
     finally:
         client.close()
         server.kill()
+
+
+# --- 3. every field a client sends is bounded before anything is allocated ------------------------------
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory):
+    """One server for the cases that each play ten short sessions."""
+    started = Server(tmp_path_factory.mktemp("hostile") / "data", "--open", "--rate-limit", "0",
+                     "--max-sessions-per-player", "0")
+    yield started
+    started.kill()
+
+
+async def play_and_quit(server: Server, user: str, resize: tuple[int, int, int, int] | None = None, **options) -> None:
+    """One session with a client's odd fields: it reaches the home screen, (resizes,) quits with status 0."""
+    import asyncssh
+
+    async with asyncssh.connect("127.0.0.1", server.port, username=user, known_hosts=None,
+                                connect_timeout=60) as conn:
+        process = await conn.create_process(encoding=None, **{"term_type": "xterm-256color", "term_size": (100, 30),
+                                                               **options})
+        screen = Screen(process)
+        await screen.wait_for("8-puzzle")
+        if resize is not None:
+            process.change_terminal_size(*resize)
+            process.stdin.write(b"1")  # the game still takes keys after the window change
+            await screen.wait_for("Moves")
+        process.stdin.write(b"q")
+        result = await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+        assert result.exit_status == 0, ANSI.sub(b"", screen.received)[-2000:]
+        assert b"Traceback" not in screen.received
+
+
+BAD_FIELDS = {
+    "a 70 KB TERM": dict(term_type="x" * 70_000),
+    "a TERM with a newline": dict(term_type="xterm\nkoma serve: forged"),
+    "a TERM with an ESC": dict(term_type="xterm\x1b[31m"),
+    "a TERM with a NUL": dict(term_type="xterm\x00"),
+    "pixel sizes over 65535 at the start": dict(term_size=(100, 30, 70_000, 4_294_967_295)),
+    "pixel sizes over 65535 in a window change": dict(resize=(100, 30, 70_000, 4_294_967_295)),
+    "cell sizes of 2**32 - 1": dict(term_size=(4_294_967_295, 4_294_967_295)),
+    "a flood of environment variables": dict(env={f"KOMA_{k}": "x" * 30_000 for k in range(300)}),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FIELDS))
+async def test_a_bad_field_gets_a_game_and_leaks_no_descriptor(shared_server, case):
+    server = shared_server
+    user = re.sub(r"\W", "", case.split()[1] + case.split()[-1])
+    warmups = server.text().count("user:warmup: game ended") + 1
+    await play_and_quit(server, "warmup")  # whatever the server opens once is open before we count
+    await asyncio.to_thread(server.wait_for_log, r"player user:warmup: game ended", 60, warmups)
+    before = open_fds(server.process.pid)
+    for _ in range(10):
+        await play_and_quit(server, user, **BAD_FIELDS[case])
+    await asyncio.to_thread(server.wait_for_log, rf"player user:{user}: game ended", 60, 10)
+    deadline = time.monotonic() + 30
+    while open_fds(server.process.pid) > before and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert open_fds(server.process.pid) <= before
+    if "TERM" in case:
+        assert re.search(rf"player user:{user}: game started \(pid \d+, xterm-256color 100x30\)", server.text())
+
+
+async def test_an_environment_flood_is_not_kept(shared_server):
+    """300 variables of 30 KB each: the server stores none of them (its memory does not grow by their 9 MB)."""
+    def resident_kib() -> int:
+        status = Path(f"/proc/{shared_server.process.pid}/status").read_text()
+        return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+
+    import asyncssh
+
+    async with asyncssh.connect("127.0.0.1", shared_server.port, username="flood", known_hosts=None,
+                                connect_timeout=60) as conn:
+        before = resident_kib()
+        process = await conn.create_process(encoding=None, term_type="xterm-256color", term_size=(100, 30),
+                                            env={f"KOMA_{k}": "x" * 30_000 for k in range(300)})
+        screen = Screen(process)
+        await screen.wait_for("8-puzzle")
+        assert resident_kib() - before < 4096
+        process.stdin.write(b"q")
+        await asyncio.wait_for(process.wait(), SCREEN_SECONDS)

@@ -52,6 +52,12 @@ SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
+TERMINAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+FALLBACK_TERMINAL = "xterm-256color"  # for a TERM that is not a terminfo name (too long, control characters)
+MAX_CELLS = 1000  # columns or rows of a game's terminal, at most
+# The only variable a client may send (see colour.py), and its longest value: other env requests are refused
+# and never stored, so a flood of them costs the server nothing.
+CLIENT_VARIABLES = {b"COLORTERM": 16}
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
@@ -93,10 +99,24 @@ def host_key(path: Path) -> asyncssh.SSHKey:
 
 # --- the terminal ----------------------------------------------------------------------------------
 
+def terminal_type(asked: str) -> str:
+    """The client's TERM if it looks like a terminfo name (letters, digits, ``._+-``, at most 64), else
+    :data:`FALLBACK_TERMINAL`: a TERM reaches the game's environment, the warm pool's messages and the log."""
+    return asked if TERMINAL_NAME.fullmatch(asked) else FALLBACK_TERMINAL
+
+
+def window_size(columns: int, rows: int, width: int = 0, height: int = 0) -> tuple[int, int, int, int]:
+    """A window size a client sent, made sane: 1 to 1000 cells each way (24x80 when 0), pixels 0 to 65535
+    (0, unknown, when out of range)."""
+    columns, rows = max(1, min(int(columns or 80), MAX_CELLS)), max(1, min(int(rows or 24), MAX_CELLS))
+    width, height = (int(p) if 0 < int(p) <= 0xFFFF else 0 for p in (width or 0, height or 0))
+    return columns, rows, width, height
+
+
 def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: int = 0) -> None:
-    """Set the pty's size; the kernel then sends SIGWINCH to the game."""
-    rows, columns = max(1, min(int(rows or 24), 1000)), max(1, min(int(columns or 80), 1000))
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, int(width or 0), int(height or 0)))
+    """Set the pty's size (bounded by :func:`window_size`); the kernel then sends SIGWINCH to the game."""
+    columns, rows, width, height = window_size(columns, rows, width, height)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, width, height))
 
 
 def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
@@ -144,28 +164,38 @@ class Game:
 
     async def run(self) -> None:
         process = self.process
-        terminal = process.get_terminal_type()
-        if not terminal:
+        asked = process.get_terminal_type()
+        if asked is None:
             self.say("Koma is a terminal game: connect with a terminal (ssh -t), e.g. "
                      f"ssh -t -p {self.server.port} HOST\r\n")
             process.exit(1)
             return
-        columns, rows, width, height = process.get_terminal_size()
+        # Every field the client sent is bounded here, before anything is allocated for the game.
+        terminal = terminal_type(asked)
+        if terminal != asked:
+            log(f"{self.peer} player {self.player}: TERM {asked[:40]!r}{'...' if len(asked) > 40 else ''} "
+                f"({len(asked)} characters) replaced with {terminal}")
+        columns, rows, width, height = window_size(*process.get_terminal_size())
+        env = self.environment(terminal, rows, columns)
         self.notice(STARTING)  # until the game draws, the player is not left at a blank screen
         master, slave = os.openpty()
         self.master = master
         try:
-            set_window_size(master, rows, columns, width, height)
-            os.set_blocking(master, False)
-            self.child, how = await self.server.start_game(slave, self.environment(terminal, rows, columns))
-        except OSError as problem:
-            os.close(slave)
+            try:
+                set_window_size(master, rows, columns, width, height)
+                os.set_blocking(master, False)
+                self.child, how = await self.server.start_game(slave, env)
+            finally:
+                os.close(slave)
+        except Exception as problem:
             os.close(master)
-            log(f"{self.peer} {self.name}: cannot start a game ({problem})")
+            log(f"{self.peer} player {self.player}: cannot start a game ({problem!r})")
             self.say("koma: the server could not start a game; try again later.\r\n")
             process.exit(1)
             return
-        os.close(slave)
+        except BaseException:
+            os.close(master)
+            raise
         log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
         if self.gone:  # the connection was lost while the game was starting
             self.hang_up()
@@ -337,6 +367,19 @@ class Game:
                 pass
 
 
+class GameChannel(asyncssh.SSHServerChannel):
+    """A session channel that stores only the environment a game reads (:data:`CLIENT_VARIABLES`, short values);
+    every other ``env`` request is refused before it is stored (asyncssh would keep them all)."""
+
+    def _process_env_request(self, packet: Any) -> bool:
+        name, value = packet.get_string(), packet.get_string()
+        packet.check_end()
+        if len(value) > CLIENT_VARIABLES.get(name, -1):
+            return False
+        self._env[name] = value
+        return True
+
+
 class GameProcess(asyncssh.SSHServerProcess):
     """A session that only ever runs the game: exec and subsystem (SFTP) requests are refused."""
 
@@ -429,11 +472,13 @@ class Connection(asyncssh.SSHServer):
             return f"user:{name}", name
         return f"key:{self.fingerprint}", name
 
-    def session_requested(self) -> GameProcess | bool:
-        if self.refusal:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameProcess] | bool:
+        if self.refusal or self.conn is None:
             return False
         player, name = self.identity()
-        return GameProcess(lambda process: self.server.play(process, player, name, self), None, 0, False)
+        channel = self.conn.create_server_channel()  # asyncssh's, with the connection's settings...
+        channel.__class__ = GameChannel  # ...that keeps only the environment a game reads
+        return channel, GameProcess(lambda process: self.server.play(process, player, name, self), None, 0, False)
 
     # Everything but a session is refused (these are asyncssh's defaults, stated here on purpose).
     def connection_requested(self, *args: Any) -> bool:

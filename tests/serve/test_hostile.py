@@ -446,3 +446,38 @@ async def test_an_environment_flood_is_not_kept(shared_server):
         assert resident_kib() - before < 4096
         process.stdin.write(b"q")
         await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+
+
+# --- 4. no field a client sends can forge a log line -----------------------------------------------------
+
+FORGED = "koma serve: 10.0.0.1:4242: refused (forged)"
+
+
+async def test_a_term_or_username_with_control_characters_writes_none_to_the_log(shared_server):
+    import asyncssh
+
+    server = shared_server
+    async with asyncssh.connect("127.0.0.1", server.port, username="mallet", known_hosts=None,
+                                connect_timeout=60) as conn:
+        process = await conn.create_process(encoding=None, term_type=f"xterm\n{FORGED}\x1b]0;owned\x07",
+                                            term_size=(100, 30))
+        await Screen(process).wait_for("8-puzzle")
+        process.stdin.write(b"q")
+        await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+    # asyncssh's own client will not send such a username: OpenSSH's will (and the server refuses it)
+    result = await asyncio.to_thread(subprocess.run, server.ssh(f"eve\n{FORGED}\x1b[2J", "-tt"), capture_output=True,
+                                     stdin=subprocess.DEVNULL, timeout=120)
+    assert result.returncode == 255
+    await asyncio.to_thread(server.wait_for_log, r"player user:mallet: game ended")
+    text = server.text()
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", text)  # no control character but the line ends
+    assert not any(line.startswith(FORGED) for line in text.splitlines())
+    assert "TERM xterm\\nkoma serve: 10.0.0.1:4242: refused" in text  # the replaced TERM is logged, escaped
+
+
+def test_the_log_escapes_control_characters(capsys):
+    from tui.server.serve import log
+
+    log("a\nb\rc\x1b[2J\x00\x85\u2028\u202e ok é")
+    line = capsys.readouterr().err
+    assert line == "koma serve: a\\nb\\rc\\x1b[2J\\x00\\x85\\u2028\\u202e ok é\n"

@@ -52,6 +52,9 @@ SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
+# C0 and C1 controls, DEL, Unicode line and paragraph separators, and the bidirectional overrides that
+# can make a line read as another
+UNSAFE_IN_A_LOG = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 TERMINAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 FALLBACK_TERMINAL = "xterm-256color"  # for a TERM that is not a terminfo name (too long, control characters)
 MAX_CELLS = 1000  # columns or rows of a game's terminal, at most
@@ -66,7 +69,13 @@ DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
 
 
 def log(message: str) -> None:
-    print(f"koma serve: {message}", file=sys.stderr, flush=True)
+    """One line in the server's log; control characters in it are escaped (``\\n``, ``\\x1b``), so that no field
+    a client sent (a TERM, a username, a command) can forge a line or drive the operator's terminal."""
+    print(f"koma serve: {escape_controls(message)}", file=sys.stderr, flush=True)
+
+
+def escape_controls(text: str) -> str:
+    return UNSAFE_IN_A_LOG.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
 # --- the host key ----------------------------------------------------------------------------------
@@ -173,7 +182,7 @@ class Game:
         # Every field the client sent is bounded here, before anything is allocated for the game.
         terminal = terminal_type(asked)
         if terminal != asked:
-            log(f"{self.peer} player {self.player}: TERM {asked[:40]!r}{'...' if len(asked) > 40 else ''} "
+            log(f"{self.peer} player {self.player}: TERM {asked[:40]}{'...' if len(asked) > 40 else ''} "
                 f"({len(asked)} characters) replaced with {terminal}")
         columns, rows, width, height = window_size(*process.get_terminal_size())
         env = self.environment(terminal, rows, columns)

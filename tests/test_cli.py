@@ -187,8 +187,9 @@ def test_after_the_double_dash_the_board_is_checked_as_a_board(capsys):
 
 
 def test_negative_numbers_stay_numbers(capsys):
-    code, data, _ = run_json(capsys, "generate", "8", "--seed", "-5")
-    assert code == 0 and data["seed"] == -5
+    """``-5`` is read as a number (not an option), and then refused as a seed: Python's random takes -5 for 5."""
+    code, out, err = run(capsys, "generate", "8", "--seed", "-5", "--json")
+    assert code == 2 and "a seed is 0 or more, not -5" in json.loads(out)["error"] and err.count("\n") == 1
 
 
 # --- --json on argument errors ---------------------------------------------------------------------
@@ -246,3 +247,128 @@ def test_bench_validates_against_the_groups_the_caller_adds(capsys):
 def test_loop_method_on_the_solved_board_answers_zero_moves(capsys):
     code, data, _ = run_json(capsys, "solve", "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _", "--method", "loop")
     assert code == 0 and data["length"] == 0 and data["moves"] == []
+
+
+# --- through the installed command: `--` anywhere, --version, seeds, bounded error lines --------------
+KOMA = shutil.which("koma") or str(__import__("pathlib").Path(sys.executable).with_name("koma"))
+LONG_WORD = "9" * 120_000  # about the longest one argument Linux passes (MAX_ARG_STRLEN is 128 KiB)
+
+
+def koma(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([KOMA, *argv], capture_output=True, text=True, timeout=timeout)
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess, fragment: str, as_json: bool = False) -> None:
+    assert done.returncode == 2, (done.returncode, done.stderr[:500])
+    assert done.stderr.startswith("koma: error: ") and done.stderr.count("\n") == 1, done.stderr[:500]
+    assert fragment in done.stderr and "Traceback" not in done.stdout + done.stderr
+    if as_json:
+        assert fragment in json.loads(done.stdout)["error"]
+    else:
+        assert done.stdout == ""
+
+
+@pytest.mark.parametrize("argv, board", [
+    (["solve", "8", "--json", "--", ARTICLE], ARTICLE),  # the README's form: options, then --, then the board
+    (["solve", "8", "--json", ARTICLE], ARTICLE),
+    (["solve", "--json", "8", "--", ARTICLE], ARTICLE),
+    (["solve", "--json", "--", "8", ARTICLE], ARTICLE),
+    (["solve", "goat", "--json", "--", DASH_BOARD], DASH_BOARD),
+    (["solve", "goat", "--method", "table", "--json", "--", DASH_BOARD], DASH_BOARD),
+    (["solve", "sliding", "--size", "2x3", "--json", "--", "2 3/5 _/4 1"], "2 3/5 _/4 1"),
+    (["solve", "--size", "2x3", "--json", "--", "sliding", "2 3/5 _/4 1"], "2 3/5 _/4 1"),
+])
+def test_options_before_the_double_dash_work_in_any_order(argv, board):
+    done = koma(*argv)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    puzzle = get_puzzle(data["puzzle"], data["size"])
+    assert data["board"] == board
+    assert puzzle.replay(puzzle.parse(board), data["moves"])[-1] == puzzle.goal
+
+
+@pytest.mark.parametrize("argv", [["parity", "8", "--json", "--", ARTICLE], ["parity", "goat", "--json", "--", DASH_BOARD]])
+def test_parity_takes_options_before_the_double_dash(argv):
+    done = koma(*argv)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["board"] == argv[-1] and json.loads(done.stdout)["solvable"] is True
+
+
+def test_after_the_double_dash_every_word_is_an_argument():
+    """``--json`` after ``--`` is a word, not an option: one more argument than solve takes."""
+    assert_one_line_error(koma("solve", "8", "--", ARTICLE, "--json"), "unrecognized arguments: --json")
+
+
+def test_a_game_id_alone_still_takes_options_after_it():
+    done = koma("solve", "8-0eYgW", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["length"] == 24
+
+
+def test_version():
+    from importlib import metadata
+
+    done = koma("--version")
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == f"koma {metadata.version('koma')}\n"
+
+
+def test_version_without_package_metadata(monkeypatch):
+    from importlib import metadata
+
+    from solver.tools.cli import package_version
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    assert package_version() == "unknown (not installed)"
+
+
+@pytest.mark.parametrize("argv", [["generate", "8", "--seed", "-1"], ["generate", "8", "--seed=-1"], ["play", "8", "--seed", "-1"]])
+def test_a_negative_seed_is_refused_not_taken_for_its_positive_twin(argv):
+    assert_one_line_error(koma(*argv), "a seed is 0 or more, not -1")
+
+
+def test_seeds_zero_and_up_are_honoured():
+    boards = {seed: json.loads(koma("generate", "8", "--seed", seed, "--json").stdout)["board"] for seed in ("0", "1", "2")}
+    assert len(set(boards.values())) == 3
+
+
+MAX_ERROR_LINE = 600  # "koma: error: " and a bounded message (solver.errors.MAX_LINE is 400, plus the length)
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "8", LONG_WORD],  # a board check
+    ["generate", "8", "--seed", LONG_WORD],  # argparse's type check
+    ["solve", LONG_WORD, "1"],  # the puzzle registry
+    [LONG_WORD],  # argparse's choice of command
+    ["solve", "8", "1", *[LONG_WORD] * 12],  # argparse's leftovers, 1.4 MB in one message
+    ["solve", "8", ARTICLE, "--method", LONG_WORD],  # a solver's option
+    ["solve", "8", "--" + LONG_WORD],  # an unknown option
+    ["generate", "8", "--size", LONG_WORD],
+    ["--theme", LONG_WORD, "play", "8"],  # the game's launcher
+    ["play", "8", "--board", "1 2 3\n4 5 6\n\x1b[2J7 8 8"],  # control characters stay escaped, on one line
+])
+def test_every_error_line_is_bounded(argv):
+    for as_json in (False, True):
+        if as_json and "play" in argv:
+            continue  # play has no JSON output
+        done = koma(*argv, *(["--json"] if as_json else []), timeout=60)
+        assert done.returncode == 2, done.stderr[:500]
+        assert done.stderr.count("\n") == 1 and len(done.stderr) < MAX_ERROR_LINE, done.stderr[:MAX_ERROR_LINE]
+        assert "\x1b" not in done.stderr and "Traceback" not in done.stderr
+        if as_json:
+            assert len(json.loads(done.stdout)["error"]) < MAX_ERROR_LINE
+        if LONG_WORD in argv:
+            assert "characters)" in done.stderr or "'999999999999999'…" in done.stderr
+
+
+def test_one_line_shortens_long_words_and_says_their_length():
+    from solver.errors import one_line
+
+    assert one_line("short and plain") == "short and plain"
+    assert one_line("bad\nline\x1b[0m") == "bad\\nline\\x1b[0m"
+    assert one_line(f"invalid int value: '{'9' * 5_000_000}'") == "invalid int value: '99999999999999999999999… (5,000,002 characters)"
+    long = one_line("unrecognized arguments: " + "1 2 " * 1_000_000)
+    assert len(long) < 500 and long.endswith("… (4,000,024 characters in all)")

@@ -372,3 +372,11 @@ def test_one_line_shortens_long_words_and_says_their_length():
     assert one_line(f"invalid int value: '{'9' * 5_000_000}'") == "invalid int value: '99999999999999999999999… (5,000,002 characters)"
     long = one_line("unrecognized arguments: " + "1 2 " * 1_000_000)
     assert len(long) < 500 and long.endswith("… (4,000,024 characters in all)")
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [["solve", "8", ARTICLE], ["longest", "8", "--json"]])
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback(argv):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([KOMA, *argv], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr == "koma: error: No space left on device\n", done.stderr

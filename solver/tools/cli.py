@@ -452,7 +452,9 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
         handler = handlers.get(args.command)
         if handler is None:
             raise KomaError(f"'koma {args.command}' is part of the game; run it with the koma command")
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a failed write is reported here, not as a traceback at exit
+        return code
     except KomaError as error:
         return report_error(str(error), getattr(args, "json", False))
     except KeyboardInterrupt:
@@ -460,12 +462,24 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
         print("koma: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `koma longest 8 | head`: the reader left, which is fine
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        discard_stdout()
         return 0
+    except OSError as error:  # e.g. stdout on a full disk: one line, like bad input
+        discard_stdout()
+        where = f": {error.filename}" if error.filename else ""
+        return report_error(f"{error.strerror or error}{where}", False)
     finally:
         tell_cache_notices()
+
+
+def discard_stdout() -> None:
+    """Point stdout at /dev/null, so that what is still buffered cannot fail again at exit."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no stdout file descriptor (captured in tests)
+        pass
 
 
 def parse_args(argv: Sequence[str] | None, extensions: Sequence[Callable[[Any], None]] = ()):

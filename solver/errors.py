@@ -31,7 +31,7 @@ def shown(text: str, limit: int = 16) -> str:
 
 LONG_WORD = 48  # a run of this many non-space characters or more is shortened in an error line
 MAX_LINE = 400  # an error line never exceeds about this many characters
-_LONG_RUN = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
+_LONG_RUN = re.compile(rf"\S{{{LONG_WORD + 1},}}")
 
 
 def one_line(message: str) -> str:

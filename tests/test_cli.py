@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -380,3 +381,68 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback(argv):
     with open("/dev/full", "w") as full:
         done = subprocess.run([KOMA, *argv], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr == "koma: error: No space left on device\n", done.stderr
+
+
+# --- koma doctor and a data dir that cannot be used -------------------------------------------------
+def doctor(data_dir, **env):
+    done = subprocess.run([KOMA, "doctor", "--json"], capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "KOMA_DATA_DIR": str(data_dir), **env})
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def data_dir_problems(report):
+    return [p for p in report["problems"] if "data dir" in p["problem"] and p["severity"] == "error"]
+
+
+def unusable_dirs(tmp_path):
+    import os
+
+    (tmp_path / "a-file").write_text("not a directory\n")
+    dirs = {"a regular file": (tmp_path / "a-file", "it is not a directory"),
+            "below a regular file": (tmp_path / "a-file" / "koma", "it cannot be created: Not a directory")}
+    if os.path.isdir("/proc/self"):
+        dirs["under /proc, where nothing can be made"] = (Path("/proc/x"), "it cannot be created")
+        dirs["an existing directory nobody can write"] = (Path("/proc/self"), "it cannot be written")
+    if os.geteuid() != 0:  # root writes through permission bits
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        dirs["a directory without write permission"] = (locked, "it cannot be written: Permission denied")
+        dirs["below a directory without write permission"] = (locked / "koma", "it cannot be created: Permission denied")
+    return dirs
+
+
+@pytest.mark.parametrize("case", ["a regular file", "below a regular file", "under /proc, where nothing can be made",
+                                  "an existing directory nobody can write", "a directory without write permission",
+                                  "below a directory without write permission"])
+def test_doctor_reports_a_data_dir_it_cannot_use(tmp_path, case):
+    dirs = unusable_dirs(tmp_path)
+    if case not in dirs:
+        pytest.skip("not possible here (running as root, or no /proc)")
+    data_dir, reason = dirs[case]
+    code, report = doctor(data_dir)
+    assert code == 1
+    [problem] = data_dir_problems(report)
+    assert str(data_dir) in problem["problem"] and reason in problem["problem"] and "cannot be saved" in problem["problem"]
+    assert "KOMA_DATA_DIR" in problem["fix"]
+    assert reason in report["data_dir_problem"]
+    text = subprocess.run([KOMA, "doctor"], capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "KOMA_DATA_DIR": str(data_dir)})
+    assert text.returncode == 1 and "no problems found" not in text.stdout and reason in text.stdout
+
+
+def test_doctor_accepts_a_data_dir_it_can_make_and_leaves_nothing_behind(tmp_path):
+    data_dir = tmp_path / "not" / "yet" / "made"
+    _, report = doctor(data_dir)
+    assert data_dir_problems(report) == [] and report["data_dir_problem"] is None
+    assert list(tmp_path.iterdir()) == []  # the check made the directories and removed them again
+    (tmp_path / "made").mkdir()
+    _, report = doctor(tmp_path / "made")
+    assert data_dir_problems(report) == [] and list((tmp_path / "made").iterdir()) == []
+
+
+def test_doctor_reports_a_table_cache_it_cannot_use(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    code, report = doctor(tmp_path / "data", KOMA_CACHE_DIR=str(tmp_path / "a-file"))
+    assert code == 1
+    assert any("table cache" in p["problem"] and "it cannot be created: Not a directory" in p["problem"] for p in report["problems"])

@@ -232,3 +232,39 @@ def stat_is_fifo(path: Path) -> bool:
     import stat
 
     return stat.S_ISFIFO(os.stat(path).st_mode)
+
+
+def test_the_server_drains_what_an_ended_game_left_and_tells_the_operator_once(postgres_server, postgres_url, tmp_path):
+    from tui.server.outbox_drain import OutboxDrainer
+
+    outbox = tmp_path / "outbox"
+    lines: list[str] = []
+    drainer = OutboxDrainer(postgres_url, lines.append, outbox)
+    storage = service(postgres_url, "user:eve", outbox, Told())
+    session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
+    postgres_server.stop_server()
+    try:
+        play_moves(session, 6)
+        storage.close(0.2)  # the game quits during the outage
+        assert drainer.drain() == 0 and drainer.drain() == 0
+        assert len([line for line in lines if line.startswith("database trouble")]) == 1
+        assert outbox_depth(outbox)[0] >= 1
+    finally:
+        postgres_server.start_server()
+    assert drainer.drain() >= 1
+    assert stored(postgres_url, "user:eve") == moves_of(session.snapshot())
+    assert outbox_depth(outbox) == (0, 0)
+    assert any(line.startswith("database back after") for line in lines)
+
+
+def test_koma_doctor_reports_a_non_empty_outbox(tmp_path, monkeypatch):
+    from tui.game.health import game_health
+    from tui.game.outbox import Journal, Op
+
+    monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path))
+    journal = Journal("local")
+    journal.append(Op("save", "local", "8", {"n": 1}))
+    report = game_health(tmp_path / "koma.db", tmp_path / "keymap.toml")
+    assert report["outbox"]["waiting"] == 1
+    assert any("wait in the outbox" in p["problem"] for p in report["problems"])
+    journal.close()

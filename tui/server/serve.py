@@ -40,6 +40,7 @@ from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
 from .colour import colour_environment
 from .options import ServeOptions, options_from
+from .outbox_drain import DRAIN_SECONDS, OutboxDrainer
 from .procfs import doing
 from .proxy import Address, ProxyListener
 from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
@@ -526,6 +527,8 @@ class KomaServer:
         self.stopping = False
         self.port = options.port
         self.pool: WarmPool | None = None
+        self.drainer: OutboxDrainer | None = None
+        self.drain_task: asyncio.Task | None = None
 
     def arrive(self, connection: Connection) -> None:
         """A connection was made: it waits to log in, and takes no seat until it has.  With
@@ -651,6 +654,8 @@ class KomaServer:
             become_subreaper()
             self.pool = WarmPool(base_environment(), log)
             self.pool.start()
+        self.drainer = OutboxDrainer(database, log)
+        self.drain_task = asyncio.create_task(self.drain_outbox())
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
             mode += "; PROXY protocol required"
@@ -658,6 +663,15 @@ class KomaServer:
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
+
+    async def drain_outbox(self) -> None:
+        """Every few seconds, off the event loop: write what ended games left in the outbox; log database trouble."""
+        while not self.stopping and self.drainer is not None:
+            try:
+                await asyncio.to_thread(self.drainer.drain)
+            except Exception as problem:  # the drainer must never take the server down
+                log(f"outbox: {problem!r}")
+            await asyncio.sleep(DRAIN_SECONDS)
 
     async def shutdown(self) -> None:
         """Stop accepting, stop every game (each saves), tell every client, close."""
@@ -672,6 +686,13 @@ class KomaServer:
         deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
         while self.games and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        if self.drain_task is not None:
+            self.drain_task.cancel()
+        if self.drainer is not None:  # what the games journalled while stopping goes to the database now, if it can
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.drainer.drain), 10.0)
+            except Exception as problem:
+                log(f"outbox: left for the next start ({problem!r})")
         if self.pool is not None:
             await self.pool.close()
         for connection in list(self.connections):

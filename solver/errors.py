@@ -1,5 +1,7 @@
 """The one error type users see: a one-line message naming the problem."""
 
+import re
+
 
 class KomaError(ValueError):
     """Bad input or an impossible request; ``str(error)`` is a one-line message for the user."""
@@ -25,3 +27,23 @@ def shown(text: str, limit: int = 16) -> str:
     """User input quoted for an error message, shortened so the message stays one short line."""
     text = str(text)
     return repr(text) if len(text) <= limit else repr(text[: limit - 1]) + "…"
+
+
+LONG_WORD = 48  # a run of this many non-space characters or more is shortened in an error line
+MAX_LINE = 400  # an error line never exceeds about this many characters
+_LONG_RUN = re.compile(rf"\S{{{LONG_WORD + 1},}}")
+
+
+def one_line(message: str) -> str:
+    """``message`` made safe to print as one bounded line, whatever put the user's input into it.
+
+    Control characters (a newline, ESC) are escaped; a long word (a 5 MB argument that argparse or a
+    check echoed) keeps its start and says its length; a line still too long is cut, with its length.
+    """
+    text = original = str(message)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    text = _LONG_RUN.sub(lambda run: f"{run.group()[:LONG_WORD // 2]}… ({len(run.group()):,} characters)", text)
+    if len(text) > MAX_LINE:
+        text = f"{text[:MAX_LINE]}… ({len(original):,} characters in all)"
+    return text

@@ -79,7 +79,7 @@ def test_parity_of_an_unsolvable_id(capsys):
     (["parity", "8-0C1hw", "1 2 3/4 5 6/7 8 _"], "not both"),
     (["solve", "8-0C1hw", "--size", "3x3"], "drop --size"),
     (["solve", "8"], "a board is required"),
-    (["parity", "8", "--size", "3x3", "1 2 3/4 5 6/7 8 _", "extra"], "unrecognized arguments: 1 2 3/4 5 6/7 8 _ extra"),
+    (["parity", "8", "--size", "3x3", "1 2 3/4 5 6/7 8 _", "extra"], "unrecognized arguments: extra"),  # the board is placed
     (["play", "8", "1 2 3/4 5 6/7 8 _"], "unrecognized arguments"),
     (["play", "8-0C1hx"], "check character"),
     (["play", "8-0C1hw", "--seed", "3"], "not both"),

@@ -14,6 +14,12 @@ outlived its player and ignored SIGTERM (seen with py-spy on such leftovers).  H
 only after Koma's own suspend, and writes to a gone terminal are dropped instead of killing the
 output thread; either alone ends the leftovers in the test that reproduces them.
 Everything else is Textual's driver unchanged.
+
+The driver relies on ``LinuxDriver``'s internals (``run_input_thread``, ``_sigcont_application``,
+``_file``, ``exit_event``, ``_must_signal_resume``) and on ``XTermParser``'s; the class-level ones are
+checked at import (:func:`driver_misfit`), the others when a driver is made.  If they are not as in
+Textual 8.2, the driver is Textual's own (polling, as before) and Koma says so once
+(:func:`tui.overrides.step_aside`).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ from typing import Any
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+
+from tui.overrides import first_problem, missing, parameters_differ, step_aside
 
 FALLBACK_POLL_SECONDS = 0.1  # Textual's own poll, used if its parser ever stops telling its deadline
 
@@ -112,11 +120,51 @@ class HangupSafeTerminal:
         return getattr(self.file, name)
 
 
+OVERRIDE = "quiet terminal driver"
+INSTEAD = "the game uses Textual's own driver (its input thread polls ten times a second)"
+INSTANCE_ATTRIBUTES = ["_file", "exit_event", "_must_signal_resume", "fileno", "_debug"]
+
+
+def driver_misfit() -> str | None:
+    """Why this Textual's ``LinuxDriver`` and ``XTermParser`` are not the ones :class:`QuietLinuxDriver` was written
+    for, or None (what a driver holds is checked when one is made)."""
+    return first_problem(
+        lambda: missing(LinuxDriver, ["run_input_thread", "_sigcont_application", "process_message"]),
+        lambda: parameters_differ(LinuxDriver.run_input_thread, ["self"]),
+        lambda: parameters_differ(LinuxDriver._sigcont_application, ["self", "_"]),
+        lambda: parameters_differ(XTermParser.__init__, ["self", "debug"]),
+        lambda: missing(XTermParser, ["feed", "tick"]),
+        lambda: missing(XTermParser(False), ["_timeout_time"]),
+    )
+
+
+def check() -> str | None:
+    """:func:`driver_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
+    problem = driver_misfit()
+    if problem:
+        step_aside(OVERRIDE, problem, INSTEAD)
+    return problem
+
+
+MISFIT = check()  # None: the override is on
+
+
 class QuietLinuxDriver(LinuxDriver):
-    """Textual's Linux driver with an input thread that blocks until a key, a parser timeout or exit."""
+    """Textual's Linux driver with an input thread that blocks until a key, a parser timeout or exit;
+    Textual's own, unchanged, when this Textual is not the one it knows (:data:`MISFIT`, :attr:`quiet`)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.quiet = not MISFIT  # told at import if not
+        if self.quiet:
+            problem = missing(self, INSTANCE_ATTRIBUTES)
+            if problem is None and not isinstance(self.exit_event, threading.Event):
+                problem = "LinuxDriver.exit_event is not a threading.Event"
+            if problem:
+                step_aside(OVERRIDE, problem, INSTEAD)
+                self.quiet = False
+        if not self.quiet:
+            return
         self.terminal = HangupSafeTerminal(self._file)
         self._file = self.terminal  # type: ignore[assignment]  # Textual's output thread only writes and flushes it
         self.waking = WakingEvent()
@@ -124,11 +172,13 @@ class QuietLinuxDriver(LinuxDriver):
 
     def _sigcont_application(self, *args) -> None:
         """Resume after Koma's own suspend (Ctrl+Z) only: a hang-up sends SIGCONT too, and then the game is leaving."""
-        if self._must_signal_resume:
+        if not self.quiet or self._must_signal_resume:
             super()._sigcont_application(*args)
 
     def run_input_thread(self) -> None:
         """Read keys and dispatch events until :attr:`exit_event` is set (Textual's loop, without the poll)."""
+        if not self.quiet:
+            return super().run_input_thread()
         wake_read = self.waking.open_pipe()
         selector = selectors.SelectSelector()
         selector.register(self.fileno, selectors.EVENT_READ)

@@ -7,7 +7,7 @@ import locale
 import os
 import sys
 
-from solver.errors import KomaError
+from solver.errors import KomaError, one_line
 from solver.tools.cli import EXIT_BAD_INPUT
 
 from .game.stores import database_url
@@ -62,7 +62,7 @@ def launch(args) -> int:
         theme = chosen_theme(args)
         database_url(getattr(args, "database", None))
     except KomaError as error:
-        print(f"koma: error: {error}", file=sys.stderr)
+        print(f"koma: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
     from .app import KomaApp

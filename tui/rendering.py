@@ -10,6 +10,11 @@ tiles between.  It also skips a widget whose changed part is wholly covered by o
 it, as the containers behind a line of text are: the compositor paints front to back and keeps
 the first strip it gets for each span, so a covered widget's lines would be thrown away.  What
 reaches the terminal is the same: an update only ever writes the changed spans.
+
+It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
+``visible_widgets``) and on the screen keeping its compositor in ``_compositor``; these are checked
+at import (:func:`compositor_misfit`) and when a screen is made.  If they are not as in Textual 8.2,
+screens keep Textual's own compositor, and Koma says so once (:func:`tui.overrides.step_aside`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
+
+from tui.overrides import first_problem, missing, parameters_differ, step_aside
 
 
 class DirtyOnlyCompositor(Compositor):
@@ -77,9 +85,40 @@ def contains(outer: Region, inner: Region) -> bool:
     return ox <= ix and oy <= iy and ix + iw <= ox + ow and iy + ih <= oy + oh
 
 
+OVERRIDE = "partial-update compositor"
+INSTEAD = "screens use Textual's own compositor, which renders every visible widget on each update"
+
+
+def compositor_misfit() -> str | None:
+    """Why this Textual's compositor is not the one :class:`DirtyOnlyCompositor` was written for, or None."""
+    return first_problem(
+        lambda: missing(Compositor, ["render_partial_update", "_get_renders", "visible_widgets"]),
+        lambda: parameters_differ(Compositor.render_partial_update, ["self"]),
+        lambda: parameters_differ(Compositor._get_renders, ["self", "crop"]),
+        lambda: missing(Compositor(), ["_dirty_regions"]),
+        lambda: parameters_differ(Widget.render_lines, ["self", "crop"]),
+    )
+
+
+def check() -> str | None:
+    """:func:`compositor_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
+    problem = compositor_misfit()
+    if problem:
+        step_aside(OVERRIDE, problem, INSTEAD)
+    return problem
+
+
+MISFIT = check()  # None: the override is on
+
+
 class DirtyOnlyRendering(Screen):
     """A screen whose partial updates render only what they touch (see :class:`DirtyOnlyCompositor`)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        if MISFIT:
+            return  # told at import
+        if type(getattr(self, "_compositor", None)) is not Compositor:
+            step_aside(OVERRIDE, "a Screen keeps no Compositor in _compositor", INSTEAD)
+            return
         self._compositor = DirtyOnlyCompositor()

@@ -8,8 +8,9 @@ strips on the play screen, so the empty caches cost it about 1 MiB.
 :func:`defer_strip_caches` makes each of those caches on first use, as Textual's own ``Content``
 does with its divide cache: ``Strip`` gets an ``__init__`` that leaves the cache slots empty, and
 each cache slot a descriptor that makes its cache when first read.  It does so only when ``Strip``
-has exactly the slots this module knows (Textual 8.2), and otherwise leaves Textual as it is.  What
-a strip computes and caches is unchanged.
+has exactly the slots and the ``__init__`` parameters this module knows (Textual 8.2); otherwise it
+leaves Textual as it is and says so once (:func:`tui.overrides.step_aside`).  What a strip computes
+and caches is unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 from rich.segment import Segment
 from textual.cache import FIFOCache
 from textual.strip import Strip
+
+from tui.overrides import first_problem, parameters_differ, step_aside
 
 CACHE_SIZES = {"_divide_cache": 4, "_crop_cache": 16, "_style_cache": 16, "_filter_cache": 4,
                "_line_length_cache": 4, "_crop_extend_cache": 4, "_offsets_cache": 4}  # as Textual makes them
@@ -57,15 +60,33 @@ def lean_init(self: Strip, segments: Iterable[Segment], cell_length: int | None 
     self._cell_count = None
 
 
+TEXTUAL_INIT = Strip.__init__  # Textual's own, kept to tell it from lean_init
+INSTEAD = "strips make their seven caches as Textual makes them (about 1 MiB more per game)"
+
+
+def strip_misfit() -> str | None:
+    """Why this Textual's ``Strip`` is not the one :func:`lean_init` and :class:`DeferredCache` were written for, or None."""
+
+    def slots() -> str | None:
+        if set(Strip.__slots__) != STRIP_SLOTS:
+            return f"Strip.__slots__ differ: {sorted(set(Strip.__slots__) ^ STRIP_SLOTS)}"
+        odd = [name for name in CACHE_SIZES if not isinstance(Strip.__dict__.get(name), (MemberDescriptorType, DeferredCache))]
+        return f"Strip.{odd[0]} is not a slot" if odd else None
+
+    init = TEXTUAL_INIT if Strip.__init__ is lean_init else Strip.__init__
+    return first_problem(slots, lambda: parameters_differ(init, ["self", "segments", "cell_length"]))
+
+
 def defer_strip_caches() -> bool:
-    """Make every ``Strip`` made from now on create its caches on first use (idempotent).  False, and
-    nothing changed, if this Textual's ``Strip`` does not have exactly the slots this module knows."""
+    """Make every ``Strip`` made from now on create its caches on first use (idempotent).  False, nothing
+    changed and one notice, if this Textual's ``Strip`` is not the one this module knows."""
+    problem = strip_misfit()
+    if problem:
+        step_aside("strip caches", problem, INSTEAD)
+        return False
     if Strip.__init__ is lean_init:
         return True
-    slots = {name: Strip.__dict__.get(name) for name in CACHE_SIZES}
-    if set(Strip.__slots__) != STRIP_SLOTS or not all(isinstance(slot, MemberDescriptorType) for slot in slots.values()):
-        return False
-    for name, slot in slots.items():
-        setattr(Strip, name, DeferredCache(slot, CACHE_SIZES[name]))  # type: ignore[arg-type]
+    for name in CACHE_SIZES:
+        setattr(Strip, name, DeferredCache(Strip.__dict__[name], CACHE_SIZES[name]))
     Strip.__init__ = lean_init  # type: ignore[method-assign]
     return True

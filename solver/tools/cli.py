@@ -17,7 +17,7 @@ from typing import Any
 from solver import search
 from solver.engines.cache_files import drain_notices
 from solver.engines.progress import throttled
-from solver.errors import KomaError, UnsolvableError, shown
+from solver.errors import KomaError, UnsolvableError, one_line, shown
 
 EXIT_BAD_INPUT = 2
 EXIT_PROBLEMS_FOUND = 1  # koma doctor found something wrong
@@ -36,6 +36,21 @@ class Parser(argparse.ArgumentParser):
         if might_be_a_board(arg_string) and parses_as_a_board(arg_string):
             return None  # a positional, or the value of the option before it (``--board -BBd/...``)
         return super()._parse_optional(arg_string)
+
+    def _match_arguments_partial(self, actions, arg_strings_pattern):
+        """argparse's "which positionals do the words before the next option fill", minus empty optional ones.
+
+        argparse gives an optional positional (BOARD, ``nargs="?"``) nothing as soon as an option follows
+        PUZZLE, and then has nowhere to put the board: ``koma solve 8 --json BOARD`` and
+        ``koma solve 8 --json -- BOARD`` left ``BOARD`` (and the ``--``) over.  Here a trailing optional
+        positional that would match nothing while options (``O``) follow stays open for the words after them;
+        at the end of the line it still takes its default.
+        """
+        counts = super()._match_arguments_partial(actions, arg_strings_pattern)
+        if "O" in arg_strings_pattern:
+            while counts and counts[-1] == 0 and actions[len(counts) - 1].nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
+                counts.pop()
+        return counts
 
 
 # --- boards that begin with "-" ------------------------------------------------------------------
@@ -81,8 +96,9 @@ def wants_json(argv: Sequence[str]) -> bool:
 
 
 def report_error(message: str, as_json: bool) -> int:
-    """Bad input: one line on stderr, also ``{"error": ...}`` on stdout under ``--json``; exit status 2."""
+    """Bad input: one bounded line on stderr, also ``{"error": ...}`` on stdout under ``--json``; exit status 2."""
     clear_progress()
+    message = one_line(message)
     if as_json:
         print(json.dumps({"error": message}, ensure_ascii=False))
     print(f"koma: error: {message}", file=sys.stderr)
@@ -107,6 +123,31 @@ def tell_cache_notices() -> None:
         tell(message)
 
 
+def seed_number(text: str) -> int:
+    """A ``--seed``: a whole number, 0 or more.
+
+    Python's ``random.Random(-n)`` is ``random.Random(n)``, so a negative seed would silently give
+    the board of its positive twin; it is refused rather than given a meaning of its own.
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is 0 or more, not {value} (Python's random would take {value} for {-value})")
+    return value
+
+
+def package_version() -> str:
+    """Koma's installed version, or a plain word when the package metadata is missing (run from a source tree)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("koma") or "unknown"
+    except Exception:  # no or broken metadata: a version is information, never a reason to fail
+        return "unknown (not installed)"
+
+
 def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     """The ``koma`` parser; each extension adds subcommands that live outside the solver (``serve``)."""
     from solver.tools import bench_cases  # the registered benchmark groups, for the help
@@ -117,6 +158,7 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
                         help="draw with ASCII characters only (automatic when the locale is not UTF-8)")
     parser.add_argument("--theme", metavar="NAME", help="colours of the game: colorblind (Okabe-Ito, safe for colour-blind "
                         "players), textual-dark (default), or another Textual theme")
+    parser.add_argument("--version", action="store_true", help="print Koma's version and exit")
     parser.add_argument("--database", metavar="URL", help="where games are saved: postgresql://… or sqlite:///PATH "
                         "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -139,7 +181,7 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     play = add("play", "open one puzzle in the game")
     puzzle_arguments(play, "option")
     play.add_argument("--board", metavar="BOARD", help="start from this board")
-    play.add_argument("--seed", type=int, metavar="N", help="random board from this seed")
+    play.add_argument("--seed", type=seed_number, metavar="N", help="random board from this seed (0 or more)")
     play.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
 
     solve = add("solve", "an optimal solution: length, moves, path, nodes, seconds")
@@ -156,7 +198,7 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
 
     generate = add("generate", "a random solvable problem")
     puzzle_arguments(generate)
-    generate.add_argument("--seed", type=int, metavar="N", help="same seed, same board")
+    generate.add_argument("--seed", type=seed_number, metavar="N", help="same seed, same board (0 or more)")
     generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
 
     bench = add("bench", "performance figures: first call and median of warm runs")
@@ -240,7 +282,7 @@ def cmd_solve(args) -> int:
             print(json.dumps({"error": str(unsolvable), **proof.to_dict()}, ensure_ascii=False))
         else:
             print("\n".join(proof.lines))
-        print(f"koma: error: {unsolvable}", file=sys.stderr)
+        print(f"koma: error: {one_line(str(unsolvable))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     clear_progress()
     data = {
@@ -410,7 +452,9 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
         handler = handlers.get(args.command)
         if handler is None:
             raise KomaError(f"'koma {args.command}' is part of the game; run it with the koma command")
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a failed write is reported here, not as a traceback at exit
+        return code
     except KomaError as error:
         return report_error(str(error), getattr(args, "json", False))
     except KeyboardInterrupt:
@@ -418,35 +462,30 @@ def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
         print("koma: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `koma longest 8 | head`: the reader left, which is fine
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        discard_stdout()
         return 0
+    except OSError as error:  # e.g. stdout on a full disk: one line, like bad input
+        discard_stdout()
+        where = f": {error.filename}" if error.filename else ""
+        return report_error(f"{error.strerror or error}{where}", False)
     finally:
         tell_cache_notices()
+
+
+def discard_stdout() -> None:
+    """Point stdout at /dev/null, so that what is still buffered cannot fail again at exit."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no stdout file descriptor (captured in tests)
+        pass
 
 
 def parse_args(argv: Sequence[str] | None, extensions: Sequence[Callable[[Any], None]] = ()):
     """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
     parser = build_parser(extensions)
-    args, extras = parser.parse_known_args(argv)
-    return with_late_board(parser, args, extras)
-
-
-BOARD_COMMANDS = ("solve", "parity")  # the commands that take PUZZLE BOARD or a game ID
-
-
-def with_late_board(parser: Parser, args, extras: list[str]):
-    """Give BOARD its value when options came between PUZZLE and BOARD (``koma solve sliding --size 2x3 BOARD``).
-
-    BOARD is optional (a game ID stands alone), and argparse gives an optional positional nothing as
-    soon as an option follows PUZZLE, leaving the board over; any other leftover is still an error.
-    """
-    if len(extras) == 1 and args.command in BOARD_COMMANDS and args.board is None and not extras[0].startswith("-"):
-        args.board = extras[0]
-    elif extras:
-        parser.error(f"unrecognized arguments: {' '.join(extras)}")
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None,
@@ -463,6 +502,9 @@ def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = 
         args = parse_args(words, extensions)
     except CommandError as error:
         return report_error(f"{error}{board_hint(words)}", wants_json(words))
+    if args.version:
+        print(f"koma {package_version()}")
+        return 0
     if args.command in (None, "play"):
         if getattr(args, "json", False):
             return report_error("'koma play' opens the game, which has no JSON output; "

@@ -7,6 +7,7 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,41 @@ def _version(name: str) -> str | None:
         return None
 
 
+def directory_problem(directory: Path) -> str | None:
+    """Why Koma could not keep files in ``directory``, or None when it can.
+
+    Found by trying, as Koma would (permission bits do not tell: root passes them, and ``/proc`` or a
+    read-only mount refuses root): make the directory if it is missing, then make and remove a file in it.
+    Directories made here are removed again, so the check leaves nothing behind.
+    """
+    made: list[Path] = []
+    doing = "looked at"
+    try:
+        if directory.exists() and not directory.is_dir():
+            return "it is not a directory"
+        missing = directory
+        while not missing.exists() and missing != missing.parent:
+            made.append(missing)
+            missing = missing.parent
+        doing = "created"
+        directory.mkdir(parents=True, exist_ok=True)
+        doing = "written"
+        handle, name = tempfile.mkstemp(prefix=".koma-doctor-", dir=directory)
+        os.close(handle)
+        os.unlink(name)
+        return None
+    except OSError as error:
+        return f"it cannot be {doing}: {error.strerror or error}"
+    finally:
+        for path in made:  # deepest first; only what this check made, and only if still empty
+            try:
+                path.rmdir()
+            except OSError:
+                pass
+
+
 def _writable(directory: Path) -> bool:
-    probe = directory
-    while not probe.exists():
-        probe = probe.parent
-    return probe.is_dir() and os.access(probe, os.W_OK)
+    return directory_problem(directory) is None
 
 
 def _numba_cache() -> dict[str, Any]:
@@ -102,15 +133,19 @@ def diagnose() -> dict[str, Any]:
               "the next solve removes them and compiles again", f"rm -r {shlex.quote(cache['dir'])}")
     elif not cache["warm"]:
         advice("the numba cache is cold: the first solve compiles (a few seconds)", "koma bench 8")
-    if not _writable(tables.cache_dir()):
-        wrong(f"the table cache {tables.cache_dir()} is not writable; tables are rebuilt every run",
-              f"mkdir -p {tables.cache_dir()} && chmod u+w {tables.cache_dir()}")
+    table_cache_problem = directory_problem(tables.cache_dir())
+    if table_cache_problem:
+        wrong(f"the table cache {tables.cache_dir()} is unusable ({table_cache_problem}); tables are rebuilt every run",
+              _directory_fix(tables.cache_dir(), "KOMA_CACHE_DIR"))
     for table in report["tables"]:
         if table["status"] != "ok":
             where = tables.cache_dir() / (table["name"] if table["name"].endswith(".lock") else table["name"] + ".npy")
             wrong(f"table {table['name']} is {table['status']}; it will be rebuilt on use", f"rm -r {shlex.quote(str(where))}")
-    if not _writable(data_dir()):
-        wrong(f"the data dir {data_dir()} is not writable; games cannot be saved", f"mkdir -p {data_dir()} && chmod u+w {data_dir()}")
+    data_dir_problem = directory_problem(data_dir())
+    report["data_dir_problem"] = data_dir_problem
+    if data_dir_problem:
+        wrong(f"the data dir {data_dir()} is unusable ({data_dir_problem}); games, stats and the keymap cannot be saved",
+              _directory_fix(data_dir(), "KOMA_DATA_DIR"))
     terminal = report["terminal"]
     if not terminal["utf8"]:
         advice(f"the locale encoding is {terminal['encoding']}, not UTF-8: Koma draws with ASCII letters", "export LANG=C.UTF-8")
@@ -120,6 +155,13 @@ def diagnose() -> dict[str, Any]:
         advice("asyncssh is missing, so 'koma serve' is unavailable", "pip install -e '.[ssh]'")
     report["problems"] = problems
     return report
+
+
+def _directory_fix(directory: Path, variable: str) -> str:
+    where = shlex.quote(str(directory))
+    if directory.exists() and not directory.is_dir():
+        return f"move {where} away, or export {variable}=a directory you can write"
+    return f"mkdir -p {where} && chmod u+w {where}, or export {variable}=a directory you can write"
 
 
 def something_is_wrong(report: dict[str, Any]) -> bool:

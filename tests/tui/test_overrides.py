@@ -1,0 +1,207 @@
+"""Each override of Textual internals checks what it relies on, and steps aside with one notice when it is not there.
+
+Every test takes away (or changes) one thing the override relies on, as a later Textual might, and checks
+that Koma then runs Textual's own behaviour for that part and says so exactly once.
+"""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+from rich.segment import Segment
+from textual import screen as textual_screen
+from textual._compositor import Compositor
+from textual.css.stylesheet import Stylesheet
+from textual.drivers.linux_driver import LinuxDriver
+from textual.strip import Strip
+
+from solver.engines import cache_files
+from tui import driver, overrides, rendering, strip_caches, stylesheet
+
+
+@pytest.fixture
+def told(monkeypatch, capsys):
+    """The notices given from now on: ``told()`` returns (notices for the front ends, lines on stderr)."""
+    monkeypatch.setattr(overrides, "_told", set())
+    cache_files.drain_notices()
+    capsys.readouterr()
+
+    def notices() -> tuple[list[str], list[str]]:
+        return cache_files.drain_notices(), capsys.readouterr().err.splitlines()
+
+    return notices
+
+
+def assert_told_once(told, *fragments: str) -> None:
+    posted, stderr = told()
+    assert len(posted) == 1 and len(stderr) == 1, (posted, stderr)
+    assert stderr == [f"koma: {posted[0]}"]  # stderr is not a terminal here, as in koma serve's log
+    assert posted[0].startswith("Textual ") and all(fragment in posted[0] for fragment in fragments), posted[0]
+
+
+def test_the_overrides_fit_the_installed_textual():
+    assert rendering.MISFIT is None and stylesheet.MISFIT is None and driver.MISFIT is None
+    assert strip_caches.strip_misfit() is None
+
+
+# --- strip caches ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("change", ["a slot fewer", "another __init__"])
+def test_strip_caches_step_aside_when_strip_changes(monkeypatch, told, change):
+    monkeypatch.setattr(Strip, "__init__", strip_caches.TEXTUAL_INIT)  # as before any deferral
+    if change == "a slot fewer":
+        monkeypatch.setattr(Strip, "__slots__", tuple(sorted(strip_caches.STRIP_SLOTS - {"_crop_cache"})))
+        fragment = "_crop_cache"
+    else:
+        def init_with_an_option(self, segments, cell_length=None, link_ids=None):
+            strip_caches.TEXTUAL_INIT(self, segments, cell_length)
+
+        monkeypatch.setattr(Strip, "__init__", init_with_an_option)
+        fragment = "link_ids"
+    assert strip_caches.defer_strip_caches() is False
+    assert strip_caches.defer_strip_caches() is False  # asked again: still aside, and not told again
+    assert Strip.__init__ is not strip_caches.lean_init
+    assert Strip([Segment("Koma 駒")]).crop(0, 4).text == "Koma"  # Textual's own strips work
+    assert_told_once(told, "strip caches", fragment)
+
+
+# --- the partial-update compositor ---------------------------------------------------------------
+def test_rendering_steps_aside_when_the_compositor_changes(monkeypatch, told):
+    monkeypatch.delattr(Compositor, "_get_renders")
+    problem = rendering.check()
+    assert problem == "no Compositor._get_renders"
+    assert rendering.check() == problem  # checked again: not told again
+    assert_told_once(told, "partial-update compositor", "no Compositor._get_renders", "Textual's own compositor")
+    monkeypatch.setattr(rendering, "MISFIT", problem)
+    screen = rendering.DirtyOnlyRendering()
+    assert type(screen._compositor) is Compositor
+    assert told() == ([], [])
+
+
+def test_rendering_steps_aside_when_a_screen_keeps_another_compositor(monkeypatch, told):
+    class OtherCompositor(Compositor):
+        pass
+
+    monkeypatch.setattr(textual_screen, "Compositor", OtherCompositor)  # what Screen.__init__ makes
+    first, second = rendering.DirtyOnlyRendering(), rendering.DirtyOnlyRendering()
+    assert type(first._compositor) is OtherCompositor and type(second._compositor) is OtherCompositor
+    assert_told_once(told, "partial-update compositor", "_compositor")
+
+
+def test_rendering_changes_the_compositor_when_textual_fits():
+    assert type(rendering.DirtyOnlyRendering()._compositor) is rendering.DirtyOnlyCompositor
+
+
+# --- the shared stylesheet -----------------------------------------------------------------------
+def test_stylesheet_steps_aside_when_parse_rules_changes(monkeypatch, told):
+    original = Stylesheet._parse_rules
+
+    def parse_rules_with_an_option(self, css, read_from, is_default_rules=False, tie_breaker=0, scope="", layer=None):
+        return original(self, css, read_from, is_default_rules, tie_breaker, scope)
+
+    monkeypatch.setattr(Stylesheet, "_parse_rules", parse_rules_with_an_option)
+    problem = stylesheet.check()
+    assert problem is not None and "layer" in problem
+    stylesheet.check()
+    assert_told_once(told, "shared stylesheet", "layer", "each game parses its own CSS")
+    monkeypatch.setattr(stylesheet, "MISFIT", problem)
+    monkeypatch.setattr(stylesheet.SharedStylesheet, "parsed", {})
+    sheet = stylesheet.SharedStylesheet(variables={})
+    sheet.add_source("Label { color: red; }", read_from=("test.tcss", ""))
+    sheet.parse()
+    assert sheet.rules and stylesheet.SharedStylesheet.parsed == {}  # parsed, as Textual does, and not shared
+
+
+def test_stylesheet_steps_aside_without_variables(monkeypatch, told):
+    original_init = Stylesheet.__init__
+
+    def init_without_variables(self, *, variables=None):
+        original_init(self, variables=variables)
+        del self._variables
+
+    monkeypatch.setattr(Stylesheet, "__init__", init_without_variables)
+    assert stylesheet.check() == "a Stylesheet has no _variables dict"
+    assert_told_once(told, "shared stylesheet", "_variables")
+
+
+# --- the quiet driver ----------------------------------------------------------------------------
+@pytest.fixture
+def signal_handlers():
+    """LinuxDriver puts in SIGTSTP and SIGCONT handlers when made: put the test process's back."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGTSTP, signal.SIGCONT)}
+    yield
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
+def test_driver_steps_aside_when_linux_driver_changes(monkeypatch, told, signal_handlers):
+    monkeypatch.delattr(LinuxDriver, "_sigcont_application")
+    problem = driver.check()
+    assert problem == "no LinuxDriver._sigcont_application"
+    driver.check()
+    assert_told_once(told, "quiet terminal driver", "_sigcont_application", "Textual's own driver")
+
+
+def test_driver_steps_aside_when_the_key_parser_changes(monkeypatch, told):
+    from textual._xterm_parser import XTermParser
+
+    original = XTermParser.__init__
+
+    def init(self, debug=False, *, kitty=False):
+        original(self, debug)
+
+    monkeypatch.setattr(XTermParser, "__init__", init)
+    assert "kitty" in (driver.check() or "")
+    assert_told_once(told, "quiet terminal driver", "kitty")
+
+
+async def test_a_driver_that_does_not_fit_is_textuals_own(monkeypatch, told, signal_handlers):
+    monkeypatch.setattr(driver, "MISFIT", "no LinuxDriver._sigcont_application")
+    ran: list[str] = []
+    monkeypatch.setattr(LinuxDriver, "run_input_thread", lambda self: ran.append("textual's loop"))
+    quiet = driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24))
+    assert quiet.quiet is False
+    assert not isinstance(quiet._file, driver.HangupSafeTerminal) and not isinstance(quiet.exit_event, driver.WakingEvent)
+    quiet.run_input_thread()
+    assert ran == ["textual's loop"]
+    assert told() == ([], [])  # told at import, not again per driver
+
+
+async def test_a_driver_missing_what_it_holds_steps_aside_when_made(monkeypatch, told, signal_handlers):
+    original = LinuxDriver.__init__
+
+    def init_without_resume_flag(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        del self._must_signal_resume
+
+    monkeypatch.setattr(LinuxDriver, "__init__", init_without_resume_flag)
+    drivers = [driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24)) for _ in range(2)]
+    assert [d.quiet for d in drivers] == [False, False]
+    assert not isinstance(drivers[0].exit_event, driver.WakingEvent)
+    assert_told_once(told, "quiet terminal driver", "_must_signal_resume")
+
+
+async def test_a_driver_that_fits_is_quiet(signal_handlers):
+    quiet = driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24))
+    assert quiet.quiet is True and isinstance(quiet.exit_event, driver.WakingEvent)
+    assert isinstance(quiet._file, driver.HangupSafeTerminal)
+
+
+# --- the pin ---------------------------------------------------------------------------------------
+def test_textual_is_pinned_to_the_series_the_overrides_were_written_for():
+    """An application pins what it tests: the run-time pin admits the installed Textual and no other minor
+    release, and the test extra does not pin Textual on its own (it gets the run-time pin)."""
+    import tomllib
+    from importlib import metadata
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
+    [pin] = [Requirement(r) for r in project["dependencies"] if Requirement(r).name == "textual"]
+    assert pin.specifier.contains(metadata.version("textual"))
+    major, minor = (int(part) for part in metadata.version("textual").split(".")[:2])
+    assert not pin.specifier.contains(f"{major}.{minor + 1}.0") and not pin.specifier.contains(f"{major + 1}.0.0")
+    assert not pin.specifier.contains(f"{major}.{minor - 1}.0" if minor else f"{major - 1}.99.0")
+    extras = [Requirement(r) for group in project["optional-dependencies"].values() for r in group]
+    assert [r for r in extras if r.name == "textual"] == []

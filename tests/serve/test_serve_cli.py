@@ -31,6 +31,11 @@ def test_without_asyncssh_serve_says_how_to_install_it():
     (["--open", "--port", "70000"], "--port 70000 is out of range"),
     (["--open", "--max-sessions", "0"], "--max-sessions 0 is out of range"),
     (["--open", "--max-sessions-per-player", "-1"], "--max-sessions-per-player -1 is out of range"),
+    (["--open", "--max-startups", "0"], "--max-startups 0 is out of range"),
+    (["--open", "--login-grace-time", "0"], "--login-grace-time 0.0 is out of range"),
+    (["--open", "--keepalive-interval", "nan"], "--keepalive-interval nan is out of range"),
+    (["--open", "--keepalive-count-max", "0"], "--keepalive-count-max 0 is out of range"),
+    (["--open", "--idle-timeout", "inf"], "--idle-timeout inf is out of range"),
     (["--authorized-keys", "/nonexistent/keys"], "cannot read the authorized keys /nonexistent/keys"),
 ])
 def test_bad_serve_options_are_one_line(arguments, message, tmp_path):

@@ -6,6 +6,7 @@ This module imports neither asyncssh nor Textual, so that ``koma --help`` stays 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -20,9 +21,15 @@ class ServeOptions:
 
     host: str = "127.0.0.1"
     port: int = 2222
-    max_sessions: int = 32
+    max_sessions: int = 32  # logged-in connections at once; one still logging in takes no seat
+    # Connections not yet logged in, at most (OpenSSH's MaxStartups): one more drops the one that has waited
+    # longest.  A burst of 20 players connecting at once fits.
+    max_startups: int = 20
+    login_grace_time: float = 20.0  # seconds from connecting to logged in (OpenSSH's LoginGraceTime)
     max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
     idle_timeout: float = 1800.0
+    keepalive_interval: float = 15.0  # an SSH keepalive after this long without a word from the client
+    keepalive_count_max: int = 3  # unanswered keepalives before a client is taken for gone (its games hang up)
     authorized_keys: str | None = None
     open: bool = False
     cpu_limit: int = 600  # seconds of CPU per game (0: none)
@@ -37,7 +44,9 @@ class ServeOptions:
 
 DEFAULTS = ServeOptions()
 # (option, lowest allowed value); the port also has a highest
-LOWEST = (("port", 0), ("max_sessions", 1), ("max_sessions_per_player", 0), ("idle_timeout", 0),
+LOWEST = (("port", 0), ("max_sessions", 1), ("max_startups", 1), ("login_grace_time", 1),
+          ("max_sessions_per_player", 0), ("idle_timeout", 0),
+          ("keepalive_interval", 1), ("keepalive_count_max", 1),
           ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0))
 
 
@@ -49,11 +58,21 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--host", default=d.host, help=f"address to listen on (default {d.host})")
     serve.add_argument("--port", type=int, default=d.port, help=f"port to listen on (default {d.port}; 0 picks one)")
     serve.add_argument("--max-sessions", type=int, default=d.max_sessions, metavar="N",
-                       help=f"most players at once (default {d.max_sessions})")
+                       help=f"most players logged in at once (default {d.max_sessions})")
+    serve.add_argument("--max-startups", type=int, default=d.max_startups, metavar="N",
+                       help=f"most connections not yet logged in; one more drops the one that has waited longest "
+                            f"(default {d.max_startups})")
+    serve.add_argument("--login-grace-time", type=float, default=d.login_grace_time, metavar="SECONDS",
+                       help=f"close a connection not logged in after this long (default {d.login_grace_time:g})")
     serve.add_argument("--max-sessions-per-player", type=int, default=d.max_sessions_per_player, metavar="N",
                        help=f"most games one player may have at once (default {d.max_sessions_per_player}; 0 no limit)")
     serve.add_argument("--idle-timeout", type=float, default=d.idle_timeout, metavar="SECONDS",
                        help=f"close a game after this long without a key (default {d.idle_timeout:g}; 0 never)")
+    serve.add_argument("--keepalive-interval", type=float, default=d.keepalive_interval, metavar="SECONDS",
+                       help=f"send an SSH keepalive after this long without a word from the client "
+                            f"(default {d.keepalive_interval:g})")
+    serve.add_argument("--keepalive-count-max", type=int, default=d.keepalive_count_max, metavar="N",
+                       help=f"hang up a client's games after N keepalives unanswered (default {d.keepalive_count_max})")
     who = serve.add_mutually_exclusive_group(required=True)
     who.add_argument("--authorized-keys", metavar="FILE", help="admit only these public keys (OpenSSH format)")
     who.add_argument("--open", action="store_true", help="admit any username, with no password")
@@ -81,7 +100,7 @@ def options_from(args: Any) -> ServeOptions:
     """Check the parsed arguments (a one-line KomaError for a value out of range) and build the options."""
     for name, low in LOWEST:
         value = getattr(args, name)
-        if value < low or (name == "port" and value > 65535):
+        if not math.isfinite(value) or value < low or (name == "port" and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
     database_url(getattr(args, "database", None))
     given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}

@@ -52,6 +52,15 @@ SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
+# C0 and C1 controls, DEL, Unicode line and paragraph separators, and the bidirectional overrides that
+# can make a line read as another
+UNSAFE_IN_A_LOG = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+TERMINAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+FALLBACK_TERMINAL = "xterm-256color"  # for a TERM that is not a terminfo name (too long, control characters)
+MAX_CELLS = 1000  # columns or rows of a game's terminal, at most
+# The only variable a client may send (see colour.py), and its longest value: other env requests are refused
+# and never stored, so a flood of them costs the server nothing.
+CLIENT_VARIABLES = {b"COLORTERM": 16}
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
@@ -60,7 +69,13 @@ DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
 
 
 def log(message: str) -> None:
-    print(f"koma serve: {message}", file=sys.stderr, flush=True)
+    """One line in the server's log; control characters in it are escaped (``\\n``, ``\\x1b``), so that no field
+    a client sent (a TERM, a username, a command) can forge a line or drive the operator's terminal."""
+    print(f"koma serve: {escape_controls(message)}", file=sys.stderr, flush=True)
+
+
+def escape_controls(text: str) -> str:
+    return UNSAFE_IN_A_LOG.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
 # --- the host key ----------------------------------------------------------------------------------
@@ -93,10 +108,24 @@ def host_key(path: Path) -> asyncssh.SSHKey:
 
 # --- the terminal ----------------------------------------------------------------------------------
 
+def terminal_type(asked: str) -> str:
+    """The client's TERM if it looks like a terminfo name (letters, digits, ``._+-``, at most 64), else
+    :data:`FALLBACK_TERMINAL`: a TERM reaches the game's environment, the warm pool's messages and the log."""
+    return asked if TERMINAL_NAME.fullmatch(asked) else FALLBACK_TERMINAL
+
+
+def window_size(columns: int, rows: int, width: int = 0, height: int = 0) -> tuple[int, int, int, int]:
+    """A window size a client sent, made sane: 1 to 1000 cells each way (24x80 when 0), pixels 0 to 65535
+    (0, unknown, when out of range)."""
+    columns, rows = max(1, min(int(columns or 80), MAX_CELLS)), max(1, min(int(rows or 24), MAX_CELLS))
+    width, height = (int(p) if 0 < int(p) <= 0xFFFF else 0 for p in (width or 0, height or 0))
+    return columns, rows, width, height
+
+
 def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: int = 0) -> None:
-    """Set the pty's size; the kernel then sends SIGWINCH to the game."""
-    rows, columns = max(1, min(int(rows or 24), 1000)), max(1, min(int(columns or 80), 1000))
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, int(width or 0), int(height or 0)))
+    """Set the pty's size (bounded by :func:`window_size`); the kernel then sends SIGWINCH to the game."""
+    columns, rows, width, height = window_size(columns, rows, width, height)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, width, height))
 
 
 def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
@@ -139,32 +168,46 @@ class Game:
         self.first_output = asyncio.Event()
         self.notices = 0  # terminal rows said before the game's first output
         self.started = time.monotonic()
+        self.gone = False  # the client has gone: the game is hung up as soon as it exists
+        self.hanging_up: asyncio.Task | None = None
 
     async def run(self) -> None:
         process = self.process
-        terminal = process.get_terminal_type()
-        if not terminal:
+        asked = process.get_terminal_type()
+        if asked is None:
             self.say("Koma is a terminal game: connect with a terminal (ssh -t), e.g. "
                      f"ssh -t -p {self.server.port} HOST\r\n")
             process.exit(1)
             return
-        columns, rows, width, height = process.get_terminal_size()
+        # Every field the client sent is bounded here, before anything is allocated for the game.
+        terminal = terminal_type(asked)
+        if terminal != asked:
+            log(f"{self.peer} player {self.player}: TERM {asked[:40]}{'...' if len(asked) > 40 else ''} "
+                f"({len(asked)} characters) replaced with {terminal}")
+        columns, rows, width, height = window_size(*process.get_terminal_size())
+        env = self.environment(terminal, rows, columns)
         self.notice(STARTING)  # until the game draws, the player is not left at a blank screen
         master, slave = os.openpty()
         self.master = master
         try:
-            set_window_size(master, rows, columns, width, height)
-            os.set_blocking(master, False)
-            self.child, how = await self.server.start_game(slave, self.environment(terminal, rows, columns))
-        except OSError as problem:
-            os.close(slave)
+            try:
+                set_window_size(master, rows, columns, width, height)
+                os.set_blocking(master, False)
+                self.child, how = await self.server.start_game(slave, env)
+            finally:
+                os.close(slave)
+        except Exception as problem:
             os.close(master)
-            log(f"{self.peer} {self.name}: cannot start a game ({problem})")
+            log(f"{self.peer} player {self.player}: cannot start a game ({problem!r})")
             self.say("koma: the server could not start a game; try again later.\r\n")
             process.exit(1)
             return
-        os.close(slave)
+        except BaseException:
+            os.close(master)
+            raise
         log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
+        if self.gone:  # the connection was lost while the game was starting
+            self.hang_up()
         pump_out = asyncio.create_task(self.pump_out())
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
@@ -248,22 +291,34 @@ class Game:
             self.output_done.set()
 
     async def pump_in(self) -> None:
-        """Client -> game: keys, and window changes as TIOCSWINSZ; the client leaving hangs the game up."""
-        while True:
-            try:
-                data = await self.process.stdin.read(4096)
-            except asyncssh.TerminalSizeChanged as change:
-                set_window_size(self.master, change.height, change.width, change.pixwidth, change.pixheight)
-                continue
-            except (asyncssh.BreakReceived, asyncssh.SignalReceived, asyncssh.SoftEOFReceived):  # type: ignore[attr-defined]
-                continue
-            except (OSError, asyncssh.Error):
-                data = b""
-            if not data:
-                break
-            self.last_input = time.monotonic()
-            await self.write_to_game(data)
-        await self.stop(None, signal.SIGHUP)
+        """Client -> game: keys, and window changes as TIOCSWINSZ.  However the channel ends (EOF, the
+        connection reset or lost, any error) the game is hung up at once; SSH break and signal requests are
+        ignored (the game reads ctrl+c as a key) and keys keep flowing."""
+        try:
+            while True:
+                try:
+                    data = await self.process.stdin.read(4096)
+                except asyncssh.TerminalSizeChanged as change:
+                    set_window_size(self.master, change.height, change.width, change.pixwidth, change.pixheight)
+                    continue
+                except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                    continue
+                if not data:
+                    return
+                self.last_input = time.monotonic()
+                await self.write_to_game(data)
+        except (OSError, asyncssh.Error, ValueError):  # the connection is gone: nothing more will come
+            return
+        finally:
+            self.hang_up()
+
+    def hang_up(self) -> None:
+        """The player is gone: SIGHUP the game now (it saves and exits), SIGKILL it if it is still there after
+        the grace.  Safe to call more than once, from a task being cancelled, and before the game has started
+        (it is hung up as soon as it has)."""
+        self.gone = True
+        if self.hanging_up is None and self.child is not None:
+            self.hanging_up = asyncio.get_running_loop().create_task(self.stop(None, signal.SIGHUP))
 
     async def write_to_game(self, data: bytes) -> None:
         deadline = time.monotonic() + 5.0
@@ -321,6 +376,19 @@ class Game:
                 pass
 
 
+class GameChannel(asyncssh.SSHServerChannel):
+    """A session channel that stores only the environment a game reads (:data:`CLIENT_VARIABLES`, short values);
+    every other ``env`` request is refused before it is stored (asyncssh would keep them all)."""
+
+    def _process_env_request(self, packet: Any) -> bool:
+        name, value = packet.get_string(), packet.get_string()
+        packet.check_end()
+        if len(value) > CLIENT_VARIABLES.get(name, -1):
+            return False
+        self._env[name] = value
+        return True
+
+
 class GameProcess(asyncssh.SSHServerProcess):
     """A session that only ever runs the game: exec and subsystem (SFTP) requests are refused."""
 
@@ -346,6 +414,7 @@ class Connection(asyncssh.SSHServer):
         self.username = ""
         self.fingerprint: str | None = None
         self.refusal = ""
+        self.games: set[Game] = set()
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -355,14 +424,33 @@ class Connection(asyncssh.SSHServer):
         if not health_check:
             via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
             log(f"{self.peer}: connected{via}")
+        self.server.arrive(self)
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
-        self.refusal = self.server.admit(self.address, self, rate_limited=not health_check)
+        self.refusal = self.server.admit(self.address, rate_limited=not health_check)
         if self.refusal:
             log(f"{self.peer}: refused ({self.refusal})")
 
+    def drop(self, why: str) -> None:
+        """Close a connection that has not logged in, without a word (it may not even speak SSH)."""
+        log(f"{self.peer}: dropped ({why})")
+        if self.conn is not None:
+            self.conn.abort()
+
+    def auth_completed(self) -> None:
+        refusal = self.server.seat(self)
+        if refusal and not self.refusal and self.conn is not None:
+            self.refusal = refusal
+            log(f"{self.peer}: refused ({refusal})")
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal)
+
     def connection_lost(self, exc: Exception | None) -> None:
-        self.server.connections.discard(self)
+        """The connection is gone (closed, reset, or silent past the keepalives): hang up its games now."""
+        self.server.leave(self)
+        if exc is not None and self.games:
+            log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)")
+        for game in list(self.games):
+            game.hang_up()
 
     def begin_auth(self, username: str) -> bool:
         self.username = username
@@ -393,11 +481,13 @@ class Connection(asyncssh.SSHServer):
             return f"user:{name}", name
         return f"key:{self.fingerprint}", name
 
-    def session_requested(self) -> GameProcess | bool:
-        if self.refusal:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GameProcess] | bool:
+        if self.refusal or self.conn is None:
             return False
         player, name = self.identity()
-        return GameProcess(lambda process: self.server.play(process, player, name, self.peer), None, 0, False)
+        channel = self.conn.create_server_channel()  # asyncssh's, with the connection's settings...
+        channel.__class__ = GameChannel  # ...that keeps only the environment a game reads
+        return channel, GameProcess(lambda process: self.server.play(process, player, name, self), None, 0, False)
 
     # Everything but a session is refused (these are asyncssh's defaults, stated here on purpose).
     def connection_requested(self, *args: Any) -> bool:
@@ -426,7 +516,9 @@ class KomaServer:
 
     def __init__(self, options: ServeOptions):
         self.options = options
-        self.connections: set[Connection] = set()
+        self.connections: set[Connection] = set()  # every open connection
+        self.logging_in: dict[Connection, None] = {}  # those not logged in yet, the longest waiting first
+        self.players: set[Connection] = set()  # those logged in: each takes a seat
         self.games: set[Game] = set()
         self.recent: dict[str, collections.deque] = {}
         self.authorized: asyncssh.SSHAuthorizedKeys | None = None
@@ -435,12 +527,20 @@ class KomaServer:
         self.port = options.port
         self.pool: WarmPool | None = None
 
-    def admit(self, address: str, connection: Connection, rate_limited: bool = True) -> str:
-        """Why a new connection is refused ('' to admit it): shutting down, full, or too many from one address."""
+    def arrive(self, connection: Connection) -> None:
+        """A connection was made: it waits to log in, and takes no seat until it has.  With
+        ``--max-startups`` connections already waiting, the one that has waited longest is dropped."""
+        self.connections.add(connection)
+        while len(self.logging_in) >= self.options.max_startups:
+            oldest = next(iter(self.logging_in))
+            del self.logging_in[oldest]
+            oldest.drop(f"{len(self.logging_in) + 1} connections not logged in; this one waited longest")
+        self.logging_in[connection] = None
+
+    def admit(self, address: str, rate_limited: bool = True) -> str:
+        """Why a new connection is refused ('' to admit it): shutting down, or too many from one address."""
         if self.stopping:
             return "the Koma server is shutting down"
-        if len(self.connections) >= self.options.max_sessions:
-            return f"the Koma server is full ({self.options.max_sessions} players); try again later"
         limit = self.options.rate_limit if rate_limited else 0
         if limit:
             now = time.monotonic()
@@ -453,8 +553,20 @@ class KomaServer:
             if len(self.recent) > 10_000:  # forget quiet addresses
                 for quiet in [a for a, t in self.recent.items() if not t or now - t[-1] > RATE_WINDOW_SECONDS]:
                     del self.recent[quiet]
-        self.connections.add(connection)
         return ""
+
+    def seat(self, connection: Connection) -> str:
+        """A connection has logged in: why it is refused ('' when it takes one of the ``--max-sessions`` seats)."""
+        self.logging_in.pop(connection, None)
+        if len(self.players) >= self.options.max_sessions:
+            return f"the Koma server is full ({self.options.max_sessions} players); try again later"
+        self.players.add(connection)
+        return ""
+
+    def leave(self, connection: Connection) -> None:
+        self.connections.discard(connection)
+        self.logging_in.pop(connection, None)
+        self.players.discard(connection)
 
     def player_refusal(self, player: str) -> str:
         """Why one more game for ``player`` is refused ('' to allow it): their games at once are capped."""
@@ -480,7 +592,8 @@ class KomaServer:
             close_fds=True, cwd=cwd, preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
         return process, "cold"
 
-    async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str) -> None:
+    async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
+        peer = connection.peer
         if self.stopping:
             process.exit(1)
             return
@@ -495,6 +608,7 @@ class KomaServer:
             return
         game = Game(self, process, player, name, peer)
         self.games.add(game)
+        connection.games.add(game)
         try:
             await game.run()
         except Exception as problem:  # one game's trouble must never reach the server
@@ -506,6 +620,7 @@ class KomaServer:
                 pass
         finally:
             self.games.discard(game)
+            connection.games.discard(game)
 
     async def start(self) -> None:
         options = self.options
@@ -524,7 +639,8 @@ class KomaServer:
         key = host_key(key_path)
         ssh_options: dict[str, Any] = dict(
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
-            allow_scp=False, login_timeout=60, keepalive_interval=30, keepalive_count_max=4)
+            allow_scp=False, login_timeout=options.login_grace_time, keepalive_interval=options.keepalive_interval,
+            keepalive_count_max=options.keepalive_count_max)
         if options.proxy_protocol:
             self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
             await self.listener.start(options.host, options.port)
@@ -540,6 +656,7 @@ class KomaServer:
             mode += "; PROXY protocol required"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
+            f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
 
     async def shutdown(self) -> None:

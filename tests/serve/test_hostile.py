@@ -1,0 +1,483 @@
+"""``koma serve`` against hostile or careless clients: vanished clients, idle sockets, bad fields, forged logs.
+
+Every case runs through a real OpenSSH client (in tmux), or an asyncssh client where the case is what a
+client does on the wire (an abort, a break or signal request, a field OpenSSH would not send).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from serve_helpers import HAVE_ASYNCSSH, SCREEN_SECONDS, SSH, TMUX, Client, Server
+
+pytestmark = [
+    pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
+    pytest.mark.skipif(SSH is None, reason="the OpenSSH client (ssh) is not installed; CI installs openssh-client"),
+]
+needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (CI installs it)")
+
+# A vanished client's game is hung up at once; it has STOP_GRACE_SECONDS (5) to save before it is killed.
+# The rest is room for a loaded 2-core box, and still far below the 30-minute idle timeout.
+GONE_SECONDS = 40.0
+# One of the two 15-puzzle boards 80 moves from the goal: a solve that keeps a core busy for long.
+HARDEST_15 = "_ 12 9 13/15 11 10 14/3 7 2 5/4 8 6 1"
+ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|[@-Z\\-_])")
+
+
+def ssh_pid(client: Client, timeout: float = 30.0) -> int:
+    """The pid of the ``ssh`` process a tmux client runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pane = subprocess.run([TMUX, "list-panes", "-t", client.name, "-F", "#{pane_pid}"],
+                              capture_output=True, text=True).stdout.split()
+        if pane:
+            found = subprocess.run(["pgrep", "-P", pane[0], "-x", "ssh"], capture_output=True, text=True).stdout.split()
+            if found:
+                return int(found[0])
+        time.sleep(0.05)
+    raise AssertionError(f"no ssh process in {client.name}")
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not: it has ended, and waits only to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def wait_until_gone(server: Server, pid: int, player: str, timeout: float = GONE_SECONDS) -> float:
+    """Wait until game ``pid`` has ended and the server has logged it; the seconds that took."""
+    began = time.monotonic()
+    deadline = began + timeout
+    while time.monotonic() < deadline and alive(pid):
+        time.sleep(0.05)
+    assert not alive(pid), f"game {pid} still runs {timeout:g} s after its client vanished:\n{server.text()[-3000:]}"
+    server.wait_for_log(rf"player user:{re.escape(player)}: game ended", max(1.0, deadline - time.monotonic()))
+    return time.monotonic() - began
+
+
+def kill_client(client: Client) -> None:
+    os.kill(ssh_pid(client), signal.SIGKILL)
+
+
+@pytest.fixture
+def server(tmp_path):
+    started = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    yield started
+    started.kill()
+
+
+# --- 1. a vanished client's game ends at once ---------------------------------------------------------
+
+@needs_tmux
+def test_a_client_killed_at_home_ends_its_game(server, tmp_path):
+    client = Client(server, "vanish", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        pid = server.game_pid("vanish")
+        kill_client(client)
+        wait_until_gone(server, pid, "vanish")
+    finally:
+        client.close()
+    assert server.stop() == 0
+
+
+SLOW_START = """
+import os, time
+if os.environ.get("KOMA_SERVE") == "1" and os.environ.get("KOMA_PLAYER") == "user:starting":
+    time.sleep(600)  # a game still starting when its client vanishes
+"""
+
+
+@needs_tmux
+def test_a_client_killed_during_start_ends_its_game(tmp_path):
+    """The game is held in its start-up by a sitecustomize module (cold: a forked game would not import it)."""
+    (tmp_path / "slow").mkdir()
+    (tmp_path / "slow" / "sitecustomize.py").write_text(SLOW_START)
+    python_path = os.pathsep.join(p for p in (str(tmp_path / "slow"), os.environ.get("PYTHONPATH")) if p)
+    server = Server(tmp_path / "data", "--open", "--cold", "--rate-limit", "0", env={"PYTHONPATH": python_path})
+    client = Client(server, "starting", tmp_path)
+    try:
+        client.wait_for("Starting Koma")
+        server.wait_for_log(r"player user:starting: game started")
+        pid = server.game_pid("starting")
+        assert alive(pid)
+        kill_client(client)
+        wait_until_gone(server, pid, "starting")
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+
+
+def seed_saved_game(data: Path, player: str, puzzle: str, board: str) -> None:
+    """Give ``player`` a saved game in progress on ``board`` (what pressing the puzzle's key resumes)."""
+    from tui.game.records import SavedGame
+    from tui.game.store import Store
+
+    data.mkdir(parents=True, exist_ok=True)
+    store = Store(data / "koma.db", player=f"user:{player}")
+    try:
+        store.save_game(puzzle, SavedGame(board))
+    finally:
+        store.close()
+
+
+@needs_tmux
+def test_a_client_killed_mid_solve_ends_its_game(tmp_path):
+    seed_saved_game(tmp_path / "data", "solver", "15", HARDEST_15)
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+    client = Client(server, "solver", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        client.keys("2")
+        client.wait_for("Welcome back")
+        client.keys("s")
+        client.wait_for("Solving")
+        pid = server.game_pid("solver")
+        assert "Solved by Koma" not in client.screen()  # an 80-move board: the search goes on for long
+        kill_client(client)
+        wait_until_gone(server, pid, "solver")
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+
+
+@needs_tmux
+def test_three_vanished_clients_do_not_lock_their_player_out(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--max-sessions-per-player", "3")
+    clients = [Client(server, "trio", tmp_path) for _ in range(3)]
+    try:
+        for client in clients:
+            client.wait_for("8-puzzle")
+        pids = [int(p) for p in re.findall(r"player user:trio: game started \(pid (\d+)", server.text())]
+        assert len(pids) == 3
+        for client in clients:
+            kill_client(client)
+        for pid in pids:
+            wait_until_gone(server, pid, "trio")
+        again = Client(server, "trio", tmp_path)
+        clients.append(again)
+        again.wait_for("8-puzzle")
+        assert "already have" not in server.text()
+        again.keys("q")
+        assert again.exit_status() == 0
+        assert server.stop() == 0
+    finally:
+        for client in clients:
+            client.close()
+        server.kill()
+
+
+class Screen:
+    """What an asyncssh client's terminal has received, with the escape sequences taken out."""
+
+    def __init__(self, process) -> None:
+        self.process = process
+        self.received = b""
+
+    async def wait_for(self, text: str, timeout: float = SCREEN_SECONDS) -> None:
+        deadline = time.monotonic() + timeout
+        while text.encode() not in ANSI.sub(b"", self.received):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{text!r} never came; received {ANSI.sub(b'', self.received)[-2000:]!r}")
+            try:
+                data = await asyncio.wait_for(self.process.stdout.read(65536), left)
+            except TimeoutError:
+                continue
+            if not data:
+                raise AssertionError(f"the session ended before {text!r} came; received {self.received[-2000:]!r}")
+            self.received += data
+
+
+async def open_game(server: Server, user: str, **options):
+    import asyncssh
+
+    conn = await asyncssh.connect("127.0.0.1", server.port, username=user, known_hosts=None, connect_timeout=60,
+                                  **options)
+    process = await conn.create_process(term_type="xterm-256color", term_size=(100, 30), encoding=None)
+    return conn, process, Screen(process)
+
+
+async def test_an_aborted_asyncssh_client_ends_its_game(server):
+    conn, _process, screen = await open_game(server, "aborter")
+    await screen.wait_for("8-puzzle")
+    pid = server.game_pid("aborter")
+    conn.abort()  # the TCP connection closes with no SSH goodbye
+    await asyncio.to_thread(wait_until_gone, server, pid, "aborter")
+
+
+async def test_break_and_signal_requests_are_ignored_and_keys_keep_flowing(server):
+    conn, process, screen = await open_game(server, "breaker")
+    try:
+        await screen.wait_for("8-puzzle")
+        pid = server.game_pid("breaker")
+        process.channel.send_break(500)
+        for name in ("INT", "TERM", "KILL", "HUP", "bogus"):
+            process.channel.send_signal(name)
+        process.stdin.write(b"1")  # the 8-puzzle: the keys still reach the game
+        await screen.wait_for("Moves")
+        assert alive(pid)
+        process.stdin.write(b"q")
+        result = await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+        assert result.exit_status == 0
+    finally:
+        conn.close()
+
+
+class Relay:
+    """A TCP relay to the server that can go silent (a network lost: nothing passes, nothing is closed)."""
+
+    def __init__(self, port: int):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.target = port
+        self.silent = threading.Event()
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self.sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self.pass_on, args=(source, sink), daemon=True).start()
+
+    def pass_on(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                if self.silent.is_set():
+                    continue  # dropped: the network is gone
+                sink.sendall(data)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.listener.close()
+        for sock in self.sockets:
+            sock.close()
+
+
+@needs_tmux
+def test_a_client_whose_network_is_lost_has_its_game_ended_by_keepalives(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--keepalive-interval", "1",
+                    "--keepalive-count-max", "3")
+    relay = Relay(server.port)
+    through = copy.copy(server)
+    through.port = relay.port
+    client = Client(through, "lost", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        pid = server.game_pid("lost")
+        relay.silent.set()
+        wait_until_gone(server, pid, "lost")
+        assert alive(ssh_pid(client))  # the client never said goodbye: the keepalives found it gone
+        assert server.stop() == 0
+    finally:
+        client.close()
+        relay.close()
+        server.kill()
+
+
+# --- 2. admission: only logged-in connections take a seat --------------------------------------------
+
+def closed_within(sock: socket.socket, deadline: float) -> bool:
+    """Whether the server closes ``sock`` before ``deadline`` (what it sends meanwhile is read and dropped)."""
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            if not sock.recv(65536):
+                return True
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except TimeoutError:
+            return False
+    return False
+
+
+@needs_tmux
+def test_idle_sockets_that_never_log_in_take_no_seat_and_are_closed_after_the_grace_time(tmp_path):
+    grace = 4.0
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--max-sessions", "2",
+                    "--login-grace-time", f"{grace:g}")
+    idle = []
+    try:
+        began = time.monotonic()
+        idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(50)]
+        server.wait_for_log(r"connected", count=50)
+        client = Client(server, "newcomer", tmp_path)  # the server has 2 seats and 50 sockets waiting
+        try:
+            client.wait_for("8-puzzle")
+            deadline = began + grace + 30.0  # closed once their grace is over (some were dropped sooner)
+            assert all(closed_within(sock, deadline) for sock in idle)
+            assert "server is full" not in server.text()
+            client.keys("q")
+            assert client.exit_status() == 0
+        finally:
+            client.close()
+        assert server.stop() == 0
+    finally:
+        for sock in idle:
+            sock.close()
+        server.kill()
+
+
+@needs_tmux
+def test_the_seats_are_the_logged_in_players(tmp_path):
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", "--max-sessions", "1")
+    client = Client(server, "seated", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        result = subprocess.run(server.ssh("latecomer", "-tt"), capture_output=True, text=True,
+                                stdin=subprocess.DEVNULL, timeout=120)
+        assert result.returncode == 255 and "the Koma server is full (1 players)" in result.stderr
+        client.keys("q")
+        assert client.exit_status() == 0
+        server.wait_for_log(r"player user:seated: game ended")
+        again = Client(server, "latecomer", tmp_path)  # the seat is free again
+        try:
+            again.wait_for("8-puzzle")
+        finally:
+            again.close()
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+
+
+# --- 3. every field a client sends is bounded before anything is allocated ------------------------------
+
+def open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory):
+    """One server for the cases that each play ten short sessions."""
+    started = Server(tmp_path_factory.mktemp("hostile") / "data", "--open", "--rate-limit", "0",
+                     "--max-sessions-per-player", "0")
+    yield started
+    started.kill()
+
+
+async def play_and_quit(server: Server, user: str, resize: tuple[int, int, int, int] | None = None, **options) -> None:
+    """One session with a client's odd fields: it reaches the home screen, (resizes,) quits with status 0."""
+    import asyncssh
+
+    async with asyncssh.connect("127.0.0.1", server.port, username=user, known_hosts=None,
+                                connect_timeout=60) as conn:
+        process = await conn.create_process(encoding=None, **{"term_type": "xterm-256color", "term_size": (100, 30),
+                                                               **options})
+        screen = Screen(process)
+        await screen.wait_for("8-puzzle")
+        if resize is not None:
+            process.change_terminal_size(*resize)
+            process.stdin.write(b"1")  # the game still takes keys after the window change
+            await screen.wait_for("Moves")
+        process.stdin.write(b"q")
+        result = await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+        assert result.exit_status == 0, ANSI.sub(b"", screen.received)[-2000:]
+        assert b"Traceback" not in screen.received
+
+
+BAD_FIELDS = {
+    "a 70 KB TERM": dict(term_type="x" * 70_000),
+    "a TERM with a newline": dict(term_type="xterm\nkoma serve: forged"),
+    "a TERM with an ESC": dict(term_type="xterm\x1b[31m"),
+    "a TERM with a NUL": dict(term_type="xterm\x00"),
+    "pixel sizes over 65535 at the start": dict(term_size=(100, 30, 70_000, 4_294_967_295)),
+    "pixel sizes over 65535 in a window change": dict(resize=(100, 30, 70_000, 4_294_967_295)),
+    "cell sizes of 2**32 - 1": dict(term_size=(4_294_967_295, 4_294_967_295)),
+    "a flood of environment variables": dict(env={f"KOMA_{k}": "x" * 30_000 for k in range(300)}),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FIELDS))
+async def test_a_bad_field_gets_a_game_and_leaks_no_descriptor(shared_server, case):
+    server = shared_server
+    user = re.sub(r"\W", "", case.split()[1] + case.split()[-1])
+    warmups = server.text().count("user:warmup: game ended") + 1
+    await play_and_quit(server, "warmup")  # whatever the server opens once is open before we count
+    await asyncio.to_thread(server.wait_for_log, r"player user:warmup: game ended", 60, warmups)
+    before = open_fds(server.process.pid)
+    for _ in range(10):
+        await play_and_quit(server, user, **BAD_FIELDS[case])
+    await asyncio.to_thread(server.wait_for_log, rf"player user:{user}: game ended", 60, 10)
+    deadline = time.monotonic() + 30
+    while open_fds(server.process.pid) > before and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert open_fds(server.process.pid) <= before
+    if "TERM" in case:
+        assert re.search(rf"player user:{user}: game started \(pid \d+, xterm-256color 100x30\)", server.text())
+
+
+async def test_an_environment_flood_is_not_kept(shared_server):
+    """300 variables of 30 KB each: the server stores none of them (its memory does not grow by their 9 MB)."""
+    def resident_kib() -> int:
+        status = Path(f"/proc/{shared_server.process.pid}/status").read_text()
+        return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+
+    import asyncssh
+
+    async with asyncssh.connect("127.0.0.1", shared_server.port, username="flood", known_hosts=None,
+                                connect_timeout=60) as conn:
+        before = resident_kib()
+        process = await conn.create_process(encoding=None, term_type="xterm-256color", term_size=(100, 30),
+                                            env={f"KOMA_{k}": "x" * 30_000 for k in range(300)})
+        screen = Screen(process)
+        await screen.wait_for("8-puzzle")
+        assert resident_kib() - before < 4096
+        process.stdin.write(b"q")
+        await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+
+
+# --- 4. no field a client sends can forge a log line -----------------------------------------------------
+
+FORGED = "koma serve: 10.0.0.1:4242: refused (forged)"
+
+
+async def test_a_term_or_username_with_control_characters_writes_none_to_the_log(shared_server):
+    import asyncssh
+
+    server = shared_server
+    async with asyncssh.connect("127.0.0.1", server.port, username="mallet", known_hosts=None,
+                                connect_timeout=60) as conn:
+        process = await conn.create_process(encoding=None, term_type=f"xterm\n{FORGED}\x1b]0;owned\x07",
+                                            term_size=(100, 30))
+        await Screen(process).wait_for("8-puzzle")
+        process.stdin.write(b"q")
+        await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+    # asyncssh's own client will not send such a username: OpenSSH's will (and the server refuses it)
+    result = await asyncio.to_thread(subprocess.run, server.ssh(f"eve\n{FORGED}\x1b[2J", "-tt"), capture_output=True,
+                                     stdin=subprocess.DEVNULL, timeout=120)
+    assert result.returncode == 255
+    await asyncio.to_thread(server.wait_for_log, r"player user:mallet: game ended")
+    text = server.text()
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", text)  # no control character but the line ends
+    assert not any(line.startswith(FORGED) for line in text.splitlines())
+    assert "TERM xterm\\nkoma serve: 10.0.0.1:4242: refused" in text  # the replaced TERM is logged, escaped
+
+
+def test_the_log_escapes_control_characters(capsys):
+    from tui.server.serve import log
+
+    log("a\nb\rc\x1b[2J\x00\x85\u2028\u202e ok é")
+    line = capsys.readouterr().err
+    assert line == "koma serve: a\\nb\\rc\\x1b[2J\\x00\\x85\\u2028\\u202e ok é\n"

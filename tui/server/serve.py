@@ -39,6 +39,7 @@ from solver.tools.doctor import HOST_KEY_NAME
 from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
 from .colour import colour_environment
+from .host_key import host_key
 from .options import ServeOptions, options_from
 from .procfs import doing
 from .proxy import Address, ProxyListener
@@ -76,34 +77,6 @@ def log(message: str) -> None:
 
 def escape_controls(text: str) -> str:
     return UNSAFE_IN_A_LOG.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
-
-
-# --- the host key ----------------------------------------------------------------------------------
-
-def host_key(path: Path) -> asyncssh.SSHKey:
-    """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
-    if path.exists():
-        try:
-            if path.stat().st_mode & 0o077:
-                os.chmod(path, 0o600)
-            return asyncssh.read_private_key(str(path))
-        except (OSError, asyncssh.KeyImportError) as problem:
-            raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(key.export_private_key())
-    try:
-        os.link(temp, path)  # never replaces a key that a replica starting at the same time wrote first
-    except FileExistsError:
-        return asyncssh.read_private_key(str(path))
-    finally:
-        os.unlink(temp)
-    key.write_public_key(str(path) + ".pub")
-    log(f"generated the host key {path}")
-    return key
 
 
 # --- the terminal ----------------------------------------------------------------------------------
@@ -636,7 +609,7 @@ class KomaServer:
             log(f"games are saved in {check_database(database)}")
             os.environ[DATABASE_VARIABLE] = database  # every game inherits it
         key_path = Path(options.host_key) if options.host_key else data_dir() / HOST_KEY_NAME
-        key = host_key(key_path)
+        key = host_key(key_path, log)
         ssh_options: dict[str, Any] = dict(
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
             allow_scp=False, login_timeout=options.login_grace_time, keepalive_interval=options.keepalive_interval,

@@ -39,6 +39,7 @@ from solver.tools.doctor import HOST_KEY_NAME
 from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
 from .colour import colour_environment
+from .log_lines import escape_controls
 from .options import ServeOptions, options_from
 from .procfs import doing
 from .proxy import Address, ProxyListener
@@ -52,9 +53,6 @@ SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
-# C0 and C1 controls, DEL, Unicode line and paragraph separators, and the bidirectional overrides that
-# can make a line read as another
-UNSAFE_IN_A_LOG = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 TERMINAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
 FALLBACK_TERMINAL = "xterm-256color"  # for a TERM that is not a terminfo name (too long, control characters)
 MAX_CELLS = 1000  # columns or rows of a game's terminal, at most
@@ -72,10 +70,6 @@ def log(message: str) -> None:
     """One line in the server's log; control characters in it are escaped (``\\n``, ``\\x1b``), so that no field
     a client sent (a TERM, a username, a command) can forge a line or drive the operator's terminal."""
     print(f"koma serve: {escape_controls(message)}", file=sys.stderr, flush=True)
-
-
-def escape_controls(text: str) -> str:
-    return UNSAFE_IN_A_LOG.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
 # --- the host key ----------------------------------------------------------------------------------
@@ -126,6 +120,14 @@ def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: in
     """Set the pty's size (bounded by :func:`window_size`); the kernel then sends SIGWINCH to the game."""
     columns, rows, width, height = window_size(columns, rows, width, height)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, width, height))
+
+
+def keys_not_signals(fd: int) -> None:
+    """Clear ISIG on the terminal ``fd``: ctrl+c, ctrl+z and ctrl+\\ reach the game as keys (Textual reads them
+    so), never as SIGINT, SIGTSTP or SIGQUIT, which would interrupt or stop a game that is still starting."""
+    attributes = termios.tcgetattr(fd)
+    attributes[3] &= ~termios.ISIG  # the local modes
+    termios.tcsetattr(fd, termios.TCSANOW, attributes)
 
 
 def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
@@ -191,6 +193,7 @@ class Game:
         self.master = master
         try:
             try:
+                keys_not_signals(slave)
                 set_window_size(master, rows, columns, width, height)
                 os.set_blocking(master, False)
                 self.child, how = await self.server.start_game(slave, env)

@@ -652,3 +652,62 @@ def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, serv
         assert shown.getvalue() == "koma: the game stopped on an internal error; connect again to play.\n"
     else:
         assert "/srv/koma/tui/app.py" in shown.getvalue()
+
+
+# --- 7. distinct usernames are distinct players -------------------------------------------------------------
+
+def test_usernames_map_to_distinct_stable_player_names():
+    from tui.server.serve import safe_username
+
+    names = ["日本", "中文", "Ωμέγα", "", "a b", "ab", "a" * 40, "a" * 41, "bob", "bob~1234abcd", "x" * 32]
+    mapped = [safe_username(name) for name in names]
+    assert len(set(mapped)) == len(names)  # before, the first four were all "guest"
+    assert [safe_username(name) for name in names] == mapped  # the same username: the same player, always
+    assert safe_username("bob") == "bob" and safe_username("x" * 32) == "x" * 32  # plain names are kept
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]{1,23}~[0-9a-f]{8}", m) for m, n in zip(mapped, names, strict=True)
+               if n not in ("ab", "bob", "x" * 32))
+    assert safe_username("bob~1234abcd") != "bob~1234abcd"  # nobody can claim a mapped name as their own
+
+
+async def test_players_with_non_ascii_usernames_do_not_share_saves(shared_server):
+    server = shared_server
+    for user in ("日本", "中文", "日本"):
+        conn, process, screen = await open_game(server, user)
+        try:
+            await screen.wait_for("8-puzzle")
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+        finally:
+            conn.close()
+    await asyncio.to_thread(server.wait_for_log, r"player user:guest~[0-9a-f]{8}: game ended", 60, 3)
+    players = re.findall(r"player (user:guest~[0-9a-f]{8}): game started", server.text())[-3:]
+    assert players[0] != players[1] and players[0] == players[2]
+
+
+# --- 8, 9. the server's own failures and signals -------------------------------------------------------------
+
+def test_a_data_dir_that_is_a_file_is_named_as_the_problem(tmp_path):
+    from serve_helpers import KOMA
+
+    data = tmp_path / "data"
+    data.write_text("not a folder")
+    env = dict(os.environ, KOMA_DATA_DIR=str(data))
+    result = subprocess.run([KOMA, "serve", "--open", "--host", "127.0.0.1", "--port", "0"], capture_output=True,
+                            text=True, env=env, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"koma: error: cannot write the host key {data}/ssh_host_ed25519_key: {data} is not a directory"
+
+
+@needs_tmux
+def test_sighup_drains_the_server_like_sigterm(server, tmp_path):
+    client = Client(server, "hupped", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        server.process.send_signal(signal.SIGHUP)
+        assert server.process.wait(60) == 0
+        assert "server is shutting down" in client.wait_for("shutting down")
+        assert client.exit_status() == 0
+        assert "SIGHUP: shutting down: 1 game(s) to save" in server.text()
+        assert re.search(r"player user:hupped: game ended \(status 0", server.text())
+    finally:
+        client.close()

@@ -22,6 +22,7 @@ import asyncio
 import collections
 import errno
 import fcntl
+import hashlib
 import os
 import re
 import signal
@@ -83,21 +84,34 @@ def host_key(path: Path) -> asyncssh.SSHKey:
             return asyncssh.read_private_key(str(path))
         except (OSError, asyncssh.KeyImportError) as problem:
             raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
-    path.parent.mkdir(parents=True, exist_ok=True)
     key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(key.export_private_key())
     try:
-        os.link(temp, path)  # never replaces a key that a replica starting at the same time wrote first
-    except FileExistsError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(key.export_private_key())
+            os.link(temp, path)  # never replaces a key that a replica starting at the same time wrote first
+        finally:
+            os.unlink(temp)
+    except FileExistsError as problem:
+        if problem.filename2 != str(path):  # not the link to the key: a file where a folder should be
+            raise ValueError(f"cannot write the host key {path}: {why_not_written(path, problem)}") from None
         return asyncssh.read_private_key(str(path))
-    finally:
-        os.unlink(temp)
+    except OSError as problem:
+        raise ValueError(f"cannot write the host key {path}: {why_not_written(path, problem)}") from None
     key.write_public_key(str(path) + ".pub")
     log(f"generated the host key {path}")
     return key
+
+
+def why_not_written(path: Path, problem: OSError) -> str:
+    """What stops a file being written at ``path``: a folder on its way that is a file, else the system's reason."""
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} is not a directory"
+    return problem.strerror or str(problem)
 
 
 # --- the terminal ----------------------------------------------------------------------------------
@@ -148,9 +162,17 @@ def base_environment() -> dict[str, str]:
 
 
 def safe_username(username: str) -> str:
-    """A username fit to show on a leaderboard: letters, digits and ``._-``, at most 32 of them."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "", username)[:32]
-    return cleaned or "guest"
+    """The player name for a username: distinct usernames get distinct names, and one username always the same.
+
+    A username of letters, digits and ``._-`` (at most 32) is its own name.  Any other (a space, an accent,
+    another script, too long, empty) keeps what it has of those, at most 23, then ``~`` and 8 hex digits of the
+    SHA-256 of the whole username: ``~`` is never in a name kept as it was, so a mapped name is nobody's own.
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "", username)
+    if cleaned == username and 0 < len(username) <= 32:
+        return username
+    digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{cleaned[:23] or 'guest'}~{digest}"
 
 
 # --- one game ------------------------------------------------------------------------------------
@@ -644,11 +666,18 @@ class KomaServer:
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
             allow_scp=False, login_timeout=options.login_grace_time, keepalive_interval=options.keepalive_interval,
             keepalive_count_max=options.keepalive_count_max)
-        if options.proxy_protocol:
-            self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
-            await self.listener.start(options.host, options.port)
-        else:
-            self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port, **ssh_options)
+        try:
+            if options.proxy_protocol:
+                self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
+                await self.listener.start(options.host, options.port)
+            else:
+                self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port,
+                                                             **ssh_options)
+        except OSError as problem:
+            reason = problem.strerror or str(problem)
+            if problem.errno == errno.EADDRINUSE:
+                reason = f"port {options.port} is in use"
+            raise ValueError(f"cannot listen on {options.host}:{options.port}: {reason}") from None
         self.port = self.listener.get_port() or options.port
         if not options.cold:
             become_subreaper()
@@ -662,12 +691,12 @@ class KomaServer:
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
 
-    async def shutdown(self) -> None:
+    async def shutdown(self, why: str = "asked") -> None:
         """Stop accepting, stop every game (each saves), tell every client, close."""
         if self.stopping:
             return
         self.stopping = True
-        log(f"shutting down: {len(self.games)} game(s) to save")
+        log(f"{why}: shutting down: {len(self.games)} game(s) to save")
         if self.listener is not None:
             self.listener.close()
         message = "The Koma server is shutting down. Your game is saved: connect again later to resume.\r\n"
@@ -693,12 +722,13 @@ async def serve(options: ServeOptions) -> int:
     done = asyncio.Event()
     loop = asyncio.get_running_loop()
 
-    def stop() -> None:
+    def stop(number: signal.Signals) -> None:
         if not done.is_set():
-            asyncio.ensure_future(server.shutdown()).add_done_callback(lambda _: done.set())
+            asyncio.ensure_future(server.shutdown(number.name)).add_done_callback(lambda _: done.set())
 
-    for number in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(number, stop)
+    # SIGHUP (the operator's terminal closed, or a reload asked) drains like SIGTERM: nobody is cut off
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(number, stop, number)
     await done.wait()
     log("stopped")
     return 0
@@ -711,11 +741,9 @@ def run(options: ServeOptions) -> int:
     except ValueError as problem:
         print(f"koma: error: {problem}", file=sys.stderr)
         return 2
-    except OSError as problem:
-        reason = problem.strerror or str(problem)
-        if problem.errno == errno.EADDRINUSE:
-            reason = f"port {options.port} is in use"
-        print(f"koma: error: cannot listen on {options.host}:{options.port}: {reason}", file=sys.stderr)
+    except OSError as problem:  # not foreseen above: still one line, naming what failed
+        print(f"koma: error: {problem.strerror or problem}{f': {problem.filename}' if problem.filename else ''}",
+              file=sys.stderr)
         return 2
 
 

@@ -302,7 +302,6 @@ class KomaApp(App):
         elif self.use_command_palette and not AsciiCommandPalette.is_open(self):
             self.push_screen(AsciiCommandPalette(id="--command-palette"))
 
-
     # --- a served game runs on the server: nothing a player does may write its files, open its browser or
     # stop its process, and a failure is one line, never a traceback naming its files ---
     SERVED_REFUSAL = "Not in a game played over SSH: it would happen on the server, not on your computer."

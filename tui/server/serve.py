@@ -332,8 +332,10 @@ class Game:
                     return
                 self.last_input = time.monotonic()
                 await self.write_to_game(data)
-        except (OSError, asyncssh.Error, ValueError):  # the connection is gone: nothing more will come
+        except (OSError, asyncssh.Error):  # the connection is gone: nothing more will come
             return
+        except Exception as problem:  # unforeseen: still a hang-up, and a line saying why
+            log(f"{self.peer} player {self.player}: the input stopped ({problem!r})")
         finally:
             self.hang_up()
 

@@ -7,19 +7,21 @@ Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can mo
 
 from __future__ import annotations
 
+import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
+from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from solver.engines import cache_files
@@ -125,6 +127,7 @@ class KomaApp(App):
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
+        self.served = os.environ.get("KOMA_SERVE") == "1"  # a game of ``koma serve``: it runs on the server
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, with the quiet input thread on Linux and macOS."""
@@ -350,6 +353,59 @@ class KomaApp(App):
             super().action_command_palette()
         elif self.use_command_palette and not AsciiCommandPalette.is_open(self):
             self.push_screen(AsciiCommandPalette(id="--command-palette"))
+
+    # --- a served game runs on the server: nothing a player does may write its files, open its browser or
+    # stop its process, and a failure is one line, never a traceback naming its files ---
+    SERVED_REFUSAL = "Not in a game played over SSH: it would happen on the server, not on your computer."
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if not (self.served and command.title == "Screenshot"):
+                yield command
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        if self.served:
+            self.notify(self.SERVED_REFUSAL, title="Screenshot", severity="warning")
+            return
+        super().action_screenshot(filename, path)
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        if self.served:
+            self.notify(self.SERVED_REFUSAL, title="Screenshot", severity="warning")
+            return None
+        return super().deliver_screenshot(filename, path, time_format)
+
+    def deliver_text(self, path_or_file: Any, **options: Any) -> str | None:
+        if self.served:
+            self.notify(self.SERVED_REFUSAL, title="Save", severity="warning")
+            return None
+        return super().deliver_text(path_or_file, **options)
+
+    def deliver_binary(self, path_or_file: Any, **options: Any) -> str | None:
+        if self.served:
+            self.notify(self.SERVED_REFUSAL, title="Save", severity="warning")
+            return None
+        return super().deliver_binary(path_or_file, **options)
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        if self.served:
+            self.notify(self.SERVED_REFUSAL, title="Open a link", severity="warning")
+            return
+        super().open_url(url, new_tab=new_tab)
+
+    def action_suspend_process(self) -> None:
+        if not self.served:  # served: ctrl+z is a key that does nothing
+            super().action_suspend_process()
+
+    def _print_error_renderables(self) -> None:
+        """Textual prints the traceback of an error that ended the app; a served game prints one line."""
+        if self.served and self._exit_renderables:
+            self._exit_renderables.clear()
+            self.error_console.print("koma: the game stopped on an internal error; connect again to play.",
+                                     markup=False, highlight=False)
+            return
+        super()._print_error_renderables()
 
 
 def _satisfies_the_screens_view(app: KomaApp) -> KomaAppView:

@@ -34,7 +34,7 @@ from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
-from tui.overrides import first_problem, missing, parameters_differ, step_aside
+from tui.overrides import first_problem, missing, parameters_differ, step_aside, told_if_misfit
 
 FALLBACK_POLL_SECONDS = 0.1  # Textual's own poll, used if its parser ever stops telling its deadline
 
@@ -140,10 +140,7 @@ def driver_misfit() -> str | None:
 
 def check() -> str | None:
     """:func:`driver_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
-    problem = driver_misfit()
-    if problem:
-        step_aside(OVERRIDE, problem, INSTEAD)
-    return problem
+    return told_if_misfit(OVERRIDE, driver_misfit(), INSTEAD)
 
 
 MISFIT = check()  # None: the override is on

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -47,5 +48,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return cli_main(argv, play, {"serve": serve, "doctor": doctor}, [add_serve_command], SERVE_CASES)
 
 
+def served_main() -> int:
+    """A game started cold by ``koma serve`` (``KOMA_SERVE=1``): whatever goes wrong, the player reads one line,
+    never a traceback (it would name the server's files)."""
+    try:
+        return main()
+    except SystemExit:
+        raise
+    except BaseException as problem:
+        print(f"\r\nkoma: the game stopped on an internal error ({type(problem).__name__}); connect again to play.",
+              file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(served_main() if os.environ.get("KOMA_SERVE") == "1" else main())

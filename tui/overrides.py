@@ -54,6 +54,13 @@ def step_aside(override: str, problem: str, instead: str) -> None:
             pass
 
 
+def told_if_misfit(override: str, problem: str | None, instead: str) -> str | None:
+    """``problem`` (an override's misfit, or None), told once through :func:`step_aside` if there is one."""
+    if problem:
+        step_aside(override, problem, instead)
+    return problem
+
+
 def missing(owner: Any, names: Iterable[str]) -> str | None:
     """``"no X.a, X.b"`` for the attributes ``owner`` lacks, or None."""
     absent = [name for name in names if not hasattr(owner, name)]

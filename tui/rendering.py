@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.overrides import first_problem, missing, parameters_differ, step_aside
+from tui.overrides import first_problem, missing, parameters_differ, step_aside, told_if_misfit
 
 
 class DirtyOnlyCompositor(Compositor):
@@ -102,10 +102,7 @@ def compositor_misfit() -> str | None:
 
 def check() -> str | None:
     """:func:`compositor_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
-    problem = compositor_misfit()
-    if problem:
-        step_aside(OVERRIDE, problem, INSTEAD)
-    return problem
+    return told_if_misfit(OVERRIDE, compositor_misfit(), INSTEAD)
 
 
 MISFIT = check()  # None: the override is on

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 
-from tui.overrides import first_problem, missing, parameters_differ, step_aside
+from tui.overrides import first_problem, missing, parameters_differ, told_if_misfit
 
 PARSE_RULES_PARAMETERS = ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
 
@@ -35,10 +35,8 @@ def stylesheet_misfit() -> str | None:
 
 def check() -> str | None:
     """:func:`stylesheet_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
-    problem = stylesheet_misfit()
-    if problem:
-        step_aside("shared stylesheet", problem, "each game parses its own CSS, as Textual does (slower game starts in koma serve)")
-    return problem
+    return told_if_misfit("shared stylesheet", stylesheet_misfit(),
+                          "each game parses its own CSS, as Textual does (slower game starts in koma serve)")
 
 
 MISFIT = check()  # None: the override is on

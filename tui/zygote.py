@@ -53,6 +53,7 @@ from .screens import proof as preloaded_proof  # noqa: F401
 from .screens import stats as preloaded_stats  # noqa: F401
 from .screens import watch as preloaded_watch  # noqa: F401
 from .screens.home import HomeScreen
+from .server.log_lines import escape_controls
 from .server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
 
 # What a player can open from the home screen with one key; other sizes warm up in the game itself.
@@ -168,11 +169,13 @@ class Zygote:
 
     def become_game(self, request: dict, terminal: int) -> None:  # pragma: no cover - runs in the forked child
         code = 1
+        server_log = -1
         try:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             for fd in (self.channel.fileno(), self.wakeup_read, self.wakeup_write):
                 os.close(fd)
+            server_log = os.dup(2)  # the server's log, where a failure is told in full (not inherited by exec)
             os.setsid()
             fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)
             for fd in (0, 1, 2):
@@ -191,13 +194,27 @@ class Zygote:
             code = launch(self.arguments)
         except SystemExit as leaving:
             code = leaving.code if isinstance(leaving.code, int) else 1
-        except BaseException:
-            try:
-                traceback.print_exc()
-                sys.stderr.flush()
-            except BaseException:
-                pass
+        except BaseException as problem:
+            report_failure(problem, server_log)
         os._exit(code)
+
+
+def report_failure(problem: BaseException, server_log: int) -> None:  # pragma: no cover - runs in the forked child
+    """A game that fails: the player reads one line (never a traceback: it names the server's files), and the
+    server's log gets the traceback, a log line per line of it, escaped."""
+    try:
+        os.write(2, f"\r\nkoma: the game stopped on an internal error ({type(problem).__name__}); "
+                    "connect again to play.\r\n".encode())
+    except OSError:
+        pass
+    if server_log < 0:
+        return
+    prefix = f"koma serve: warm process: game {os.getpid()}: "
+    lines = "".join(traceback.format_exception(problem)).splitlines()
+    try:
+        os.write(server_log, "".join(f"{prefix}{escape_controls(line)}\n" for line in lines).encode(errors="replace"))
+    except OSError:
+        pass
 
 
 def reread_per_game_settings() -> None:  # pragma: no cover - runs in the forked child

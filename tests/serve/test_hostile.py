@@ -67,6 +67,13 @@ def wait_until_gone(server: Server, pid: int, player: str, timeout: float = GONE
     return time.monotonic() - began
 
 
+def wait_for_absence(client: Client, text: str, timeout: float = SCREEN_SECONDS) -> None:
+    deadline = time.monotonic() + timeout
+    while text in client.screen():
+        assert time.monotonic() < deadline, f"{text!r} stayed on the screen:\n{client.screen()}"
+        time.sleep(0.05)
+
+
 def kill_client(client: Client) -> None:
     os.kill(ssh_pid(client), signal.SIGKILL)
 
@@ -481,3 +488,226 @@ def test_the_log_escapes_control_characters(capsys):
     log("a\nb\rc\x1b[2J\x00\x85\u2028\u202e ok é")
     line = capsys.readouterr().err
     assert line == "koma serve: a\\nb\\rc\\x1b[2J\\x00\\x85\\u2028\\u202e ok é\n"
+
+
+# --- 5. no traceback ever reaches a player -----------------------------------------------------------------
+
+@needs_tmux
+@pytest.mark.parametrize("key, how", [("C-c", "--cold"), ("C-z", "--cold"), ("C-\\", "--cold"), ("C-c", "warm")])
+def test_control_keys_held_during_start_are_keys_not_signals(tmp_path, key, how):
+    """ctrl+c, ctrl+z and ctrl+\\ held from the first moment: no traceback, no frozen game, and the game plays."""
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "0", *([how] if how == "--cold" else []))
+    client = Client(server, "holder", tmp_path)
+    try:
+        client.wait_for("Starting Koma|8-puzzle")  # ssh is connected (its own terminal is raw): keys go through
+        deadline = time.monotonic() + SCREEN_SECONDS
+        while "8-puzzle" not in client.screen() and time.monotonic() < deadline:
+            client.keys(*[key] * 5)  # held down: as fast as a keyboard repeats
+            time.sleep(0.05)
+        screen = client.wait_for("8-puzzle", timeout=10)
+        client.keys(*[key] * 20)
+        client.keys("1")
+        screen = client.wait_for("Moves")
+        assert "Traceback" not in screen and "Error" not in screen
+        pid = server.game_pid("holder")
+        assert Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T"  # not stopped
+        client.keys("q")
+        assert client.exit_status() == 0
+        assert "Traceback" not in client.screen()
+        assert server.stop() == 0
+    finally:
+        client.close()
+        server.kill()
+
+
+def test_a_forked_game_that_fails_shows_the_player_one_line_and_the_log_the_traceback(tmp_path):
+    """The warm process's last resort, driven directly: a request whose environment cannot be set (a NUL; the
+    server never sends one) fails in the forked game, which exits 1."""
+    import json
+    import sys
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    log_path = tmp_path / "zygote.log"
+    env = dict(os.environ, KOMA_DATA_DIR=str(tmp_path / "data"), TEXTUAL_ANIMATIONS="none", KOMA_SERVE="1")
+    with open(log_path, "w") as log:
+        zygote = subprocess.Popen([sys.executable, "-m", "tui.zygote", str(theirs.fileno())], pass_fds=[theirs.fileno()],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, env=env)
+    theirs.close()
+    master = -1
+    try:
+        ours.settimeout(300)
+        assert "ready" in json.loads(ours.recv(65536))
+        master, terminal = os.openpty()
+        request = {"id": 1, "env": {"TERM": "xterm\x00", "KOMA_SERVE": "1"}, "cwd": None, "cpu_limit": 0, "memory_limit": 0}
+        socket.send_fds(ours, [json.dumps(request).encode()], [terminal])
+        os.close(terminal)
+        assert "pid" in json.loads(ours.recv(65536))
+        shown = b""
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: the game has gone
+                break
+            if not data:
+                break
+            shown += data
+        assert json.loads(ours.recv(65536))["status"] == 1
+        assert shown.decode().strip() == "koma: the game stopped on an internal error (ValueError); connect again to play."
+        logged = log_path.read_text()
+        assert re.search(r"koma serve: warm process: game \d+: Traceback", logged)
+        assert "embedded null byte" in logged
+    finally:
+        if master >= 0:
+            os.close(master)
+        zygote.kill()
+        zygote.wait(10)
+        ours.close()
+
+
+# --- 6. nothing in a served game writes the server's files, opens its browser or stops its process --------
+
+@needs_tmux
+def test_the_palette_of_a_served_game_offers_no_screenshot(server, tmp_path):
+    client = Client(server, "painter", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        for query, answer in (("them", "Change the current theme"), ("screensho", "No matches found")):
+            client.keys("C-p")  # (a system command that is there, to show that the palette answers)
+            client.wait_for("Search for commands")
+            client.keys("-l", query)
+            screen = client.wait_for(answer)
+            client.keys("Escape")
+            wait_for_absence(client, "🔎")
+        assert "Save an SVG" not in screen
+        client.keys("q")
+        assert client.exit_status() == 0
+    finally:
+        client.close()
+    assert not list(Path(server.data_dir).rglob("*.svg"))
+
+
+@pytest.mark.parametrize("served", [True, False])
+async def test_a_served_app_writes_no_file_opens_no_url_and_does_not_suspend(tmp_path, monkeypatch, served):
+    """Driven with Pilot: served (``KOMA_SERVE=1``), the app refuses what would happen on the server, and says
+    so; not served (``koma`` on one's own computer), Screenshot is still there and writes its file."""
+    from tui.app import KomaApp
+    from tui.game.store import Store
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DOWNLOAD_DIR", str(tmp_path / "home" / "Downloads"))
+    if served:
+        monkeypatch.setenv("KOMA_SERVE", "1")
+    else:
+        monkeypatch.delenv("KOMA_SERVE", raising=False)
+    opened: list[str] = []
+    (tmp_path / "shots").mkdir()
+    app = KomaApp(store=Store(tmp_path / "koma.db"), animate_spinner=False, keymap={})
+    async with app.run_test(size=(100, 30)) as pilot:
+        monkeypatch.setattr(app._driver, "open_url", lambda url, new_tab=True: opened.append(url))
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert ("Screenshot" in titles) is not served and "Theme" in titles
+        app.action_screenshot(path=str(tmp_path / "shots"))
+        app.deliver_screenshot(path=str(tmp_path / "shots"))
+        app.deliver_binary(tmp_path / "koma.db", save_directory=tmp_path / "shots", save_filename="copy.db")
+        app.open_url("https://example.com/")
+        app.action_suspend_process()  # headless: Textual's own would do nothing either; served: refused first
+        await pilot.pause()
+
+        def written() -> list[str]:
+            return sorted(p.name for p in (tmp_path / "shots").iterdir())
+
+        if not served:  # Textual saves in a thread of its own
+            deadline = time.monotonic() + 60
+            while len(written()) < 3 and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+        notices = [n.message for n in app._notifications]
+    if served:
+        assert written() == [] and opened == []  # refused at once: nothing was started that could write later
+        assert sum("Not in a game played over SSH" in n for n in notices) == 4  # all but the suspend, a silent no
+    else:
+        assert sum(name.endswith(".svg") for name in written()) == 2 and "copy.db" in written()
+        assert opened == ["https://example.com/"]
+
+
+@pytest.mark.parametrize("served", [True, False])
+def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, served):
+    """Textual prints the traceback of an error that ended the app (it names the server's files); served, one line."""
+    import io
+
+    from rich.console import Console
+
+    from tui.app import KomaApp
+    from tui.game.store import Store
+
+    if served:
+        monkeypatch.setenv("KOMA_SERVE", "1")
+    else:
+        monkeypatch.delenv("KOMA_SERVE", raising=False)
+    app = KomaApp(store=Store(tmp_path / "koma.db"), animate_spinner=False, keymap={})
+    shown = io.StringIO()
+    app.error_console = Console(file=shown, width=100)
+    app._exit_renderables.append('Traceback (most recent call last):\n  File "/srv/koma/tui/app.py", line 1')
+    app._print_error_renderables()
+    if served:
+        assert shown.getvalue() == "koma: the game stopped on an internal error; connect again to play.\n"
+    else:
+        assert "/srv/koma/tui/app.py" in shown.getvalue()
+
+
+# --- 7. distinct usernames are distinct players -------------------------------------------------------------
+
+def test_usernames_map_to_distinct_stable_player_names():
+    from tui.server.serve import safe_username
+
+    names = ["日本", "中文", "Ωμέγα", "", "a b", "ab", "a" * 40, "a" * 41, "bob", "bob~1234abcd", "x" * 32]
+    mapped = [safe_username(name) for name in names]
+    assert len(set(mapped)) == len(names)  # before, the first four were all "guest"
+    assert [safe_username(name) for name in names] == mapped  # the same username: the same player, always
+    assert safe_username("bob") == "bob" and safe_username("x" * 32) == "x" * 32  # plain names are kept
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]{1,23}~[0-9a-f]{8}", m) for m, n in zip(mapped, names, strict=True)
+               if n not in ("ab", "bob", "x" * 32))
+    assert safe_username("bob~1234abcd") != "bob~1234abcd"  # nobody can claim a mapped name as their own
+
+
+async def test_players_with_non_ascii_usernames_do_not_share_saves(shared_server):
+    server = shared_server
+    for user in ("日本", "中文", "日本"):
+        conn, process, screen = await open_game(server, user)
+        try:
+            await screen.wait_for("8-puzzle")
+            process.stdin.write(b"q")
+            await asyncio.wait_for(process.wait(), SCREEN_SECONDS)
+        finally:
+            conn.close()
+    await asyncio.to_thread(server.wait_for_log, r"player user:guest~[0-9a-f]{8}: game ended", 60, 3)
+    players = re.findall(r"player (user:guest~[0-9a-f]{8}): game started", server.text())[-3:]
+    assert players[0] != players[1] and players[0] == players[2]
+
+
+# --- 8, 9. the server's own failures and signals -------------------------------------------------------------
+
+def test_a_data_dir_that_is_a_file_is_named_as_the_problem(tmp_path):
+    from serve_helpers import KOMA
+
+    data = tmp_path / "data"
+    data.write_text("not a folder")
+    env = dict(os.environ, KOMA_DATA_DIR=str(data))
+    result = subprocess.run([KOMA, "serve", "--open", "--host", "127.0.0.1", "--port", "0"], capture_output=True,
+                            text=True, env=env, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"koma: error: cannot write the host key {data}/ssh_host_ed25519_key: {data} is not a directory"
+
+
+@needs_tmux
+def test_sighup_drains_the_server_like_sigterm(server, tmp_path):
+    client = Client(server, "hupped", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        server.process.send_signal(signal.SIGHUP)
+        assert server.process.wait(60) == 0
+        assert "server is shutting down" in client.wait_for("shutting down")
+        assert client.exit_status() == 0
+        assert "SIGHUP: shutting down: 1 game(s) to save" in server.text()
+        assert re.search(r"player user:hupped: game ended \(status 0", server.text())
+    finally:
+        client.close()

@@ -9,6 +9,7 @@ database trouble starts and when it ends (with its duration and the outbox's dep
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
@@ -33,6 +34,22 @@ class OutboxDrainer:
         self.directory = directory if directory is not None else outbox_dir()
         self.trouble_since: float | None = None
         self.probe: Store | None = None
+
+    async def keep_draining(self) -> None:
+        """Every few seconds, off the event loop, until cancelled: one :meth:`drain` pass."""
+        while True:
+            try:
+                await asyncio.to_thread(self.drain)
+            except Exception as problem:  # the drainer must never take the server down
+                self.log(f"outbox: {problem!r}")
+            await asyncio.sleep(DRAIN_SECONDS)
+
+    async def last_pass(self, seconds: float = 10.0) -> None:
+        """At shutdown: what the games journalled while stopping goes to the database now, if it can."""
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.drain), seconds)
+        except Exception as problem:
+            self.log(f"outbox: left for the next start ({problem!r})")
 
     def drain(self) -> int:
         """One pass (blocking: run it in a thread): every orphaned journal applied and removed, until the database

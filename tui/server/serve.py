@@ -22,10 +22,10 @@ import asyncio
 import collections
 import errno
 import fcntl
+import hashlib
 import os
 import re
 import signal
-import struct
 import sys
 import termios
 import time
@@ -39,10 +39,13 @@ from solver.tools.doctor import HOST_KEY_NAME
 from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
 from .colour import colour_environment
+from .host_key import host_key
+from .log_lines import escape_controls
 from .options import ServeOptions, options_from
-from .outbox_drain import DRAIN_SECONDS, OutboxDrainer
+from .outbox_drain import OutboxDrainer
 from .procfs import doing
 from .proxy import Address, ProxyListener
+from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
 
 ESCDELAY_MS = "25"
@@ -53,12 +56,6 @@ SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
-# C0 and C1 controls, DEL, Unicode line and paragraph separators, and the bidirectional overrides that
-# can make a line read as another
-UNSAFE_IN_A_LOG = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-TERMINAL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-FALLBACK_TERMINAL = "xterm-256color"  # for a TERM that is not a terminfo name (too long, control characters)
-MAX_CELLS = 1000  # columns or rows of a game's terminal, at most
 # The only variable a client may send (see colour.py), and its longest value: other env requests are refused
 # and never stored, so a flood of them costs the server nothing.
 CLIENT_VARIABLES = {b"COLORTERM": 16}
@@ -75,59 +72,9 @@ def log(message: str) -> None:
     print(f"koma serve: {escape_controls(message)}", file=sys.stderr, flush=True)
 
 
-def escape_controls(text: str) -> str:
-    return UNSAFE_IN_A_LOG.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
 
 
-# --- the host key ----------------------------------------------------------------------------------
-
-def host_key(path: Path) -> asyncssh.SSHKey:
-    """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
-    if path.exists():
-        try:
-            if path.stat().st_mode & 0o077:
-                os.chmod(path, 0o600)
-            return asyncssh.read_private_key(str(path))
-        except (OSError, asyncssh.KeyImportError) as problem:
-            raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(key.export_private_key())
-    try:
-        os.link(temp, path)  # never replaces a key that a replica starting at the same time wrote first
-    except FileExistsError:
-        return asyncssh.read_private_key(str(path))
-    finally:
-        os.unlink(temp)
-    key.write_public_key(str(path) + ".pub")
-    log(f"generated the host key {path}")
-    return key
-
-
-# --- the terminal ----------------------------------------------------------------------------------
-
-def terminal_type(asked: str) -> str:
-    """The client's TERM if it looks like a terminfo name (letters, digits, ``._+-``, at most 64), else
-    :data:`FALLBACK_TERMINAL`: a TERM reaches the game's environment, the warm pool's messages and the log."""
-    return asked if TERMINAL_NAME.fullmatch(asked) else FALLBACK_TERMINAL
-
-
-def window_size(columns: int, rows: int, width: int = 0, height: int = 0) -> tuple[int, int, int, int]:
-    """A window size a client sent, made sane: 1 to 1000 cells each way (24x80 when 0), pixels 0 to 65535
-    (0, unknown, when out of range)."""
-    columns, rows = max(1, min(int(columns or 80), MAX_CELLS)), max(1, min(int(rows or 24), MAX_CELLS))
-    width, height = (int(p) if 0 < int(p) <= 0xFFFF else 0 for p in (width or 0, height or 0))
-    return columns, rows, width, height
-
-
-def set_window_size(fd: int, rows: int, columns: int, width: int = 0, height: int = 0) -> None:
-    """Set the pty's size (bounded by :func:`window_size`); the kernel then sends SIGWINCH to the game."""
-    columns, rows, width, height = window_size(columns, rows, width, height)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, width, height))
-
+# --- the game process ------------------------------------------------------------------------------
 
 def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
     """In a cold game process, before exec: the pty becomes its controlling terminal; limits apply."""
@@ -147,9 +94,17 @@ def base_environment() -> dict[str, str]:
 
 
 def safe_username(username: str) -> str:
-    """A username fit to show on a leaderboard: letters, digits and ``._-``, at most 32 of them."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "", username)[:32]
-    return cleaned or "guest"
+    """The player name for a username: distinct usernames get distinct names, and one username always the same.
+
+    A username of letters, digits and ``._-`` (at most 32) is its own name.  Any other (a space, an accent,
+    another script, too long, empty) keeps what it has of those, at most 23, then ``~`` and 8 hex digits of the
+    SHA-256 of the whole username: ``~`` is never in a name kept as it was, so a mapped name is nobody's own.
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "", username)
+    if cleaned == username and 0 < len(username) <= 32:
+        return username
+    digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{cleaned[:23] or 'guest'}~{digest}"
 
 
 # --- one game ------------------------------------------------------------------------------------
@@ -192,6 +147,7 @@ class Game:
         self.master = master
         try:
             try:
+                keys_not_signals(slave)
                 set_window_size(master, rows, columns, width, height)
                 os.set_blocking(master, False)
                 self.child, how = await self.server.start_game(slave, env)
@@ -308,8 +264,10 @@ class Game:
                     return
                 self.last_input = time.monotonic()
                 await self.write_to_game(data)
-        except (OSError, asyncssh.Error, ValueError):  # the connection is gone: nothing more will come
+        except (OSError, asyncssh.Error):  # the connection is gone: nothing more will come
             return
+        except Exception as problem:  # unforeseen: still a hang-up, and a line saying why
+            log(f"{self.peer} player {self.player}: the input stopped ({problem!r})")
         finally:
             self.hang_up()
 
@@ -639,23 +597,30 @@ class KomaServer:
             log(f"games are saved in {check_database(database)}")
             os.environ[DATABASE_VARIABLE] = database  # every game inherits it
         key_path = Path(options.host_key) if options.host_key else data_dir() / HOST_KEY_NAME
-        key = host_key(key_path)
+        key = host_key(key_path, log)
         ssh_options: dict[str, Any] = dict(
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
             allow_scp=False, login_timeout=options.login_grace_time, keepalive_interval=options.keepalive_interval,
             keepalive_count_max=options.keepalive_count_max)
-        if options.proxy_protocol:
-            self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
-            await self.listener.start(options.host, options.port)
-        else:
-            self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port, **ssh_options)
+        try:
+            if options.proxy_protocol:
+                self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
+                await self.listener.start(options.host, options.port)
+            else:
+                self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port,
+                                                             **ssh_options)
+        except OSError as problem:
+            reason = problem.strerror or str(problem)
+            if problem.errno == errno.EADDRINUSE:
+                reason = f"port {options.port} is in use"
+            raise ValueError(f"cannot listen on {options.host}:{options.port}: {reason}") from None
         self.port = self.listener.get_port() or options.port
         if not options.cold:
             become_subreaper()
             self.pool = WarmPool(base_environment(), log)
             self.pool.start()
         self.drainer = OutboxDrainer(database, log)
-        self.drain_task = asyncio.create_task(self.drain_outbox())
+        self.drain_task = asyncio.create_task(self.drainer.keep_draining())
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
             mode += "; PROXY protocol required"
@@ -664,21 +629,12 @@ class KomaServer:
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
 
-    async def drain_outbox(self) -> None:
-        """Every few seconds, off the event loop: write what ended games left in the outbox; log database trouble."""
-        while not self.stopping and self.drainer is not None:
-            try:
-                await asyncio.to_thread(self.drainer.drain)
-            except Exception as problem:  # the drainer must never take the server down
-                log(f"outbox: {problem!r}")
-            await asyncio.sleep(DRAIN_SECONDS)
-
-    async def shutdown(self) -> None:
+    async def shutdown(self, why: str = "asked") -> None:
         """Stop accepting, stop every game (each saves), tell every client, close."""
         if self.stopping:
             return
         self.stopping = True
-        log(f"shutting down: {len(self.games)} game(s) to save")
+        log(f"{why}: shutting down: {len(self.games)} game(s) to save")
         if self.listener is not None:
             self.listener.close()
         message = "The Koma server is shutting down. Your game is saved: connect again later to resume.\r\n"
@@ -688,11 +644,8 @@ class KomaServer:
             await asyncio.sleep(0.05)
         if self.drain_task is not None:
             self.drain_task.cancel()
-        if self.drainer is not None:  # what the games journalled while stopping goes to the database now, if it can
-            try:
-                await asyncio.wait_for(asyncio.to_thread(self.drainer.drain), 10.0)
-            except Exception as problem:
-                log(f"outbox: left for the next start ({problem!r})")
+        if self.drainer is not None:
+            await self.drainer.last_pass()
         if self.pool is not None:
             await self.pool.close()
         for connection in list(self.connections):
@@ -711,12 +664,13 @@ async def serve(options: ServeOptions) -> int:
     done = asyncio.Event()
     loop = asyncio.get_running_loop()
 
-    def stop() -> None:
+    def stop(number: signal.Signals) -> None:
         if not done.is_set():
-            asyncio.ensure_future(server.shutdown()).add_done_callback(lambda _: done.set())
+            asyncio.ensure_future(server.shutdown(number.name)).add_done_callback(lambda _: done.set())
 
-    for number in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(number, stop)
+    # SIGHUP (the operator's terminal closed, or a reload asked) drains like SIGTERM: nobody is cut off
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(number, stop, number)
     await done.wait()
     log("stopped")
     return 0
@@ -729,11 +683,9 @@ def run(options: ServeOptions) -> int:
     except ValueError as problem:
         print(f"koma: error: {problem}", file=sys.stderr)
         return 2
-    except OSError as problem:
-        reason = problem.strerror or str(problem)
-        if problem.errno == errno.EADDRINUSE:
-            reason = f"port {options.port} is in use"
-        print(f"koma: error: cannot listen on {options.host}:{options.port}: {reason}", file=sys.stderr)
+    except OSError as problem:  # not foreseen above: still one line, naming what failed
+        print(f"koma: error: {problem.strerror or problem}{f': {problem.filename}' if problem.filename else ''}",
+              file=sys.stderr)
         return 2
 
 

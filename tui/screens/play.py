@@ -221,8 +221,10 @@ class PlayScreen(DirtyOnlyRendering):
 
     # --- the clock: one tick a second, only while it runs ----------------------------------------
     def _start_clock(self) -> None:
-        if self.position > 0 and not self.won and self.is_current and self.clock.start():
-            self.clock_timer = self.set_interval(1.0, self._tick)
+        if self.position > 0 and not self.won and self.is_current:
+            self.clock.start()  # a move started it already: the session's clock runs from the first move
+            if self.clock_timer is None:
+                self.clock_timer = self.set_interval(1.0, self._tick)
 
     def _pause_clock(self) -> None:
         self.clock.pause()

@@ -161,9 +161,11 @@ class PlayScreen(DirtyOnlyRendering):
             self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
 
     def key_for(self, binding_id: str, default: str) -> str:
-        """The key bound to ``binding_id`` now (a remapped key is shown as remapped)."""
-        keys = self.app._keymap.get(binding_id) if hasattr(self.app, "_keymap") else None
-        return keys.split(",")[0].strip() if keys else default
+        """The key bound to ``binding_id`` now, as the key bar shows it (a remapped key is shown as remapped)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == binding_id:
+                return self.app.get_key_display(active.binding)
+        return default
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -244,7 +246,7 @@ class PlayScreen(DirtyOnlyRendering):
         status.seconds = int(self.clock.elapsed())
         status.distance = self.solver.distance_text(self.state, self.proof.solvable)
         status.proof = self.proof
-        status.solver = self.solver.job_text() or self.playback.text()
+        status.solver = self.solver.job_text() or self.playback.text(self.key_for)
 
     def refresh_view(self) -> None:
         """The side panel, and the key bar when a key turned on or off (every binding is checked again then)."""
@@ -373,7 +375,7 @@ class PlayScreen(DirtyOnlyRendering):
     # --- solving and hints -----------------------------------------------------------------------
     def action_solve(self) -> None:
         if self.puzzle.is_goal(self.state):
-            self.message = "Already solved. Press n for a new game."
+            self.message = f"Already solved. Press {self.key_for('play.new', 'n')} for a new game."
         elif self.playback.active or self.job is None or self.solver.hinting:
             if self.playback.stop():
                 self.message = ""

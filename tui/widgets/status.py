@@ -59,11 +59,11 @@ class GameStatus(Vertical):
         yield Static(self.title_text, id="title")
         yield Static(id="game-id")
         yield Static(self._counters_text(), id="counters")
+        yield Static(id="saving")  # under the counters: never pushed off a small terminal by a long message
         yield Static(id="distance")
         yield Static(id="parity")
         yield Static(id="solver")
         yield Static(id="message")
-        yield Static(id="saving")
 
     def on_mount(self) -> None:
         self.watch_proof(self.proof)
@@ -129,6 +129,7 @@ class GameStatus(Vertical):
         self._show("message", message)
 
     def watch_saving(self, saving: str) -> None:
+        self._line("saving").set_class(bool(saving), "-shown")  # an empty line takes no room at all
         self._show("saving", saving)
 
     # --- the spinner -----------------------------------------------------------------------------

@@ -119,6 +119,7 @@ class Journal:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         self.pending: list[Op] = []
+        self._sizes: dict[int, int] = {}  # each pending op's line length, by seq: a move never re-encodes the backlog
         self._seq = 0
         self._size = 0
         self._sync_directory()
@@ -136,12 +137,14 @@ class Journal:
         os.fsync(self._fd)
         self._size += len(line)
         self.pending.append(op)
+        self._sizes[op.seq] = len(line)
         return op
 
     def acknowledge(self, op: Op) -> None:
         """The database has ``op``: it is no longer pending."""
         with contextlib.suppress(ValueError):
             self.pending.remove(op)
+            self._sizes.pop(op.seq, None)
         if not self.pending:
             self._truncate()
             return
@@ -155,15 +158,17 @@ class Journal:
             self.compact()
 
     def pending_bytes(self) -> int:
-        return sum(len(op.line()) for op in self.pending)
+        return sum(self._sizes.values())
 
     def compact(self) -> None:
         """Rewrite the journal with only the pending ops (superseded saves dropped), atomically."""
         self.pending = coalesced(self.pending)
+        lines = [op.line() for op in self.pending]
+        self._sizes = {op.seq: len(line) for op, line in zip(self.pending, lines, strict=True)}
         temp = self.path.with_name(self.path.name + ".tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
-            data = b"".join(op.line() for op in self.pending)
+            data = b"".join(lines)
             os.write(fd, data)
             os.fsync(fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

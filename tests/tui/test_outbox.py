@@ -298,3 +298,18 @@ def test_the_outbox_depth_counts_pending_ops_of_live_and_dead_journals(tmp_path)
     assert outbox_depth(tmp_path) == (3 + 3, 2)
     (tmp_path / "notes.txt").write_text("not a journal")
     assert outbox_depth(tmp_path) == (6, 2)
+
+
+# --- a guarded game that went in --------------------------------------------------------------------------------------
+def test_an_owned_line_makes_the_guarded_ops_of_that_game_plain_for_whoever_replays_them(tmp_path):
+    journal = Journal(PLAYER, tmp_path)
+    first, second = journal.append(save("8", 1, guard="absent")), journal.append(save("8", 2, guard="absent"))
+    other = journal.append(save("15", 1, guard="absent"))
+    journal.acknowledge(first)  # its guarded insert went in: the game is the session's own
+    journal.own("8")
+    assert [op.guard for op in journal.pending] == ["", "absent"]
+    assert journal.pending_bytes() == sum(len(op.line()) for op in journal.pending)
+    assert lines_of(journal.path)[-1] == {"owned": "8"}
+    assert [(op.id, op.guard) for op in read_journal(journal.path)] == [(second.id, ""), (other.id, "absent")]
+    journal.compact()  # the rewritten journal holds them plain, with no marker
+    assert [(op.id, op.guard) for op in read_journal(journal.path)] == [(second.id, ""), (other.id, "absent")]

@@ -4,7 +4,8 @@ Every write a game makes (a save, a finish, a player's first visit) is an :class
 this process's journal, ``outbox/<player>.<pid>.<token>.jsonl`` in the data dir, and fsync'd, before the
 store worker tries the database.  A line ``{"done": seq}`` follows once the database has it (not fsync'd:
 replaying a done op is harmless, see :mod:`tui.game.store`).  So whatever happens to the database or to
-the process, an accepted write is on disk.
+the process, an accepted write is on disk.  A line ``{"owned": key}`` (fsync'd) says that the session's guarded
+game under ``key`` went in: its guarded writes still pending are plain ones, whoever replays them.
 
 The journal is held with an exclusive ``flock`` while its process lives.  A journal whose lock can be
 taken is an orphan (its game ended before the database took everything): the next game of the same
@@ -24,7 +25,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ OUTBOX_DIR = "outbox"
 SUFFIX = ".jsonl"
 COMPACT_BYTES = 256 * 1024
 MAX_BYTES = 8 * 1024 * 1024
+GUARD = "absent"  # the guard of a write that must not replace a stored game its session could not read
 
 
 class OutboxFull(Exception):
@@ -90,12 +92,22 @@ def read_journal(path: Path) -> list[Op]:
             record = json.loads(raw)
             if "done" in record:
                 ops.pop(int(record["done"]), None)
+            elif "owned" in record:
+                _owned(ops.values(), str(record["owned"]))
             else:
                 op = Op.from_record(record)
                 ops[op.seq] = op
         except (ValueError, KeyError, TypeError):
             continue  # a torn last line: never acknowledged
     return [ops[seq] for seq in sorted(ops)]
+
+
+def _owned(ops: Iterable[Op], key: str) -> list[Op]:
+    """Make the guarded ops of ``key`` plain writes (the session's guarded game went in); returns them."""
+    changed = [op for op in ops if op.key == key and op.guard == GUARD]
+    for op in changed:
+        op.guard = ""
+    return changed
 
 
 def coalesced(ops: list[Op]) -> list[Op]:
@@ -156,6 +168,16 @@ class Journal:
             pass  # replaying a done op is harmless
         if self._size > COMPACT_BYTES:
             self.compact()
+
+    def own(self, key: str) -> None:
+        """The session's guarded game under ``key`` went in: its pending guarded ops are plain writes from now on,
+        in memory and (a fsync'd ``{"owned": key}`` line) for whoever reads this journal after a crash."""
+        for op in _owned(self.pending, key):
+            self._sizes[op.seq] = len(op.line())
+        line = json.dumps({"owned": key}).encode() + b"\n"
+        os.write(self._fd, line)
+        os.fsync(self._fd)
+        self._size += len(line)
 
     def pending_bytes(self) -> int:
         return sum(self._sizes.values())

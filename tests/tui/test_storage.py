@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import tui.game.outbox as outbox_module
 import tui.game.storage as storage_module
 from solver.puzzles.registry import get_puzzle
 from tui.game.backend import Query, StoreError
@@ -259,6 +260,22 @@ def test_a_stalled_database_never_holds_the_caller(world):
     assert len(read_journal(storage.journal.path)) == len(WALK)
 
 
+def test_a_full_outbox_refuses_a_write_with_a_notice_and_the_game_plays_on(world, monkeypatch):
+    monkeypatch.setattr(outbox_module, "MAX_BYTES", 600)
+    storage = world.service()
+    world.faults.fail()
+    accepted = 0
+    while storage.write("watchable", data={"allowed": True}):  # writes no later one replaces
+        accepted += 1
+        assert accepted < 50, "the bound never came"
+    assert storage.notices[-1].startswith("Not saved: the outbox cannot take it (the outbox holds")
+    assert len(storage.pending_ops()) == accepted and len(read_journal(storage.journal.path)) == accepted
+    session = game(storage)
+    assert session.push("L") is Push.PLAYED  # the player is not stopped
+    world.faults.heal()
+    assert storage.settle(DEADLINE) and storage.write("seen")  # room again once the database took them
+
+
 # --- reads ----------------------------------------------------------------------------------------------------
 def test_a_read_answers_the_value_and_no_saved_game_is_known_to_be_none(world):
     world.store().save_game("8", STORED)
@@ -276,7 +293,9 @@ def test_a_failed_read_is_unknown_never_empty(world):
     world.faults.fail()
     answer, _ = read_now(storage, lambda store: store.load_game("8"))
     assert not answer.known and answer.value is None and "unreachable" in answer.unknown
-    assert len(told.of(SavingDelayed)) == 1  # nothing to save, but the database is away: said once
+    wait_until(lambda: told.of(SavingDelayed), what="SavingDelayed after a failed read")  # the database is away
+    read_now(storage, lambda store: store.load_game("8"))
+    assert len(told.of(SavingDelayed)) == 1  # said once
     world.faults.heal()
     answer, _ = read_now(storage, lambda store: store.load_game("8"))
     assert answer.known and answer.value == STORED

@@ -4,7 +4,8 @@ Every write a game makes (a save, a finish, a player's first visit) is an :class
 this process's journal, ``outbox/<player>.<pid>.<token>.jsonl`` in the data dir, and fsync'd, before the
 store worker tries the database.  A line ``{"done": seq}`` follows once the database has it (not fsync'd:
 replaying a done op is harmless, see :mod:`tui.game.store`).  So whatever happens to the database or to
-the process, an accepted write is on disk.
+the process, an accepted write is on disk.  A line ``{"owned": key}`` (fsync'd) says that the session's guarded
+game under ``key`` went in: its guarded writes still pending are plain ones, whoever replays them.
 
 The journal is held with an exclusive ``flock`` while its process lives.  A journal whose lock can be
 taken is an orphan (its game ended before the database took everything): the next game of the same
@@ -24,7 +25,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ OUTBOX_DIR = "outbox"
 SUFFIX = ".jsonl"
 COMPACT_BYTES = 256 * 1024
 MAX_BYTES = 8 * 1024 * 1024
+GUARD = "absent"  # the guard of a write that must not replace a stored game its session could not read
 
 
 class OutboxFull(Exception):
@@ -90,12 +92,22 @@ def read_journal(path: Path) -> list[Op]:
             record = json.loads(raw)
             if "done" in record:
                 ops.pop(int(record["done"]), None)
+            elif "owned" in record:
+                _owned(ops.values(), str(record["owned"]))
             else:
                 op = Op.from_record(record)
                 ops[op.seq] = op
         except (ValueError, KeyError, TypeError):
             continue  # a torn last line: never acknowledged
     return [ops[seq] for seq in sorted(ops)]
+
+
+def _owned(ops: Iterable[Op], key: str) -> list[Op]:
+    """Make the guarded ops of ``key`` plain writes (the session's guarded game went in); returns them."""
+    changed = [op for op in ops if op.key == key and op.guard == GUARD]
+    for op in changed:
+        op.guard = ""
+    return changed
 
 
 def coalesced(ops: list[Op]) -> list[Op]:
@@ -119,6 +131,7 @@ class Journal:
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         self.pending: list[Op] = []
+        self._sizes: dict[int, int] = {}  # each pending op's line length, by seq: a move never re-encodes the backlog
         self._seq = 0
         self._size = 0
         self._sync_directory()
@@ -136,12 +149,14 @@ class Journal:
         os.fsync(self._fd)
         self._size += len(line)
         self.pending.append(op)
+        self._sizes[op.seq] = len(line)
         return op
 
     def acknowledge(self, op: Op) -> None:
         """The database has ``op``: it is no longer pending."""
         with contextlib.suppress(ValueError):
             self.pending.remove(op)
+            self._sizes.pop(op.seq, None)
         if not self.pending:
             self._truncate()
             return
@@ -154,16 +169,28 @@ class Journal:
         if self._size > COMPACT_BYTES:
             self.compact()
 
+    def own(self, key: str) -> None:
+        """The session's guarded game under ``key`` went in: its pending guarded ops are plain writes from now on,
+        in memory and (a fsync'd ``{"owned": key}`` line) for whoever reads this journal after a crash."""
+        for op in _owned(self.pending, key):
+            self._sizes[op.seq] = len(op.line())
+        line = json.dumps({"owned": key}).encode() + b"\n"
+        os.write(self._fd, line)
+        os.fsync(self._fd)
+        self._size += len(line)
+
     def pending_bytes(self) -> int:
-        return sum(len(op.line()) for op in self.pending)
+        return sum(self._sizes.values())
 
     def compact(self) -> None:
         """Rewrite the journal with only the pending ops (superseded saves dropped), atomically."""
         self.pending = coalesced(self.pending)
+        lines = [op.line() for op in self.pending]
+        self._sizes = {op.seq: len(line) for op, line in zip(self.pending, lines, strict=True)}
         temp = self.path.with_name(self.path.name + ".tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
-            data = b"".join(op.line() for op in self.pending)
+            data = b"".join(lines)
             os.write(fd, data)
             os.fsync(fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

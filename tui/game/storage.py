@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from tui.game.backend import StoreError, one_line
-from tui.game.outbox import Journal, Op, OutboxFull
+from tui.game.outbox import GUARD, Journal, Op, OutboxFull
 from tui.game.records import SavedGame, Stats
 from tui.game.store import Store
 
@@ -142,8 +142,10 @@ class Storage:
     def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None, guard: str = "") -> bool:
         """Accept one write: durable in the outbox when this returns True.  False (with a notice) when even the
         outbox cannot take it (its disk is full, or it reached its bound)."""
-        op = Op(kind, self.player, key, data or {}, guard)
         with self._lock:
+            if guard == GUARD and key in self.owned:
+                guard = ""  # the session's guarded game went in: this is its own game now
+            op = Op(kind, self.player, key, data or {}, guard)
             try:
                 if self.journal is not None:
                     self.journal.append(op)
@@ -258,8 +260,15 @@ class Storage:
     def _apply(self, op: Op) -> News | None:
         """Apply one op to the database (StoreError if it cannot be now); the news it makes, if any."""
         store = self._store("writer")
+        owned_before = op.key in self.owned
         with self._one_store:
-            return apply_op(store, op, self.owned, self.kept_apart)
+            news = apply_op(store, op, self.owned, self.kept_apart)
+        if not owned_before and op.key in self.owned:
+            with self._lock:  # whoever replays this journal must know the guarded game is this session's own
+                if self.journal is not None:
+                    with contextlib.suppress(OSError):
+                        self.journal.own(op.key)
+        return news
 
     def _troubled(self, reason: str) -> None:
         with self._lock:
@@ -324,21 +333,21 @@ def apply_op(store: Store, op: Op, owned: set[str], kept_apart: set[str]) -> New
     insert went in, and is dropped (with :class:`GameKeptApart`, once) where a stored game was found."""
     if op.kind == "save":
         game = _saved_game(op.data)
-        if op.guard == "absent" and op.key not in owned:
+        if op.guard == GUARD and op.key not in owned:
             if op.key in kept_apart:
                 return None
-            if store.save_game(op.key, game, at=op.at, guard="absent"):
+            if store.save_game(op.key, game, at=op.at, guard=GUARD):
                 owned.add(op.key)
                 return None
             kept_apart.add(op.key)
             return GameKeptApart(op.key)
         store.save_game(op.key, game, at=op.at)
     elif op.kind == "clear":
-        if op.guard != "absent" or op.key in owned:
+        if op.guard != GUARD or op.key in owned:
             store.clear_game(op.key, at=op.at)
     elif op.kind == "finish":
         data = dict(op.data)
-        if op.guard == "absent" and op.key not in owned:
+        if op.guard == GUARD and op.key not in owned:
             data["clear"] = False  # the stored game is not this session's to clear
         stats, rank = store.finish(op.id, data, op.at)
         return Finished(op.key, stats, rank)

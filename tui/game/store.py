@@ -227,8 +227,9 @@ class Store(LiveGames):
 
     # --- a finished game, once ------------------------------------------------------------------------
     def finish(self, op_id: str, finish: dict[str, Any], at: float) -> tuple[Stats | None, int | None]:
-        """Record a finished game in one transaction, once per ``op_id`` (a replay from the outbox does nothing
-        the second time): its replay, the stats, the daily result, and the saved game cleared.  ``finish`` is
+        """Record a finished game in one transaction, once per ``op_id``: its replay, the stats, the daily result,
+        and the saved game cleared.  A replay from the outbox records nothing the second time, but clears the game
+        again (the saves replayed before it brought it back).  ``finish`` is
         :meth:`tui.game.results.Finish.record`.  Returns the stats and the daily rank (None when not counted)."""
         stats: Stats | None = None
         with self.backend.transaction(self.player) as query:
@@ -247,8 +248,8 @@ class Store(LiveGames):
                     if finish["daily"]:
                         self._keep_best_result(query, finish["daily"], finish["stats_id"], finish["moves"],
                                                finish["optimal"], finish["seconds"], finish["hints"])
-                if finish["game"] and finish.get("clear", True):
-                    query(DELETE_GAME, (self.player, finish["game"], at))
+            if finish["game"] and finish.get("clear", True):  # also when replayed: the saves before it came back too
+                query(DELETE_GAME, (self.player, finish["game"], at))
         rank = self.rank(finish["daily"], finish["stats_id"]) if finish["daily"] and not finish["by_koma"] else None
         if stats is None and not finish["by_koma"]:
             stats = self.stats(finish["stats_id"])

@@ -18,6 +18,7 @@ the same game dropped; past :data:`MAX_BYTES` of pending ops, :meth:`Journal.app
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -121,21 +122,46 @@ class Journal:
         self.pending: list[Op] = []
         self._seq = 0
         self._size = 0
+        self._only_in_memory = False  # some pending op is not on disk (see keep)
         self._sync_directory()
 
     def append(self, op: Op) -> Op:
-        """Write ``op`` durably (fsync) and keep it pending; raises OutboxFull or OSError (then it is not kept)."""
+        """Write ``op`` durably (fsync) and keep it pending; raises OutboxFull or OSError (then it is not kept,
+        and the journal is as it was: a line the disk took only in part is cut off again)."""
         if self.pending_bytes() > MAX_BYTES:
             self.compact()
             if self.pending_bytes() > MAX_BYTES:
                 raise OutboxFull(f"the outbox holds {self.pending_bytes() // 1024} KiB not yet saved")
+        op.seq = self._seq + 1
+        try:
+            self._write_line(op.line(), sync=True)
+        except OSError:
+            op.seq = 0
+            raise
+        self._seq += 1
+        self.pending.append(op)
+        return op
+
+    def _write_line(self, line: bytes, sync: bool = False) -> None:
+        """Append ``line`` whole, or raise OSError with the journal cut back to where it was (a full disk may
+        take part of a line: the next line must not be glued to it)."""
+        try:
+            _write_all(self._fd, line)
+            if sync:
+                os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)
+            raise
+        self._size += len(line)
+
+    def keep(self, op: Op) -> Op:
+        """Keep ``op`` pending in memory only (:meth:`append` failed: the disk is full or failing).  It is applied
+        in order with the others; the next compaction writes it, if the disk takes it then."""
         self._seq += 1
         op.seq = self._seq
-        line = op.line()
-        os.write(self._fd, line)
-        os.fsync(self._fd)
-        self._size += len(line)
         self.pending.append(op)
+        self._only_in_memory = True
         return op
 
     def acknowledge(self, op: Op) -> None:
@@ -145,10 +171,8 @@ class Journal:
         if not self.pending:
             self._truncate()
             return
-        line = json.dumps({"done": op.seq}).encode() + b"\n"
         try:
-            os.write(self._fd, line)
-            self._size += len(line)
+            self._write_line(json.dumps({"done": op.seq}).encode() + b"\n")
         except OSError:
             pass  # replaying a done op is harmless
         if self._size > COMPACT_BYTES:
@@ -164,7 +188,7 @@ class Journal:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
             data = b"".join(op.line() for op in self.pending)
-            os.write(fd, data)
+            _write_all(fd, data)
             os.fsync(fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             os.replace(temp, self.path)
@@ -175,6 +199,7 @@ class Journal:
             raise
         os.close(self._fd)
         self._fd, self._size = fd, len(data)
+        self._only_in_memory = False
         os.lseek(self._fd, 0, os.SEEK_END)
         self._sync_directory()
 
@@ -199,12 +224,16 @@ class Journal:
         return adopted
 
     def close(self) -> None:
-        """Close the journal; a journal with nothing pending is removed, else it stays for a drainer."""
+        """Close the journal; a journal with nothing pending is removed, else it stays for a drainer (with the
+        ops kept only in memory written too, if the disk takes them now)."""
         if self._fd < 0:
             return
         if not self.pending:
             with contextlib.suppress(OSError):
                 self.path.unlink()
+        elif self._only_in_memory:
+            with contextlib.suppress(OSError):
+                self.compact()
         os.close(self._fd)
         self._fd = -1
 
@@ -219,6 +248,16 @@ class Journal:
             pass
         finally:
             os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` (a nearly full disk may take part of it, and refuse only the next write)."""
+    written = 0
+    while written < len(data):
+        took = os.write(fd, data[written:])
+        if took <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        written += took
 
 
 def claimed_orphans(directory: Path, player: str | None = None) -> Iterator[tuple[Path, int]]:

@@ -12,9 +12,10 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
+
+from store_helpers import Told, moves_of, play_moves
 
 from solver.puzzles.registry import get_puzzle
 from tui.game.outbox import outbox_depth, read_journal
@@ -29,49 +30,9 @@ MOVE_BUDGET_SECONDS = 0.05  # a move (push + durable journal append) never waits
 DEADLINE = 60.0
 
 
-class Told:
-    """The news a storage service posted, in order (from its threads)."""
-
-    def __init__(self) -> None:
-        self.items: list = []
-        self.lock = threading.Lock()
-
-    def __call__(self, news) -> None:
-        with self.lock:
-            self.items.append(news)
-
-    def of(self, kind) -> list:
-        with self.lock:
-            return [n for n in self.items if isinstance(n, kind)]
-
-    def wait_for(self, kind, count: int = 1, timeout: float = DEADLINE) -> None:
-        deadline = time.monotonic() + timeout
-        while len(self.of(kind)) < count:
-            assert time.monotonic() < deadline, f"no {kind.__name__} within {timeout} s: {self.items}"
-            time.sleep(0.02)
-
-
-def play_moves(session: GameSession, count: int) -> list[float]:
-    """Play ``count`` legal moves (never undoing the last), each timed; returns the seconds each took."""
-    took = []
-    for _ in range(count):
-        last = session.history.moves[session.position - 1] if session.position else None
-        undo = {"U": "D", "D": "U", "L": "R", "R": "L"}
-        move = next(m for m in sorted(session.puzzle.moves(session.state)) if m != undo.get(last or ""))
-        began = time.perf_counter()
-        session.push(move)
-        took.append(time.perf_counter() - began)
-    return took
-
-
 def stored(url: str, player: str, key: str = "15") -> tuple | None:
     """The moves of the game stored for ``player`` (the clock goes on between a save and the test's look)."""
     return moves_of(connect_store(url, player).load_game(key))
-
-
-def moves_of(game: SavedGame | bool | None) -> tuple | None:
-    assert game is not False
-    return None if not isinstance(game, SavedGame) else (game.start, tuple(game.moves), game.origins, game.position)
 
 
 def service(url: str, player: str, outbox: Path, told: Told) -> Storage:

@@ -77,6 +77,10 @@ class PuzzleCard(Widget, can_focus=True):
 
     def on_mount(self) -> None:
         self.refresh_card()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        self.call_after_refresh(self._show_about)  # the text carries its colours: draw it in the new theme's
 
     def on_focus(self) -> None:
         self.call_after_refresh(self._show_about)  # once the card's :focus styles are in place

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 
 from solver import search
-from solver.puzzles.base import Proof, Puzzle, Solution
+from solver.puzzles.base import Proof, Puzzle
 
 from ..app_view import koma_app
 from ..game.history import KOMA, PLAYER
@@ -29,7 +29,7 @@ from ..game.live import heartbeat
 from ..game.playback import PlaybackController, Step
 from ..game.session import GameSession, Push, Saver, recorded_text
 from ..game.storage import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
-from ..messages import JobDone, JobFailed, JobProgress, WarmedUp
+from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
@@ -161,9 +161,11 @@ class PlayScreen(DirtyOnlyRendering):
             self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
 
     def key_for(self, binding_id: str, default: str) -> str:
-        """The key bound to ``binding_id`` now (a remapped key is shown as remapped)."""
-        keys = self.app._keymap.get(binding_id) if hasattr(self.app, "_keymap") else None
-        return keys.split(",")[0].strip() if keys else default
+        """The key bound to ``binding_id`` now, as the key bar shows it (a remapped key is shown as remapped)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == binding_id:
+                return self.app.get_key_display(active.binding)
+        return default
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -221,8 +223,10 @@ class PlayScreen(DirtyOnlyRendering):
 
     # --- the clock: one tick a second, only while it runs ----------------------------------------
     def _start_clock(self) -> None:
-        if self.position > 0 and not self.won and self.is_current and self.clock.start():
-            self.clock_timer = self.set_interval(1.0, self._tick)
+        if self.position > 0 and not self.won and self.is_current:
+            self.clock.start()  # a move started it already: the session's clock runs from the first move
+            if self.clock_timer is None:
+                self.clock_timer = self.set_interval(1.0, self._tick)
 
     def _pause_clock(self) -> None:
         self.clock.pause()
@@ -242,7 +246,7 @@ class PlayScreen(DirtyOnlyRendering):
         status.seconds = int(self.clock.elapsed())
         status.distance = self.solver.distance_text(self.state, self.proof.solvable)
         status.proof = self.proof
-        status.solver = self.solver.job_text() or self.playback.text()
+        status.solver = self.solver.job_text() or self.playback.text(self.key_for)
 
     def refresh_view(self) -> None:
         """The side panel, and the key bar when a key turned on or off (every binding is checked again then)."""
@@ -371,12 +375,12 @@ class PlayScreen(DirtyOnlyRendering):
     # --- solving and hints -----------------------------------------------------------------------
     def action_solve(self) -> None:
         if self.puzzle.is_goal(self.state):
-            self.message = "Already solved. Press n for a new game."
-        elif self.playback.active or self.job is None or self.job.kind != "solve":
+            self.message = f"Already solved. Press {self.key_for('play.new', 'n')} for a new game."
+        elif self.playback.active or self.job is None or self.solver.hinting:
             if self.playback.stop():
                 self.message = ""
             self.cancel_job(quiet=True)
-            self.start_job("solve")
+            self.start_job()
         self.update_status()
 
     def action_hint(self) -> None:
@@ -387,15 +391,15 @@ class PlayScreen(DirtyOnlyRendering):
         elif known is not None:
             self.show_hint(known, self.solver.solution_optimal)
         elif self.job is None:
-            self.start_job("hint")
+            self.start_job(hint=True)
 
-    def start_job(self, kind: str) -> None:
+    def start_job(self, *, hint: bool = False) -> None:
         missing = self.solver.why_not(self.proof)
         if missing:
             self.message = missing
             self.app.bell()
             return
-        self.solver.start(kind, self.state)
+        self.solver.start(self.state, hint=hint)
         self.refresh_view()
 
     @on(JobProgress)
@@ -406,29 +410,27 @@ class PlayScreen(DirtyOnlyRendering):
 
     @on(JobFailed)
     def _solve_failed(self, event: JobFailed) -> None:
-        if event.job.kind == "generate":
-            self._generated(event)
-        elif event.job is self.job:
+        if event.job is self.job:  # a failed distance is not told: the panel keeps measuring
             self.solver.cancel()
             self.message = failure_text(event.error)
             self.refresh_view()
 
-    @on(JobDone)
-    def _solve_done(self, event: JobDone) -> None:
-        job, solution = event.job, event.result
-        if job.kind == "generate":
-            self._generated(event)
-            return
-        if not isinstance(solution, Solution):
-            return  # a measuring job's end: its answers came one by one
-        if job.kind == "distance":
-            self.solver.learn(solution, "distance")
-        elif self.solver.finished(job, solution):
-            if job.state == self.state and job.kind == "hint":
-                self.show_hint(solution.moves[0], solution.optimal)
-            elif job.state == self.state:
-                self.message = found_text(solution)
-                self.playback.start(list(solution.moves))
+    @on(DistanceMeasured)
+    def _distance_measured(self, event: DistanceMeasured) -> None:
+        self.solver.learn(event.solution, measured=True)
+        self.refresh_view()
+
+    @on(HintFound)
+    def _hint_found(self, event: HintFound) -> None:
+        if self.solver.finished(event.job, event.solution) and event.job.state == self.state:
+            self.show_hint(event.solution.moves[0], event.solution.optimal)
+        self.refresh_view()
+
+    @on(SolutionFound)
+    def _solution_found(self, event: SolutionFound) -> None:
+        if self.solver.finished(event.job, event.solution) and event.job.state == self.state:
+            self.message = found_text(event.solution)
+            self.playback.start(list(event.solution.moves))
         self.refresh_view()
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
@@ -512,12 +514,14 @@ class PlayScreen(DirtyOnlyRendering):
             return
         self.solver.generate(cast("int | None", value) if kind == "distance" else None)
 
-    def _generated(self, event: JobDone | JobFailed) -> None:
-        if isinstance(event, JobFailed):
-            self.message = str(event.error)
-        else:
-            distance = event.job.total
-            self.new_game(tuple(event.result), f"A new game, exactly {distance} moves from solved." if distance else "A new random game.")
+    @on(BoardGenerated)
+    def _board_generated(self, event: BoardGenerated) -> None:
+        distance = event.distance
+        self.new_game(event.board, f"A new game, exactly {distance} moves from solved." if distance else "A new random game.")
+
+    @on(BoardNotGenerated)
+    def _board_not_generated(self, event: BoardNotGenerated) -> None:
+        self.message = str(event.error)
 
     def new_game(self, state: tuple, note: str = "") -> None:
         self._take_over()

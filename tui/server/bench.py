@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import collections
+import itertools
 import os
 import re
 import signal
@@ -108,6 +109,7 @@ class Session:
         self.text = ""
         self.changed = asyncio.Event()
         self.move_seen: dict[int, float] = {}  # "Moves N" -> when it was first drawn
+        self.output_at: list[float] = []  # when each piece of output arrived (perf_counter)
         self.connection: Any = None
         self.process: Any = None
         self.reader: asyncio.Task | None = None
@@ -138,6 +140,7 @@ class Session:
             self._tail = text[incomplete.start():] if incomplete else ""
             text = text[:incomplete.start()] if incomplete else text
             now = time.perf_counter()
+            self.output_at.append(now)
             overlap = len(self.text)
             self.text += text
             for found in MOVES.finditer(self.text, max(0, overlap - 12)):
@@ -164,6 +167,11 @@ class Session:
     def drawn_at(self, moves: int) -> float:
         """When the screen first showed ``moves`` or more moves (a busy game may draw two moves at once)."""
         return min((at for shown, at in self.move_seen.items() if shown >= moves), default=float("inf"))
+
+    def longest_silence(self, since: float, until: float) -> float:
+        """The longest time between ``since`` and ``until`` in which the game drew nothing."""
+        times = [since, *(at for at in self.output_at if since < at < until), until]
+        return max(b - a for a, b in itertools.pairwise(times))
 
     def moves(self) -> int:
         shown = MOVES.findall(self.text)

@@ -160,9 +160,9 @@ class Storage:
 
     # --- what the game calls (any thread; never blocks on the database) --------------------------------
     def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None, guard: str = "") -> bool:
-        """Accept one write: durable in the outbox when this returns True.  When the outbox's disk refuses it
-        (full, failing), it is kept in memory (it still reaches the database in order) and this returns False;
-        past the outbox's bound it is not kept.  Either way the player is told once."""
+        """Accept one write: in the outbox (durable, when the service has one) when this returns True.  When the
+        outbox's disk refuses it (full, failing), it is kept in memory (it still reaches the database in order)
+        and this returns False; past the outbox's bound it is not kept.  Either way the player is told once."""
         op = Op(kind, self.player, key, data or {}, guard)
         notice = ""
         with self._lock:
@@ -171,7 +171,7 @@ class Storage:
                     self.journal.append(op)
                 else:
                     self._pending.append(op)
-                durable = self.journal is not None
+                durable = True
             except OutboxFull as problem:
                 notice = f"Not saved: the outbox cannot take more ({one_line(problem)})."
                 durable = False

@@ -165,10 +165,11 @@ def ended_by_server(connection: psycopg.Connection) -> bool:
     in flight between calls, so that is the server's goodbye (an error, then end of file): the connection is
     dead, though libpq learns it only from the next statement.  Checked without a round trip."""
     try:
-        readable, _, _ = select.select([connection.pgconn.socket], [], [], 0)
+        poller = select.poll()  # not select(): a server process may hold descriptors past FD_SETSIZE
+        poller.register(connection.pgconn.socket, select.POLLIN | select.POLLPRI)
+        return bool(poller.poll(0))  # readable, or hung up / in error (always reported)
     except (OSError, ValueError, psycopg.Error):
         return True
-    return bool(readable)
 
 
 def _reason(problem: psycopg.Error) -> str:

@@ -119,7 +119,7 @@ class KomaApp(App):
             self.player, self.player_name = player_identity()
             self.storage = Storage(lambda: connect_store(database, self.player, self.player_name), self.player,
                                    self._storage_news)
-            self.storage.write("seen")
+        self.storage.write("seen")  # the player came: their name is what leaderboards and the watch list show
         self.clock = clock
         self.animate_spinner = animate_spinner
         self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all
@@ -210,8 +210,7 @@ class KomaApp(App):
 
     def show_store_notices(self) -> None:
         """Show what the store and the caches (tables, compiled kernels) had to say since the last call."""
-        notices, self.storage.notices = self.storage.notices, []
-        for notice in notices:
+        for notice in self.storage.drain_notices():
             self.notify(notice, title="Saved games", severity="warning", timeout=8)
         for notice in cache_files.drain_notices():
             self.notify(notice, title="Caches", severity="warning", timeout=8)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui_helpers import make_app, store_of, wait_for, wait_warm
+from tui_helpers import make_app, read_store, wait_for, wait_warm
 
 from solver import search
 from solver.engines.stop import check_stop
@@ -61,9 +61,9 @@ async def test_win_message_shows_moves_against_optimal(tmp_path):
         await pilot.press("left", "left")
         assert screen.won
         assert "Solved in 4 moves; optimal 2" in screen.message
-        stats = store_of(app).stats("8")
+        stats, saved = await read_store(pilot, lambda store: (store.stats("8"), store.load_game("8")))
         assert (stats.solved, stats.best_moves, stats.best_optimal) == (1, 4, 2)
-        assert store_of(app).load_game("8") is None  # a finished game is not resumed
+        assert saved is None  # a finished game is not resumed
 
 
 async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
@@ -78,7 +78,8 @@ async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
         await wait_for(pilot, lambda: screen.won, what="the playback")
         assert screen.position == 31 and set(screen.history.origins) == {"k"}
         assert "Solved by Koma" in screen.message
-        assert store_of(app).stats("8").by_koma == 1 and store_of(app).stats("8").solved == 0
+        stats = await read_store(pilot, lambda store: store.stats("8"))
+        assert stats.by_koma == 1 and stats.solved == 0
         await pilot.press("u")
         assert not screen.won and screen.position == 30
 

@@ -12,9 +12,10 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
+
+from store_helpers import Told, moves_of, play_moves
 
 from solver.puzzles.registry import get_puzzle
 from tui.game.outbox import outbox_depth, read_journal
@@ -29,49 +30,9 @@ MOVE_BUDGET_SECONDS = 0.05  # a move (push + durable journal append) never waits
 DEADLINE = 60.0
 
 
-class Told:
-    """The news a storage service posted, in order (from its threads)."""
-
-    def __init__(self) -> None:
-        self.items: list = []
-        self.lock = threading.Lock()
-
-    def __call__(self, news) -> None:
-        with self.lock:
-            self.items.append(news)
-
-    def of(self, kind) -> list:
-        with self.lock:
-            return [n for n in self.items if isinstance(n, kind)]
-
-    def wait_for(self, kind, count: int = 1, timeout: float = DEADLINE) -> None:
-        deadline = time.monotonic() + timeout
-        while len(self.of(kind)) < count:
-            assert time.monotonic() < deadline, f"no {kind.__name__} within {timeout} s: {self.items}"
-            time.sleep(0.02)
-
-
-def play_moves(session: GameSession, count: int) -> list[float]:
-    """Play ``count`` legal moves (never undoing the last), each timed; returns the seconds each took."""
-    took = []
-    for _ in range(count):
-        last = session.history.moves[session.position - 1] if session.position else None
-        undo = {"U": "D", "D": "U", "L": "R", "R": "L"}
-        move = next(m for m in sorted(session.puzzle.moves(session.state)) if m != undo.get(last or ""))
-        began = time.perf_counter()
-        session.push(move)
-        took.append(time.perf_counter() - began)
-    return took
-
-
 def stored(url: str, player: str, key: str = "15") -> tuple | None:
     """The moves of the game stored for ``player`` (the clock goes on between a save and the test's look)."""
     return moves_of(connect_store(url, player).load_game(key))
-
-
-def moves_of(game: SavedGame | bool | None) -> tuple | None:
-    assert game is not False
-    return None if not isinstance(game, SavedGame) else (game.start, tuple(game.moves), game.origins, game.position)
 
 
 def service(url: str, player: str, outbox: Path, told: Told) -> Storage:
@@ -267,4 +228,54 @@ def test_koma_doctor_reports_a_non_empty_outbox(tmp_path, monkeypatch):
     report = game_health(tmp_path / "koma.db", tmp_path / "keymap.toml")
     assert report["outbox"]["waiting"] == 1
     assert any("wait in the outbox" in p["problem"] for p in report["problems"])
+    journal.close()
+
+
+def test_an_outbox_that_cannot_be_made_keeps_the_writes_in_memory(tmp_path, monkeypatch):
+    """The outbox cannot be made (the data dir is a file, or under /proc): the game starts all the same, is told once,
+    and its writes still reach the database, from memory."""
+    (tmp_path / "a-file").write_text("")
+    storage = Storage(lambda: Store(tmp_path / "koma.db", "local"), "local", Told(), outbox=tmp_path / "a-file" / "outbox")
+    notices = storage.drain_notices()
+    assert storage.journal is None and len(notices) == 1 and "outbox cannot be made" in notices[0]
+    session = GameSession(get_puzzle("8"), storage, time.monotonic, seed=SEED)
+    play_moves(session, 3)
+    assert storage.settle(DEADLINE) and storage.close() == 0
+    assert moves_of(Store(tmp_path / "koma.db", "local").load_game("8")) == moves_of(session.snapshot())
+    from tui.app import KomaApp
+
+    monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path / "a-file"))
+    app = KomaApp(clock=lambda: 0.0, keymap={})  # the app too: it plays on (unsaved) instead of failing to start
+    assert app.storage.journal is None and app.storage.settle(DEADLINE) and app.storage.close() == 0
+
+
+def test_a_line_the_disk_took_in_part_is_cut_off(tmp_path, monkeypatch):
+    """A nearly full disk takes part of a line, then refuses: the journal is cut back, so the next line is not glued
+    to the torn one (and lost with it on replay)."""
+    import tui.game.outbox as outbox
+    from tui.game.outbox import Journal, Op
+
+    journal = Journal("local", tmp_path)
+    journal.append(Op("save", "local", "8", {"n": 1}))
+
+    class NearlyFull:
+        def __getattr__(self, name):
+            return getattr(os, name)
+
+        @staticmethod
+        def write(fd: int, data: bytes) -> int:
+            if len(data) > 8:
+                return os.write(fd, data[:8])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(outbox, "os", NearlyFull())
+    try:
+        journal.append(Op("save", "local", "8", {"n": 2}))
+        raise AssertionError("the append should have failed")
+    except OSError:
+        pass
+    monkeypatch.undo()
+    assert [op.data for op in read_journal(journal.path)] == [{"n": 1}]
+    journal.append(Op("save", "local", "8", {"n": 3}))
+    assert [op.data for op in read_journal(journal.path)] == [{"n": 1}, {"n": 3}]
     journal.close()

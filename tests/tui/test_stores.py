@@ -30,8 +30,11 @@ def database(request, tmp_path):
 
 
 def opened(url: str, player: str = "user:ann"):
+    """A session of ``player``: its store, and its visit recorded (as the app writes ``seen`` at each start), so
+    that boards show the player's name."""
     store = open_store(url, player)
     assert not store.memory_only and store.drain_notices() == []
+    store.seen()
     return store
 
 

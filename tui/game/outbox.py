@@ -19,6 +19,7 @@ the same game dropped; past :data:`MAX_BYTES` of pending ops, :meth:`Journal.app
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -134,22 +135,49 @@ class Journal:
         self._sizes: dict[int, int] = {}  # each pending op's line length, by seq: a move never re-encodes the backlog
         self._seq = 0
         self._size = 0
+        self._only_in_memory = False  # some pending op is not on disk (see keep)
         self._sync_directory()
 
     def append(self, op: Op) -> Op:
-        """Write ``op`` durably (fsync) and keep it pending; raises OutboxFull or OSError (then it is not kept)."""
+        """Write ``op`` durably (fsync) and keep it pending; raises OutboxFull or OSError (then it is not kept,
+        and the journal is as it was: a line the disk took only in part is cut off again)."""
         if self.pending_bytes() > MAX_BYTES:
             self.compact()
             if self.pending_bytes() > MAX_BYTES:
                 raise OutboxFull(f"the outbox holds {self.pending_bytes() // 1024} KiB not yet saved")
-        self._seq += 1
-        op.seq = self._seq
+        op.seq = self._seq + 1
         line = op.line()
-        os.write(self._fd, line)
-        os.fsync(self._fd)
-        self._size += len(line)
+        try:
+            self._write_line(line, sync=True)
+        except OSError:
+            op.seq = 0
+            raise
+        self._seq += 1
         self.pending.append(op)
         self._sizes[op.seq] = len(line)
+        return op
+
+    def _write_line(self, line: bytes, sync: bool = False) -> None:
+        """Append ``line`` whole, or raise OSError with the journal cut back to where it was (a full disk may
+        take part of a line: the next line must not be glued to it)."""
+        try:
+            _write_all(self._fd, line)
+            if sync:
+                os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)
+            raise
+        self._size += len(line)
+
+    def keep(self, op: Op) -> Op:
+        """Keep ``op`` pending in memory only (:meth:`append` failed: the disk is full or failing).  It is applied
+        in order with the others; the next compaction writes it, if the disk takes it then."""
+        self._seq += 1
+        op.seq = self._seq
+        self.pending.append(op)
+        self._sizes[op.seq] = len(op.line())
+        self._only_in_memory = True
         return op
 
     def acknowledge(self, op: Op) -> None:
@@ -160,10 +188,8 @@ class Journal:
         if not self.pending:
             self._truncate()
             return
-        line = json.dumps({"done": op.seq}).encode() + b"\n"
         try:
-            os.write(self._fd, line)
-            self._size += len(line)
+            self._write_line(json.dumps({"done": op.seq}).encode() + b"\n")
         except OSError:
             pass  # replaying a done op is harmless
         if self._size > COMPACT_BYTES:
@@ -174,10 +200,7 @@ class Journal:
         in memory and (a fsync'd ``{"owned": key}`` line) for whoever reads this journal after a crash."""
         for op in _owned(self.pending, key):
             self._sizes[op.seq] = len(op.line())
-        line = json.dumps({"owned": key}).encode() + b"\n"
-        os.write(self._fd, line)
-        os.fsync(self._fd)
-        self._size += len(line)
+        self._write_line(json.dumps({"owned": key}).encode() + b"\n", sync=True)
 
     def pending_bytes(self) -> int:
         return sum(self._sizes.values())
@@ -191,7 +214,7 @@ class Journal:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
         try:
             data = b"".join(lines)
-            os.write(fd, data)
+            _write_all(fd, data)
             os.fsync(fd)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             os.replace(temp, self.path)
@@ -202,6 +225,7 @@ class Journal:
             raise
         os.close(self._fd)
         self._fd, self._size = fd, len(data)
+        self._only_in_memory = False
         os.lseek(self._fd, 0, os.SEEK_END)
         self._sync_directory()
 
@@ -226,12 +250,16 @@ class Journal:
         return adopted
 
     def close(self) -> None:
-        """Close the journal; a journal with nothing pending is removed, else it stays for a drainer."""
+        """Close the journal; a journal with nothing pending is removed, else it stays for a drainer (with the
+        ops kept only in memory written too, if the disk takes them now)."""
         if self._fd < 0:
             return
         if not self.pending:
             with contextlib.suppress(OSError):
                 self.path.unlink()
+        elif self._only_in_memory:
+            with contextlib.suppress(OSError):
+                self.compact()
         os.close(self._fd)
         self._fd = -1
 
@@ -246,6 +274,16 @@ class Journal:
             pass
         finally:
             os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` (a nearly full disk may take part of it, and refuse only the next write)."""
+    written = 0
+    while written < len(data):
+        took = os.write(fd, data[written:])
+        if took <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        written += took
 
 
 def claimed_orphans(directory: Path, player: str | None = None) -> Iterator[tuple[Path, int]]:

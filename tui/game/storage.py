@@ -10,7 +10,12 @@
   read that has not answered by its deadline is answered ``unknown`` then.  A saved game still in the
   outbox is answered from there (the game's own latest save);
 - **news** (:class:`SavingDelayed`, :class:`SavingResumed`, :class:`GameKeptApart`) reach the game once
-  per change, not per write.
+  per change, not per write; and what the store has to say (a damaged row skipped, a file set aside) is
+  kept in :attr:`Storage.notices`, with a :class:`Noticed` to say there is something new.
+
+If the outbox cannot be written (its disk is full, the data dir is unusable), a write is kept in memory
+instead, in order with the others, and still reaches the database when it can: play goes on, and the
+player is told once.
 
 ``post`` (given by the app) receives every answer and news item from these threads; the app hands them
 to its UI thread.  Every database call has a deadline (see the backends), so a stalled server holds only
@@ -85,7 +90,14 @@ class Finished:
     rank: int | None
 
 
-News = SavingDelayed | SavingResumed | GameKeptApart | Finished
+@dataclass(frozen=True)
+class Noticed:
+    """The store or the outbox had something to say (``notices``, also kept in :attr:`Storage.notices`)."""
+
+    notices: tuple[str, ...]
+
+
+News = SavingDelayed | SavingResumed | GameKeptApart | Finished | Noticed
 
 
 @dataclass
@@ -114,8 +126,17 @@ class Storage:
         self.connect = connect
         self.player = player
         self.post = post
-        self.journal: Journal | None = Journal(player, outbox) if durable else None
-        self._pending: list[Op] = []  # the journal's pending ops when there is no journal
+        self.notices: list[str] = []
+        self._told: set[str] = set()  # the outbox's own notices, said once a session
+        self._unsaid: list[str] = []  # the store's notices the game has not been told of yet
+        self.journal: Journal | None = None
+        if durable:
+            try:
+                self.journal = Journal(player, outbox)
+            except OSError as problem:  # an unusable data dir: play goes on, the writes wait in memory
+                self.notices.append(f"The outbox cannot be made ({one_line(problem)}); your moves are kept in memory "
+                                    "until the database takes them.")
+        self._pending: list[Op] = []  # the pending ops when there is no journal
         self._lock = threading.Condition()
         self._reads: list[_Read] = []
         self._busy = 0  # reads being run now
@@ -132,7 +153,6 @@ class Storage:
         if self.journal is not None:
             with contextlib.suppress(OSError, OutboxFull):
                 self.adopted = self.journal.adopt_orphans()
-        self.notices: list[str] = []
         self._writer = threading.Thread(target=self._write_loop, name="koma-store-writer", daemon=True)
         self._reader = threading.Thread(target=self._read_loop, name="koma-store-reader", daemon=True)
         self._writer.start()
@@ -140,8 +160,10 @@ class Storage:
 
     # --- what the game calls (any thread; never blocks on the database) --------------------------------
     def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None, guard: str = "") -> bool:
-        """Accept one write: durable in the outbox when this returns True.  False (with a notice) when even the
-        outbox cannot take it (its disk is full, or it reached its bound)."""
+        """Accept one write: in the outbox (durable, when the service has one) when this returns True.  When the
+        outbox's disk refuses it (full, failing), it is kept in memory (it still reaches the database in order)
+        and this returns False; past the outbox's bound it is not kept.  Either way the player is told once."""
+        notice = ""
         with self._lock:
             if guard == GUARD and key in self.owned:
                 guard = ""  # the session's guarded game went in: this is its own game now
@@ -151,11 +173,20 @@ class Storage:
                     self.journal.append(op)
                 else:
                     self._pending.append(op)
-            except (OSError, OutboxFull) as problem:
-                self.notices.append(f"Not saved: the outbox cannot take it ({one_line(problem)}).")
-                return False
+                durable = True
+            except OutboxFull as problem:
+                notice = f"Not saved: the outbox cannot take more ({one_line(problem)})."
+                durable = False
+            except OSError as problem:
+                assert self.journal is not None
+                self.journal.keep(op)
+                notice = (f"The outbox cannot be written ({one_line(problem)}); your moves are kept in memory until the "
+                          "database takes them.")
+                durable = False
             self._lock.notify_all()
-        return True
+        if notice:
+            self._tell(notice)
+        return durable
 
     def save_game(self, key: str, game: SavedGame, guard: str = "") -> bool:
         return self.write("save", key, {"start": game.start, "moves": list(game.moves), "origins": game.origins,
@@ -211,6 +242,38 @@ class Storage:
                 self.journal.close()
         return left
 
+    # --- notices -------------------------------------------------------------------------------------
+    def drain_notices(self) -> list[str]:
+        """What the store and the outbox said since the last call (any thread)."""
+        with self._lock:
+            out, self.notices = self.notices, []
+        return out
+
+    def _tell(self, notice: str) -> None:
+        """Keep the outbox's ``notice`` for the game, once a session."""
+        with self._lock:
+            if notice in self._told:
+                return
+            self._told.add(notice)
+            self.notices.append(notice)
+        self.post(Noticed((notice,)))
+
+    def _collect(self, store: Store) -> None:
+        """What ``store`` had to say since it was last asked (a damaged row skipped, a file set aside…) goes to
+        :attr:`notices`; :meth:`_say` tells the game."""
+        said = store.drain_notices()
+        if said:
+            with self._lock:
+                self.notices.extend(said)
+                self._unsaid.extend(said)
+
+    def _say(self) -> None:
+        """Tell the game what the store said lately (called where a storage thread holds nothing)."""
+        with self._lock:
+            said, self._unsaid = tuple(self._unsaid), []
+        if said:
+            self.post(Noticed(said))
+
     # --- the writer ----------------------------------------------------------------------------------
     def _write_loop(self) -> None:
         failures = 0
@@ -225,6 +288,7 @@ class Storage:
                 news = self._apply(op)
             except StoreError as problem:
                 self._troubled(str(problem))
+                self._say()
                 failures += 1
                 with self._lock:
                     if not self._closing:
@@ -243,6 +307,7 @@ class Storage:
                 self._lock.notify_all()
             if news is not None:
                 self.post(news)
+            self._say()
             if not left:
                 self._recovered()
 
@@ -250,7 +315,7 @@ class Storage:
         store = self._writer_store if which == "writer" else self._reader_store
         if store is None:
             store = self.connect()
-            self.notices.extend(store.drain_notices())
+            self._collect(store)
             if which == "writer":
                 self._writer_store = store
             else:
@@ -262,7 +327,10 @@ class Storage:
         store = self._store("writer")
         owned_before = op.key in self.owned
         with self._one_store:
-            news = apply_op(store, op, self.owned, self.kept_apart)
+            try:
+                news = apply_op(store, op, self.owned, self.kept_apart)
+            finally:
+                self._collect(store)
         if not owned_before and op.key in self.owned:
             with self._lock:  # whoever replays this journal must know the guarded game is this session's own
                 if self.journal is not None:
@@ -301,6 +369,7 @@ class Storage:
                 self._busy += 1
             try:
                 self._run_read(request)
+                self._say()
             finally:
                 with self._lock:
                     self._busy -= 1
@@ -312,7 +381,10 @@ class Storage:
         try:
             store = self._store("reader")
             with self._one_store:
-                value = request.run(store)
+                try:
+                    value = request.run(store)
+                finally:
+                    self._collect(store)
         except StoreError as problem:
             self._reader_store = None  # connect again next time
             request.answer(Answer.not_known(str(problem)))

@@ -103,6 +103,7 @@ class Store(LiveGames):
         self.player, self.player_name = player_identity(player, name)
         self.notices: list[str] = list(backend.notices)
         backend.notices.clear()
+        self._told: set[str] = set()  # each damaged row is told once a session, however often it is read
 
     @property
     def memory_only(self) -> bool:
@@ -121,13 +122,15 @@ class Store(LiveGames):
         self.backend.close()
 
     def _rows(self, table: str, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
-        """The rows that pass ``check``; a damaged one is skipped with a notice (it never stops the game)."""
+        """The rows that pass ``check``; a damaged one is skipped with a notice, once a session (it never stops
+        the game, and a list read again and again does not say it again)."""
         for row in rows:
             try:
                 yield check(tuple(row))
             except BadRow as bad:
                 notice = f"Skipped a damaged row of {table} ({where}: {bad}); koma doctor lists it."
-                if notice not in self.notices:
+                if notice not in self._told:
+                    self._told.add(notice)
                     self.notices.append(notice)
 
     # --- games -------------------------------------------------------------------------------------

@@ -10,13 +10,16 @@ Every call has a deadline: libpq's ``connect_timeout`` while connecting, ``lock_
 transaction, and a watchdog that shuts the connection's socket when a statement outlives
 :data:`STATEMENT_SECONDS` (a server frozen by SIGSTOP or a network stall answers nothing at all, not even
 a cancel request).  A failure raises :class:`~tui.game.store.StoreError`; the next statement connects
-again.  Never imports Textual.
+again.  A connection the server ended while it was idle (a restart, ``pg_terminate_backend``, a balancer's
+timeout) is replaced before a statement is sent on it, so that a routine reconnect costs the game nothing
+(no "not saved yet", no unknown read) and no statement is ever sent twice.  Never imports Textual.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import select
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -81,6 +84,10 @@ class PostgresBackend:
         self._db: psycopg.Connection | None = connection if connection is not None else open_schema(url, migrate_schema)
 
     def _connection(self) -> psycopg.Connection:
+        if self._db is not None and not (self._db.closed or self._db.broken) and ended_by_server(self._db):
+            with contextlib.suppress(Exception):
+                self._db.close()
+            self._db = None
         if self._db is None or self._db.closed or self._db.broken:
             if self._db is not None:
                 self._db.close()
@@ -151,6 +158,18 @@ class PostgresBackend:
 def PostgresStore(url: str, player: str | None = None, name: str | None = None, *, migrate_schema: bool = True) -> Store:
     """The store on PostgreSQL at ``url``; raises StoreUnavailable if it cannot be opened now."""
     return Store(player=player, name=name, backend=PostgresBackend(url, migrate_schema=migrate_schema))
+
+
+def ended_by_server(connection: psycopg.Connection) -> bool:
+    """Whether the server has spoken on this idle connection.  Koma listens for nothing and has no statement
+    in flight between calls, so that is the server's goodbye (an error, then end of file): the connection is
+    dead, though libpq learns it only from the next statement.  Checked without a round trip."""
+    try:
+        poller = select.poll()  # not select(): a server process may hold descriptors past FD_SETSIZE
+        poller.register(connection.pgconn.socket, select.POLLIN | select.POLLPRI)
+        return bool(poller.poll(0))  # readable, or hung up / in error (always reported)
+    except (OSError, ValueError, psycopg.Error):
+        return True
 
 
 def _reason(problem: psycopg.Error) -> str:

@@ -268,7 +268,7 @@ def test_a_full_outbox_refuses_a_write_with_a_notice_and_the_game_plays_on(world
     while storage.write("watchable", data={"allowed": True}):  # writes no later one replaces
         accepted += 1
         assert accepted < 50, "the bound never came"
-    assert storage.notices[-1].startswith("Not saved: the outbox cannot take it (the outbox holds")
+    assert storage.notices[-1].startswith("Not saved: the outbox cannot take more (the outbox holds")
     assert len(storage.pending_ops()) == accepted and len(read_journal(storage.journal.path)) == accepted
     session = game(storage)
     assert session.push("L") is Push.PLAYED  # the player is not stopped

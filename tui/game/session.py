@@ -20,7 +20,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from solver.puzzles import ids
-from solver.puzzles.base import Puzzle
+from solver.puzzles.base import Proof, Puzzle
 
 from .clock import GameClock
 from .daily import daily_key, puzzle_id
@@ -29,6 +29,8 @@ from .history import HINT, KOMA, PLAYER, GameHistory, resumed
 from .records import SavedGame, Stats
 
 GUARDED = "absent"
+UNREAD_TEXT = ("Your saved game could not be read (the database is unreachable). It is safe and will be back; this new "
+               "game will not replace it.")
 
 
 class Saver(Protocol):
@@ -74,6 +76,22 @@ class Outcome:
         return f"Solved in {plural(self.moves, 'move')}; {optimal_text}. Time {clock_text(self.seconds)}."
 
 
+def saving_text(delayed_reason: str | None, back_after: float | None = None) -> str:
+    """The panel's one line about saving: delayed (``delayed_reason``), or working again after ``back_after`` s."""
+    if delayed_reason is not None:
+        return (f"[b]Not saved yet[/b]: database {short_reason(delayed_reason)}; your moves are kept and saved when "
+                "it is back.")
+    return f"[dim]Saved again: the database is back ({back_after or 0:.0f} s).[/dim]"
+
+
+def short_reason(reason: str) -> str:
+    """The first words of a store failure, for the panel's one line (``unreachable``, ``busy``, ``stalled``…)."""
+    if "stalled" in reason or "did not answer" in reason:
+        return "not answering"
+    head = reason.split(":", 1)[0].strip()
+    return head if len(head) <= 24 else "unreachable"
+
+
 def recorded_text(stats: Stats | None, rank: int | None, day: str | None, leaderboard_key: str) -> str:
     """What the store's answer to a finish adds to the message: the stats, and the daily rank."""
     text = ""
@@ -101,6 +119,7 @@ class GameSession:
         self.hinted: str | None = None  # the move the hint shown points at
         self.won = self.win_recorded = False
         self.resumed = False
+        self._proof: tuple[tuple, Proof] | None = None
         history = resumed(puzzle, saved) if start is None and saved is not None else None
         if history is not None and saved is not None:
             self.history = history
@@ -110,6 +129,24 @@ class GameSession:
             if start is None:
                 start = puzzle.random_state(seed if seed is not None else random.SystemRandom().randrange(2**32))
             self.history = GameHistory.starting_at(start)
+
+    def take_saved(self, saved: SavedGame | None, *, known: bool, busy: bool) -> tuple[GameSession, str]:
+        """The saved game's read answered while this new board shows: the session to show (this one, or the
+        saved game resumed) and what to tell the player.  Unknown: this game is guarded (it never replaces the
+        stored one).  A game the player has begun (or Koma works on, ``busy``) is kept, and so is one whose save
+        no longer fits the puzzle (it replaces that save)."""
+        if not known:
+            self.guard = GUARDED
+            return self, UNREAD_TEXT
+        if saved is None or self.position or busy:
+            if saved is None:
+                self.save()
+            return self, ""
+        resumed_session = GameSession(self.puzzle, self.saver, self.clock.now, saved=saved, daily=self.daily)
+        if not resumed_session.resumed:
+            self.save()
+            return self, ""
+        return resumed_session, "Welcome back: your game is as you left it."
 
     # --- what the game is ------------------------------------------------------------------------
     @property
@@ -123,6 +160,13 @@ class GameSession:
     @property
     def position(self) -> int:
         return self.history.position
+
+    @property
+    def proof(self) -> Proof:
+        """The parity proof of the board shown (worked out once a board)."""
+        if self._proof is None or self._proof[0] != self.state:
+            self._proof = (self.state, self.puzzle.proof(self.state))
+        return self._proof[1]
 
     @property
     def board_id(self) -> str:
@@ -214,5 +258,15 @@ class GameSession:
         return outcome
 
     def unfinish(self) -> None:
-        """A step back from the goal during playback: play on (the win stays recorded)."""
+        """Play on after the goal (a step back during playback; the win stays recorded)."""
         self.won = False
+
+    def take_back_koma_move(self) -> str | None:
+        """A paused playback steps back: Koma's last move undone (a win it made is played on; the win stays
+        recorded).  The move, or None when the last move was not Koma's."""
+        if self.history.last_origin != KOMA or not self.position:
+            return None
+        move = self.history.moves[self.position - 1]
+        self.unfinish()
+        self.undo()
+        return move

@@ -104,6 +104,7 @@ News = SavingDelayed | SavingResumed | GameKeptApart | Finished | Noticed
 class _Read:
     run: Callable[[Store], Any]
     reply: Callable[[Answer], None]
+    due: float  # time.monotonic() by which it is answered (``unknown`` then, if the database has not)
     answered: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -139,6 +140,7 @@ class Storage:
         self._pending: list[Op] = []  # the pending ops when there is no journal
         self._lock = threading.Condition()
         self._reads: list[_Read] = []
+        self._awaited: list[_Read] = []  # reads not yet answered, for their deadlines
         self._busy = 0  # reads being run now
         self._closing = False
         self._writer_store: Store | None = None
@@ -155,8 +157,10 @@ class Storage:
                 self.adopted = self.journal.adopt_orphans()
         self._writer = threading.Thread(target=self._write_loop, name="koma-store-writer", daemon=True)
         self._reader = threading.Thread(target=self._read_loop, name="koma-store-reader", daemon=True)
+        self._deadlines = threading.Thread(target=self._deadline_loop, name="koma-store-deadlines", daemon=True)
         self._writer.start()
         self._reader.start()
+        self._deadlines.start()
 
     # --- what the game calls (any thread; never blocks on the database) --------------------------------
     def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None, guard: str = "") -> bool:
@@ -196,12 +200,10 @@ class Storage:
              deadline: float = READ_DEADLINE_SECONDS) -> None:
         """Run ``run(store)`` on the reader thread; ``reply`` gets its Answer (from a storage thread), by
         ``deadline`` seconds at the latest (then ``unknown``)."""
-        request = _Read(run, reply)
-        timer = threading.Timer(deadline, lambda: request.answer(Answer.not_known("the database did not answer in time")))
-        timer.daemon = True
-        timer.start()
+        request = _Read(run, reply, time.monotonic() + deadline)
         with self._lock:
             self._reads.append(request)
+            self._awaited.append(request)
             self._lock.notify_all()
 
     def pending_save(self, key: str) -> SavedGame | bool | None:
@@ -240,6 +242,9 @@ class Storage:
             left = len(self.pending_ops())
             if self.journal is not None:
                 self.journal.close()
+        for thread in (self._writer, self._reader, self._deadlines):  # they end at once unless a database call holds them
+            if thread is not threading.current_thread():
+                thread.join(max(0.05, deadline - time.monotonic()))
         return left
 
     # --- notices -------------------------------------------------------------------------------------
@@ -358,6 +363,22 @@ class Storage:
             self.post(SavingResumed(time.monotonic() - since, written))
 
     # --- the reader ----------------------------------------------------------------------------------
+    def _deadline_loop(self) -> None:
+        """Answer ``unknown`` every read still unanswered at its deadline (the reader may be held by the database)."""
+        while True:
+            with self._lock:
+                if self._closing:
+                    return
+                now = time.monotonic()
+                self._awaited = [r for r in self._awaited if not r.answered]
+                late = [r for r in self._awaited if r.due <= now]
+                if not late:
+                    self._lock.wait(min((r.due for r in self._awaited), default=now + 3600) - now)
+                    continue
+                self._awaited = [r for r in self._awaited if r.due > now]
+            for request in late:
+                request.answer(Answer.not_known("the database did not answer in time"))
+
     def _read_loop(self) -> None:
         while True:
             with self._lock:

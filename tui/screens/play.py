@@ -11,7 +11,7 @@ cancels a search; a hidden screen holds its timers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -20,14 +20,14 @@ from textual.reactive import reactive
 from textual.timer import Timer
 
 from solver import search
-from solver.puzzles.base import Proof, Puzzle
+from solver.puzzles.base import Puzzle
 
 from ..app_view import koma_app
 from ..game.history import KOMA, PLAYER
 from ..game.jobs import SolverJob
 from ..game.live import heartbeat
 from ..game.playback import PlaybackController, Step
-from ..game.session import GameSession, Push, Saver, recorded_text
+from ..game.session import GameSession, Push, Saver, recorded_text, saving_text
 from ..game.storage import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
 from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
 from ..rendering import DirtyOnlyRendering
@@ -36,8 +36,13 @@ from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.status import GameStatus
 from ..widgets.titlebar import TitleBar
-from .play_keys import PLAY_BINDINGS
+from .play_keys import PLAY_BINDINGS, bound_key
 from .play_solver import PlaySolver, failure_text, found_text
+
+
+def _of_session(name: str, doc: str = "") -> Any:
+    """A read-only attribute of the screen that is the session's ``name``."""
+    return property(lambda screen: getattr(screen.session, name), doc=doc or f"The session's ``{name}``.")
 
 
 class PlayScreen(DirtyOnlyRendering):
@@ -62,110 +67,58 @@ class PlayScreen(DirtyOnlyRendering):
         self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
         self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
         self.playback.on_step = self._playback_stepped
-        self._proof: tuple[tuple, Proof] | None = None
         self._keys: tuple[bool, ...] = ()  # what the key bar's keys were last drawn for
         self._hint_drawn = False
         self.status: GameStatus  # made in compose, when the app is there to say how to spin
         if note:
             self.set_reactive(PlayScreen.message, note)
 
-    # --- the game (the session's) -------------------------------------------------------------------
-    @property
-    def history(self):
-        return self.session.history
-
-    @property
-    def won(self) -> bool:
-        return self.session.won
-
-    @property
-    def daily(self) -> str | None:
-        return self.session.daily
-
-    @property
-    def stats_id(self) -> str:
-        return self.session.stats_key
-
-    @property
-    def game_id(self) -> str:
-        """The save key (kept under this name for the screens that open games by it)."""
-        return self.session.save_key
-
-    @property
-    def hints(self) -> int:
-        return self.session.hints
-
-    @property
-    def clock(self):
-        return self.session.clock
-
-    @property
-    def state(self) -> tuple:
-        return self.session.state
-
-    @property
-    def start(self) -> tuple:
-        return self.session.start
-
-    @property
-    def position(self) -> int:
-        return self.session.position
+    # --- the game (the session's, read through the screen for short) ----------------------------------
+    history = _of_session("history")
+    won = _of_session("won")
+    daily = _of_session("daily")
+    stats_id = _of_session("stats_key")
+    game_id = _of_session("save_key", "The save key (kept under this name for the screens that open games by it).")
+    hints = _of_session("hints")
+    clock = _of_session("clock")
+    state = _of_session("state")
+    start = _of_session("start")
+    position = _of_session("position")
+    proof = _of_session("proof")
 
     @property
     def job(self) -> SolverJob | None:
         return self.solver.job
 
-    @property
-    def proof(self) -> Proof:
-        if self._proof is None or self._proof[0] != self.state:
-            self._proof = (self.state, self.puzzle.proof(self.state))
-        return self._proof[1]
 
     # --- the saved game and the store's news (from the storage service) ------------------------------
     def saved_game_read(self, answer: Answer) -> None:
-        """The saved game's read answered: resume it if the player has not moved yet; if it is unknown, the
-        new game is saved guarded (it never replaces the stored one) and the player is told."""
+        """The saved game's read answered: the session resumes it, keeps this game, or guards it (unknown)."""
         if not self.awaiting_saved_game:
             return
         self.awaiting_saved_game = False
-        session = self.session
-        if not answer.known:
-            session.guard = "absent"
-            self.message = ("Your saved game could not be read (the database is unreachable). It is safe and will be "
-                            "back; this new game will not replace it.")
-            return
-        saved = answer.value
-        if saved is None or session.position or self.job is not None or self.playback.active:
-            if saved is None:
-                session.save()
-            return
-        resumed = GameSession(self.puzzle, session.saver, session.clock.now, saved=saved, daily=session.daily)
-        if not resumed.resumed:
-            session.save()  # the save no longer fits the puzzle: this new game replaces it
-            return
-        self.session = resumed
-        self.message = "Welcome back: your game is as you left it."
-        if self.is_mounted:
-            self._show(animate=False, save=False)
+        busy = self.job is not None or self.playback.active
+        session, note = self.session.take_saved(answer.value, known=answer.known, busy=busy)
+        if note:
+            self.message = note
+        if session is not self.session:
+            self.session = session
+            if self.is_mounted:
+                self._show(animate=False, save=False)
 
     def storage_news(self, news: News) -> None:
         """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""
         if isinstance(news, SavingDelayed):
-            self.status.saving = (f"[b]Not saved yet[/b]: database {short_reason(news.reason)}; your moves are kept "
-                                  "and saved when it is back.")
+            self.status.saving = saving_text(news.reason)
         elif isinstance(news, SavingResumed):
-            self.status.saving = f"[dim]Saved again: the database is back ({news.seconds:.0f} s).[/dim]"
+            self.status.saving = saving_text(None, news.seconds)
         elif isinstance(news, GameKeptApart) and news.key == self.session.save_key:
             self.message = "Your saved game is back. This game was not saved over it: open the puzzle again to resume it."
         elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:
             self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
 
     def key_for(self, binding_id: str, default: str) -> str:
-        """The key bound to ``binding_id`` now, as the key bar shows it (a remapped key is shown as remapped)."""
-        for active in self.active_bindings.values():
-            if active.binding.id == binding_id:
-                return self.app.get_key_display(active.binding)
-        return default
+        return bound_key(self, binding_id, default)
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -476,15 +429,14 @@ class PlayScreen(DirtyOnlyRendering):
             self.app.bell()
         elif delta > 0:
             self._playback_stepped(self.playback.forward())
-        elif self.history.last_origin == KOMA:
-            if self.won:
-                self.session.unfinish()
-                self.message = ""
-            self.playback.back(self.history.moves[self.position - 1])
-            self.session.undo()
-            self._show()
         else:
-            self.app.bell()
+            won, move = self.won, self.session.take_back_koma_move()
+            if move is None:
+                self.app.bell()
+                return
+            self.message = "" if won else self.message
+            self.playback.back(move)
+            self._show()
 
     # --- the rest -------------------------------------------------------------------------------------
     def action_escape(self) -> None:
@@ -543,10 +495,3 @@ class PlayScreen(DirtyOnlyRendering):
             return None  # greyed out in the key bar
         return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))
 
-
-def short_reason(reason: str) -> str:
-    """The first words of a store failure, for the panel's one line (``unreachable``, ``busy``, ``stalled``…)."""
-    if "stalled" in reason or "did not answer" in reason:
-        return "not answering"
-    head = reason.split(":", 1)[0].strip()
-    return head if len(head) <= 24 else "unreachable"

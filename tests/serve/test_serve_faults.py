@@ -210,6 +210,7 @@ def test_stopped_or_crashed_postgres_loses_no_move(postgres_server, served, mode
 
             stayer_typed, (quitter_typed, quit_seconds), (new, new_typed), reopened = await asyncio.gather(
                 type_for(stayer, PG_FAULT_SECONDS * 0.75, stayer_back), quitter_plays(), newcomer(), keeper_returns())
+            silence = stayer.longest_silence(began, time.perf_counter())
             for key in (LEFT_KEY, RIGHT_KEY, LEFT_KEY):  # moves on a new game that must not replace the stored one
                 reopened.key(key)
             left = PG_FAULT_SECONDS - (time.perf_counter() - began)
@@ -222,8 +223,9 @@ def test_stopped_or_crashed_postgres_loses_no_move(postgres_server, served, mode
                 postgres_server.start_server()
         seen = {"stayer": stayer.moves(), "quitter": quitter.moves(), "newcomer": new.moves()}
         keys = stayer_typed + quitter_typed + new_typed
-        report(f"PostgreSQL {mode} stop {PG_FAULT_SECONDS:g} s", keys, [], [quit_seconds])
+        report(f"PostgreSQL {mode} stop {PG_FAULT_SECONDS:g} s", keys, [silence], [quit_seconds])
         assert all(x != float("inf") for x in keys), "a move typed during the outage was never drawn"
+        assert silence < SILENCE_BOUND, f"a game drew nothing for {silence:.1f} s during the outage"
         assert quit_seconds < QUIT_BOUND
         for session in (stayer, new, reopened):
             await quit_game(session)

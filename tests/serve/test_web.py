@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import re
 import socket
 import struct
+import subprocess
 import termios
 import time
 
@@ -20,10 +22,10 @@ import pytest
 pytest.importorskip("aiohttp")
 pytest.importorskip("asyncssh")
 
-import aiohttp  # noqa: E402
-from web_helpers import SCREEN_SECONDS, Browser, WebServer  # noqa: E402
+import aiohttp
+from web_helpers import SCREEN_SECONDS, Browser, WebServer
 
-from tui.server.web_identity import Identities  # noqa: E402
+from tui.server.web_identity import Identities
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +208,44 @@ async def test_caps_per_address_and_half_open_sockets(server):
             sock.close()
         for browser in browsers:
             await browser.close()
+
+
+async def test_link_only_admits_a_browser_linked_by_a_code_shown_over_ssh(tmp_path):
+    from serve_helpers import SSH
+
+    if not SSH:
+        pytest.skip("no ssh client")
+    server = WebServer(tmp_path / "data", "--link-only", "--ssh-port", "0", "--ssh-open", "--rate-limit", "0")
+    browser = Browser(server)
+    try:
+        ssh_port = int(server.wait_for_log(r"koma serve: listening on 127\.0\.0\.1:(\d+)").group(1))
+        async with browser.http.get(server.url) as page:
+            assert page.status == 200 and "One-time code" in await page.text() and "koma_player" not in page.cookies
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            await browser.connect()
+        said = await asyncio.to_thread(
+            subprocess.run, [SSH, "-p", str(ssh_port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                             "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "alice@127.0.0.1", "link"],
+            capture_output=True, text=True, timeout=SCREEN_SECONDS)
+        code = re.search(r"one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})", said.stdout)
+        assert said.returncode == 0 and code, said
+        async with browser.http.post(server.url + "link", data={"code": "WRNG-CODE"}) as answer:
+            assert answer.status == 400 and "not valid" in await answer.text()
+        async with browser.http.post(server.url + "link", data={"code": code.group(1).lower()}) as answer:
+            assert answer.status == 200  # followed the redirect to the game's page
+            assert "textual.js" in await answer.text()
+        assert browser.player == "user:alice"
+        await browser.connect()
+        await browser.wait_for("8-puzzle")
+        await server.log_says(r"player user:alice: game started")
+        again = Browser(server)
+        try:  # the code worked once
+            async with again.http.post(server.url + "link", data={"code": code.group(1)}) as answer:
+                assert answer.status == 400
+        finally:
+            await again.close()
+        await browser.key("q")
+        assert await browser.closed() == 1000
+    finally:
+        await browser.close()
+        assert server.stop() == 0

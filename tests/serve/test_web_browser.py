@@ -18,8 +18,8 @@ import pytest
 pytest.importorskip("aiohttp")
 pytest.importorskip("asyncssh")
 
-from cdp_browser import CHROMIUM, Chromium  # noqa: E402
-from web_helpers import WebServer  # noqa: E402
+from cdp_browser import CHROMIUM, Chromium
+from web_helpers import WebServer
 
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason="chromium-headless-shell is not installed (.ci/run installs it)")
 

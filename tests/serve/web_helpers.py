@@ -86,9 +86,10 @@ def player_of(cookie: str) -> str:
 class Browser:
     """One browser: a cookie jar (its player) and WebSocket games; ``text`` is what the game drew, as text."""
 
-    def __init__(self, server: WebServer, origin: str | None = None):
+    def __init__(self, server: WebServer, origin: str | None = None, url: str | None = None):
         self.server = server
-        self.origin = origin if origin is not None else server.url.rstrip("/")
+        self.url = url or server.url  # the page's address: the server's, or a balancer's in front of it
+        self.origin = origin if origin is not None else self.url.rstrip("/")
         self.http = aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
         self.token = secrets.token_urlsafe(18)
         self.ws: aiohttp.ClientWebSocketResponse | None = None
@@ -99,20 +100,20 @@ class Browser:
         self._tail = ""
 
     async def load(self) -> aiohttp.ClientResponse:
-        async with self.http.get(self.server.url) as response:
+        async with self.http.get(self.url) as response:
             await response.read()
             return response
 
     @property
     def player(self) -> str:
-        cookie = self.http.cookie_jar.filter_cookies(aiohttp.client.URL(self.server.url)).get("koma_player")
+        cookie = self.http.cookie_jar.filter_cookies(aiohttp.client.URL(self.url)).get("koma_player")
         assert cookie is not None, "no player cookie"
         return player_of(cookie.value)
 
     async def connect(self, columns: int = 80, rows: int = 24, **headers: str) -> aiohttp.ClientWebSocketResponse:
         """Open the game's WebSocket (a new game, or the token's running one) and start reading it."""
         self.text, self._tail = "", ""
-        url = f"{self.server.url}ws?width={columns}&height={rows}&session={self.token}"
+        url = f"{self.url}ws?width={columns}&height={rows}&session={self.token}"
         if self.origin:
             headers.setdefault("Origin", self.origin)
         self.ws = await asyncio.wait_for(self.http.ws_connect(url, headers=headers, max_msg_size=0), SCREEN_SECONDS)

@@ -136,9 +136,9 @@ class WebServer:
         last ``X-Forwarded-For`` hop that is not itself a trusted proxy."""
         peer = request.transport.get_extra_info("peername") if request.transport else None
         address, port = (str(peer[0]), peer[1]) if peer else ("?", 0)
-        forwarded = request.headers.get("X-Forwarded-For", "")
+        forwarded = ",".join(request.headers.getall("X-Forwarded-For", []))  # every copy: the last hop is the proxy's
         if forwarded and self.trusted(address):
-            for hop in reversed([h.strip() for h in forwarded[:2048].split(",")][-16:]):
+            for hop in reversed([h.strip() for h in forwarded[-2048:].split(",")][-16:]):
                 try:
                     ipaddress.ip_address(hop)
                 except ValueError:

@@ -190,6 +190,9 @@ class WebServer:
         if self.links is None:
             raise web.HTTPNotFound(text="koma: this server does not link browsers\n")
         address, peer = self.client(request)
+        origin = request.headers.get("Origin", "")
+        if origin and urlsplit(origin[:300]).netloc.lower() != request.host.lower():  # another site's form
+            raise web.HTTPForbidden(text="koma: refused: the form's origin is not this server\n")
         form = await request.post()
         found = self.links.redeem(str(form.get("code", "")), address)
         if isinstance(found, str):

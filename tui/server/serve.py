@@ -22,9 +22,7 @@ import asyncio
 import collections
 import errno
 import fcntl
-import hashlib
 import os
-import re
 import signal
 import sys
 import termios
@@ -38,17 +36,20 @@ from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
 from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
+from . import lifecycle, metrics
+from .admin import AdminListener
+from .channels import GameChannel, GameProcess
 from .colour import colour_environment
+from .environment import base_environment, safe_username
 from .host_key import host_key
-from .log_lines import escape_controls
 from .options import ServeOptions, options_from
 from .outbox_drain import OutboxDrainer
 from .procfs import doing
 from .proxy import Address, ProxyListener
+from .server_log import log, use_format
 from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
 
-ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
@@ -56,22 +57,7 @@ SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
-# The only variable a client may send (see colour.py), and its longest value: other env requests are refused
-# and never stored, so a flood of them costs the server nothing.
-CLIENT_VARIABLES = {b"COLORTERM": 16}
-# What the game process inherits from the server's environment, besides what it is given: the paths it
-# needs, and the display settings an operator may set for every game (animations, colour).
-INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
-                       "VIRTUAL_ENV", "TMPDIR", DATABASE_VARIABLE)
-DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
-
-
-def log(message: str) -> None:
-    """One line in the server's log; control characters in it are escaped (``\\n``, ``\\x1b``), so that no field
-    a client sent (a TERM, a username, a command) can forge a line or drive the operator's terminal."""
-    print(f"koma serve: {escape_controls(message)}", file=sys.stderr, flush=True)
-
-
+__all__ = ["log", "safe_username"]  # the log (tui.server.server_log) escapes what a client sent: no forged lines
 
 
 # --- the game process ------------------------------------------------------------------------------
@@ -82,37 +68,13 @@ def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover
     apply_limits(cpu_limit, memory_limit)
 
 
-def base_environment() -> dict[str, str]:
-    """What every game process gets from the server's environment, whoever plays: the warm process starts
-    with it too (Textual reads its settings when it is imported)."""
-    env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
-    # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
-    # forever and ignore every resize; the pty's window size carries the client's size instead.
-    env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_SERVE": "1",
-                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
-    return env
-
-
-def safe_username(username: str) -> str:
-    """The player name for a username: distinct usernames get distinct names, and one username always the same.
-
-    A username of letters, digits and ``._-`` (at most 32) is its own name.  Any other (a space, an accent,
-    another script, too long, empty) keeps what it has of those, at most 23, then ``~`` and 8 hex digits of the
-    SHA-256 of the whole username: ``~`` is never in a name kept as it was, so a mapped name is nobody's own.
-    """
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "", username)
-    if cleaned == username and 0 < len(username) <= 32:
-        return username
-    digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"{cleaned[:23] or 'guest'}~{digest}"
-
-
 # --- one game ------------------------------------------------------------------------------------
 
 class Game:
     """One SSH session running one game process on its own pty."""
 
-    def __init__(self, server: KomaServer, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str):
+    def __init__(self, server: KomaServer, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str,
+                 connected: float = 0.0):
         self.server = server
         self.process = process
         self.player, self.name, self.peer = player, name, peer
@@ -126,6 +88,10 @@ class Game:
         self.started = time.monotonic()
         self.gone = False  # the client has gone: the game is hung up as soon as it exists
         self.hanging_up: asyncio.Task | None = None
+        self.connected = connected or self.started  # when its connection was made: the home screen's time counts from it
+        self.key_at: float | None = None  # the first key the game has not answered yet (for the latency, slow frames)
+        self.slow_logged: float | None = None
+        self.end_reason = ""  # for the metrics: idle, drained, shutdown (else from its status)
 
     async def run(self) -> None:
         process = self.process
@@ -162,7 +128,9 @@ class Game:
         except BaseException:
             os.close(master)
             raise
-        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
+        metrics.GAMES_STARTED.labels(metrics.SSH, how).inc()
+        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}",
+            "game_started", client=self.peer, player=self.player, pid=self.child.pid, how=how)
         if self.gone:  # the connection was lost while the game was starting
             self.hang_up()
         pump_out = asyncio.create_task(self.pump_out())
@@ -185,7 +153,11 @@ class Game:
                    int(signal.SIGSEGV): "it crashed"}.get(-status, f"signal {-status}")
             if self.ending is None:
                 self.ending = f"The game ended ({why}). Your moves so far are saved.\r\n"
-        log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)")
+        metrics.GAMES_ENDED.labels(metrics.SSH, lifecycle.how_it_ended(self, status)).inc()
+        metrics.game_ended(self.child.pid)
+        log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)",
+            "game_ended", client=self.peer, player=self.player, pid=self.child.pid, status=status,
+            how=lifecycle.how_it_ended(self, status), seconds=round(time.monotonic() - self.started, 3))
         if self.ending:
             self.say("\r\n" + self.ending)
         try:
@@ -229,8 +201,12 @@ class Game:
                     break
                 if not data:
                     break
+                if self.key_at is not None:
+                    metrics.KEY_LATENCY.observe(time.monotonic() - self.key_at)
+                    self.key_at = None
                 if not self.first_output.is_set():
                     self.first_output.set()
+                    metrics.HOME_LATENCY.observe(time.monotonic() - self.connected)
                     data = ERASE_LINE_ABOVE * self.notices + data  # the game draws: take our notices away
                 try:
                     self.process.stdout.write(data)
@@ -263,6 +239,8 @@ class Game:
                 if not data:
                     return
                 self.last_input = time.monotonic()
+                if self.key_at is None:
+                    self.key_at = self.last_input
                 await self.write_to_game(data)
         except (OSError, asyncssh.Error):  # the connection is gone: nothing more will come
             return
@@ -310,7 +288,8 @@ class Game:
         while True:
             await asyncio.sleep(min(IDLE_CHECK_SECONDS, timeout / 4))
             if time.monotonic() - self.last_input > timeout:
-                log(f"{self.peer} player {self.player}: idle for {timeout:g} s")
+                log(f"{self.peer} player {self.player}: idle for {timeout:g} s", "idle", client=self.peer, player=self.player)
+                self.end_reason = "idle"
                 await self.stop(f"Closed after {timeout:g} s without a key press. Your game is saved: "
                                 "connect again to resume.\r\n")
                 return
@@ -335,31 +314,6 @@ class Game:
                 pass
 
 
-class GameChannel(asyncssh.SSHServerChannel):
-    """A session channel that stores only the environment a game reads (:data:`CLIENT_VARIABLES`, short values);
-    every other ``env`` request is refused before it is stored (asyncssh would keep them all)."""
-
-    def _process_env_request(self, packet: Any) -> bool:
-        name, value = packet.get_string(), packet.get_string()
-        packet.check_end()
-        if len(value) > CLIENT_VARIABLES.get(name, -1):
-            return False
-        self._env[name] = value
-        return True
-
-
-class GameProcess(asyncssh.SSHServerProcess):
-    """A session that only ever runs the game: exec and subsystem (SFTP) requests are refused."""
-
-    def exec_requested(self, command: str) -> bool:
-        log(f"refused an exec request ({command[:60]!r})")
-        return False
-
-    def subsystem_requested(self, subsystem: str) -> bool:
-        log(f"refused a subsystem request ({subsystem[:30]!r})")
-        return False
-
-
 class Connection(asyncssh.SSHServer):
     """One client connection: admission (capacity, rate), authentication, and its game sessions."""
 
@@ -374,6 +328,8 @@ class Connection(asyncssh.SSHServer):
         self.fingerprint: str | None = None
         self.refusal = ""
         self.games: set[Game] = set()
+        self.connected = time.monotonic()
+        self.authenticated = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -388,24 +344,27 @@ class Connection(asyncssh.SSHServer):
         # sent before it would reach the client as a garbled banner.
         self.refusal = self.server.admit(self.address, rate_limited=not health_check)
         if self.refusal:
-            log(f"{self.peer}: refused ({self.refusal})")
+            lifecycle.refused(self.peer, "shutting_down" if self.server.stopping else "rate_limit", self.refusal)
 
     def drop(self, why: str) -> None:
         """Close a connection that has not logged in, without a word (it may not even speak SSH)."""
-        log(f"{self.peer}: dropped ({why})")
+        lifecycle.refused(self.peer, "startups", why)
         if self.conn is not None:
             self.conn.abort()
 
     def auth_completed(self) -> None:
+        self.authenticated = True
         refusal = self.server.seat(self)
         if refusal and not self.refusal and self.conn is not None:
             self.refusal = refusal
-            log(f"{self.peer}: refused ({refusal})")
+            lifecycle.refused(self.peer, "full", refusal)
             self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal)
 
     def connection_lost(self, exc: Exception | None) -> None:
         """The connection is gone (closed, reset, or silent past the keepalives): hang up its games now."""
         self.server.leave(self)
+        if self.username and not self.authenticated and not self.refusal:
+            lifecycle.refused(self.peer, "auth", f"{self.username[:40]!r} did not log in")
         if exc is not None and self.games:
             log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)")
         for game in list(self.games):
@@ -487,6 +446,10 @@ class KomaServer:
         self.pool: WarmPool | None = None
         self.drainer: OutboxDrainer | None = None
         self.drain_task: asyncio.Task | None = None
+        self.draining = False
+        self.warm_forks = self.warm_restarts = 0
+        self.admin: AdminListener | None = None
+        self.watch_task: asyncio.Task | None = None
 
     def arrive(self, connection: Connection) -> None:
         """A connection was made: it waits to log in, and takes no seat until it has.  With
@@ -545,9 +508,12 @@ class KomaServer:
         cwd = str(data_dir()) if data_dir().is_dir() else None
         if self.pool is not None and self.pool.ready:
             try:
-                return await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit), "warm"
+                game = await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit)
+                self.warm_forks += 1
+                return game, "warm"
             except OSError as problem:
-                log(f"the warm process could not start a game ({problem}); starting it cold")
+                metrics.WARM_FALLBACKS.inc()
+                log(f"the warm process could not start a game ({problem}); starting it cold", "warm_process_fallback")
         process = await asyncio.create_subprocess_exec(
             *options.game_command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True,
             close_fds=True, cwd=cwd, preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
@@ -555,25 +521,25 @@ class KomaServer:
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
         peer = connection.peer
-        if self.stopping:
+        if self.stopping and not self.draining:  # a connection made before the drain still gets its game
             process.exit(1)
             return
         refusal = self.player_refusal(player)
         if refusal:
-            log(f"{peer} player {player}: refused ({refusal})")
+            lifecycle.refused(f"{peer} player {player}", "per_player", refusal, player=player)
             try:
                 process.stdout.write(f"koma: {refusal}.\r\n".encode())
                 process.exit(1)
             except (OSError, asyncssh.Error):
                 pass
             return
-        game = Game(self, process, player, name, peer)
+        game = Game(self, process, player, name, peer, connection.connected)
         self.games.add(game)
         connection.games.add(game)
         try:
             await game.run()
         except Exception as problem:  # one game's trouble must never reach the server
-            log(f"{peer} player {player}: {problem!r}")
+            log(f"{peer} player {player}: {problem!r}", "game_error", client=peer, player=player)
             await game.stop(None, signal.SIGKILL)
             try:
                 process.exit(1)
@@ -585,6 +551,7 @@ class KomaServer:
 
     async def start(self) -> None:
         options = self.options
+        use_format(options.log_format)
         if not options.open:
             if not options.authorized_keys:
                 raise ValueError("give --authorized-keys FILE, or --open to admit anyone")
@@ -615,35 +582,59 @@ class KomaServer:
                 reason = f"port {options.port} is in use"
             raise ValueError(f"cannot listen on {options.host}:{options.port}: {reason}") from None
         self.port = self.listener.get_port() or options.port
+        if options.admin_port is not None:
+            await self.start_admin()
         if not options.cold:
             become_subreaper()
-            self.pool = WarmPool(base_environment(), log)
+            self.pool = WarmPool(base_environment(), lifecycle.warm_pool_log(self))
             self.pool.start()
-        self.drainer = OutboxDrainer(database, log)
+        self.drainer = OutboxDrainer(database, log, events=log)
         self.drain_task = asyncio.create_task(self.drainer.keep_draining())
+        self.watch_task = asyncio.create_task(lifecycle.watch(self))
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
             mode += "; PROXY protocol required"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
-            f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
+            f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)",
+            "listening", port=self.port)
 
-    async def shutdown(self, why: str = "asked") -> None:
-        """Stop accepting, stop every game (each saves), tell every client, close."""
+    async def start_admin(self) -> None:
+        """The admin listener (metrics, health); the games write their own metrics where the server reads them."""
+        metrics.start_games_dir()
+        metrics.watch(lambda: lifecycle.metric_state(self))
+        self.admin = AdminListener(lambda: lifecycle.not_ready(self), self.options.admin_host, self.options.admin_port or 0)
+        try:
+            await self.admin.start()
+        except OSError as problem:
+            raise ValueError(f"cannot listen on {self.options.admin_host}:{self.options.admin_port} for the admin "
+                             f"listener: {problem.strerror or problem}") from None
+        log(f"admin listening on {self.options.admin_host}:{self.admin.port} (/metrics, /healthz, /readyz)", "admin",
+            port=self.admin.port)
+
+    async def shutdown(self, why: str = "asked", drain: float = 0.0) -> None:
+        """Stop accepting (not ready at once); with ``drain`` seconds, tell the players and let them leave
+        (:func:`lifecycle.drain`); then stop every game left (each saves), tell every client, close."""
         if self.stopping:
             return
         self.stopping = True
-        log(f"{why}: shutting down: {len(self.games)} game(s) to save")
+        log(f"{why}: shutting down: {len(self.games)} game(s) to save", "shutting_down", games=len(self.games))
         if self.listener is not None:
             self.listener.close()
         message = "The Koma server is shutting down. Your game is saved: connect again later to resume.\r\n"
+        if drain and self.games:
+            await lifecycle.drain(self, drain)
+            message = lifecycle.RESTARTING
+        for game in list(self.games):
+            game.end_reason = "drained" if drain else "shutdown"
         await asyncio.gather(*(game.stop(message) for game in list(self.games)), return_exceptions=True)
         deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
         while self.games and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        if self.drain_task is not None:
-            self.drain_task.cancel()
+        for task in (self.drain_task, self.watch_task):
+            if task is not None:
+                task.cancel()
         if self.drainer is not None:
             await self.drainer.last_pass()
         if self.pool is not None:
@@ -656,6 +647,9 @@ class KomaServer:
                 await asyncio.wait_for(self.listener.wait_closed(), 3.0)
             except TimeoutError:
                 pass
+        if self.admin is not None:
+            await self.admin.close()
+        metrics.remove_games_dir()
 
 
 async def serve(options: ServeOptions) -> int:
@@ -666,13 +660,14 @@ async def serve(options: ServeOptions) -> int:
 
     def stop(number: signal.Signals) -> None:
         if not done.is_set():
-            asyncio.ensure_future(server.shutdown(number.name)).add_done_callback(lambda _: done.set())
+            drain = server.options.drain_seconds if number != signal.SIGINT else 0.0  # ctrl+c at a terminal: at once
+            asyncio.ensure_future(server.shutdown(number.name, drain)).add_done_callback(lambda _: done.set())
 
     # SIGHUP (the operator's terminal closed, or a reload asked) drains like SIGTERM: nobody is cut off
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         loop.add_signal_handler(number, stop, number)
     await done.wait()
-    log("stopped")
+    log("stopped", "stopped")
     return 0
 
 

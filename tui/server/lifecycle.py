@@ -1,0 +1,138 @@
+"""``koma serve`` as an operated service: readiness, the SIGTERM drain, and the watches that explain trouble.
+
+- :func:`not_ready` is what ``/readyz`` answers: draining, the warm process not ready, the store unreachable with
+  no outbox to fall back on.
+- :func:`drain` is a rolling restart's half on the replica: not ready at once and the listener closed (HAProxy sends
+  newcomers to another replica), each player told in one line that their game is saved (SIGURG: the game saves and
+  shows a notice, and plays on), then up to ``--drain-seconds`` for them to leave.
+- :func:`watch` runs once a second: a key a game has not answered for :data:`SLOW_FRAME_SECONDS` is logged
+  (``slow_frame``) and counted, and refusals left out of the log by its throttle are summed up.
+- :func:`metric_state` is what the metrics read at scrape time.
+Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from typing import Any
+
+from . import metrics
+from .server_log import Throttle, log
+
+# The server and its games (tui.server.serve's KomaServer and Game) are typed loosely here: serve imports this module.
+KomaServer: Any
+Game: Any
+
+SLOW_FRAME_SECONDS = 5.0
+DRAIN_POLL_SECONDS = 0.1
+RESTARTING = "The Koma server is restarting. Your game is saved: connect again to carry on.\r\n"
+REFUSALS_LOGGED = Throttle()
+
+
+def not_ready(server: KomaServer) -> list[str]:
+    """Why the server cannot take a player now (empty: it can)."""
+    reasons = []
+    if server.stopping:
+        reasons.append("draining" if server.draining else "shutting down")
+    if server.pool is not None and not server.pool.ready:
+        reasons.append("the warm process is not ready")
+    if server.drainer is not None:
+        state = server.drainer.state()
+        if state["database_trouble"] and not state["outbox_accepting"]:
+            reasons.append("the database cannot be reached and the outbox cannot take moves")
+    return reasons
+
+
+def metric_state(server: KomaServer) -> dict[str, Any]:
+    """The states :class:`tui.server.metrics.ServerCollector` reports (called from the admin listener's thread)."""
+    games = list(server.games)
+    starting = sum(1 for game in games if not game.first_output.is_set())
+    pool = server.pool
+    state = {"sessions": {"starting": starting, "playing": len(games) - starting}, "ready": int(not not_ready(server)),
+             "draining": int(server.draining), "warm_up": int(pool is not None and pool.ready),
+             "warm_forks": server.warm_forks, "warm_restarts": server.warm_restarts,
+             "database_trouble": 0, "outbox_ops": 0, "outbox_journals": 0,
+             "game_pids": [game.child.pid for game in games if game.child is not None]}
+    if server.drainer is not None:
+        state.update(server.drainer.state())
+    return state
+
+
+def refused(peer: str, reason: str, why: str, **fields: Any) -> None:
+    """A refusal: counted always, logged unless refusals are flooding in (see :class:`Throttle`)."""
+    metrics.REFUSALS.labels(metrics.SSH, reason).inc()
+    if REFUSALS_LOGGED.allow():
+        log(f"{peer}: refused ({why})", "refused", client=peer, reason=reason, **fields)
+
+
+def warm_pool_log(server: KomaServer):
+    """The warm pool's log: its lines as ``warm_process`` events; a restart is counted."""
+    def say(message: str) -> None:
+        if message.startswith("the warm process is gone"):
+            server.warm_restarts += 1
+            log(message, "warm_process_restart")
+        else:
+            log(message, "warm_process")
+    return say
+
+
+def how_it_ended(game: Game, status: int | None) -> str:
+    """For ``koma_games_ended``: why a game stopped."""
+    if status is not None and status < 0:
+        return {int(signal.SIGXCPU): "cpu_limit", int(signal.SIGKILL): "killed", int(signal.SIGSEGV): "crashed"}.get(
+            -status, "killed")
+    if game.end_reason:
+        return game.end_reason
+    if game.gone:
+        return "hangup"
+    return "quit" if status == 0 else "error"
+
+
+def tell_restarting(game: Game) -> bool:
+    """Ask a game that has drawn to save and tell its player the server is restarting (True once asked)."""
+    child = game.child
+    if child is None or child.returncode is not None or not game.first_output.is_set():
+        return False
+    try:
+        os.kill(child.pid, signal.SIGURG)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def drain(server: KomaServer, seconds: float) -> None:
+    """Wait up to ``seconds`` for the players to leave, telling each (and each who arrives meanwhile) once."""
+    server.draining = True
+    told: set[Game] = set()
+    deadline = time.monotonic() + seconds
+    began = time.monotonic()
+    log(f"draining: not ready; {len(server.games)} game(s) told to reconnect, up to {seconds:g} s for them to leave",
+        "drain_started", games=len(server.games), seconds=seconds)
+    while server.games and time.monotonic() < deadline:
+        for game in list(server.games):
+            if game not in told and tell_restarting(game):
+                told.add(game)
+        await asyncio.sleep(DRAIN_POLL_SECONDS)
+    log(f"drained in {time.monotonic() - began:.1f} s; {len(server.games)} game(s) left to stop", "drain_ended",
+        seconds=round(time.monotonic() - began, 3), games=len(server.games))
+    server.draining = False
+
+
+async def watch(server: KomaServer) -> None:
+    """Once a second: slow frames, and the refusal log's summary."""
+    while True:
+        await asyncio.sleep(1.0)
+        now = time.monotonic()
+        for game in list(server.games):
+            asked = game.key_at
+            if asked is not None and now - asked > SLOW_FRAME_SECONDS and game.slow_logged != asked:
+                game.slow_logged = asked
+                metrics.SLOW_FRAMES.labels(metrics.SSH).inc()
+                pid = game.child.pid if game.child is not None else 0
+                log(f"{game.peer} player {game.player}: slow frame: the game (pid {pid}) has drawn nothing "
+                    f"{now - asked:.0f} s after a key", "slow_frame", client=game.peer, player=game.player, pid=pid,
+                    seconds=round(now - asked, 3))
+        REFUSALS_LOGGED.flush(now)

@@ -9,6 +9,7 @@ import re
 from tui.game.stores import DATABASE_VARIABLE
 
 from . import metrics
+from .server_log import format_environment
 
 ESCDELAY_MS = "25"
 # What the game process inherits from the server's environment, besides what it is given: the paths it
@@ -25,7 +26,8 @@ def base_environment() -> dict[str, str]:
     # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
     # forever and ignore every resize; the pty's window size carries the client's size instead.
     env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_SERVE": "1",
-                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", **metrics.game_environment()})
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1",
+                **metrics.game_environment(), **format_environment()})
     return env
 
 

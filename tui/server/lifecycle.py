@@ -17,14 +17,14 @@ import asyncio
 import os
 import signal
 import time
-from typing import Any
+from typing import Any, TypeAlias
 
 from . import metrics
 from .server_log import Throttle, log
 
 # The server and its games (tui.server.serve's KomaServer and Game) are typed loosely here: serve imports this module.
-KomaServer: Any
-Game: Any
+KomaServer: TypeAlias = Any
+Game: TypeAlias = Any
 
 SLOW_FRAME_SECONDS = 5.0
 DRAIN_POLL_SECONDS = 0.1
@@ -86,8 +86,6 @@ def how_it_ended(game: Game, status: int | None) -> str:
             -status, "killed")
     if game.end_reason:
         return game.end_reason
-    if game.gone:
-        return "hangup"
     return "quit" if status == 0 else "error"
 
 

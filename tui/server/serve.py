@@ -254,6 +254,8 @@ class Game:
         the grace.  Safe to call more than once, from a task being cancelled, and before the game has started
         (it is hung up as soon as it has)."""
         self.gone = True
+        if not self.end_reason and (self.child is None or self.child.returncode is None):
+            self.end_reason = "hangup"
         if self.hanging_up is None and self.child is not None:
             self.hanging_up = asyncio.get_running_loop().create_task(self.stop(None, signal.SIGHUP))
 
@@ -610,7 +612,7 @@ class KomaServer:
         except OSError as problem:
             raise ValueError(f"cannot listen on {self.options.admin_host}:{self.options.admin_port} for the admin "
                              f"listener: {problem.strerror or problem}") from None
-        log(f"admin listening on {self.options.admin_host}:{self.admin.port} (/metrics, /healthz, /readyz)", "admin",
+        log(f"admin listener at http://{self.options.admin_host}:{self.admin.port}/ (metrics, healthz, readyz)", "admin",
             port=self.admin.port)
 
     async def shutdown(self, why: str = "asked", drain: float = 0.0) -> None:

@@ -9,6 +9,7 @@ Refusals go through :class:`Throttle`, so a flood of refused connections cannot 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from datetime import UTC, datetime
@@ -26,21 +27,22 @@ class ServerLog:
         self.form = form
         self.stream = stream
 
-    def __call__(self, message: str, event: str = "log", **fields: Any) -> None:
-        stream = self.stream or sys.stderr
+    def line(self, message: str, event: str = "log", **fields: Any) -> str:
         if self.form == "json":
             record = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "event": event, "message": message}
             record.update((k, v) for k, v in fields.items() if v is not None)
-            line = json.dumps(record, ensure_ascii=True, default=str)
-        else:
-            line = PREFIX + escape_controls(message)
+            return json.dumps(record, ensure_ascii=True, default=str)
+        return PREFIX + escape_controls(message)
+
+    def __call__(self, message: str, event: str = "log", **fields: Any) -> None:
         try:
-            print(line, file=stream, flush=True)
+            print(self.line(message, event, **fields), file=self.stream or sys.stderr, flush=True)
         except (OSError, ValueError):  # the log's pipe is gone: the games go on
             pass
 
 
-SERVER_LOG = ServerLog()
+FORMAT_VARIABLE = "KOMA_LOG_FORMAT"  # the server's format, for the warm process and the games' failure reports
+SERVER_LOG = ServerLog(os.environ.get(FORMAT_VARIABLE, "text"))
 
 
 def log(message: str, event: str = "log", **fields: Any) -> None:
@@ -50,6 +52,10 @@ def log(message: str, event: str = "log", **fields: Any) -> None:
 
 def use_format(form: str) -> None:
     SERVER_LOG.form = form
+
+
+def format_environment() -> dict[str, str]:
+    return {FORMAT_VARIABLE: SERVER_LOG.form} if SERVER_LOG.form != "text" else {}
 
 
 class Throttle:

@@ -1,0 +1,100 @@
+"""``koma serve`` as an operated service, with real OpenSSH clients (in tmux): the admin listener (``/healthz``,
+``/readyz``, ``/metrics`` read with prometheus-client's parser), JSON logs, and the SIGTERM drain.
+
+Checked, in one run:
+- ready once the warm process is; a played game shows in the metrics (games started, sessions, the screen it shows,
+  the home screen's latency, a key's latency, the store's saves);
+- on SIGTERM ``/readyz`` fails at once, each player reads one line saying the server is restarting and their game is
+  saved, and plays on; one who quits is gone, one who stays is stopped (saved) after ``--drain-seconds``, and the
+  server exits 0; the stayer's game resumes on the next server with every move;
+- every log line is a JSON object naming its event.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+
+import pytest
+from admin_helpers import get, samples, value, wait_until
+from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on, play_a_move
+
+pytestmark = [
+    pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
+    pytest.mark.skipif(SSH is None or TMUX is None, reason="needs ssh and tmux (CI installs openssh-client and tmux)"),
+]
+DRAIN_SECONDS = 10.0
+
+
+def test_metrics_health_json_logs_and_the_sigterm_drain(tmp_path):
+    data = tmp_path / "data"
+    options = ("--open", "--admin-port", "0", "--log-format", "json", "--drain-seconds", str(DRAIN_SECONDS))
+    server = Server(data, *options)
+    clients: list[Client] = []
+    try:
+        port = server.admin_port
+        assert get(port, "/healthz") == (200, "ok\n")
+        assert get(port, "/readyz") == (200, "ready\n")  # the warm process is ready (Server waited for it)
+
+        for user in ("ann", "bob"):
+            client = Client(server, user, tmp_path)
+            clients.append(client)
+            client.wait_for("8-puzzle")
+            client.keys("1")
+        ann, bob = clients
+        played = {"ann": play_a_move(ann), "bob": play_a_move(bob)}
+
+        def counted():
+            found = samples(port)
+            return found if value(found, "koma_store_save_seconds_count") >= 4 else None  # each game's open and move
+
+        found = wait_until(counted, 30, "the games' saves in the metrics")
+        assert value(found, "koma_games_started_total", transport="ssh", how="warm") == 2
+        assert value(found, "koma_sessions", transport="ssh", phase="playing") == 2
+        assert value(found, "koma_game_screens", screen="play") == 2
+        assert value(found, "koma_home_seconds_count", transport="ssh") == 2
+        assert value(found, "koma_key_seconds_count", transport="ssh") >= 4  # "1", then one or two moves each
+        assert value(found, "koma_warm_process_up") == 1 and value(found, "koma_ready") == 1
+        assert value(found, "koma_games_memory_bytes") > 10 * 2**20
+        assert value(found, "process_resident_memory_bytes") > 0
+
+        # --- SIGTERM: not ready at once, every player told, the game goes on ------------------------------
+        server.process.send_signal(signal.SIGTERM)
+        status, body = wait_until(lambda: (answer := get(port, "/readyz"))[0] != 200 and answer, 5, "/readyz failing")
+        assert status == 503 and "draining" in body
+        for client in clients:
+            client.wait_for(r"server is restarting", timeout=30)
+        played["ann"] = play_a_move(ann)  # still playing during the drain
+        ann.keys("q")
+        assert ann.exit_status() == 0
+        began = time.monotonic()
+        assert server.process.wait(DRAIN_SECONDS + 60) == 0
+        assert time.monotonic() - began > 1.0  # bob's game was left its drain time...
+        assert "The Koma server is restarting" in bob.wait_for(r"connect again to carry on")  # ...then ended, saved
+        server.handle.close()
+
+        events = [json.loads(line) for line in server.text().splitlines() if line.strip()]
+        assert all({"time", "event", "message"} <= set(e) for e in events)
+        names = [e["event"] for e in events]
+        for name in ("listening", "admin", "warm_process", "game_started", "shutting_down", "drain_started", "drain_ended",
+                     "game_ended", "stopped"):
+            assert name in names, (name, names)
+        ended = {e["player"]: e for e in events if e["event"] == "game_ended"}
+        assert ended["user:ann"]["how"] == "quit" and ended["user:bob"]["how"] == "drained"
+        assert all(isinstance(e["pid"], int) for e in events if e["event"] == "game_started")
+
+        # --- bob's game, stopped by the drain, resumes with every move on the next server ------------------
+        again = Server(data, "--open", log_name="again.log")
+        try:
+            client = Client(again, "bob", tmp_path)
+            clients.append(client)
+            client.wait_for("8-puzzle")
+            client.keys("1")
+            assert moves_on(client.wait_for(rf"Moves {played['bob']}\b", timeout=60)) == played["bob"]
+        finally:
+            again.kill()
+    finally:
+        for client in clients:
+            client.close()
+        server.kill()

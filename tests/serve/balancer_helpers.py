@@ -19,18 +19,21 @@ DEPLOY_CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
 SYSTEM_ONLY = re.compile(r"^\s*(chroot|user|group|daemon|stats socket|log /dev/log)\b")
 
 
-def loopback_config(port: int, replicas: list[tuple[str, int]]) -> str:
-    """``deploy/haproxy.cfg`` listening on 127.0.0.1:``port``, its server lines pointed at ``replicas``."""
+def loopback_config(port: int, replicas: list[tuple[str, int, int]], stats_socket: Path | None = None) -> str:
+    """``deploy/haproxy.cfg`` listening on 127.0.0.1:``port``, its server lines pointed at ``replicas`` (host, SSH port,
+    admin port: the health check asks its /readyz)."""
     lines, servers = [], iter(replicas)
     for line in DEPLOY_CONFIG.read_text().splitlines():
         if SYSTEM_ONLY.match(line):
             continue
+        if line.strip() == "global" and stats_socket is not None:  # the test's own admin socket, to read servers' states
+            line += f"\n    stats socket {stats_socket} mode 600 level admin"
         if re.match(r"^\s*bind\s", line):
             line = f"    bind 127.0.0.1:{port}"
         server = re.match(r"^(\s*server\s+\S+\s+)\S+(.*)$", line)
         if server:
-            host, replica_port = next(servers)
-            line = f"{server.group(1)}{host}:{replica_port}{server.group(2)}"
+            host, replica_port, admin_port = next(servers)
+            line = f"{server.group(1)}{host}:{replica_port}{server.group(2)} port {admin_port}"
         lines.append(line)
     assert next(servers, None) is None, "deploy/haproxy.cfg has fewer server lines than the test has replicas"
     return "\n".join(lines) + "\n"
@@ -44,7 +47,9 @@ class Balancer:
         self.known_hosts = root / "known_hosts"  # the shared key, as a player's ssh remembers it
         self.known_hosts.write_text(f"[127.0.0.1]:{self.port} {Path(str(host_key) + '.pub').read_text()}")
         self.config = root / "haproxy.cfg"
-        self.config.write_text(loopback_config(self.port, [("127.0.0.1", r.port) for r in replicas]))
+        self.stats_socket = root / "haproxy.sock"
+        self.config.write_text(loopback_config(self.port, [("127.0.0.1", r.port, r.admin_port) for r in replicas],
+                                               self.stats_socket))
         self.log = root / "haproxy.log"
         self.handle = open(self.log, "w")  # noqa: SIM115 - HAProxy writes to it until stop()
         self.process = subprocess.Popen([HAPROXY, "-db", "-f", str(self.config)], stdout=self.handle, stderr=subprocess.STDOUT)
@@ -57,6 +62,29 @@ class Balancer:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(f"HAProxy did not start: {self.log.read_text()[-2000:]}") from None
                 time.sleep(0.05)
+
+    def states(self) -> dict[str, str]:
+        """Each server's state as HAProxy sees it now (``UP``, ``DOWN``, ``UP 1/2``...), from ``show stat``."""
+        with socket.socket(socket.AF_UNIX) as admin:
+            admin.settimeout(5)
+            admin.connect(str(self.stats_socket))
+            admin.sendall(b"show stat\n")
+            text = b""
+            while chunk := admin.recv(65536):
+                text += chunk
+        rows = [line.split(",") for line in text.decode().splitlines() if line and not line.startswith("#")]
+        header = text.decode().splitlines()[0].lstrip("# ").split(",")
+        status = header.index("status")
+        return {row[1]: row[status] for row in rows if row[0] == "koma_replicas" and row[1] not in ("BACKEND", "FRONTEND")}
+
+    def wait_state(self, server: str, state: str, timeout: float = 60.0) -> float:
+        """Seconds until HAProxy says ``server`` is ``state`` (polled every 20 ms; bounded)."""
+        began = time.monotonic()
+        while (now := self.states().get(server, "")) != state:
+            if time.monotonic() - began > timeout:
+                raise AssertionError(f"HAProxy never said {server} is {state} (it says {now})")
+            time.sleep(0.02)
+        return time.monotonic() - began
 
     def ssh(self, user: str, *extra: str) -> list[str]:
         """OpenSSH to the balancer, checking the host key strictly: any replica presenting another key fails."""

@@ -85,7 +85,7 @@ def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbo
     database = pgbouncer.url(postgres_url)
     key = tmp_path / "ssh_host_ed25519_key"
     replicas = {name: Server(tmp_path / name, "--open", "--proxy-protocol", "--database", database, "--host-key", str(key),
-                             "--rate-limit", str(RATE_LIMIT), log_name=f"{name}.log") for name in ("a", "b")}
+                             "--rate-limit", str(RATE_LIMIT), "--admin-port", "0", log_name=f"{name}.log") for name in ("a", "b")}
     balancer = Balancer(tmp_path, list(replicas.values()), key)  # its ssh checks the host key strictly
     clients: list[Client] = []
 

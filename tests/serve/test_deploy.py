@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import subprocess
@@ -35,6 +36,10 @@ def test_the_unit_runs_koma_with_options_koma_has():
         args = parser.parse_args(command[1:])  # a usage error raises
     options = options_from(args)
     assert options.proxy_protocol and options.host_key == "/etc/koma/ssh_host_ed25519_key" and options.open
+    assert options.admin_port == 9222 and options.drain_seconds > 0 and options.log_format == "json"
+    unit = (DEPLOY / "koma-serve.service").read_text()  # systemd waits out the drain before it kills
+    stop_timeout = float(re.search(r"^TimeoutStopSec=(\d+)", unit, re.M).group(1))
+    assert "KillSignal=SIGTERM" in unit and stop_timeout >= options.drain_seconds + 15
 
 
 def test_serve_with_an_unreachable_database_is_one_line_and_status_2(tmp_path):

@@ -4,7 +4,8 @@
   no outbox to fall back on.
 - :func:`drain` is a rolling restart's half on the replica: not ready at once and the listener closed (HAProxy sends
   newcomers to another replica), each player told in one line that their game is saved (SIGURG: the game saves and
-  shows a notice, and plays on), then up to ``--drain-seconds`` for them to leave.
+  shows a notice, and plays on; one player every 0.3 s at most, so they do not all reconnect at once), then up to
+  ``--drain-seconds`` for them to leave.
 - :func:`watch` runs once a second: a key a game has not answered for :data:`SLOW_FRAME_SECONDS` is logged
   (``slow_frame``) and counted, and refusals left out of the log by its throttle are summed up.
 - :func:`metric_state` is what the metrics read at scrape time.
@@ -28,6 +29,7 @@ Game: TypeAlias = Any
 
 SLOW_FRAME_SECONDS = 5.0
 DRAIN_POLL_SECONDS = 0.1
+TELL_SPACING_SECONDS = 0.3  # between two players told of a drain (at most; less when many must be told)
 RESTARTING = "The Koma server is restarting. Your game is saved: connect again to carry on.\r\n"
 REFUSALS_LOGGED = Throttle()
 
@@ -105,15 +107,20 @@ async def drain(server: KomaServer, seconds: float) -> None:
     """Wait up to ``seconds`` for the players to leave, telling each (and each who arrives meanwhile) once."""
     server.draining = True
     told: set[Game] = set()
-    deadline = time.monotonic() + seconds
     began = time.monotonic()
+    deadline = began + seconds
+    # One player told every `spacing` seconds, all within the first third of the drain: they reconnect one after
+    # another, not as one herd that the other replicas would have to start all at once.
+    spacing = min(TELL_SPACING_SECONDS, seconds / 3 / max(1, len(server.games)))
     log(f"draining: not ready; {len(server.games)} game(s) told to reconnect, up to {seconds:g} s for them to leave",
         "drain_started", games=len(server.games), seconds=seconds)
     while server.games and time.monotonic() < deadline:
         for game in list(server.games):
+            if len(told) >= 1 + (time.monotonic() - began) / spacing:
+                break
             if game not in told and tell_restarting(game):
                 told.add(game)
-        await asyncio.sleep(DRAIN_POLL_SECONDS)
+        await asyncio.sleep(min(DRAIN_POLL_SECONDS, spacing))
     log(f"drained in {time.monotonic() - began:.1f} s; {len(server.games)} game(s) left to stop", "drain_ended",
         seconds=round(time.monotonic() - began, 3), games=len(server.games))
     server.draining = False

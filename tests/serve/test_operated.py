@@ -7,12 +7,15 @@ Checked, in one run:
 - on SIGTERM ``/readyz`` fails at once, each player reads one line saying the server is restarting and their game is
   saved, and plays on; one who quits is gone, one who stays is stopped (saved) after ``--drain-seconds``, and the
   server exits 0; the stayer's game resumes on the next server with every move;
-- every log line is a JSON object naming its event.
+- a game that has drawn nothing 5 s after a key is logged (``slow_frame``) and counted;
+- every log line is a JSON object naming its event; refusals past 20 in 10 s are summed up, not logged one by one.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import signal
 import time
 
@@ -59,6 +62,17 @@ def test_metrics_health_json_logs_and_the_sigterm_drain(tmp_path):
         assert value(found, "koma_games_memory_bytes") > 10 * 2**20
         assert value(found, "process_resident_memory_bytes") > 0
 
+        # --- a game that draws nothing 5 s after a key: one slow_frame line, counted ----------------------
+        pid = server.game_pid("bob")
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            bob.keys("Left")
+            server.wait_for_log(r'"event": "slow_frame"', 30)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        played["bob"] = play_a_move(bob)
+        assert value(samples(port), "koma_slow_frames_total", transport="ssh") == 1
+
         # --- SIGTERM: not ready at once, every player told, the game goes on ------------------------------
         server.process.send_signal(signal.SIGTERM)
         status, body = wait_until(lambda: (answer := get(port, "/readyz"))[0] != 200 and answer, 5, "/readyz failing")
@@ -97,4 +111,61 @@ def test_metrics_health_json_logs_and_the_sigterm_drain(tmp_path):
     finally:
         for client in clients:
             client.close()
+        server.kill()
+
+
+def test_refusals_in_a_flood_are_summed_up_not_logged_one_by_one(capsys):
+    from tui.server.server_log import Throttle, log
+
+    throttle = Throttle(burst=3, window=10.0)
+    logged = [throttle.allow(now=100.0 + k * 0.01) for k in range(50)]
+    assert logged == [True] * 3 + [False] * 47
+    throttle.flush(now=105.0)  # the window is not over: nothing yet
+    assert capsys.readouterr().err == ""
+    throttle.flush(now=110.0)
+    assert capsys.readouterr().err == "koma serve: 47 more refusal(s) not logged in the last 10 s\n"
+    assert throttle.allow(now=110.5)
+    log("a line", "event")
+    assert capsys.readouterr().err == "koma serve: a line\n"
+
+
+def test_a_database_outage_is_in_the_log_and_the_metrics_and_the_replica_stays_ready(tmp_path, postgres_server,
+                                                                                      postgres_url, monkeypatch):
+    """PostgreSQL stops while a player plays: the log says so once when it starts and once when it ends, the
+    metrics show the trouble and the outbox's depth, /readyz stays 200 (the outbox takes the moves), and every
+    move is in the database after it is back."""
+    from tui.game.store_postgres import PostgresStore
+
+    monkeypatch.delenv("KOMA_DATABASE_URL", raising=False)
+    server = Server(tmp_path / "data", "--open", "--admin-port", "0", "--log-format", "json", "--database", postgres_url)
+    client = Client(server, "dee", tmp_path)
+    port = server.admin_port
+    try:
+        client.wait_for("8-puzzle")
+        client.keys("1")
+        play_a_move(client)
+        postgres_server.stop_server()
+        try:
+            played = play_a_move(client)
+            played = play_a_move(client)
+            server.wait_for_log(r'"event": "database_trouble"', 30)
+            found = wait_until(lambda: value(f := samples(port), "koma_database_trouble") == 1 and f, 30,
+                               "koma_database_trouble")
+            assert value(found, "koma_store_errors_total") >= 1
+            assert wait_until(lambda: value(samples(port), "koma_outbox_ops") >= 1, 30, "the outbox's depth")
+            assert get(port, "/readyz") == (200, "ready\n")
+        finally:
+            postgres_server.start_server()
+        back = json.loads(server.wait_for_log(r'\{[^\n]*"event": "database_back"[^\n]*\}', 60).group(0))
+        assert back["seconds"] > 0 and "outbox_ops" in back
+        wait_until(lambda: value(samples(port), "koma_database_trouble") == 0, 30, "the trouble over")
+        store = PostgresStore(postgres_url, "user:dee")
+        wait_until(lambda: (saved := store.load_game("8")) is not None and len(saved.moves) == played, 30,
+                   "every move in the database")
+        assert len(re.findall(r'"event": "database_trouble"', server.text())) == 1  # once, not once per failure
+        client.keys("q")
+        assert client.exit_status() == 0
+        assert server.stop() == 0
+    finally:
+        client.close()
         server.kill()

@@ -63,11 +63,11 @@ def metric_state(server: KomaServer) -> dict[str, Any]:
     return state
 
 
-def refused(peer: str, reason: str, why: str, **fields: Any) -> None:
+def refused(peer: str, reason: str, why: str, verb: str = "refused", **fields: Any) -> None:
     """A refusal: counted always, logged unless refusals are flooding in (see :class:`Throttle`)."""
     metrics.REFUSALS.labels(metrics.SSH, reason).inc()
     if REFUSALS_LOGGED.allow():
-        log(f"{peer}: refused ({why})", "refused", client=peer, reason=reason, **fields)
+        log(f"{peer}: {verb} ({why})", verb, client=peer, reason=reason, **fields)
 
 
 def warm_pool_log(server: KomaServer):

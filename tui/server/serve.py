@@ -350,7 +350,7 @@ class Connection(asyncssh.SSHServer):
 
     def drop(self, why: str) -> None:
         """Close a connection that has not logged in, without a word (it may not even speak SSH)."""
-        lifecycle.refused(self.peer, "startups", why)
+        lifecycle.refused(self.peer, "startups", why, "dropped")
         if self.conn is not None:
             self.conn.abort()
 

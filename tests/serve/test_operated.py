@@ -169,3 +169,51 @@ def test_a_database_outage_is_in_the_log_and_the_metrics_and_the_replica_stays_r
     finally:
         client.close()
         server.kill()
+
+
+GAMES = """
+import os, sys
+import tui.game.game_metrics as m
+for k in range({count}):  # games forked as the warm process forks them, each saving, failing once, on a screen
+    pid = os.fork()
+    if pid == 0:
+        m.saved(0.001 * (k % 7)); m.store_error(); m.showing("play")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    print(pid)
+"""
+
+
+def test_the_counts_of_ended_games_are_folded_into_one_file_and_scrape_the_same(tmp_path, monkeypatch):
+    """A long-running server sees thousands of games: their metrics files are folded into one archive per type
+    as they end, and a scrape says exactly what it said before."""
+    import subprocess
+    import sys
+
+    from prometheus_client import CollectorRegistry, generate_latest
+    from prometheus_client.multiprocess import MultiProcessCollector
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from tui.server import metrics
+
+    pids = [int(pid) for pid in subprocess.run([sys.executable, "-c", GAMES.format(count=40)], check=True, text=True,
+                                               capture_output=True, env=dict(os.environ, PROMETHEUS_MULTIPROC_DIR=str(tmp_path))
+                                               ).stdout.split()]
+    monkeypatch.setattr(metrics, "GAMES_DIR", str(tmp_path))
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(tmp_path))
+    for pid in pids:
+        metrics.game_ended(pid)
+    before = generate_latest(registry)
+    assert b"koma_store_save_seconds_count 40.0" in before and b"koma_store_errors_total 40.0" in before
+    assert b"koma_game_screens{" not in before  # live gauges leave with their games
+    metrics.compact(metrics.ENDED[:20])
+    metrics.compact(metrics.ENDED[20:])
+    metrics.ENDED.clear()
+    left = set(os.listdir(tmp_path))  # the archives, and the files of the process the games were forked from
+    assert {"counter_archive.db", "histogram_archive.db"} <= left and len(left) == 4
+    def parsed(text: bytes) -> dict:
+        return {(s.name, tuple(sorted(s.labels.items()))): s.value
+                for family in text_string_to_metric_families(text.decode()) for s in family.samples}
+
+    assert parsed(generate_latest(registry)) == pytest.approx(parsed(before))  # sums added in another order

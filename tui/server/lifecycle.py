@@ -6,8 +6,10 @@
   newcomers to another replica), each player told in one line that their game is saved (SIGURG: the game saves and
   shows a notice, and plays on; one player every 0.3 s at most, so they do not all reconnect at once), then up to
   ``--drain-seconds`` for them to leave.
-- :func:`watch` runs once a second: a key a game has not answered for :data:`SLOW_FRAME_SECONDS` is logged
-  (``slow_frame``) and counted, and refusals left out of the log by its throttle are summed up.
+- :func:`watch` runs once a second: a key a game has not answered for :data:`SLOW_FRAME_SECONDS` while it is busy
+  (running, in I/O or stopped: an idle game had nothing to draw) is logged (``slow_frame``) and counted, and
+  refusals left out of the log by its throttle are summed up, and the metrics files of ended games are folded
+  into one (:func:`tui.server.metrics.compact`).
 - :func:`metric_state` is what the metrics read at scrape time.
 Never imports Textual.
 """
@@ -21,6 +23,7 @@ import time
 from typing import Any, TypeAlias
 
 from . import metrics
+from .procfs import process_state
 from .server_log import Throttle, log
 
 # The server and its games (tui.server.serve's KomaServer and Game) are typed loosely here: serve imports this module.
@@ -134,10 +137,19 @@ async def watch(server: KomaServer) -> None:
         for game in list(server.games):
             asked = game.key_at
             if asked is not None and now - asked > SLOW_FRAME_SECONDS and game.slow_logged != asked:
+                pid = game.child.pid if game.child is not None else 0
+                if process_state(pid) in ("S", "I", ""):  # idle: the key simply changed nothing on the screen
+                    game.key_at = None
+                    continue
                 game.slow_logged = asked
                 metrics.SLOW_FRAMES.labels(metrics.SSH).inc()
-                pid = game.child.pid if game.child is not None else 0
                 log(f"{game.peer} player {game.player}: slow frame: the game (pid {pid}) has drawn nothing "
                     f"{now - asked:.0f} s after a key", "slow_frame", client=game.peer, player=game.player, pid=pid,
                     seconds=round(now - asked, 3))
         REFUSALS_LOGGED.flush(now)
+        if metrics.ENDED:
+            ended, metrics.ENDED[:] = list(metrics.ENDED), []
+            try:
+                await asyncio.to_thread(metrics.compact, ended)
+            except (OSError, ValueError) as problem:  # metrics must never take the server down
+                log(f"metrics: could not compact the ended games' files ({problem})", "metrics_error")

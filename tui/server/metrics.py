@@ -13,13 +13,16 @@ Never imports Textual.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.process_collector import ProcessCollector
 
@@ -49,6 +52,8 @@ SSH = "ssh"
 HOME_LATENCY = HOME_SECONDS.labels(SSH)  # bound once: an observation is then a lock and an add
 KEY_LATENCY = KEY_SECONDS.labels(SSH)
 GAMES_DIR: str | None = None  # the games' multiprocess files, while metrics are on
+ENDED: list[int] = []  # games ended since the last compaction (appended on the event loop, taken by lifecycle.watch)
+SCRAPING = threading.Lock()  # a scrape and a compaction, one at a time
 
 
 def start_games_dir() -> dict[str, str]:
@@ -66,9 +71,31 @@ def game_environment() -> dict[str, str]:
 
 
 def game_ended(pid: int) -> None:
-    """A game process is gone: its live gauges (its screen) leave the sums; its counts stay."""
+    """A game process is gone: its live gauges (its screen) leave the sums; its counts stay (see :func:`compact`)."""
     if GAMES_DIR:
         mark_process_dead(pid, GAMES_DIR)
+        ENDED.append(pid)
+
+
+def compact(pids: list[int]) -> None:
+    """Fold the counts of ended games into one archive file per type and remove their files (blocking: run in a
+    thread), so a scrape reads a few files however many games a server has seen.  Under the scrape's lock: a scrape
+    never sees a game's counts twice (in its file and in the archive), or not at all."""
+    if not GAMES_DIR:
+        return
+    with SCRAPING:
+        for kind in ("counter", "histogram"):
+            files = [path for pid in pids if os.path.exists(path := os.path.join(GAMES_DIR, f"{kind}_{pid}.db"))]
+            if not files:
+                continue
+            archive = MmapedDict(os.path.join(GAMES_DIR, f"{kind}_archive.db"))
+            try:
+                for path in files:  # raw values: a histogram's are per bucket, so they add up as counters do
+                    for key, value, _, _ in MmapedDict.read_all_values_from_file(path):
+                        archive.write_value(key, archive.read_value(key)[0] + value, 0.0)
+                    os.unlink(path)
+            finally:
+                archive.close()
 
 
 def remove_games_dir() -> None:
@@ -78,7 +105,8 @@ def remove_games_dir() -> None:
 
 def exposition() -> bytes:
     """Every metric in the text format (blocking: the admin listener runs it in a thread)."""
-    return generate_latest(REGISTRY)
+    with SCRAPING:
+        return generate_latest(REGISTRY)
 
 
 class ServerCollector:

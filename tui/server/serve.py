@@ -340,7 +340,7 @@ class Connection(asyncssh.SSHServer):
         health_check = self.balancer is not None and self.client is None  # a PROXY LOCAL header: the balancer's own
         if not health_check:
             via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
-            log(f"{self.peer}: connected{via}")
+            log(f"{self.peer}: connected{via}", "connected", client=self.peer)
         self.server.arrive(self)
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
@@ -368,7 +368,8 @@ class Connection(asyncssh.SSHServer):
         if self.username and not self.authenticated and not self.refusal:
             lifecycle.refused(self.peer, "auth", f"{self.username[:40]!r} did not log in")
         if exc is not None and self.games:
-            log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)")
+            log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)", "connection_lost",
+                client=self.peer)
         for game in list(self.games):
             game.hang_up()
 

@@ -23,7 +23,7 @@ if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _save = Histogram("koma_store_save_seconds", "Time to write one accepted save or result to the database",
                           buckets=SAVE_BUCKETS)
         _errors = Counter("koma_store_errors", "Writes the database refused or did not answer (kept in the outbox)")
-        _screens = Gauge("koma_game_screens", "Games now, by the screen they show", ["screen"],
+        _screens = Gauge("koma_game_screens", "Games now, by transport and the screen they show", ["transport", "screen"],
                          multiprocess_mode="livesum")
     except ImportError:  # pragma: no cover - the server would not have asked
         pass
@@ -51,7 +51,8 @@ def showing(screen: str) -> None:
         _screen, _screen_pid = "", os.getpid()
     if screen == _screen:
         return
+    transport = os.environ.get("KOMA_TRANSPORT", "ssh")
     if _screen:
-        _screens.labels(_screen).dec()
-    _screens.labels(screen).inc()
+        _screens.labels(transport, _screen).dec()
+    _screens.labels(transport, screen).inc()
     _screen = screen

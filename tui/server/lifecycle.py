@@ -5,7 +5,7 @@
 - :func:`drain` is a rolling restart's half on the replica: not ready at once and the listener closed (HAProxy sends
   newcomers to another replica), each player told in one line that their game is saved (SIGURG: the game saves and
   shows a notice, and plays on; one player every 0.3 s at most, so they do not all reconnect at once), then up to
-  ``--drain-seconds`` for them to leave.
+  ``--drain-seconds`` for them to leave (a second SIGTERM or SIGINT ends it now).
 - :func:`watch` runs once a second: a key a game has not answered for :data:`SLOW_FRAME_SECONDS` while it is busy
   (running, in I/O or stopped: an idle game had nothing to draw) is logged (``slow_frame``) and counted, and
   refusals left out of the log by its throttle are summed up, and the metrics files of ended games are folded
@@ -117,7 +117,7 @@ async def drain(server: KomaServer, seconds: float) -> None:
     spacing = min(TELL_SPACING_SECONDS, seconds / 3 / max(1, len(server.games)))
     log(f"draining: not ready; {len(server.games)} game(s) told to reconnect, up to {seconds:g} s for them to leave",
         "drain_started", games=len(server.games), seconds=seconds)
-    while server.games and time.monotonic() < deadline:
+    while server.games and time.monotonic() < deadline and not server.cut_drain:
         for game in list(server.games):
             if len(told) >= 1 + (time.monotonic() - began) / spacing:
                 break

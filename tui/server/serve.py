@@ -169,6 +169,7 @@ class Game:
         """The game's environment: the server's common one, the client's terminal type and colours, the player."""
         client = self.process.env if self.process is not None else {}
         return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name,
+                "KOMA_TRANSPORT": metrics.SSH,
                 **colour_environment(terminal, client, os.environ)}
 
     def notice(self, line: str) -> None:
@@ -449,7 +450,7 @@ class KomaServer:
         self.pool: WarmPool | None = None
         self.drainer: OutboxDrainer | None = None
         self.drain_task: asyncio.Task | None = None
-        self.draining = False
+        self.draining = self.cut_drain = False
         self.warm_forks = self.warm_restarts = 0
         self.admin: AdminListener | None = None
         self.watch_task: asyncio.Task | None = None
@@ -662,6 +663,7 @@ async def serve(options: ServeOptions) -> int:
     loop = asyncio.get_running_loop()
 
     def stop(number: signal.Signals) -> None:
+        server.cut_drain = server.stopping  # a second signal ends the drain now
         if not done.is_set():
             drain = server.options.drain_seconds if number != signal.SIGINT else 0.0  # ctrl+c at a terminal: at once
             asyncio.ensure_future(server.shutdown(number.name, drain)).add_done_callback(lambda _: done.set())

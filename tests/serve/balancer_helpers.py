@@ -63,8 +63,9 @@ class Balancer:
                     raise AssertionError(f"HAProxy did not start: {self.log.read_text()[-2000:]}") from None
                 time.sleep(0.05)
 
-    def states(self) -> dict[str, str]:
-        """Each server's state as HAProxy sees it now (``UP``, ``DOWN``, ``UP 1/2``...), from ``show stat``."""
+    def states(self, column: str = "status") -> dict[str, str]:
+        """Each server's state as HAProxy sees it now (``UP``, ``DOWN``, ``UP 1/2``...), or another column of
+        ``show stat`` (``check_status``: ``L7OK``, ``L7STS`` for an HTTP status that failed the check...)."""
         with socket.socket(socket.AF_UNIX) as admin:
             admin.settimeout(5)
             admin.connect(str(self.stats_socket))
@@ -74,7 +75,7 @@ class Balancer:
                 text += chunk
         rows = [line.split(",") for line in text.decode().splitlines() if line and not line.startswith("#")]
         header = text.decode().splitlines()[0].lstrip("# ").split(",")
-        status = header.index("status")
+        status = header.index(column)
         return {row[1]: row[status] for row in rows if row[0] == "koma_replicas" and row[1] not in ("BACKEND", "FRONTEND")}
 
     def wait_state(self, server: str, state: str, timeout: float = 60.0) -> float:

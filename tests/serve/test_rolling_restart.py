@@ -141,6 +141,7 @@ def test_a_rolling_restart_of_two_replicas_loses_no_move_and_refuses_nobody(tmp_
     names = {"a": "koma-a", "b": "koma-b"}
     statuses: list[int] = []
     out_after: list[float] = []
+    checks: list[str] = []
     players = [Player(f"p{k}", balancer.port) for k in range(PLAYERS)]
     refused: list[str] = []
     served: list[float] = []
@@ -156,6 +157,7 @@ def test_a_rolling_restart_of_two_replicas_loses_no_move_and_refuses_nobody(tmp_
             old = replicas[name]
             old.process.send_signal(15)  # SIGTERM, as systemctl restart sends it
             out_after.append(await asyncio.to_thread(balancer.wait_state, names[name], "DOWN", 10))
+            checks.append(balancer.states("check_status")[names[name]])  # L7STS: /readyz said 503
             statuses.append(await asyncio.to_thread(old.process.wait, 60))
             old.handle.close()
             replicas[name] = await asyncio.to_thread(replica, name, run)
@@ -176,6 +178,7 @@ def test_a_rolling_restart_of_two_replicas_loses_no_move_and_refuses_nobody(tmp_
               f"{[round(s, 2) for s in out_after]} s; {len(served)} newcomers served (median home "
               f"{statistics.median(served):.2f} s), {len(refused)} refused; moves typed {sum(p.accepted for p in players)}")
         assert statuses == [0, 0]
+        assert checks == ["L7STS", "L7STS"], checks  # the HTTP check of /readyz took the draining replica out
         assert not refused, refused
         assert len(backs) >= PLAYERS  # every player was on a restarted replica once (each replica restarted once)
         assert lost == 0, [(p.name, p.reconnects) for p in players]

@@ -37,6 +37,11 @@ def test_without_asyncssh_serve_says_how_to_install_it():
     (["--open", "--keepalive-count-max", "0"], "--keepalive-count-max 0 is out of range"),
     (["--open", "--idle-timeout", "inf"], "--idle-timeout inf is out of range"),
     (["--authorized-keys", "/nonexistent/keys"], "cannot read the authorized keys /nonexistent/keys"),
+    (["--open", "--admin-port", "-1"], "--admin-port -1 is out of range"),
+    (["--open", "--admin-port", "65536"], "--admin-port 65536 is out of range"),
+    (["--open", "--drain-seconds", "-1"], "--drain-seconds -1.0 is out of range"),
+    (["--open", "--drain-seconds", "inf"], "--drain-seconds inf is out of range"),
+    (["--open", "--log-format", "xml"], "argument --log-format: invalid choice: 'xml'"),
 ])
 def test_bad_serve_options_are_one_line(arguments, message, tmp_path):
     result = run_koma("import sys", "from tui.main import main", f"sys.exit(main(['serve', *{arguments!r}]))")
@@ -109,3 +114,19 @@ def test_koma_bench_runs_the_serve_groups_only_when_named():
 def test_the_warm_process_is_started_by_the_server_only():
     result = subprocess.run([sys.executable, "-m", "tui.zygote"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.strip() == "usage: python -m tui.zygote FD (started by koma serve)"
+
+
+@pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
+def test_an_admin_port_in_use_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "tui.main", "serve", "--open", "--port", "0", "--cold",
+                                 "--admin-port", str(port)], capture_output=True, text=True, timeout=60,
+                                env=dict(os.environ, KOMA_DATA_DIR=str(tmp_path)))
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"koma: error: cannot listen on 127.0.0.1:{port} for the admin listener"), result.stderr

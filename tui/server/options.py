@@ -116,7 +116,7 @@ def options_from(args: Any) -> ServeOptions:
         value = getattr(args, name, None)
         if value is None:
             continue
-        if not math.isfinite(value) or value < low or (name == "port" and value > 65535):
+        if not math.isfinite(value) or value < low or (name in ("port", "admin_port") and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
     database_url(getattr(args, "database", None))
     given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}

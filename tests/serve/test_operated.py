@@ -2,7 +2,8 @@
 ``/readyz``, ``/metrics`` read with prometheus-client's parser), JSON logs, and the SIGTERM drain.
 
 Checked, in one run:
-- ready once the warm process is; a played game shows in the metrics (games started, sessions, the screen it shows,
+- ready once the warm process is; not ready while it is replaced after it died (the restart logged, counted);
+- a played game shows in the metrics (games started, sessions, the screen it shows,
   the home screen's latency, a key's latency, the store's saves);
 - on SIGTERM ``/readyz`` fails at once, each player reads one line saying the server is restarting and their game is
   saved, and plays on; one who quits is gone, one who stays is stopped (saved) after ``--drain-seconds``, and the
@@ -39,6 +40,16 @@ def test_metrics_health_json_logs_and_the_sigterm_drain(tmp_path):
         port = server.admin_port
         assert get(port, "/healthz") == (200, "ok\n")
         assert get(port, "/readyz") == (200, "ready\n")  # the warm process is ready (Server waited for it)
+
+        # --- the warm process dies: not ready until its successor is, the restart logged and counted ----------
+        os.kill(server.warm_pid(), signal.SIGKILL)
+        status, body = wait_until(lambda: (answer := get(port, "/readyz"))[0] != 200 and answer, 10, "/readyz failing")
+        assert status == 503 and "the warm process is not ready" in body
+        assert value(samples(port), "koma_warm_process_up") == 0
+        server.wait_for_log(r'"event": "warm_process_restart"', 30)
+        server.warm_pid(2)  # the next one is ready
+        wait_until(lambda: get(port, "/readyz")[0] == 200, 30, "ready again")
+        assert value(samples(port), "koma_warm_restarts_total") == 1
 
         for user in ("ann", "bob"):
             client = Client(server, user, tmp_path)

@@ -73,6 +73,13 @@ def refused(peer: str, reason: str, why: str, verb: str = "refused", **fields: A
         log(f"{peer}: {verb} ({why})", verb, client=peer, reason=reason, **fields)
 
 
+def proxy_refused(message: str) -> None:
+    """The PROXY listener's log: its only line is a refusal (no valid header), counted and throttled as any."""
+    metrics.REFUSALS.labels(metrics.SSH, "proxy").inc()
+    if REFUSALS_LOGGED.allow():
+        log(message, "refused", reason="proxy")
+
+
 def warm_pool_log(server: KomaServer):
     """The warm pool's log: its lines as ``warm_process`` events; a restart is counted."""
     def say(message: str) -> None:

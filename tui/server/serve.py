@@ -575,7 +575,8 @@ class KomaServer:
             keepalive_count_max=options.keepalive_count_max)
         try:
             if options.proxy_protocol:
-                self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
+                self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options,
+                                              lifecycle.proxy_refused)
                 await self.listener.start(options.host, options.port)
             else:
                 self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port,

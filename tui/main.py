@@ -23,9 +23,9 @@ def serve(args) -> int:
     try:
         from .server.serve import serve_command  # asyncssh is imported only when serving
     except ModuleNotFoundError as missing:
-        if missing.name != "asyncssh":
+        if missing.name not in ("asyncssh", "prometheus_client", "aiohttp"):  # the ssh extra's
             raise
-        raise KomaError("asyncssh is missing: pip install -e '.[ssh]'") from None
+        raise KomaError(f"{missing.name} is missing: pip install -e '.[ssh]'") from None
     return serve_command(args)
 
 

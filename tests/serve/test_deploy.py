@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -170,3 +171,15 @@ def test_pgbouncer_serves_again_within_a_second_of_postgres_restarting(stop_sign
         if bouncer is not None:
             bouncer.stop()
         server.stop()
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_systemd_reads_the_unit_without_a_complaint(tmp_path):
+    """``systemd-analyze verify``: every directive known and well formed (KillSignal, TimeoutStopSec...); only the
+    release's path, absent on a test box, may be missing."""
+    unit = tmp_path / "koma-serve.service"
+    unit.write_text((DEPLOY / "koma-serve.service").read_text())
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    complaints = [line for line in (result.stdout + result.stderr).splitlines()
+                  if line.strip() and "/opt/koma/.venv/bin/koma is not executable" not in line]
+    assert complaints == []

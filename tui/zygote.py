@@ -55,7 +55,7 @@ from .screens import watch as preloaded_watch  # noqa: F401
 from .screens.home import HomeScreen
 from .server.log_lines import escape_controls
 from .server.server_log import SERVER_LOG
-from .server.server_log import log as server_log
+from .server.server_log import log as log_event
 from .server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
 
 # What a player can open from the home screen with one key; other sizes warm up in the game itself.
@@ -63,7 +63,7 @@ WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
 
 
 def log(message: str) -> None:
-    server_log(f"warm process: {message}", "warm_process")
+    log_event(f"warm process: {message}", "warm_process")
 
 
 def warm_up() -> float:

@@ -9,6 +9,7 @@ Refusals go through :class:`Throttle`, so a flood of refused connections cannot 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import time
@@ -51,7 +52,21 @@ def log(message: str, event: str = "log", **fields: Any) -> None:
 
 
 def use_format(form: str) -> None:
+    """Log in ``form``; what libraries log (asyncio's and asyncssh's warnings) goes through the same log."""
     SERVER_LOG.form = form
+    root = logging.getLogger()
+    if not any(isinstance(handler, LibraryLog) for handler in root.handlers):
+        root.addHandler(LibraryLog(logging.WARNING))
+
+
+class LibraryLog(logging.Handler):
+    """Python's logging (asyncio, asyncssh) as events of the server's log, so a JSON log stays one object a line."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            log(f"{record.name}: {record.getMessage()}", "library", logger=record.name, level=record.levelname)
+        except Exception:  # a bad record must not take the server down
+            self.handleError(record)
 
 
 def format_environment() -> dict[str, str]:

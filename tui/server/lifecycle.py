@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import time
 from typing import Any, TypeAlias
@@ -35,6 +36,8 @@ DRAIN_POLL_SECONDS = 0.1
 TELL_SPACING_SECONDS = 0.3  # between two players told of a drain (at most; less when many must be told)
 RESTARTING = "The Koma server is restarting. Your game is saved: connect again to carry on.\r\n"
 REFUSALS_LOGGED = Throttle()
+# escape sequences (CSI, OSC, charset, single-character) and white space: output made only of these draws nothing
+DRAWS_NOTHING = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])|\s")
 
 
 def not_ready(server: KomaServer) -> list[str]:
@@ -89,6 +92,18 @@ def warm_pool_log(server: KomaServer):
         else:
             log(message, "warm_process")
     return say
+
+
+def drew(game: Game, data: bytes) -> None:
+    """The game wrote ``data``: the answer to a key waiting for one, and (once) the first frame of the home screen,
+    the first output that draws something (the terminal set-up sequences before it draw nothing)."""
+    now = time.monotonic()
+    if game.key_at is not None:
+        metrics.KEY_LATENCY.observe(now - game.key_at)
+        game.key_at = None
+    if game.home_at is None and DRAWS_NOTHING.sub(b"", data):
+        game.home_at = now
+        metrics.HOME_LATENCY.observe(now - game.connected)
 
 
 def how_it_ended(game: Game, status: int | None) -> str:

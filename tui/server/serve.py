@@ -91,6 +91,7 @@ class Game:
         self.connected = connected or self.started  # when its connection was made: the home screen's time counts from it
         self.key_at: float | None = None  # the first key the game has not answered yet (for the latency, slow frames)
         self.slow_logged: float | None = None
+        self.home_at: float | None = None  # when its first frame was drawn
         self.end_reason = ""  # for the metrics: idle, drained, shutdown (else from its status)
 
     async def run(self) -> None:
@@ -202,12 +203,9 @@ class Game:
                     break
                 if not data:
                     break
-                if self.key_at is not None:
-                    metrics.KEY_LATENCY.observe(time.monotonic() - self.key_at)
-                    self.key_at = None
+                lifecycle.drew(self, data)  # a key's answer, the home screen's first frame: for the metrics
                 if not self.first_output.is_set():
                     self.first_output.set()
-                    metrics.HOME_LATENCY.observe(time.monotonic() - self.connected)
                     data = ERASE_LINE_ABOVE * self.notices + data  # the game draws: take our notices away
                 try:
                     self.process.stdout.write(data)

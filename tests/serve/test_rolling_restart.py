@@ -187,8 +187,10 @@ def test_a_rolling_restart_of_two_replicas_loses_no_move_and_refuses_nobody(tmp_
         print(f"phases (median s from reconnecting): home {statistics.median(p[0] for p in phases):.2f}, board "
               f"{statistics.median(p[1] for p in phases):.2f}, saved game shown {statistics.median(p[2] for p in phases):.2f}; "
               f"load average {load:.1f} on {os.cpu_count()} cores")
-        # The target holds on a box doing only this; a box shared past twice its cores (other test runs) gets 3 times it.
-        busy = load > 2 * (os.cpu_count() or 1)
+        # The target holds on a box doing only this; on a box shared past its cores (other test runs, table builds),
+        # the median gets twice and the slowest three times the target.
+        busy = load > (os.cpu_count() or 1)
+        assert statistics.median(seconds) <= BACK_IN_GAME_SECONDS * (2 if busy else 1), seconds
         assert max(seconds) <= BACK_IN_GAME_SECONDS * (3 if busy else 1), seconds
         for name in ("a", "b"):
             assert re.search(r"draining: not ready; \d+ game\(s\) told", (tmp_path / f"{name}-1.log").read_text())

@@ -31,6 +31,7 @@ from solver.puzzles.base import Proof, Puzzle
 from .app_view import KomaAppView
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from .driver import QuietLinuxDriver
+from .game import game_metrics
 from .game.daily import daily_board, daily_key, puzzle_for_id, puzzle_id
 from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
@@ -46,6 +47,7 @@ from .strip_caches import defer_strip_caches
 from .stylesheet import SharedStylesheet
 from .themes import KOMA_THEMES, other_theme
 
+SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
 QUIT_DRAIN_SECONDS = 0.3  # quitting gives the database this long to take the last saves; the outbox keeps the rest
 
 
@@ -82,6 +84,12 @@ class KomaCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), command, help=help_text)
+
+
+def screen_kind(screen: Screen) -> str:
+    """A screen's kind for the server's metrics: its class name without ``Screen``, lower case (``home``, ``play``)."""
+    name = type(screen).__name__
+    return (name[:-len("Screen")] if name.endswith("Screen") and name != "Screen" else name).lower() or "screen"
 
 
 class KomaApp(App):
@@ -143,6 +151,8 @@ class KomaApp(App):
         if self.ascii_only:
             self.add_class("-ascii")
             ScrollBar.renderer = AsciiScrollBarRender  # Textual's documented hook; put back on unmount
+        if self.served and not self.is_headless:  # koma serve's metrics count the games by the screen they show
+            self.screen_change_signal.subscribe(self, lambda screen: game_metrics.showing(screen_kind(screen)))
         self.push_screen(HomeScreen(self.ascii_only))
         if self.start_puzzle is not None:
             self.open_puzzle(self.start_puzzle, self.start_state)
@@ -157,11 +167,20 @@ class KomaApp(App):
         import signal
 
         loop = asyncio.get_running_loop()
-        for number in (signal.SIGTERM, signal.SIGHUP):
+        for number, handler in ((signal.SIGTERM, self._signalled), (signal.SIGHUP, self._signalled),
+                                (signal.SIGURG, self._server_restarting)):
             try:
-                loop.add_signal_handler(number, self._signalled)
+                loop.add_signal_handler(number, handler)
             except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - not on this platform
                 pass
+
+    def _server_restarting(self) -> None:
+        """SIGURG from ``koma serve`` draining for a restart (a signal ignored by default, so a game that has no
+        handler yet is not hurt): save every game now and tell the player in one line; the game goes on."""
+        for screen in self.screen_stack:
+            if isinstance(screen, PlayScreen):
+                screen.session.save()
+        self.notify(SERVER_RESTARTING, title="Server restarting", severity="warning", timeout=600)
 
     def _signalled(self) -> None:
         """Every game's snapshot goes to the outbox (durable at once), then the app exits without waiting for

@@ -24,9 +24,9 @@ def serve(args) -> int:
     try:
         from .server.serve import serve_command  # asyncssh is imported only when serving
     except ModuleNotFoundError as missing:
-        if missing.name != "asyncssh":
+        if missing.name not in ("asyncssh", "prometheus_client", "aiohttp"):  # the ssh extra's
             raise
-        raise KomaError("asyncssh is missing: pip install -e '.[ssh]'") from None
+        raise KomaError(f"{missing.name} is missing: pip install -e '.[ssh]'") from None
     return serve_command(args)
 
 
@@ -34,7 +34,7 @@ def web(args) -> int:
     try:
         from .server.web import web_command  # aiohttp and asyncssh are imported only when serving
     except ModuleNotFoundError as missing:
-        if missing.name not in ("aiohttp", "asyncssh"):
+        if missing.name not in ("aiohttp", "asyncssh", "prometheus_client"):  # the web extra's
             raise
         raise KomaError(f"{missing.name} is missing: pip install -e '.[web]'") from None
     return web_command(args)

@@ -54,6 +54,8 @@ from .screens import stats as preloaded_stats  # noqa: F401
 from .screens import watch as preloaded_watch  # noqa: F401
 from .screens.home import HomeScreen
 from .server.log_lines import escape_controls
+from .server.server_log import SERVER_LOG
+from .server.server_log import log as log_event
 from .server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
 
 # What a player can open from the home screen with one key; other sizes warm up in the game itself.
@@ -61,7 +63,7 @@ WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
 
 
 def log(message: str) -> None:
-    print(f"koma serve: warm process: {message}", file=sys.stderr, flush=True)
+    log_event(f"warm process: {message}", "warm_process")
 
 
 def warm_up() -> float:
@@ -211,8 +213,12 @@ def report_failure(problem: BaseException, server_log: int) -> None:  # pragma: 
         return
     prefix = f"koma serve: warm process: game {os.getpid()}: "
     lines = "".join(traceback.format_exception(problem)).splitlines()
+    report = "".join(f"{prefix}{escape_controls(line)}\n" for line in lines)
+    if SERVER_LOG.form == "json":  # one object: the traceback in one field
+        report = SERVER_LOG.line(f"game {os.getpid()} stopped on an internal error ({type(problem).__name__})",
+                                 "game_failure", pid=os.getpid(), traceback=lines) + "\n"
     try:
-        os.write(server_log, "".join(f"{prefix}{escape_controls(line)}\n" for line in lines).encode(errors="replace"))
+        os.write(server_log, report.encode(errors="replace"))
     except OSError:
         pass
 

@@ -19,9 +19,12 @@ DEPLOY_CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
 SYSTEM_ONLY = re.compile(r"^\s*(chroot|user|group|daemon|stats socket|log /dev/log)\b")
 
 
-def loopback_config(port: int, replicas: list[tuple[str, int]], web: tuple[int, list[tuple[str, int]]] | None = None) -> str:
-    """``deploy/haproxy.cfg`` listening on 127.0.0.1:``port``, its server lines pointed at ``replicas``; its
-    ``koma web`` sections (named ``*web*``) listen on ``web``'s port in front of its replicas, or are left out."""
+def loopback_config(port: int, replicas: list[tuple[str, int, int]],
+                    web: tuple[int, list[tuple[str, int]]] | None = None, stats_socket: Path | None = None) -> str:
+    """``deploy/haproxy.cfg`` listening on 127.0.0.1:``port``, its SSH server lines pointed at ``replicas`` (host, SSH
+    port, admin port: the health check asks its /readyz there); its ``koma web`` sections (named ``*web*``) listen
+    on ``web``'s port in front of its (host, port) replicas, or are left out.  ``stats_socket``: the test's own
+    admin socket, to read the servers' states."""
     lines, servers, section = [], iter(replicas), ""
     web_servers = iter(web[1]) if web else iter(())
     for line in DEPLOY_CONFIG.read_text().splitlines():
@@ -33,14 +36,21 @@ def loopback_config(port: int, replicas: list[tuple[str, int]], web: tuple[int, 
         is_web = "web" in section
         if is_web and web is None:
             continue
+        if line.strip() == "global" and stats_socket is not None:
+            line += f"\n    stats socket {stats_socket} mode 600 level admin"
         if re.match(r"^\s*bind\s", line):
             line = f"    bind 127.0.0.1:{web[0] if is_web and web else port}"
         server = re.match(r"^(\s*server\s+\S+\s+)\S+(.*)$", line)
         if server:
-            host, replica_port = next(web_servers if is_web else servers)
-            line = f"{server.group(1)}{host}:{replica_port}{server.group(2)}"
+            if is_web:
+                host, replica_port = next(web_servers)
+                line = f"{server.group(1)}{host}:{replica_port}{server.group(2)}"
+            else:
+                host, replica_port, admin_port = next(servers)
+                line = f"{server.group(1)}{host}:{replica_port}{server.group(2)} port {admin_port}"
         lines.append(line)
     assert next(servers, None) is None, "deploy/haproxy.cfg has fewer server lines than the test has replicas"
+    assert next(web_servers, None) is None, "deploy/haproxy.cfg has fewer web server lines than the test has replicas"
     return "\n".join(lines) + "\n"
 
 
@@ -52,7 +62,9 @@ class Balancer:
         self.known_hosts = root / "known_hosts"  # the shared key, as a player's ssh remembers it
         self.known_hosts.write_text(f"[127.0.0.1]:{self.port} {Path(str(host_key) + '.pub').read_text()}")
         self.config = root / "haproxy.cfg"
-        self.config.write_text(loopback_config(self.port, [("127.0.0.1", r.port) for r in replicas]))
+        self.stats_socket = root / "haproxy.sock"
+        self.config.write_text(loopback_config(self.port, [("127.0.0.1", r.port, r.admin_port) for r in replicas],
+                                               stats_socket=self.stats_socket))
         self.log = root / "haproxy.log"
         self.handle = open(self.log, "w")  # noqa: SIM115 - HAProxy writes to it until stop()
         self.process = subprocess.Popen([HAPROXY, "-db", "-f", str(self.config)], stdout=self.handle, stderr=subprocess.STDOUT)
@@ -65,6 +77,30 @@ class Balancer:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(f"HAProxy did not start: {self.log.read_text()[-2000:]}") from None
                 time.sleep(0.05)
+
+    def states(self, column: str = "status") -> dict[str, str]:
+        """Each server's state as HAProxy sees it now (``UP``, ``DOWN``, ``UP 1/2``...), or another column of
+        ``show stat`` (``check_status``: ``L7OK``, ``L7STS`` for an HTTP status that failed the check...)."""
+        with socket.socket(socket.AF_UNIX) as admin:
+            admin.settimeout(5)
+            admin.connect(str(self.stats_socket))
+            admin.sendall(b"show stat\n")
+            text = b""
+            while chunk := admin.recv(65536):
+                text += chunk
+        rows = [line.split(",") for line in text.decode().splitlines() if line and not line.startswith("#")]
+        header = text.decode().splitlines()[0].lstrip("# ").split(",")
+        status = header.index(column)
+        return {row[1]: row[status] for row in rows if row[0] == "koma_replicas" and row[1] not in ("BACKEND", "FRONTEND")}
+
+    def wait_state(self, server: str, state: str, timeout: float = 60.0) -> float:
+        """Seconds until HAProxy says ``server`` is ``state`` (polled every 20 ms; bounded)."""
+        began = time.monotonic()
+        while (now := self.states().get(server, "")) != state:
+            if time.monotonic() - began > timeout:
+                raise AssertionError(f"HAProxy never said {server} is {state} (it says {now})")
+            time.sleep(0.02)
+        return time.monotonic() - began
 
     def ssh(self, user: str, *extra: str) -> list[str]:
         """OpenSSH to the balancer, checking the host key strictly: any replica presenting another key fails."""

@@ -46,6 +46,9 @@ class Server:
             self.port = int(found.group(1))
             if "--cold" not in options:  # games fork from the warm process once it is ready (cold before that)
                 self.wait_for_log(r"warm process ready", 180)
+            self.admin_port = 0
+            if "--admin-port" in options:
+                self.admin_port = int(self.wait_for_log(r"admin listener at http://[\d.]+:(\d+)/", 60).group(1))
         except BaseException:
             self.kill()
             raise

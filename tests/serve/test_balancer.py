@@ -22,6 +22,7 @@ import subprocess
 import time
 
 import pytest
+from admin_helpers import samples, value
 from balancer_helpers import HAPROXY, Balancer
 from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on
 
@@ -85,7 +86,7 @@ def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbo
     database = pgbouncer.url(postgres_url)
     key = tmp_path / "ssh_host_ed25519_key"
     replicas = {name: Server(tmp_path / name, "--open", "--proxy-protocol", "--database", database, "--host-key", str(key),
-                             "--rate-limit", str(RATE_LIMIT), log_name=f"{name}.log") for name in ("a", "b")}
+                             "--rate-limit", str(RATE_LIMIT), "--admin-port", "0", log_name=f"{name}.log") for name in ("a", "b")}
     balancer = Balancer(tmp_path, list(replicas.values()), key)  # its ssh checks the host key strictly
     clients: list[Client] = []
 
@@ -160,6 +161,7 @@ def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbo
         else:
             raise AssertionError(f"127.0.0.3 was never rate-limited:\n{survivor.text()[-3000:]}")
         survivor.wait_for_log(r"127\.0\.0\.3:\d+: refused \(too many connections from 127\.0\.0\.3")
+        assert value(samples(survivor.admin_port), "koma_refusals_total", transport="ssh", reason="rate_limit") >= 1
         admitted = knock("127.0.0.2")  # another address: still welcome (a terminal game, so one line and exit 1)
         assert "terminal game" in admitted.stdout + admitted.stderr, admitted
         assert "127.0.0.1: refused" not in survivor.text()  # the balancer's own address is never the one limited

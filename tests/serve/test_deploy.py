@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import re
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -35,6 +37,10 @@ def test_the_unit_runs_koma_with_options_koma_has():
         args = parser.parse_args(command[1:])  # a usage error raises
     options = options_from(args)
     assert options.proxy_protocol and options.host_key == "/etc/koma/ssh_host_ed25519_key" and options.open
+    assert options.admin_port == 9222 and options.drain_seconds > 0 and options.log_format == "json"
+    unit = (DEPLOY / "koma-serve.service").read_text()  # systemd waits out the drain before it kills
+    stop_timeout = float(re.search(r"^TimeoutStopSec=(\d+)", unit, re.M).group(1))
+    assert "KillSignal=SIGTERM" in unit and stop_timeout >= options.drain_seconds + 15
 
 
 def test_serve_with_an_unreachable_database_is_one_line_and_status_2(tmp_path):
@@ -165,3 +171,15 @@ def test_pgbouncer_serves_again_within_a_second_of_postgres_restarting(stop_sign
         if bouncer is not None:
             bouncer.stop()
         server.stop()
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
+def test_systemd_reads_the_unit_without_a_complaint(tmp_path):
+    """``systemd-analyze verify``: every directive known and well formed (KillSignal, TimeoutStopSec...); only the
+    release's path, absent on a test box, may be missing."""
+    unit = tmp_path / "koma-serve.service"
+    unit.write_text((DEPLOY / "koma-serve.service").read_text())
+    result = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+    complaints = [line for line in (result.stdout + result.stderr).splitlines()
+                  if line.strip() and "/opt/koma/.venv/bin/koma is not executable" not in line]
+    assert complaints == []

@@ -37,6 +37,11 @@ def test_without_asyncssh_serve_says_how_to_install_it():
     (["--open", "--keepalive-count-max", "0"], "--keepalive-count-max 0 is out of range"),
     (["--open", "--idle-timeout", "inf"], "--idle-timeout inf is out of range"),
     (["--authorized-keys", "/nonexistent/keys"], "cannot read the authorized keys /nonexistent/keys"),
+    (["--open", "--admin-port", "-1"], "--admin-port -1 is out of range"),
+    (["--open", "--admin-port", "65536"], "--admin-port 65536 is out of range"),
+    (["--open", "--drain-seconds", "-1"], "--drain-seconds -1.0 is out of range"),
+    (["--open", "--drain-seconds", "inf"], "--drain-seconds inf is out of range"),
+    (["--open", "--log-format", "xml"], "argument --log-format: invalid choice: 'xml'"),
 ])
 def test_bad_serve_options_are_one_line(arguments, message, tmp_path):
     result = run_koma("import sys", "from tui.main import main", f"sys.exit(main(['serve', *{arguments!r}]))")
@@ -58,19 +63,22 @@ def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
 
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypatch):
+    from types import SimpleNamespace
+
     from tui.server.serve import Game
+    from tui.server.transport import SshTransport
 
     for name in ("NO_COLOR", "TEXTUAL_COLOR_SYSTEM", "LINES", "COLUMNS", "KOMA_SERVE_COLORTERM"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
     monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")  # the operator's own: never a game's
     monkeypatch.setenv("LANG", "fr_FR.ISO-8859-1")
-    game = Game(None, None, "user:ann", "ann", "127.0.0.1:1")
+    game = Game(None, SshTransport(SimpleNamespace(env={})), "user:ann", "ann", "127.0.0.1:1")
     env = game.environment("xterm-256color", 24, 80)
     assert env["TEXTUAL_ANIMATIONS"] == "none" and "NO_COLOR" not in env and "TEXTUAL_COLOR_SYSTEM" not in env
     assert "SSH_AUTH_SOCK" not in env and "LINES" not in env and "COLUMNS" not in env
-    assert (env["TERM"], env["LANG"], env["KOMA_PLAYER"], env["KOMA_PLAYER_NAME"]) == (
-        "xterm-256color", "C.UTF-8", "user:ann", "ann")
+    assert (env["TERM"], env["LANG"], env["KOMA_PLAYER"], env["KOMA_PLAYER_NAME"], env["KOMA_TRANSPORT"]) == (
+        "xterm-256color", "C.UTF-8", "user:ann", "ann", "ssh")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("TEXTUAL_COLOR_SYSTEM", "standard")
     env = game.environment("xterm", 24, 80)
@@ -109,3 +117,19 @@ def test_koma_bench_runs_the_serve_groups_only_when_named():
 def test_the_warm_process_is_started_by_the_server_only():
     result = subprocess.run([sys.executable, "-m", "tui.zygote"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.strip() == "usage: python -m tui.zygote FD (started by koma serve)"
+
+
+@pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
+def test_an_admin_port_in_use_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "tui.main", "serve", "--open", "--port", "0", "--cold",
+                                 "--admin-port", str(port)], capture_output=True, text=True, timeout=60,
+                                env=dict(os.environ, KOMA_DATA_DIR=str(tmp_path)))
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"koma: error: cannot listen on 127.0.0.1:{port} for the admin listener"), result.stderr

@@ -2,7 +2,8 @@
 
 The page and its files, a game played (home, the 8-puzzle, moves, a resize), a reload that finds the same game,
 a browser that never comes back (hung up after the reconnect window), and the refusals: a wrong or missing
-origin, a bad cookie, a giant frame, too many sockets from one address, half-open sockets.
+origin, a bad cookie, a giant frame, too many sockets from one address, half-open sockets; and, with the admin
+listener, the games in the metrics (``transport="web"``) and the SIGTERM drain.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import fcntl
 import os
 import re
+import signal
 import socket
 import struct
 import subprocess
@@ -23,6 +25,7 @@ pytest.importorskip("aiohttp")
 pytest.importorskip("asyncssh")
 
 import aiohttp
+from admin_helpers import get, samples, value, wait_until
 from web_helpers import SCREEN_SECONDS, Browser, WebServer
 
 from tui.server.web_identity import Identities
@@ -100,7 +103,9 @@ async def test_play_resize_reload_and_quit(server):
         await browser.connect(90, 28)
         await browser.wait_for(r"Moves 1\b")
         await server.log_says(rf"player {player}: back to its game")
-        assert game_pid(server, player) == pid and window_of(pid) == (28, 90)
+        assert game_pid(server, player) == pid
+        # the reconnect redraws with a row less, then the browser's size: the second resize may come after "Moves 1"
+        await until(lambda: window_of(pid) == (28, 90), what="the game's pty took the reconnected browser's size")
         assert await browser.move() == 2
         await browser.key("q")
         assert await browser.closed() == 1000  # the game ended: a normal close
@@ -249,3 +254,67 @@ async def test_link_only_admits_a_browser_linked_by_a_code_shown_over_ssh(tmp_pa
     finally:
         await browser.close()
         assert server.stop() == 0
+
+
+async def test_web_games_count_in_the_metrics_and_sigterm_drains_them(tmp_path):
+    """With ``--admin-port``, ``koma web``'s games are counted as ``koma serve``'s are, labelled ``transport="web"``;
+    SIGTERM drains: not ready at once, newcomers refused, each player told (and playing on), then exit 0 once they
+    have left, well within ``--drain-seconds``."""
+    server = WebServer(tmp_path / "data", "--open", "--rate-limit", "0", "--admin-port", "0", "--drain-seconds", "120")
+    admin = int(server.wait_for_log(r"admin listener at http://127\.0\.0\.1:(\d+)/").group(1))
+    browsers = [Browser(server) for _ in range(3)]
+    stranger = Browser(server, origin="http://evil.example")
+    try:
+        assert await asyncio.to_thread(get, admin, "/readyz") == (200, "ready\n")
+        for browser in browsers[:2]:
+            await browser.load()
+            await browser.connect()
+            await browser.wait_for("8-puzzle")
+            await browser.key("1")
+            await browser.wait_for(r"Moves 0\b")
+            assert await browser.move() == 1
+        await stranger.load()
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            await stranger.connect()
+        left, stays = browsers[:2]
+        await left.key("q")
+        assert await left.closed() == 1000
+
+        def counted():
+            found = samples(admin)
+            ended = value(found, "koma_games_ended_total", transport="web") >= 1
+            return found if ended and value(found, "koma_sessions", transport="web") == 1 else None
+
+        found = await asyncio.to_thread(wait_until, counted, SCREEN_SECONDS, "the ended game in the metrics")
+        assert value(found, "koma_games_started_total", transport="web", how="warm") == 2
+        assert value(found, "koma_games_started_total", transport="ssh") == 0
+        assert value(found, "koma_games_ended_total", transport="web", how="quit") == 1
+        assert value(found, "koma_sessions", transport="web", phase="playing") == 1
+        assert value(found, "koma_sessions", transport="ssh") == 0
+        assert value(found, "koma_home_seconds_count", transport="web") == 2
+        assert value(found, "koma_key_seconds_count", transport="web") >= 4  # "1", then one or two moves each
+        assert value(found, "koma_game_screens", transport="web", screen="play") == 1
+        assert value(found, "koma_refusals_total", transport="web", reason="origin") == 1
+
+        server.process.send_signal(signal.SIGTERM)
+        status, body = await asyncio.to_thread(
+            wait_until, lambda: (answer := get(admin, "/readyz"))[0] != 200 and answer, 30, "/readyz failing")
+        assert status == 503 and "draining" in body
+        async with browsers[2].http.get(server.url + "healthz") as response:
+            assert response.status == 503
+        await browsers[2].load()
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # a newcomer goes elsewhere
+            await browsers[2].connect()
+        assert refused.value.status == 503
+        await stays.wait_for("restarting")  # told, and still playing
+        assert await stays.move() == 2
+        await stays.key("q")
+        assert await stays.closed() == 1000
+        assert await asyncio.to_thread(server.process.wait, 60) == 0  # everyone left: no need to wait the 120 s
+        server.handle.close()
+        assert re.search(r"drained in [\d.]+ s; 0 game\(s\) left", server.text()), server.text()[-3000:]
+        assert "Traceback" not in server.text()
+    finally:
+        for browser in [*browsers, stranger]:
+            await browser.close()
+        server.kill()

@@ -29,7 +29,7 @@ async def test_through_haproxy_a_reload_finds_the_same_replica_and_game(tmp_path
                           "--rate-limit", "0", log_name=f"web-{n}.log") for n in "ab"]
     port = free_port()
     config = tmp_path / "haproxy.cfg"
-    closed = [("127.0.0.1", free_port()), ("127.0.0.1", free_port())]  # the SSH replicas: none in this test
+    closed = [("127.0.0.1", free_port(), free_port()) for _ in "ab"]  # the SSH replicas (SSH, admin port): none here
     config.write_text(loopback_config(free_port(), closed, (port, [("127.0.0.1", r.port) for r in replicas])))
     log = open(tmp_path / "haproxy.log", "w")  # noqa: SIM115
     haproxy = subprocess.Popen([HAPROXY, "-db", "-f", str(config)], stdout=log, stderr=subprocess.STDOUT)

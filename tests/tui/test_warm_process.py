@@ -27,10 +27,12 @@ puzzle, state = prepare(arguments)
 app = KomaApp(puzzle=puzzle, start=state, ascii_only=wants_ascii(arguments), theme_name=chosen_theme(arguments))
 seen = {}
 
-async def until(pilot, condition):
-    for _ in range(3000):  # at most a minute
+async def until(pilot, condition, again=()):
+    for tick in range(3000):  # at most a minute (more on a loaded box)
         if condition():
             return
+        if again and tick and tick % 250 == 0:  # a key pressed while the screen was still mounting can be lost
+            await pilot.press(*again)
         await pilot.pause(0.02)
     raise AssertionError("the game never got there")
 
@@ -42,7 +44,7 @@ async def play(pilot):
         seen.setdefault("screens", []).append(type(app.screen).__name__)
         await pilot.pause(0.2)
         await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await until(pilot, lambda: isinstance(app.screen, HomeScreen), ("escape",))
     await pilot.press("2")
     await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.state in app.screen.distances)
     seen["distance"] = app.screen.distances.get(app.screen.state)

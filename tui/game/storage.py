@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from tui.game import game_metrics
 from tui.game.backend import StoreError, one_line
 from tui.game.outbox import GUARD, Journal, Op, OutboxFull
 from tui.game.records import SavedGame, Stats
@@ -289,9 +290,11 @@ class Storage:
                 if self._closing:
                     return
                 op = self.pending_ops()[0]
+            began = time.perf_counter()
             try:
                 news = self._apply(op)
             except StoreError as problem:
+                game_metrics.store_error()
                 self._troubled(str(problem))
                 self._say()
                 failures += 1
@@ -299,6 +302,7 @@ class Storage:
                     if not self._closing:
                         self._lock.wait(RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1])
                 continue
+            game_metrics.saved(time.perf_counter() - began)
             failures = 0
             with self._lock:
                 if self.journal is not None:

@@ -40,6 +40,9 @@ SERVE_CASES: tuple[Case, ...] = (
     serve_case("koma serve: one game (warm pool)", "serve", "one game",
                target="home <= 0.1 s CPU, 15-puzzle <= 0.1 s, move <= 8 ms, idle <= 2 ms/s, <= 25 MiB PSS"),
     serve_case("koma serve --cold: one game", "serve", "one game", "--cold"),
+    # the same game with the admin listener on: the games write their metrics too; compare with the first case
+    serve_case("koma serve --admin-port 0: one game (metrics on)", "serve", "one game", "--admin-port", "0",
+               target="within noise of the first case"),
     serve_case("koma serve: 20 players at once", "serve-crowd", "at once", *CROWD),
     serve_case("koma serve: 40 players arriving 2/s, 20 moves 0.3 s apart", "serve-crowd", "arrivals", *CROWD,
                target="all 40 served, home p95 <= 0.8 s, key-to-screen p95 <= 80 ms"),

@@ -39,6 +39,10 @@ class ServeOptions:
     database: str | None = None  # default: $KOMA_DATABASE_URL, else SQLite in the data dir
     proxy_protocol: bool = False  # every connection starts with a PROXY v1/v2 header (behind HAProxy)
     cold: bool = False  # start every game as a fresh process instead of forking it from the warm process
+    admin_host: str = "127.0.0.1"  # the admin listener: /metrics, /healthz, /readyz
+    admin_port: int | None = None  # None: no admin listener; 0 picks a free port
+    drain_seconds: float = 0.0  # on SIGTERM, how long players may keep playing (told to reconnect) before their games end
+    log_format: str = "text"  # or "json": one object per line
     game_command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "tui.main"])
 
 
@@ -47,7 +51,7 @@ DEFAULTS = ServeOptions()
 LOWEST = (("port", 0), ("max_sessions", 1), ("max_startups", 1), ("login_grace_time", 1),
           ("max_sessions_per_player", 0), ("idle_timeout", 0),
           ("keepalive_interval", 1), ("keepalive_count_max", 1),
-          ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0))
+          ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0), ("admin_port", 0), ("drain_seconds", 0))
 
 
 def add_serve_command(commands: Any) -> None:
@@ -94,13 +98,25 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--cold", action="store_true",
                        help="start each game as a fresh Python process (slower; for comparison) instead of forking "
                             "it from the warm process")
+    serve.add_argument("--admin-host", default=d.admin_host, metavar="H",
+                       help=f"address of the admin listener (default {d.admin_host}: loopback only)")
+    serve.add_argument("--admin-port", type=int, default=d.admin_port, metavar="P",
+                       help="serve Prometheus metrics (/metrics), /healthz and /readyz over HTTP on this port "
+                            "(default: none; 0 picks one)")
+    serve.add_argument("--drain-seconds", type=float, default=d.drain_seconds, metavar="SECONDS",
+                       help="on SIGTERM: stop taking players (/readyz fails), tell each player their game is saved, "
+                            f"and let them play on this long before their games end (default {d.drain_seconds:g})")
+    serve.add_argument("--log-format", choices=("text", "json"), default=d.log_format,
+                       help="the server's log on stderr: readable lines (default), or one JSON object per line")
 
 
 def options_from(args: Any) -> ServeOptions:
     """Check the parsed arguments (a one-line KomaError for a value out of range) and build the options."""
     for name, low in LOWEST:
-        value = getattr(args, name)
-        if not math.isfinite(value) or value < low or (name == "port" and value > 65535):
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if not math.isfinite(value) or value < low or (name in ("port", "admin_port") and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
     database_url(getattr(args, "database", None))
     given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}

@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tui.game.backend import StoreError
 from tui.game.outbox import claimed_orphans, outbox_depth, outbox_dir, read_journal
@@ -28,12 +29,19 @@ DRAIN_SECONDS = 5.0
 class OutboxDrainer:
     """Drains orphaned journals into the database, and logs database trouble once when it starts and ends."""
 
-    def __init__(self, database: str | None, log: Callable[[str], None], directory: Path | None = None):
+    def __init__(self, database: str | None, log: Callable[[str], None], directory: Path | None = None,
+                 events: Callable[..., None] | None = None):
+        """``log(message)`` gets each line; or, when given, ``events(message, event, **fields)`` does (the server's
+        log, :mod:`tui.server.server_log`, which names the event and can write JSON)."""
         self.database = database
         self.log = log
+        self.events = events
         self.directory = directory if directory is not None else outbox_dir()
         self.trouble_since: float | None = None
         self.probe: Store | None = None
+        self.depth = (0, 0)  # (ops, journals) waiting, as of the last pass: for the metrics
+        self.accepting = True  # the outbox's directory can be written (so games can keep moves while the database is away)
+        self.probe_seconds: float | None = None  # the last pass's round trip to the database
 
     async def keep_draining(self) -> None:
         """Every few seconds, off the event loop, until cancelled: one :meth:`drain` pass."""
@@ -41,7 +49,7 @@ class OutboxDrainer:
             try:
                 await asyncio.to_thread(self.drain)
             except Exception as problem:  # the drainer must never take the server down
-                self.log(f"outbox: {problem!r}")
+                self.say(f"outbox: {problem!r}", "outbox_error")
             await asyncio.sleep(DRAIN_SECONDS)
 
     async def last_pass(self, seconds: float = 10.0) -> None:
@@ -49,13 +57,14 @@ class OutboxDrainer:
         try:
             await asyncio.wait_for(asyncio.to_thread(self.drain), seconds)
         except Exception as problem:
-            self.log(f"outbox: left for the next start ({problem!r})")
+            self.say(f"outbox: left for the next start ({problem!r})", "outbox_error")
 
     def drain(self) -> int:
         """One pass (blocking: run it in a thread): every orphaned journal applied and removed, until the database
         fails.  Returns the ops written."""
         written = 0
         stores: dict[str, Store] = {}
+        self.accepting = not self.directory.exists() or os.access(self.directory, os.W_OK)
         try:
             for path, fd in claimed_orphans(self.directory):
                 try:
@@ -78,11 +87,13 @@ class OutboxDrainer:
                 with contextlib.suppress(Exception):
                     store.close()
         if written:
-            self.log(f"wrote {written} saved move(s) that games left in the outbox")
+            self.say(f"wrote {written} saved move(s) that games left in the outbox", "outbox_written", ops=written)
         try:  # nothing to drain says nothing of the database: ask it (one cheap statement)
+            began = time.monotonic()
             if self.probe is None:
                 self.probe = connect_store(self.database, "koma-serve")
             self.probe.backend.query("SELECT 1")
+            self.probe_seconds = time.monotonic() - began
         except StoreError as problem:
             self.probe = None
             self._troubled(str(problem))
@@ -90,16 +101,29 @@ class OutboxDrainer:
         self._healthy()
         return written
 
+    def say(self, message: str, event: str, **fields: Any) -> None:
+        if self.events is not None:
+            self.events(message, event, **fields)
+        else:
+            self.log(message)
+
     def _troubled(self, reason: str) -> None:
+        self.depth = ops, journals = outbox_depth(self.directory)
         if self.trouble_since is None:
             self.trouble_since = time.monotonic()
-            ops, journals = outbox_depth(self.directory)
-            self.log(f"database trouble: {reason}; games keep their moves in the outbox ({ops} op(s) in {journals} "
-                     "journal(s))")
+            self.say(f"database trouble: {reason}; games keep their moves in the outbox ({ops} op(s) in {journals} "
+                     "journal(s))", "database_trouble", reason=reason, outbox_ops=ops)
 
     def _healthy(self) -> None:
+        self.depth = ops, journals = outbox_depth(self.directory)
         if self.trouble_since is not None:
             seconds = time.monotonic() - self.trouble_since
             self.trouble_since = None
-            ops, journals = outbox_depth(self.directory)
-            self.log(f"database back after {seconds:.1f} s; outbox depth {ops} op(s) in {journals} journal(s)")
+            self.say(f"database back after {seconds:.1f} s; outbox depth {ops} op(s) in {journals} journal(s)",
+                     "database_back", seconds=round(seconds, 3), outbox_ops=ops)
+
+    def state(self) -> dict[str, Any]:
+        """For the metrics and /readyz (read from another thread: plain attributes)."""
+        ops, journals = self.depth
+        return {"database_trouble": int(self.trouble_since is not None), "outbox_ops": ops, "outbox_journals": journals,
+                "outbox_accepting": self.accepting}

@@ -70,6 +70,15 @@ def memory_mib(pid: int) -> dict[str, float]:
             "uss": (kib.get("Private_Clean", 0) + kib.get("Private_Dirty", 0)) / 1024}
 
 
+def process_state(pid: int) -> str:
+    """The state letter of ``pid``'s main thread (``R`` running, ``S`` sleeping, ``D`` in I/O, ``T`` stopped...);
+    ``""`` when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def doing(pid: int) -> str:
     """One line on what process ``pid`` is doing: its state, CPU seconds so far, and the kernel call it waits in."""
     try:

@@ -22,9 +22,7 @@ import asyncio
 import collections
 import errno
 import fcntl
-import hashlib
 import os
-import re
 import signal
 import sys
 import termios
@@ -38,19 +36,22 @@ from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
 from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
 
+from . import lifecycle, metrics
+from .admin import AdminListener
+from .channels import GameChannel, GameProcess
 from .colour import colour_environment
+from .environment import base_environment, safe_username
 from .host_key import host_key
-from .log_lines import escape_controls
 from .options import ServeOptions, options_from
 from .outbox_drain import OutboxDrainer
 from .procfs import doing
 from .proxy import Address, ProxyListener
+from .server_log import log, use_format
 from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from .transport import SshTransport, Transport
 from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
 from .web_identity import LinkCodes, link_message
 
-ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
 RATE_WINDOW_SECONDS = 60.0
@@ -58,22 +59,7 @@ SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
-# The only variable a client may send (see colour.py), and its longest value: other env requests are refused
-# and never stored, so a flood of them costs the server nothing.
-CLIENT_VARIABLES = {b"COLORTERM": 16}
-# What the game process inherits from the server's environment, besides what it is given: the paths it
-# needs, and the display settings an operator may set for every game (animations, colour).
-INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
-                       "VIRTUAL_ENV", "TMPDIR", DATABASE_VARIABLE)
-DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
-
-
-def log(message: str) -> None:
-    """One line in the server's log; control characters in it are escaped (``\\n``, ``\\x1b``), so that no field
-    a client sent (a TERM, a username, a command) can forge a line or drive the operator's terminal."""
-    print(f"koma serve: {escape_controls(message)}", file=sys.stderr, flush=True)
-
-
+__all__ = ["log", "safe_username"]  # the log (tui.server.server_log) escapes what a client sent: no forged lines
 
 
 # --- the game process ------------------------------------------------------------------------------
@@ -84,37 +70,13 @@ def _child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover
     apply_limits(cpu_limit, memory_limit)
 
 
-def base_environment() -> dict[str, str]:
-    """What every game process gets from the server's environment, whoever plays: the warm process starts
-    with it too (Textual reads its settings when it is imported)."""
-    env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
-    # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
-    # forever and ignore every resize; the pty's window size carries the client's size instead.
-    env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_SERVE": "1",
-                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"})
-    return env
-
-
-def safe_username(username: str) -> str:
-    """The player name for a username: distinct usernames get distinct names, and one username always the same.
-
-    A username of letters, digits and ``._-`` (at most 32) is its own name.  Any other (a space, an accent,
-    another script, too long, empty) keeps what it has of those, at most 23, then ``~`` and 8 hex digits of the
-    SHA-256 of the whole username: ``~`` is never in a name kept as it was, so a mapped name is nobody's own.
-    """
-    cleaned = re.sub(r"[^A-Za-z0-9._-]", "", username)
-    if cleaned == username and 0 < len(username) <= 32:
-        return username
-    digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"{cleaned[:23] or 'guest'}~{digest}"
-
-
 # --- one game ------------------------------------------------------------------------------------
 
 class Game:
     """One game process on its own pty, played over a :class:`~tui.server.transport.Transport` (SSH or WebSocket)."""
 
-    def __init__(self, server: KomaServer, transport: Transport, player: str, name: str, peer: str):
+    def __init__(self, server: KomaServer, transport: Transport, player: str, name: str, peer: str,
+                 connected: float = 0.0):
         self.server = server
         self.transport = transport
         self.player, self.name, self.peer = player, name, peer
@@ -128,6 +90,11 @@ class Game:
         self.started = time.monotonic()
         self.gone = False  # the client has gone: the game is hung up as soon as it exists
         self.hanging_up: asyncio.Task | None = None
+        self.connected = connected or self.started  # when its connection was made: the home screen's time counts from it
+        self.key_at: float | None = None  # the first key the game has not answered yet (for the latency, slow frames)
+        self.slow_logged: float | None = None
+        self.home_at: float | None = None  # when its first frame was drawn
+        self.end_reason = ""  # for the metrics: idle, drained, shutdown (else from its status)
 
     async def run(self) -> None:
         transport = self.transport
@@ -164,7 +131,9 @@ class Game:
         except BaseException:
             os.close(master)
             raise
-        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}")
+        metrics.GAMES_STARTED.labels(transport.kind, how).inc()
+        log(f"{self.peer} player {self.player}: game started (pid {self.child.pid}, {terminal} {columns}x{rows}) {how}",
+            "game_started", client=self.peer, player=self.player, pid=self.child.pid, how=how)
         if self.gone:  # the connection was lost while the game was starting
             self.hang_up()
         pump_out = asyncio.create_task(self.pump_out())
@@ -187,7 +156,11 @@ class Game:
                    int(signal.SIGSEGV): "it crashed"}.get(-status, f"signal {-status}")
             if self.ending is None:
                 self.ending = f"The game ended ({why}). Your moves so far are saved.\r\n"
-        log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)")
+        metrics.GAMES_ENDED.labels(transport.kind, lifecycle.how_it_ended(self, status)).inc()
+        metrics.game_ended(self.child.pid)
+        log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)",
+            "game_ended", client=self.peer, player=self.player, pid=self.child.pid, status=status,
+            how=lifecycle.how_it_ended(self, status), seconds=round(time.monotonic() - self.started, 3))
         if self.ending:
             self.say("\r\n" + self.ending)
         transport.close(0 if status == 0 or self.ending else 1)
@@ -196,6 +169,7 @@ class Game:
         """The game's environment: the server's common one, the client's terminal type and colours, the player."""
         client = self.transport.client_environment()
         return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name,
+                "KOMA_TRANSPORT": self.transport.kind,
                 **colour_environment(terminal, client, os.environ)}
 
     def notice(self, line: str) -> None:
@@ -225,6 +199,7 @@ class Game:
                     break
                 if not data:
                     break
+                lifecycle.drew(self, data)  # a key's answer, the home screen's first frame: for the metrics
                 if not self.first_output.is_set():
                     self.first_output.set()
                     data = ERASE_LINE_ABOVE * self.notices + data  # the game draws: take our notices away
@@ -253,6 +228,8 @@ class Game:
                 if not data:
                     return
                 self.last_input = time.monotonic()
+                if self.key_at is None:
+                    self.key_at = self.last_input
                 await self.write_to_game(data)
         except Exception as problem:  # unforeseen: still a hang-up, and a line saying why
             log(f"{self.peer} player {self.player}: the input stopped ({problem!r})")
@@ -264,6 +241,8 @@ class Game:
         the grace.  Safe to call more than once, from a task being cancelled, and before the game has started
         (it is hung up as soon as it has)."""
         self.gone = True
+        if not self.end_reason and (self.child is None or self.child.returncode is None):
+            self.end_reason = "hangup"
         if self.hanging_up is None and self.child is not None:
             self.hanging_up = asyncio.get_running_loop().create_task(self.stop(None, signal.SIGHUP))
 
@@ -298,7 +277,8 @@ class Game:
         while True:
             await asyncio.sleep(min(IDLE_CHECK_SECONDS, timeout / 4))
             if time.monotonic() - self.last_input > timeout:
-                log(f"{self.peer} player {self.player}: idle for {timeout:g} s")
+                log(f"{self.peer} player {self.player}: idle for {timeout:g} s", "idle", client=self.peer, player=self.player)
+                self.end_reason = "idle"
                 await self.stop(f"Closed after {timeout:g} s without a key press. Your game is saved: "
                                 "connect again to resume.\r\n")
                 return
@@ -323,33 +303,6 @@ class Game:
                 pass
 
 
-class GameChannel(asyncssh.SSHServerChannel):
-    """A session channel that stores only the environment a game reads (:data:`CLIENT_VARIABLES`, short values);
-    every other ``env`` request is refused before it is stored (asyncssh would keep them all)."""
-
-    def _process_env_request(self, packet: Any) -> bool:
-        name, value = packet.get_string(), packet.get_string()
-        packet.check_end()
-        if len(value) > CLIENT_VARIABLES.get(name, -1):
-            return False
-        self._env[name] = value
-        return True
-
-
-class GameProcess(asyncssh.SSHServerProcess):
-    """A session that only ever runs the game: exec and subsystem (SFTP) requests are refused."""
-
-    def exec_requested(self, command: str) -> bool:
-        if command == "link":  # ``ssh HOST link``: a one-time code that links a browser (koma web --link-only)
-            return True
-        log(f"refused an exec request ({command[:60]!r})")
-        return False
-
-    def subsystem_requested(self, subsystem: str) -> bool:
-        log(f"refused a subsystem request ({subsystem[:30]!r})")
-        return False
-
-
 class Connection(asyncssh.SSHServer):
     """One client connection: admission (capacity, rate), authentication, and its game sessions."""
 
@@ -364,6 +317,8 @@ class Connection(asyncssh.SSHServer):
         self.fingerprint: str | None = None
         self.refusal = ""
         self.games: set[Game] = set()
+        self.connected = time.monotonic()
+        self.authenticated = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -372,32 +327,36 @@ class Connection(asyncssh.SSHServer):
         health_check = self.balancer is not None and self.client is None  # a PROXY LOCAL header: the balancer's own
         if not health_check:
             via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
-            log(f"{self.peer}: connected{via}")
+            log(f"{self.peer}: connected{via}", "connected", client=self.peer)
         self.server.arrive(self)
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
         self.refusal = self.server.admit(self.address, rate_limited=not health_check)
         if self.refusal:
-            log(f"{self.peer}: refused ({self.refusal})")
+            lifecycle.refused(self.peer, "shutting_down" if self.server.stopping else "rate_limit", self.refusal)
 
     def drop(self, why: str) -> None:
         """Close a connection that has not logged in, without a word (it may not even speak SSH)."""
-        log(f"{self.peer}: dropped ({why})")
+        lifecycle.refused(self.peer, "startups", why, "dropped")
         if self.conn is not None:
             self.conn.abort()
 
     def auth_completed(self) -> None:
+        self.authenticated = True
         refusal = self.server.seat(self)
         if refusal and not self.refusal and self.conn is not None:
             self.refusal = refusal
-            log(f"{self.peer}: refused ({refusal})")
+            lifecycle.refused(self.peer, "full", refusal)
             self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, refusal)
 
     def connection_lost(self, exc: Exception | None) -> None:
         """The connection is gone (closed, reset, or silent past the keepalives): hang up its games now."""
         self.server.leave(self)
+        if self.username and not self.authenticated and not self.refusal:
+            lifecycle.refused(self.peer, "auth", f"{self.username[:40]!r} did not log in")
         if exc is not None and self.games:
-            log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)")
+            log(f"{self.peer}: connection lost ({exc}); hanging up {len(self.games)} game(s)", "connection_lost",
+                client=self.peer)
         for game in list(self.games):
             game.hang_up()
 
@@ -478,6 +437,10 @@ class KomaServer:
         self.drainer: OutboxDrainer | None = None
         self.drain_task: asyncio.Task | None = None
         self.links: LinkCodes | None = None  # koma web --link-only in this process: its one-time codes
+        self.draining = self.cut_drain = False
+        self.warm_forks = self.warm_restarts = 0
+        self.admin: AdminListener | None = None
+        self.watch_task: asyncio.Task | None = None
 
     def arrive(self, connection: Connection) -> None:
         """A connection was made: it waits to log in, and takes no seat until it has.  With
@@ -536,9 +499,12 @@ class KomaServer:
         cwd = str(data_dir()) if data_dir().is_dir() else None
         if self.pool is not None and self.pool.ready:
             try:
-                return await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit), "warm"
+                game = await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit)
+                self.warm_forks += 1
+                return game, "warm"
             except OSError as problem:
-                log(f"the warm process could not start a game ({problem}); starting it cold")
+                metrics.WARM_FALLBACKS.inc()
+                log(f"the warm process could not start a game ({problem}); starting it cold", "warm_process_fallback")
         process = await asyncio.create_subprocess_exec(
             *options.game_command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True,
             close_fds=True, cwd=cwd, preexec_fn=lambda: _child_setup(options.cpu_limit, options.memory_limit))
@@ -546,30 +512,33 @@ class KomaServer:
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
         if process.command == "link":
-            log(f"{connection.peer} player {player}: asked for a browser link code")
+            log(f"{connection.peer} player {player}: asked for a browser link code", "link", client=connection.peer,
+                player=player)
             SshTransport(process).write(link_message(self.links, player, name).encode())
             return SshTransport(process).close(0)
-        await self.host(SshTransport(process), player, name, connection.peer, connection.games)
+        await self.host(SshTransport(process), player, name, connection.peer, connection.games, connection.connected)
 
-    async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[Game]) -> None:
-        """Run one game for ``player`` over ``transport`` (SSH or WebSocket: the same admission and limits);
-        ``games`` is the connection's own set, which holds the game while it runs."""
-        if self.stopping:
+    async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[Game],
+                   connected: float = 0.0) -> None:
+        """Run one game for ``player`` over ``transport`` (SSH or WebSocket: the same admission, limits and
+        metrics); ``games`` is the connection's own set, which holds the game while it runs; ``connected``: when
+        the connection was made (the home screen's time counts from it)."""
+        if self.stopping and not self.draining:  # a connection made before the drain still gets its game
             transport.close(1)
             return
         refusal = self.player_refusal(player)
         if refusal:
-            log(f"{peer} player {player}: refused ({refusal})")
+            lifecycle.refused(f"{peer} player {player}", "per_player", refusal, transport=transport.kind, player=player)
             transport.write(f"koma: {refusal}.\r\n".encode())
             transport.close(1)
             return
-        game = Game(self, transport, player, name, peer)
+        game = Game(self, transport, player, name, peer, connected)
         self.games.add(game)
         games.add(game)
         try:
             await game.run()
         except Exception as problem:  # one game's trouble must never reach the server
-            log(f"{peer} player {player}: {problem!r}")
+            log(f"{peer} player {player}: {problem!r}", "game_error", client=peer, player=player)
             await game.stop(None, signal.SIGKILL)
             transport.close(1)
         finally:
@@ -578,6 +547,7 @@ class KomaServer:
 
     async def start(self) -> None:
         options = self.options
+        use_format(options.log_format)
         if not options.open:
             if not options.authorized_keys:
                 raise ValueError("give --authorized-keys FILE, or --open to admit anyone")
@@ -594,7 +564,8 @@ class KomaServer:
             keepalive_count_max=options.keepalive_count_max)
         try:
             if options.proxy_protocol:
-                self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options, log)
+                self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options,
+                                              lifecycle.proxy_refused)
                 await self.listener.start(options.host, options.port)
             else:
                 self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port,
@@ -605,14 +576,15 @@ class KomaServer:
                 reason = f"port {options.port} is in use"
             raise ValueError(f"cannot listen on {options.host}:{options.port}: {reason}") from None
         self.port = self.listener.get_port() or options.port
-        self.start_games(database)
+        await self.start_games(database)
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
             mode += "; PROXY protocol required"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
-            f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
+            f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)",
+            "listening", port=self.port)
 
     def use_database(self) -> str | None:
         """Check the database the games will save in (ValueError if unusable); every game inherits its URL."""
@@ -622,30 +594,55 @@ class KomaServer:
             os.environ[DATABASE_VARIABLE] = database
         return database
 
-    def start_games(self, database: str | None) -> None:
-        """What every game needs, whichever transport brings its player: the warm pool and the outbox drainer."""
+    async def start_games(self, database: str | None) -> None:
+        """What every game needs, whichever transport brings its player: the admin listener (with
+        ``--admin-port``: first, so the warm process inherits where the games write their metrics), the warm pool,
+        the outbox drainer, and the watch (slow frames, the metrics files of ended games)."""
+        if self.options.admin_port is not None:
+            await self.start_admin()
         if not self.options.cold:
             become_subreaper()
-            self.pool = WarmPool(base_environment(), log)
+            self.pool = WarmPool(base_environment(), lifecycle.warm_pool_log(self))
             self.pool.start()
-        self.drainer = OutboxDrainer(database, log)
+        self.drainer = OutboxDrainer(database, log, events=log)
         self.drain_task = asyncio.create_task(self.drainer.keep_draining())
+        self.watch_task = asyncio.create_task(lifecycle.watch(self))
 
-    async def shutdown(self, why: str = "asked") -> None:
-        """Stop accepting, stop every game (each saves), tell every client, close."""
+    async def start_admin(self) -> None:
+        """The admin listener (metrics, health); the games write their own metrics where the server reads them."""
+        metrics.start_games_dir()
+        metrics.watch(lambda: lifecycle.metric_state(self))
+        self.admin = AdminListener(lambda: lifecycle.not_ready(self), self.options.admin_host, self.options.admin_port or 0)
+        try:
+            await self.admin.start()
+        except OSError as problem:
+            raise ValueError(f"cannot listen on {self.options.admin_host}:{self.options.admin_port} for the admin "
+                             f"listener: {problem.strerror or problem}") from None
+        log(f"admin listener at http://{self.options.admin_host}:{self.admin.port}/ (metrics, healthz, readyz)", "admin",
+            port=self.admin.port)
+
+    async def shutdown(self, why: str = "asked", drain: float = 0.0) -> None:
+        """Stop accepting (not ready at once); with ``drain`` seconds, tell the players and let them leave
+        (:func:`lifecycle.drain`); then stop every game left (each saves), tell every client, close."""
         if self.stopping:
             return
         self.stopping = True
-        log(f"{why}: shutting down: {len(self.games)} game(s) to save")
+        log(f"{why}: shutting down: {len(self.games)} game(s) to save", "shutting_down", games=len(self.games))
         if self.listener is not None:
             self.listener.close()
         message = "The Koma server is shutting down. Your game is saved: connect again later to resume.\r\n"
+        if drain and self.games:
+            await lifecycle.drain(self, drain)
+            message = lifecycle.RESTARTING
+        for game in list(self.games):
+            game.end_reason = "drained" if drain else "shutdown"
         await asyncio.gather(*(game.stop(message) for game in list(self.games)), return_exceptions=True)
         deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
         while self.games and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        if self.drain_task is not None:
-            self.drain_task.cancel()
+        for task in (self.drain_task, self.watch_task):
+            if task is not None:
+                task.cancel()
         if self.drainer is not None:
             await self.drainer.last_pass()
         if self.pool is not None:
@@ -658,23 +655,16 @@ class KomaServer:
                 await asyncio.wait_for(self.listener.wait_closed(), 3.0)
             except TimeoutError:
                 pass
+        if self.admin is not None:
+            await self.admin.close()
+        metrics.remove_games_dir()
 
 
 async def serve(options: ServeOptions) -> int:
     server = KomaServer(options)
     await server.start()
-    done = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    def stop(number: signal.Signals) -> None:
-        if not done.is_set():
-            asyncio.ensure_future(server.shutdown(number.name)).add_done_callback(lambda _: done.set())
-
-    # SIGHUP (the operator's terminal closed, or a reload asked) drains like SIGTERM: nobody is cut off
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(number, stop, number)
-    await done.wait()
-    log("stopped")
+    await lifecycle.until_stopped(server)
+    log("stopped", "stopped")
     return 0
 
 

@@ -19,6 +19,8 @@ Size = tuple[int, int, int, int]  # columns, rows, pixel width, pixel height (as
 class Transport(Protocol):
     """What a game needs of its player's connection."""
 
+    kind: str  # "ssh" or "web": the ``transport`` label of the server's metrics, and the game's KOMA_TRANSPORT
+
     def terminal_type(self) -> str | None:
         """The client's TERM, or None when the client asked for no terminal (the game is refused)."""
 
@@ -46,6 +48,8 @@ class Transport(Protocol):
 
 class SshTransport:
     """An asyncssh session (``SSHServerProcess``) with a pty: keys and window changes in, bytes out."""
+
+    kind = "ssh"
 
     def __init__(self, process: Any):
         self.process = process

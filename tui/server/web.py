@@ -9,6 +9,8 @@ timeout as over SSH.  A WebSocket is refused, with one line and before anything 
 already has its cap of sockets; messages are bounded (a bigger one closes the socket, 1009) and a heartbeat
 drops browsers that stop answering.  ``X-Forwarded-For`` is believed only from ``--trust-proxy`` addresses.
 A game survives its socket for a minute: the page's session token (one per tab) re-attaches a reload.
+With ``--admin-port`` the games and refusals are in ``koma serve``'s metrics as ``transport="web"``, and SIGTERM
+drains as there (:func:`tui.server.lifecycle.until_stopped`): ``/healthz`` fails at once, new sockets are refused.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import contextlib
 import ipaddress
 import json
 import re
-import signal
 import sys
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -30,6 +32,7 @@ from aiohttp import WSMsgType, web
 
 from solver.engines.paths import data_dir
 
+from . import lifecycle, metrics
 from .log_lines import escape_controls
 from .serve import Game, KomaServer
 from .terminal import window_size
@@ -215,28 +218,30 @@ class WebServer:
 
     # --- the WebSocket ---
 
-    def refusal(self, request: web.Request, address: str) -> tuple[int, str] | None:
-        """Why a WebSocket is refused before it is upgraded (an HTTP status and a line), or None."""
+    def refusal(self, request: web.Request, address: str) -> tuple[int, str, str] | None:
+        """Why a WebSocket is refused before it is upgraded (an HTTP status, a line, the metrics' reason), or None."""
         origin = request.headers.get("Origin", "")
         if urlsplit(origin[:300]).netloc.lower() != request.host.lower() or not origin:
-            return 403, f"koma: refused: the page's origin ({origin[:80] or 'none'}) is not this server"
+            return 403, f"koma: refused: the page's origin ({origin[:80] or 'none'}) is not this server", "origin"
         if self.who(request) is None:
-            return 403, "koma: refused: no valid player cookie (reload the page)"
+            return 403, "koma: refused: no valid player cookie (reload the page)", "auth"
         if not TOKEN.fullmatch(request.query.get("session", "")):
-            return 400, "koma: refused: no valid session token"
+            return 400, "koma: refused: no valid session token", "bad_request"
         if self.server.stopping:
-            return 503, "koma: the Koma server is shutting down"
+            return 503, "koma: the Koma server is shutting down", "shutting_down"
         if len(self.sockets) >= self.options.max_connections:
-            return 503, f"koma: the Koma server is full ({self.options.max_connections} connections); try again later"
+            return 503, f"koma: the Koma server is full ({self.options.max_connections} connections); try again later", "full"
         if sum(1 for a in self.sockets.values() if a == address) >= self.options.max_per_address:
-            return 429, f"koma: too many connections from {address} ({self.options.max_per_address} at once)"
+            return 429, f"koma: too many connections from {address} ({self.options.max_per_address} at once)", "per_address"
         why = self.server.admit(address)
-        return (429, f"koma: {why}") if why else None
+        return (429, f"koma: {why}", "rate_limit") if why else None
 
     async def socket(self, request: web.Request) -> web.StreamResponse:
+        connected = time.monotonic()  # the home screen's time counts from here, as from an SSH connection
         address, peer = self.client(request)
         refused = self.refusal(request, address)
         if refused is not None:
+            metrics.REFUSALS.labels(metrics.WEB, refused[2]).inc()
             log(f"{peer}: WebSocket refused ({refused[1].removeprefix('koma: ')})")
             return web.Response(status=refused[0], text=refused[1] + "\n")
         player, name = self.who(request) or ("", "")
@@ -253,7 +258,7 @@ class WebServer:
                 await ws.close(code=1008, message=b"that session is not yours; reload the page")
                 return ws
             if session is None:
-                session = await self.new_session(ws, token, player, name, peer, columns, rows)
+                session = await self.new_session(ws, token, player, name, peer, columns, rows, connected)
                 if session is None:
                     return ws
             else:
@@ -269,13 +274,14 @@ class WebServer:
         return ws
 
     async def new_session(self, ws: web.WebSocketResponse, token: str, player: str, name: str, peer: str,
-                          columns: int, rows: int) -> WebSession | None:
+                          columns: int, rows: int, connected: float) -> WebSession | None:
         wait = self.options.reconnect_seconds
         transport = WebTransport(columns, rows, lambda: log(f"{peer} player {player}: the browser went; its game "
                                                             f"waits {wait:g} s for it"), wait)
         session = WebSession(token, player, name, transport)
         refusal = self.server.seat(cast(Any, session))
         if refusal:
+            metrics.REFUSALS.labels(metrics.WEB, "full").inc()
             log(f"{peer} player {player}: refused ({refusal})")
             await ws.send_bytes(f"koma: {refusal}.\r\n".encode())
             await ws.close(code=1013, message=refusal.encode()[:120])
@@ -283,12 +289,12 @@ class WebServer:
             return None
         self.sessions[token] = session
         transport.attach(ws, columns, rows, reconnect=False)
-        session.task = asyncio.get_running_loop().create_task(self.run(session, peer))
+        session.task = asyncio.get_running_loop().create_task(self.run(session, peer, connected))
         return session
 
-    async def run(self, session: WebSession, peer: str) -> None:
+    async def run(self, session: WebSession, peer: str, connected: float) -> None:
         try:
-            await self.server.host(session.transport, session.player, session.name, peer, session.games)
+            await self.server.host(session.transport, session.player, session.name, peer, session.games, connected)
         finally:
             self.sessions.pop(session.token, None)
             self.server.leave(cast(Any, session))
@@ -316,24 +322,12 @@ async def serve_web(serve_options: Any, options: WebOptions) -> int:
     server = KomaServer(serve_options)
     web_server = WebServer(server, options)
     if options.ssh_port is not None:
-        await server.start()  # the SSH server too, with the warm pool and the drainer
+        await server.start()  # the SSH server too, with the admin listener, the warm pool and the drainer
     else:
-        server.start_games(server.use_database())
+        await server.start_games(server.use_database())
     await web_server.start()
-    done = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    async def shut(number: signal.Signals) -> None:
-        await server.shutdown(number.name)
-        await web_server.close()
-
-    def stop(number: signal.Signals) -> None:
-        if not done.is_set():
-            asyncio.ensure_future(shut(number)).add_done_callback(lambda _: done.set())
-
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(number, stop, number)
-    await done.wait()
+    # as koma serve's: SIGTERM drains (/readyz and /healthz fail, new sockets are refused, players told), then stops
+    await lifecycle.until_stopped(server, web_server.close)
     log("stopped")
     return 0
 

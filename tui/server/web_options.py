@@ -85,6 +85,14 @@ def add_web_command(commands: Any) -> None:
     web.add_argument("--database", metavar="URL", default=argparse.SUPPRESS,
                      help="where games are saved (as koma serve)")
     web.add_argument("--cold", action="store_true", help="start each game as a fresh Python process")
+    web.add_argument("--admin-host", default=s.admin_host, metavar="H",
+                     help=f"address of the admin listener (default {s.admin_host}: loopback only)")
+    web.add_argument("--admin-port", type=int, default=s.admin_port, metavar="P",
+                     help="serve Prometheus metrics (/metrics), /healthz and /readyz on this port, as koma serve "
+                          "(default: none; 0 picks one)")
+    web.add_argument("--drain-seconds", type=float, default=s.drain_seconds, metavar="SECONDS",
+                     help="on SIGTERM: refuse new browsers (/healthz and /readyz fail), tell each player their game is "
+                          f"saved, and let them play on this long before their games end (default {s.drain_seconds:g})")
 
 
 def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
@@ -112,10 +120,15 @@ def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
                          authorized_keys=args.authorized_keys, max_sessions=args.max_sessions,
                          max_sessions_per_player=args.max_sessions_per_player, idle_timeout=args.idle_timeout,
                          cpu_limit=args.cpu_limit, memory_limit=args.memory_limit, rate_limit=args.rate_limit,
-                         database=getattr(args, "database", None), cold=args.cold)
+                         database=getattr(args, "database", None), cold=args.cold,
+                         admin_host=getattr(args, "admin_host", DEFAULTS.admin_host),
+                         admin_port=getattr(args, "admin_port", None),
+                         drain_seconds=getattr(args, "drain_seconds", DEFAULTS.drain_seconds))
     for name, low in (("max_sessions", 1), ("max_sessions_per_player", 0), ("idle_timeout", 0), ("cpu_limit", 0),
-                      ("memory_limit", 0), ("rate_limit", 0)):
+                      ("memory_limit", 0), ("rate_limit", 0), ("admin_port", 0), ("drain_seconds", 0)):
         value = getattr(serve, name)
-        if not math.isfinite(value) or value < low:
+        if value is None:
+            continue
+        if not math.isfinite(value) or value < low or (name == "admin_port" and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
     return serve, web

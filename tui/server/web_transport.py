@@ -30,6 +30,8 @@ REPLAYED_MODES = {"1049", "47", "1047", "25", "1000", "1002", "1003", "1006", "1
 class WebTransport:
     """One web game's transport; :meth:`attach` and :meth:`detach` move it between sockets."""
 
+    kind = "web"
+
     def __init__(self, columns: int, rows: int, on_detach: Callable[[], None] | None = None,
                  reconnect_seconds: float = RECONNECT_SECONDS):
         self.reconnect_seconds = reconnect_seconds

@@ -1,0 +1,102 @@
+"""``koma serve``'s log on stderr: readable lines (the default) or, with ``--log-format json``, one JSON object per line.
+
+Every line is an event: a name (``game_started``, ``refused``, ``database_trouble``, ...), the readable message, and
+the fields an operator filters on (``player``, ``client``, ``pid``, ``seconds``).  A text line is the message alone,
+control characters escaped, so no field a client sent can forge a line; a JSON line is escaped by JSON itself.
+Refusals go through :class:`Throttle`, so a flood of refused connections cannot fill the disk.  Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from .log_lines import escape_controls
+
+PREFIX = "koma serve: "
+
+
+class ServerLog:
+    """Writes one event per line in the chosen format; a callable ``log(message, event=..., **fields)``."""
+
+    def __init__(self, form: str = "text", stream: TextIO | None = None):
+        self.form = form
+        self.stream = stream
+
+    def line(self, message: str, event: str = "log", **fields: Any) -> str:
+        if self.form == "json":
+            record = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "event": event, "message": message}
+            record.update((k, v) for k, v in fields.items() if v is not None)
+            return json.dumps(record, ensure_ascii=True, default=str)
+        return PREFIX + escape_controls(message)
+
+    def __call__(self, message: str, event: str = "log", **fields: Any) -> None:
+        try:
+            print(self.line(message, event, **fields), file=self.stream or sys.stderr, flush=True)
+        except (OSError, ValueError):  # the log's pipe is gone: the games go on
+            pass
+
+
+FORMAT_VARIABLE = "KOMA_LOG_FORMAT"  # the server's format, for the warm process and the games' failure reports
+SERVER_LOG = ServerLog(os.environ.get(FORMAT_VARIABLE, "text"))
+
+
+def log(message: str, event: str = "log", **fields: Any) -> None:
+    """One event in the server's log (see :class:`ServerLog`)."""
+    SERVER_LOG(message, event, **fields)
+
+
+def use_format(form: str) -> None:
+    """Log in ``form``; what libraries log (asyncio's and asyncssh's warnings) goes through the same log."""
+    SERVER_LOG.form = form
+    root = logging.getLogger()
+    if not any(isinstance(handler, LibraryLog) for handler in root.handlers):
+        root.addHandler(LibraryLog(logging.WARNING))
+
+
+class LibraryLog(logging.Handler):
+    """Python's logging (asyncio, asyncssh) as events of the server's log, so a JSON log stays one object a line."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            log(f"{record.name}: {record.getMessage()}", "library", logger=record.name, level=record.levelname)
+        except Exception:  # a bad record must not take the server down
+            self.handleError(record)
+
+
+def format_environment() -> dict[str, str]:
+    return {FORMAT_VARIABLE: SERVER_LOG.form} if SERVER_LOG.form != "text" else {}
+
+
+class Throttle:
+    """At most ``burst`` lines per ``window`` seconds; then one line saying how many were left out."""
+
+    def __init__(self, burst: int = 20, window: float = 10.0):
+        self.burst, self.window = burst, window
+        self.began = -window
+        self.count = 0
+        self.skipped = 0
+
+    def allow(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        self.flush(now)
+        if now - self.began >= self.window:
+            self.began, self.count = now, 0
+        self.count += 1
+        if self.count > self.burst:
+            self.skipped += 1
+            return False
+        return True
+
+    def flush(self, now: float | None = None) -> None:
+        """Once the window is over: one line for the lines left out, if any."""
+        now = time.monotonic() if now is None else now
+        if self.skipped and now - self.began >= self.window:
+            log(f"{self.skipped} more refusal(s) not logged in the last {self.window:g} s", "refusals_not_logged",
+                count=self.skipped)
+            self.began, self.count, self.skipped = now, 0, 0

@@ -96,6 +96,7 @@ class Browser:
         self.text = ""
         self.changed = asyncio.Event()
         self.reader: asyncio.Task | None = None
+        self.close_reason = ""  # the reason of the server's close frame
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
 
@@ -121,7 +122,13 @@ class Browser:
         return self.ws
 
     async def _read(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        async for message in ws:
+        while True:
+            message = await ws.receive()
+            if message.type == aiohttp.WSMsgType.CLOSE:
+                self.close_reason = str(message.extra or "")
+            if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED,
+                                aiohttp.WSMsgType.ERROR):
+                break
             if message.type == aiohttp.WSMsgType.BINARY:
                 text = ESCAPES.sub("", self._tail + self._decoder.decode(message.data))
                 incomplete = INCOMPLETE_ESCAPE.search(text)

@@ -271,8 +271,12 @@ class WebServer:
     async def new_session(self, ws: web.WebSocketResponse, token: str, player: str, name: str, peer: str,
                           columns: int, rows: int) -> WebSession | None:
         wait = self.options.reconnect_seconds
-        transport = WebTransport(columns, rows, lambda: log(f"{peer} player {player}: the browser went; its game "
-                                                            f"waits {wait:g} s for it"), wait)
+
+        def gone(why: str) -> None:
+            went = f"its socket was dropped: {why}" if why else "the browser went"
+            log(f"{peer} player {player}: {went}; its game waits {wait:g} s for it")
+
+        transport = WebTransport(columns, rows, gone, wait, self.options.heartbeat, lambda: self.server.stopping)
         session = WebSession(token, player, name, transport)
         refusal = self.server.seat(cast(Any, session))
         if refusal:

@@ -32,13 +32,14 @@ class WebOptions:
     max_connections: int = 200  # WebSockets at once
     max_per_address: int = 8  # WebSockets at once from one address
     max_message: int = 64 * 1024  # bytes in one message from a browser
-    heartbeat: float = 20.0  # seconds between pings; a browser that does not answer in half that is dropped
+    heartbeat: float = 20.0  # seconds between pings (a browser that does not answer in half that is dropped), and
+    # the longest a browser may take none of its game's output before it is dropped
     cookie_key: str | None = None  # default: web_cookie_key in the data dir
     ssh_port: int | None = None  # also serve SSH on this port, in this process
     reconnect_seconds: float = 60.0  # how long a game whose browser went waits for it to come back
 
 
-LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("reconnect_seconds", 0))
+LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("reconnect_seconds", 0), ("heartbeat", 1))
 
 
 def add_web_command(commands: Any) -> None:
@@ -63,6 +64,9 @@ def add_web_command(commands: Any) -> None:
     web.add_argument("--reconnect-seconds", type=float, default=d.reconnect_seconds, metavar="SECONDS",
                      help=f"a game whose browser went (a reload, a dropped network) waits this long for it, then "
                           f"saves and ends (default {d.reconnect_seconds:g})")
+    web.add_argument("--heartbeat", type=float, default=d.heartbeat, metavar="SECONDS",
+                     help=f"ping each browser this often and drop one that does not answer in half that, or that "
+                          f"takes none of its game's output for this long (default {d.heartbeat:g})")
     web.add_argument("--cookie-key", metavar="FILE",
                      help="the key that signs player cookies (made if missing); give replicas the same one "
                           "(default: web_cookie_key in the data dir)")

@@ -119,6 +119,10 @@ class WebServer:
             f"{', '.join(map(str, self.options.trust_proxy)) or 'nobody'})")
 
     async def close(self) -> None:
+        """After the games have ended: let their sockets close with their reasons, then stop serving."""
+        running = [session.task for session in self.sessions.values() if session.task is not None]
+        if running:
+            await asyncio.wait(running, timeout=10.0)
         if self.runner is not None:
             await self.runner.cleanup()
 
@@ -293,6 +297,8 @@ class WebServer:
     async def run(self, session: WebSession, peer: str) -> None:
         try:
             await self.server.host(session.transport, session.player, session.name, peer, session.games)
+            if session.transport.tasks:  # the socket's close, with the game's last line as its reason
+                await asyncio.wait(set(session.transport.tasks), timeout=8.0)
         finally:
             self.sessions.pop(session.token, None)
             self.server.leave(cast(Any, session))

@@ -10,7 +10,6 @@ its reason, which the page shows.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
 import re
@@ -23,7 +22,7 @@ import pytest
 pytest.importorskip("aiohttp")
 
 import aiohttp
-from web_helpers import SCREEN_SECONDS, Browser, WebServer
+from web_helpers import SCREEN_SECONDS, Browser, WebServer, raw_websocket
 
 STALL = 6  # --heartbeat: the seconds a socket may take nothing before it is dropped
 
@@ -43,26 +42,6 @@ def resident_kib(pid: int) -> int:
     return int(found.group(1))
 
 
-async def never_reading_socket(server: WebServer, cookie: str) -> socket.socket:
-    """A WebSocket opened by hand (a tiny receive buffer), its handshake's answer read, and nothing after."""
-    loop = asyncio.get_running_loop()
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.setblocking(False)
-    await loop.sock_connect(sock, ("127.0.0.1", server.port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    host = f"127.0.0.1:{server.port}"
-    await loop.sock_sendall(sock, (
-        f"GET /ws?width=200&height=60&session=slow-reader-0123456789 HTTP/1.1\r\nHost: {host}\r\n"
-        f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-        f"Origin: http://{host}\r\nCookie: koma_player={cookie}\r\n\r\n").encode())
-    answer = b""
-    while b"\r\n\r\n" not in answer:  # the 101 only: the game's output comes after it, and is never read
-        answer += await asyncio.wait_for(loop.sock_recv(sock, 1), SCREEN_SECONDS)
-    assert answer.startswith(b"HTTP/1.1 101"), answer
-    return sock
-
-
 async def test_a_socket_that_never_reads_is_dropped_and_holds_nobody(tmp_path):
     server = WebServer(tmp_path / "data", "--open", "--heartbeat", str(STALL), "--rate-limit", "0",
                        "--reconnect-seconds", "3")
@@ -72,7 +51,7 @@ async def test_a_socket_that_never_reads_is_dropped_and_holds_nobody(tmp_path):
         await slow.load()
         cookie = slow.http.cookie_jar.filter_cookies(aiohttp.client.URL(slow.url))["koma_player"].value
         before = resident_kib(server.process.pid)
-        sock = await never_reading_socket(server, cookie)
+        sock = await raw_websocket(server.port, cookie, "slow-reader-0123456789", 200, 60, receive_buffer=4096)
         await server.log_says(rf"player {slow.player}: game started", SCREEN_SECONDS)
         loop = asyncio.get_running_loop()
 

@@ -190,7 +190,7 @@ class Game:
         log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)")
         if self.ending:
             self.say("\r\n" + self.ending)
-        transport.close(0 if status == 0 or self.ending else 1)
+        transport.close(0 if status == 0 or self.ending else 1, (self.ending or "").strip())
 
     def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
         """The game's environment: the server's common one, the client's terminal type and colours, the player."""

@@ -2,7 +2,8 @@
 
 A new visitor loads the page, reaches the home screen (read from the page: xterm.js's screen-reader mode puts the
 screen's text in it), opens the 8-puzzle with a key, moves tiles with the arrow keys, reloads mid-game and finds the
-same game.  ``KOMA_WEB_SCREENSHOT=FILE`` also saves a screenshot of the game (the README's).
+same game; after the game, another, and a server that stops says so on the page.
+``KOMA_WEB_SCREENSHOT=FILE`` also saves a screenshot of the game (the README's).
 """
 
 from __future__ import annotations
@@ -71,6 +72,17 @@ async def test_a_new_visitor_plays_and_reloads_into_the_same_game(tmp_path):
         while "has ended" not in (await browser.evaluate("document.getElementById('status').textContent") or ""):
             assert time.monotonic() < deadline, "the page never said the game ended"
             await asyncio.sleep(0.05)
+        # play again, then the server stops (SIGTERM): the page says it is shutting down and the game is saved
+        await browser.evaluate("document.getElementById('status-button').click()")
+        server.wait_for_log(r"game started \(pid", 60, count=2)
+        await browser.wait_for("8-puzzle")
+        server.process.terminate()
+        deadline = time.monotonic() + 60
+        while "shutting down. Your game is saved" not in (
+                await browser.evaluate("document.getElementById('status').textContent") or ""):
+            assert time.monotonic() < deadline, "the page never said the server is shutting down"
+            await asyncio.sleep(0.05)
+        assert await browser.evaluate("koma.closes.at(-1).code") == 1012
     finally:
         await browser.close()
         assert server.stop() == 0

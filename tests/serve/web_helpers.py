@@ -11,6 +11,7 @@ import os
 import re
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -96,6 +97,7 @@ class Browser:
         self.text = ""
         self.changed = asyncio.Event()
         self.reader: asyncio.Task | None = None
+        self.close_reason = ""  # the reason of the server's close frame
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
 
@@ -121,7 +123,13 @@ class Browser:
         return self.ws
 
     async def _read(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        async for message in ws:
+        while True:
+            message = await ws.receive()
+            if message.type == aiohttp.WSMsgType.CLOSE:
+                self.close_reason = str(message.extra or "")
+            if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED,
+                                aiohttp.WSMsgType.ERROR):
+                break
             if message.type == aiohttp.WSMsgType.BINARY:
                 text = ESCAPES.sub("", self._tail + self._decoder.decode(message.data))
                 incomplete = INCOMPLETE_ESCAPE.search(text)
@@ -190,3 +198,29 @@ class Browser:
         if self.reader is not None:
             self.reader.cancel()
         await self.http.close()
+
+
+async def raw_websocket(port: int, cookie: str, session: str, columns: int = 80, rows: int = 24, prefix: bytes = b"",
+                        receive_buffer: int = 0) -> socket.socket:
+    """A WebSocket opened by hand (``prefix`` first, e.g. a PROXY header; a small ``receive_buffer`` if given):
+    its handshake's answer is read, nothing after it."""
+    loop = asyncio.get_running_loop()
+    sock = socket.socket()
+    if receive_buffer:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.setblocking(False)
+    await loop.sock_connect(sock, ("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    host = f"127.0.0.1:{port}"
+    await loop.sock_sendall(sock, prefix + (
+        f"GET /ws?width={columns}&height={rows}&session={session} HTTP/1.1\r\nHost: {host}\r\n"
+        f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        f"Origin: http://{host}\r\nCookie: koma_player={cookie}\r\n\r\n").encode())
+    answer = b""
+    while b"\r\n\r\n" not in answer:  # byte by byte: the game's output after the answer stays unread
+        byte = await asyncio.wait_for(loop.sock_recv(sock, 1), SCREEN_SECONDS)
+        if not byte:
+            break
+        answer += byte
+    assert answer.startswith(b"HTTP/1.1 101"), answer
+    return sock

@@ -102,6 +102,11 @@ def recorded_text(stats: Stats | None, rank: int | None, day: str | None, leader
     return text
 
 
+def session_view(name: str, doc: str = "") -> Any:
+    """A read-only attribute of a view (the play screen) that is its ``session``'s ``name``."""
+    return property(lambda view: getattr(view.session, name), doc=doc or f"The session's ``{name}``.")
+
+
 class GameSession:
     """One game of one puzzle (see the module's docstring)."""
 

@@ -11,7 +11,7 @@ cancels a search; a hidden screen holds its timers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -27,7 +27,7 @@ from ..game.history import KOMA, PLAYER
 from ..game.jobs import SolverJob
 from ..game.live import heartbeat
 from ..game.playback import PlaybackController, Step
-from ..game.session import GameSession, Push, Saver, recorded_text, saving_text
+from ..game.session import GameSession, Push, Saver, recorded_text, saving_text, session_view
 from ..game.storage import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
 from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
 from ..rendering import DirtyOnlyRendering
@@ -38,11 +38,6 @@ from ..widgets.status import GameStatus
 from ..widgets.titlebar import TitleBar
 from .play_keys import PLAY_BINDINGS, bound_key
 from .play_solver import PlaySolver, failure_text, found_text
-
-
-def _of_session(name: str, doc: str = "") -> Any:
-    """A read-only attribute of the screen that is the session's ``name``."""
-    return property(lambda screen: getattr(screen.session, name), doc=doc or f"The session's ``{name}``.")
 
 
 class PlayScreen(DirtyOnlyRendering):
@@ -60,6 +55,7 @@ class PlayScreen(DirtyOnlyRendering):
         self.puzzle = puzzle
         self.session = GameSession(puzzle, saver, now or (lambda: koma_app(self).clock()), start=start, daily=daily)
         self.awaiting_saved_game = start is None or bool(daily)
+        self.held_moves: list[str] = []  # typed while the saved game was read: played on it once it is
         self.look = look_for(puzzle, ascii_only)
         self.solve_at_once = solve
         self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
@@ -74,17 +70,17 @@ class PlayScreen(DirtyOnlyRendering):
             self.set_reactive(PlayScreen.message, note)
 
     # --- the game (the session's, read through the screen for short) ----------------------------------
-    history = _of_session("history")
-    won = _of_session("won")
-    daily = _of_session("daily")
-    stats_id = _of_session("stats_key")
-    game_id = _of_session("save_key", "The save key (kept under this name for the screens that open games by it).")
-    hints = _of_session("hints")
-    clock = _of_session("clock")
-    state = _of_session("state")
-    start = _of_session("start")
-    position = _of_session("position")
-    proof = _of_session("proof")
+    history = session_view("history")
+    won = session_view("won")
+    daily = session_view("daily")
+    stats_id = session_view("stats_key")
+    game_id = session_view("save_key", "The save key (kept under this name for the screens that open games by it).")
+    hints = session_view("hints")
+    clock = session_view("clock")
+    state = session_view("state")
+    start = session_view("start")
+    position = session_view("position")
+    proof = session_view("proof")
 
     @property
     def job(self) -> SolverJob | None:
@@ -105,6 +101,9 @@ class PlayScreen(DirtyOnlyRendering):
             self.session = session
             if self.is_mounted:
                 self._show(animate=False, save=False)
+        for move in self.held_moves:
+            self.play(move)
+        self.held_moves = []
 
     def storage_news(self, news: News) -> None:
         """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""
@@ -225,6 +224,9 @@ class PlayScreen(DirtyOnlyRendering):
     # --- playing moves ---------------------------------------------------------------------------
     def play(self, move: str, origin: str = PLAYER) -> bool:
         """Play ``move`` if legal: the player's (``p``; ``h`` if it follows the hint shown) or Koma's playback (``k``)."""
+        if self.awaiting_saved_game and origin == PLAYER:
+            self.held_moves.append(move)  # the saved game is being read (milliseconds; 4 s at most)
+            return True
         if not self.session.legal(move) or (self.won and origin != KOMA):
             if origin != KOMA:
                 self.app.bell()
@@ -468,8 +470,8 @@ class PlayScreen(DirtyOnlyRendering):
 
     @on(BoardGenerated)
     def _board_generated(self, event: BoardGenerated) -> None:
-        distance = event.distance
-        self.new_game(event.board, f"A new game, exactly {distance} moves from solved." if distance else "A new random game.")
+        self.new_game(event.board, f"A new game, exactly {event.distance} moves from solved." if event.distance
+                      else "A new random game.")
 
     @on(BoardNotGenerated)
     def _board_not_generated(self, event: BoardNotGenerated) -> None:

@@ -163,7 +163,7 @@ class Game:
             how=lifecycle.how_it_ended(self, status), seconds=round(time.monotonic() - self.started, 3))
         if self.ending:
             self.say("\r\n" + self.ending)
-        transport.close(0 if status == 0 or self.ending else 1)
+        transport.close(0 if status == 0 or self.ending else 1, (self.ending or "").strip())
 
     def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
         """The game's environment: the server's common one, the client's terminal type and colours, the player."""

@@ -42,8 +42,9 @@ class Transport(Protocol):
     async def read(self) -> bytes | Size:
         """The next keys, or a new window size; ``b""`` once the client has gone for good."""
 
-    def close(self, status: int) -> None:
-        """The game is over: end the connection's session with this exit status; never raises."""
+    def close(self, status: int, why: str = "") -> None:
+        """The game is over: end the connection's session with this exit status; never raises.  ``why`` is the
+        line already written that says why it ended (a page shows it; a terminal has it on screen)."""
 
 
 class SshTransport:
@@ -91,7 +92,7 @@ class SshTransport:
             except (OSError, asyncssh.Error):
                 return b""
 
-    def close(self, status: int) -> None:
+    def close(self, status: int, why: str = "") -> None:
         try:
             self.process.exit(status)
         except (OSError, asyncssh.Error):

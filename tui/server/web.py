@@ -38,6 +38,7 @@ from .serve import Game, KomaServer
 from .terminal import window_size
 from .web_identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, LinkCodes, cookie_key
 from .web_options import WebOptions, web_options_from
+from .web_proxy import WebProxyListener
 from .web_transport import WebTransport
 
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -78,6 +79,7 @@ class WebServer:
         self.sockets: dict[web.WebSocketResponse, str] = {}  # open WebSockets -> client address
         self.files = self.load_files()
         self.runner: web.AppRunner | None = None
+        self.listener: WebProxyListener | None = None  # with --proxy-protocol, in place of aiohttp's own
         self.port = options.port
 
     @staticmethod
@@ -108,20 +110,31 @@ class WebServer:
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.options.host, self.options.port, backlog=256)
         try:
-            await site.start()
+            if self.options.proxy_protocol:
+                self.listener = WebProxyListener(self.runner.server, self.trusted, log)
+                await self.listener.start(self.options.host, self.options.port)
+            else:
+                await site.start()
         except OSError as problem:
             raise ValueError(f"cannot listen on {self.options.host}:{self.options.port}: "
                              f"{problem.strerror or problem}") from None
-        server = getattr(site, "_server", None)
-        sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else self.options.port
+        sockets = getattr(getattr(site, "_server", None), "sockets", None) or []
+        self.port = (self.listener.get_port() if self.listener else
+                     sockets[0].getsockname()[1] if sockets else self.options.port)
         self.server.links = self.links
         mode = "guests welcome" if self.options.open else "linked browsers only"
         log(f"listening on http://{self.options.host}:{self.port}/ ({mode}; {self.options.max_connections} sockets, "
-            f"{self.options.max_per_address} per address; trusting X-Forwarded-For from "
+            f"{self.options.max_per_address} per address; trusting "
+            f"{'a PROXY header and ' if self.listener else ''}X-Forwarded-For from "
             f"{', '.join(map(str, self.options.trust_proxy)) or 'nobody'})")
 
     async def close(self) -> None:
+        """After the games have ended: let their sockets close with their reasons, then stop serving."""
+        running = [session.task for session in self.sessions.values() if session.task is not None]
+        if running:
+            await asyncio.wait(running, timeout=10.0)
+        if self.listener is not None:
+            self.listener.close()
         if self.runner is not None:
             await self.runner.cleanup()
 
@@ -135,10 +148,12 @@ class WebServer:
         return any(ip in network for network in self.options.trust_proxy)
 
     def client(self, request: web.Request) -> tuple[str, str]:
-        """The client's address and its ``address:port`` for the log: the socket's, or from a trusted proxy the
-        last ``X-Forwarded-For`` hop that is not itself a trusted proxy."""
+        """The client's address and its ``address:port`` for the log: the socket's (or its PROXY header's), or
+        from a trusted proxy the last ``X-Forwarded-For`` hop that is not itself a trusted proxy."""
         peer = request.transport.get_extra_info("peername") if request.transport else None
         address, port = (str(peer[0]), peer[1]) if peer else ("?", 0)
+        if self.listener is not None:
+            address, port = self.listener.client_of(request.transport) or (address, port)
         forwarded = ",".join(request.headers.getall("X-Forwarded-For", []))  # every copy: the last hop is the proxy's
         if forwarded and self.trusted(address):
             for hop in reversed([h.strip() for h in forwarded[-2048:].split(",")][-16:]):
@@ -276,8 +291,12 @@ class WebServer:
     async def new_session(self, ws: web.WebSocketResponse, token: str, player: str, name: str, peer: str,
                           columns: int, rows: int, connected: float) -> WebSession | None:
         wait = self.options.reconnect_seconds
-        transport = WebTransport(columns, rows, lambda: log(f"{peer} player {player}: the browser went; its game "
-                                                            f"waits {wait:g} s for it"), wait)
+
+        def gone(why: str) -> None:
+            went = f"its socket was dropped: {why}" if why else "the browser went"
+            log(f"{peer} player {player}: {went}; its game waits {wait:g} s for it")
+
+        transport = WebTransport(columns, rows, gone, wait, self.options.heartbeat, lambda: self.server.stopping)
         session = WebSession(token, player, name, transport)
         refusal = self.server.seat(cast(Any, session))
         if refusal:
@@ -295,6 +314,8 @@ class WebServer:
     async def run(self, session: WebSession, peer: str, connected: float) -> None:
         try:
             await self.server.host(session.transport, session.player, session.name, peer, session.games, connected)
+            if session.transport.tasks:  # the socket's close, with the game's last line as its reason
+                await asyncio.wait(set(session.transport.tasks), timeout=8.0)
         finally:
             self.sessions.pop(session.token, None)
             self.server.leave(cast(Any, session))

@@ -29,16 +29,18 @@ class WebOptions:
     open: bool = False  # any browser plays, as a guest named by its cookie
     link_only: bool = False  # only browsers linked to an SSH player (a one-time code)
     trust_proxy: list[Any] = field(default_factory=list)  # networks whose X-Forwarded-For is believed
+    proxy_protocol: bool = False  # connections from trust_proxy start with a PROXY header (HAProxy send-proxy-v2)
     max_connections: int = 200  # WebSockets at once
     max_per_address: int = 8  # WebSockets at once from one address
     max_message: int = 64 * 1024  # bytes in one message from a browser
-    heartbeat: float = 20.0  # seconds between pings; a browser that does not answer in half that is dropped
+    heartbeat: float = 20.0  # seconds between pings (a browser that does not answer in half that is dropped), and
+    # the longest a browser may take none of its game's output before it is dropped
     cookie_key: str | None = None  # default: web_cookie_key in the data dir
     ssh_port: int | None = None  # also serve SSH on this port, in this process
     reconnect_seconds: float = 60.0  # how long a game whose browser went waits for it to come back
 
 
-LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("reconnect_seconds", 0))
+LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("reconnect_seconds", 0), ("heartbeat", 1))
 
 
 def add_web_command(commands: Any) -> None:
@@ -56,6 +58,9 @@ def add_web_command(commands: Any) -> None:
                           "(needs --ssh-port)")
     web.add_argument("--trust-proxy", action="append", default=[], metavar="CIDR",
                      help="believe X-Forwarded-For from these addresses (a balancer); may be repeated")
+    web.add_argument("--proxy-protocol", action="store_true",
+                     help="connections from --trust-proxy addresses start with a PROXY v1/v2 header naming the "
+                          "browser's address (HAProxy: send-proxy-v2); one without it is refused")
     web.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
                      help=f"WebSockets at once (default {d.max_connections})")
     web.add_argument("--max-per-address", type=int, default=d.max_per_address, metavar="N",
@@ -63,6 +68,9 @@ def add_web_command(commands: Any) -> None:
     web.add_argument("--reconnect-seconds", type=float, default=d.reconnect_seconds, metavar="SECONDS",
                      help=f"a game whose browser went (a reload, a dropped network) waits this long for it, then "
                           f"saves and ends (default {d.reconnect_seconds:g})")
+    web.add_argument("--heartbeat", type=float, default=d.heartbeat, metavar="SECONDS",
+                     help=f"ping each browser this often and drop one that does not answer in half that, or that "
+                          f"takes none of its game's output for this long (default {d.heartbeat:g})")
     web.add_argument("--cookie-key", metavar="FILE",
                      help="the key that signs player cookies (made if missing); give replicas the same one "
                           "(default: web_cookie_key in the data dir)")
@@ -107,6 +115,8 @@ def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
             networks.append(ipaddress.ip_network(cidr[:64], strict=False))
         except ValueError:
             raise KomaError(f"--trust-proxy {cidr[:64]!r} is not an address or network (e.g. 10.0.0.0/8)") from None
+    if args.proxy_protocol and not networks:
+        raise KomaError("--proxy-protocol needs --trust-proxy CIDR: the balancers whose connections carry the header")
     if args.ssh_port is not None and not 0 <= args.ssh_port <= 65535:
         raise KomaError(f"--ssh-port {args.ssh_port} is out of range")
     if args.link_only and args.ssh_port is None:

@@ -6,7 +6,10 @@ The browser speaks textual-serve's small protocol: it sends ``["stdin", text]``,
 :data:`RECONNECT_SECONDS`: the game keeps running meanwhile, its output dropped; the new socket is given the
 terminal modes the game had set (the alternate screen, mouse reporting, the hidden cursor) and the game redraws
 the whole screen (a resize there and back).  After that window, reading ends and the game hangs up as over SSH.
-Output is coalesced into one frame per send; a socket that falls :data:`HARD_BACKLOG` behind is dropped.
+Output is coalesced into one frame per send.  A socket that takes none of it for ``stall_seconds`` (the
+game waits meanwhile, its output held at the pump's bound), or falls :data:`HARD_BACKLOG` behind, is aborted at
+once, what was queued for it freed, and the game goes on as after a dropped network.  The game's last words (why
+it ended) close the socket as its reason, with code 1012 when the server is shutting down, for the page to show.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .transport import Size
 
 RECONNECT_SECONDS = 60.0
 HARD_BACKLOG = 4 << 20  # bytes queued for a socket that does not read: past this it is dropped
+STALL_SECONDS = 20.0  # a socket that takes none of the game's output for this long is dropped
 INBOX = 256  # input messages queued for the game; the socket is read no faster than the game takes them
 REDRAW_WAIT = 1.0
 MODE = re.compile(rb"\x1b\[\?([0-9;]+)([hl])")
@@ -32,9 +36,10 @@ class WebTransport:
 
     kind = "web"
 
-    def __init__(self, columns: int, rows: int, on_detach: Callable[[], None] | None = None,
-                 reconnect_seconds: float = RECONNECT_SECONDS):
-        self.reconnect_seconds = reconnect_seconds
+    def __init__(self, columns: int, rows: int, on_detach: Callable[[str], None] | None = None,
+                 reconnect_seconds: float = RECONNECT_SECONDS, stall_seconds: float = STALL_SECONDS,
+                 restarting: Callable[[], bool] = lambda: False):
+        self.reconnect_seconds, self.stall_seconds, self.restarting = reconnect_seconds, stall_seconds, restarting
         self.size: Size = (columns, rows, 0, 0)
         self.inbox: asyncio.Queue[bytes | Size] = asyncio.Queue(INBOX)
         self.socket: Any = None  # an aiohttp WebSocketResponse while attached
@@ -72,11 +77,11 @@ class WebTransport:
         self.emptied.clear()
         self.wake.set()
         if len(self.outbox) > HARD_BACKLOG:
-            self.detach(self.socket, "it did not read what the game drew")
+            self.drop(self.socket, f"it fell {self.backlog() >> 10} KiB behind the game")
 
     def backlog(self) -> int:
-        transport = getattr(getattr(self.socket, "_req", None), "transport", None)
-        return len(self.outbox) + (transport.get_write_buffer_size() if transport is not None else 0)
+        wire = self._wire(self.socket)
+        return len(self.outbox) + (wire.get_write_buffer_size() if wire is not None else 0)
 
     async def drain(self) -> None:
         await self.emptied.wait()
@@ -84,14 +89,14 @@ class WebTransport:
     async def read(self) -> bytes | Size:
         return await self.inbox.get()
 
-    def close(self, status: int) -> None:
-        """The game is over: flush what it said last, then close the socket normally."""
+    def close(self, status: int, why: str = "") -> None:
+        """The game is over: flush what it said last, then close the socket normally, ``why`` as its reason."""
         self.ended, self.status = True, status
         if self.expiry is not None:
             self.expiry.cancel()
         socket = self.socket
         if socket is not None:
-            self._spawn(self._close_after_flush(socket))
+            self._spawn(self._close_after_flush(socket, why))
 
     # --- the web server's side ---
 
@@ -129,7 +134,15 @@ class WebTransport:
         if not self.ended:
             self.expiry = asyncio.get_running_loop().call_later(self.reconnect_seconds, self.expire)
             if self.on_detach is not None:
-                self.on_detach()
+                self.on_detach(why)
+
+    def drop(self, socket: Any, why: str) -> None:
+        """``socket`` cannot keep up: abort its connection now (what was queued for it is freed; a polite close
+        would wait for a client that does not read), then :meth:`detach` it."""
+        wire = self._wire(socket)
+        if wire is not None:
+            wire.abort()
+        self.detach(socket, why)
 
     def expire(self) -> None:
         """No browser came back in time: the game's input ends, so it hangs up (saves and exits)."""
@@ -139,6 +152,11 @@ class WebTransport:
         self.inbox.put_nowait(b"")
 
     # --- inside ---
+
+    @staticmethod
+    def _wire(socket: Any) -> Any:
+        """The socket's TCP transport (asyncio's), or None."""
+        return getattr(getattr(socket, "_req", None), "transport", None)
 
     def _spawn(self, coroutine: Any) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -171,17 +189,23 @@ class WebTransport:
                     continue
                 chunk = bytes(self.outbox)
                 self.outbox.clear()
-                await socket.send_bytes(chunk)
+                try:
+                    await asyncio.wait_for(socket.send_bytes(chunk), self.stall_seconds)
+                except TimeoutError:
+                    self.drop(socket, f"it took none of the game's output for {self.stall_seconds:g} s "
+                                      f"({self.backlog() >> 10} KiB behind)")
+                    return
                 if not self.outbox:
                     self.emptied.set()
         except (ConnectionError, RuntimeError, OSError):
             self.detach(socket)
 
-    async def _close_after_flush(self, socket: Any) -> None:
+    async def _close_after_flush(self, socket: Any, why: str) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.emptied.wait(), 2.0)
         if self.sender is not None:
             self.sender.cancel()
         self.socket = None
-        with contextlib.suppress(ConnectionError, RuntimeError, OSError):
-            await socket.close(code=1000, message=b"the game has ended")
+        reason = (why or "The game has ended; it is saved.").encode()[:123].decode(errors="ignore").encode()
+        with contextlib.suppress(ConnectionError, RuntimeError, OSError, TimeoutError):
+            await asyncio.wait_for(socket.close(code=1012 if self.restarting() else 1000, message=reason), 5.0)

@@ -51,7 +51,10 @@
     koma.closes.push({ code: event.code, reason: event.reason });
     if (event.code === 1000) {
       sessionStorage.removeItem(TOKEN); // the game is over: the next one is a new game
-      status("The game has ended; it is saved.", "Play again");
+      status(event.reason || "The game has ended; it is saved.", "Play again");
+    } else if (event.code === 1012) {
+      sessionStorage.removeItem(TOKEN); // the server stopped the game (it is saved): the next visit resumes it
+      status(event.reason || "The Koma server is restarting. Your game is saved: connect again to resume.", "Reconnect");
     } else if (event.code === 1008 || event.code === 1013) {
       status(event.reason || "The server turned the connection away.", "Try again");
     } else {

@@ -208,4 +208,5 @@ class WebTransport:
         self.socket = None
         reason = (why or "The game has ended; it is saved.").encode()[:123].decode(errors="ignore").encode()
         with contextlib.suppress(ConnectionError, RuntimeError, OSError, TimeoutError):
-            await asyncio.wait_for(socket.close(code=1012 if self.restarting() else 1000, message=reason), 5.0)
+            restart = bool(why) and self.restarting()  # the server ended the game (not its player) while stopping
+            await asyncio.wait_for(socket.close(code=1012 if restart else 1000, message=reason), 5.0)

@@ -11,12 +11,15 @@ digit ``p_i`` minus the number of earlier tiles on smaller cells, and the rank i
 
 The BFS runs over (placement, blank region) states: the blank wanders through its connected
 region of non-pattern cells at no cost, so each region is one state.  Every placement keeps two
-16-bit masks of blank cells (``A`` and ``B``, packed in one uint32 word); a cell is unseen (0, 0),
-closed (1, 1), or on the frontier, which is (1, 0) on even layers and (0, 1) on odd ones, so the
-layers alternate without a copy.  That is 4 bytes per placement: 2.1 GB for an 8-tile pattern,
-plus the 1-byte result.  A layer scans the placements in order, only in blocks that received a
-state in the layer before; a child's rank is found from its parent's with the few pattern tiles
-between the moving tile's two cells, and the children's words are loaded in one batch.
+masks of blank cells (``A`` and ``B``, packed in one word: 16-bit halves of a uint32 on boards of
+up to 16 cells, 32-bit halves of a uint64 up to 25 cells); a cell is unseen (0, 0), closed (1, 1),
+or on the frontier, which is (1, 0) on even layers and (0, 1) on odd ones, so the layers alternate
+without a copy.  That is 4 bytes per placement on the 4x4 (2.1 GB for an 8-tile pattern) and 8 on
+the 5x5 (1.0 GB for a 6-tile pattern), plus the 1-byte result.  Regions come from a table of every
+(free cells, cell) pair on boards of up to 16 cells, and from a bit-parallel flood fill beyond.
+A layer scans the placements in order, only in blocks that received a state in the layer before;
+a child's rank is found from its parent's with the few pattern tiles between the moving tile's two
+cells, and the children's words are loaded in one batch.
 """
 
 from __future__ import annotations
@@ -92,13 +95,17 @@ SELECT8, COUNT8 = _select_tables()
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _select16(mask, d):
-    """The cell of the ``d``-th set bit (from 0) of a 16-bit mask."""
-    low = mask & 0xFF
-    c = COUNT8[low]
-    if d < c:
-        return SELECT8[low, d]
-    return 8 + SELECT8[(mask >> 8) & 0xFF, d - c]
+def _select(mask, d):
+    """The cell of the ``d``-th set bit (from 0) of a mask of at most 32 bits."""
+    base = 0
+    while True:
+        byte = mask & 0xFF
+        c = COUNT8[byte]
+        if d < c:
+            return base + SELECT8[byte, d]
+        d -= c
+        mask >>= 8
+        base += 8
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -119,7 +126,7 @@ def _unrank_digits(r, k, mult, reciprocal, pos, digits, before):
             digit += 1
             rest -= m
         r = rest
-        p = _select16(0xFFFF & ~used, digit)
+        p = _select(0xFFFFFFFF & ~used, digit)
         pos[i] = p
         digits[i] = digit
         before[i] = used
@@ -168,12 +175,23 @@ def _region_table(width, cells):
     return table
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _region_of(cell, free, cells, regions, width, not_first_col, not_last_col):
+    """The region of ``free`` cells that holds ``cell``: from the table when there is one, else by flood fill."""
+    if regions.shape[0] > 0:
+        return np.int64(regions[free * cells + cell])
+    return _region(np.int64(1) << cell, free, width, not_first_col, not_last_col)
+
+
 @njit(cache=True, nogil=True)
 def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, pdb, stop, progress):
-    """Fill ``pdb`` (uint8, all ``UNREACHED``) by BFS; ``status`` (uint32, zeroed) is the workspace.
+    """Fill ``pdb`` (uint8, all ``UNREACHED``) by BFS; ``status`` (zeroed) is the workspace.
 
-    Returns the number of layers, or -1 if stopped.
+    ``status`` is uint32 (16-bit halves) on boards of up to 16 cells and uint64 (32-bit halves) beyond;
+    ``regions`` is :func:`_region_table` or empty (flood fill).  Returns the number of layers, or -1 if stopped.
     """
+    half = 16 if status.itemsize == 4 else 32
+    half_mask = (np.int64(1) << half) - 1
     k = goal_cells.shape[0]
     full = (1 << cells) - 1
     first_col = 0
@@ -206,7 +224,7 @@ def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, p
     for i in range(k):
         occupied |= 1 << pos[i]
     start = placement_rank(pos, k, mult)
-    region = _region(1 << (cells - 1), full & ~occupied, width, not_first_col, not_last_col)
+    region = _region(np.int64(1) << (cells - 1), full & ~occupied, width, not_first_col, not_last_col)
     status[start] = region  # (1, 0): frontier of the even layer 0
     total = status.shape[0]
     # blocks of placements that hold frontier states: a layer scans only those
@@ -230,15 +248,15 @@ def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, p
             if stop[0] != 0:
                 return -1
             for r in range(block << BLOCK_SHIFT, min(total, (block + 1) << BLOCK_SHIFT)):
-                word = status[r]
+                word = np.int64(status[r])
                 if word == 0:
                     continue
-                a = word & 0xFFFF
-                b = word >> 16
+                a = word & half_mask
+                b = word >> half
                 frontier = (b & ~a) if odd else (a & ~b)
                 if frontier == 0:
                     continue
-                status[r] = word | frontier | (frontier << 16)  # the whole frontier is closed now
+                status[r] = word | frontier | (frontier << half)  # the whole frontier is closed now
                 if pdb[r] == UNREACHED:  # first reached on this layer (written here, in order)
                     pdb[r] = layer
                     reached += 1
@@ -248,7 +266,7 @@ def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, p
                 free = full & ~occupied
                 while frontier != 0:
                     low = frontier & -frontier
-                    region = np.int64(regions[free * cells + popcount(low - 1)])
+                    region = _region_of(popcount(low - 1), free, cells, regions, width, not_first_col, not_last_col)
                     frontier &= ~region
                     expanded += 1
                     # move a pattern tile next to the region into one of its cells; the children's
@@ -291,19 +309,19 @@ def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, p
                             child_dest[count] = home - width if up else home + width
                             count += 1
                     for j in range(count):
-                        child_seen[j] = status[child_rank[j]]
+                        child_seen[j] = np.int64(status[child_rank[j]])
                     for j in range(count):
                         seen = child_seen[j]
                         home = child_home[j]
-                        if ((seen | (seen >> 16)) >> home) & 1:
+                        if ((seen | (seen >> half)) >> home) & 1:
                             continue
                         child = child_rank[j]
-                        child_free = (free & ~(1 << child_dest[j])) | (1 << home)
-                        child_region = np.int64(regions[child_free * cells + home])
+                        child_free = (free & ~(np.int64(1) << child_dest[j])) | (np.int64(1) << home)
+                        child_region = _region_of(home, child_free, cells, regions, width, not_first_col, not_last_col)
                         if odd:
                             status[child] = seen | child_region  # (1, 0): even frontier
                         else:
-                            status[child] = seen | (child_region << 16)  # (0, 1): odd frontier
+                            status[child] = seen | (child_region << half)  # (0, 1): odd frontier
                         next_blocks[child >> BLOCK_SHIFT] = 1
                         found += 1
                 for i in range(k):
@@ -332,9 +350,16 @@ def _zeroed(count: int, dtype) -> tuple[np.ndarray, mmap.mmap | None]:
     return np.frombuffer(buffer, dtype=dtype), buffer
 
 
+MAX_CELLS = 25
+
+
+def _status_dtype(cells: int):
+    return np.uint32 if cells <= 16 else np.uint64
+
+
 def build_memory_bytes(cells: int, k: int) -> int:
-    """Peak memory of :func:`build_pattern`: the uint32 workspace plus the uint8 result."""
-    return n_placements(cells, k) * 5
+    """Peak memory of :func:`build_pattern`: the workspace (4 or 8 bytes a placement) plus the uint8 result."""
+    return n_placements(cells, k) * (np.dtype(_status_dtype(cells)).itemsize + 1)
 
 
 def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, out=None) -> np.ndarray:
@@ -346,8 +371,8 @@ def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, o
     second.  Raises :class:`~solver.errors.Cancelled` when ``stop[0]`` is set.
     """
     cells = width * height
-    if cells > 16:
-        raise ValueError("pattern databases need a board of at most 16 cells")
+    if cells > MAX_CELLS:
+        raise ValueError(f"pattern databases need a board of at most {MAX_CELLS} cells")
     tiles = [int(t) for t in tiles]
     if not tiles or len(set(tiles)) != len(tiles) or not all(1 <= t < cells for t in tiles):
         raise ValueError(f"bad pattern {tiles} for a {width}x{height} board")
@@ -358,8 +383,8 @@ def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, o
     size = n_placements(cells, k)
     stop = np.zeros(1, np.uint8) if stop is None else stop
     counters = np.zeros(4, np.int64)
-    regions = _region_table(width, cells)
-    status, buffer = _zeroed(size, np.uint32)
+    regions = _region_table(width, cells) if cells <= 16 else np.zeros(0, np.uint16)
+    status, buffer = _zeroed(size, _status_dtype(cells))
     if out is None:
         pdb = np.full(size, UNREACHED, np.uint8)
     else:

@@ -10,8 +10,10 @@ conflict, which needs no table.
   runs on walking distance and switches over once the table is ready.
 * 7-8 (576,576,000 entries) is built only on request (:func:`build_tables`); solving memory-maps it.
 
-Boards up to 12 cells, 3x5, 5x3 and the 4x4 are solved optimally.  Larger boards (4x5, 5x4, 5x5) get
-a solution by reduction to the 4x4 (see :mod:`solver.search.sliding_reduce`), labelled not optimal.
+Boards up to 12 cells, 3x5, 5x3 and the 4x4 are solved optimally, and the 5x5 once its 6-6-6-6
+databases are built (:mod:`solver.search.twentyfour`).  Other boards (4x5, 5x4, and the 5x5 without
+its tables) get a solution by reduction to the 4x4 (see :mod:`solver.search.sliding_reduce`),
+labelled not optimal.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from solver.puzzles.base import Solution
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.puzzles.sliding_kernels import bidirectional_kernel
 from solver.search import sliding_kernels as search_kernels
+from solver.search import twentyfour
 from solver.search.loop import run_loop_method
 from solver.search.sliding_reduce import reduce_board, small_enough, sub_board
 from solver.search.sliding_tables import ALIASES as ALIASES
@@ -145,21 +148,32 @@ def _check_heuristic(puzzle: SlidingPuzzle, heuristic: str) -> str:
 
 
 def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None, stop=None,
-                  progress: Progress | None = None, notice: Notice | None = None) -> Solution:
-    """An optimal solution by IDA* (boards of up to 12 cells, 3x5, 5x3, 4x4), else a labelled non-optimal one.
+                  progress: Progress | None = None, notice: Notice | None = None, limit: float | None = None) -> Solution:
+    """An optimal solution by IDA* (boards of up to 12 cells, 3x5, 5x3, 4x4, and 5x5 once its pattern
+    databases are built), else a labelled non-optimal one.
 
     ``heuristic`` picks one of :data:`HEURISTICS`; by default the strongest whose tables are present
     (on the 4x4, 6-6-3 is built at first use, and walking distance is used meanwhile).  ``progress``
     receives ``{"phase": "search", "heuristic", "bound", "nodes", "iteration", "nodes_per_second"}``
     between iterations and ``{"phase": "build", ...}`` while a table builds in the foreground;
     ``notice`` receives one-line messages about tables.  Raises UnsolvableError (with the parity
-    proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.
+    proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.  On the 5x5, the search gives
+    up after ``limit`` seconds, raising :class:`~solver.errors.GaveUp` with the lower bound it proved.
     """
     state = tuple(int(t) for t in state)
     proof = puzzle.proof(state)
     if not proof.solvable:
         raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
     stop = np.zeros(1, np.uint8) if stop is None else stop
+    if twentyfour.is_twentyfour(puzzle) and (heuristic is None or ALIASES.get(heuristic.strip().lower()) == "pdb6666"):
+        table = twentyfour.tables(notice)
+        if table is not None:
+            return twentyfour.solve_optimal(puzzle, state, table, stop=stop, progress=progress, limit=limit)
+        if heuristic is not None:
+            raise KomaError(twentyfour.missing_tables_notice().replace(", so this answer is not proven optimal", ""))
+        if notice is not None:
+            notice(twentyfour.missing_tables_notice())
+        return _solve_by_reduction(puzzle, state, heuristic=None, stop=stop, progress=progress, notice=notice)
     if not small_enough(puzzle.width, puzzle.height):
         return _solve_by_reduction(puzzle, state, heuristic=heuristic, stop=stop, progress=progress, notice=notice)
     began = time.perf_counter()
@@ -342,7 +356,7 @@ def run(puzzle: SlidingPuzzle, state, method: str, *, stop=None, progress: Progr
     if method == "loop":
         return solve_by_loop(puzzle, state)
     return solve_sliding(puzzle, state, heuristic=options.get("heuristic"), stop=stop, progress=progress,
-                         notice=options.get("notice"))
+                         notice=options.get("notice"), limit=options.get("limit"))
 
 
 def refute_by_loop(puzzle: SlidingPuzzle, state) -> UnsolvableError:

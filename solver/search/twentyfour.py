@@ -133,3 +133,65 @@ def korf50() -> tuple[tuple[int, tuple[int, ...], int, int], ...]:
 
 def instance(index: int) -> tuple[int, tuple[int, ...], int, int]:
     return next(row for row in korf50() if row[0] == index)
+
+
+# --- koma bench 24 ------------------------------------------------------------------------------------
+
+_bench_figures: dict[int, dict[str, Any]] = {}
+BUILD_SCRIPT = """
+import json, resource, sys, time
+from solver.search import sliding_tables as t
+began = time.perf_counter()
+if t.tables_present("pdb6666"):
+    array = t._build_array("pdb6666", None, None)
+    where = "memory (the cached table is kept)"
+else:
+    t.build_tables("pdb6666")
+    array = t._loaded["pdb6666"]
+    where = "the table cache"
+seconds = time.perf_counter() - began
+print(json.dumps({"build_seconds": round(seconds, 1), "entries": int(array.size), "bytes": int(array.nbytes),
+                  "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "built_into": where}))
+"""
+
+
+def bench_build() -> dict[str, Any]:
+    """Build 6-6-6-6 in a child process (into the cache when it is missing, else in memory): time and peak memory."""
+    import json
+    import subprocess
+    import sys
+
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-c", BUILD_SCRIPT], capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        return {"failed": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(done.stdout)
+
+
+def bench_instance(index: int) -> dict[str, Any]:
+    """Solve Korf and Felner's instance ``index``: length (replayed), nodes, seconds, and the ratio to their nodes."""
+    table = tables()
+    if table is None:
+        return {"skipped": f"the 6-6-6-6 tables are not built ({table_requirements(NAME)['build_command']})"}
+    puzzle = SlidingPuzzle(5, 5)
+    _, board, length, their_nodes = instance(index)
+    solution = solve_optimal(puzzle, board, table)
+    reached = puzzle.replay(board, solution.moves)[-1] == puzzle.goal
+    figures = {"length": solution.length, "published": length, "optimal": reached and solution.length == length,
+               "nodes": solution.nodes, "kf_nodes": their_nodes, "ratio": round(solution.nodes / their_nodes, 3),
+               "seconds": round(solution.seconds, 2), "nodes_per_second": round(solution.nodes / solution.seconds),
+               "threads": workers()}
+    _bench_figures[index] = figures
+    return figures
+
+
+def bench_summary() -> dict[str, Any]:
+    """The instances solved so far in this run: all optimal?, the slowest, node totals and their ratio."""
+    done = [f for f in _bench_figures.values() if "nodes" in f]
+    if not done:
+        return {"skipped": "no instance was solved"}
+    nodes, theirs, seconds = (sum(f[k] for f in done) for k in ("nodes", "kf_nodes", "seconds"))
+    return {"instances": len(done), "all_optimal": all(f["optimal"] for f in done),
+            "max_seconds": max(f["seconds"] for f in done), "total_seconds": round(seconds, 1), "nodes": nodes,
+            "kf_nodes": theirs, "ratio": round(nodes / theirs, 3), "nodes_per_second": round(nodes / seconds)}

@@ -183,6 +183,14 @@ class WarmedUp(Message):
     seconds: float = 0.0
 
 
+@dataclass
+class OfferMade(Message):
+    """A quick solution of ``job.state``, NOT proven optimal, offered while the optimal search goes on (the 5x5)."""
+
+    job: SolverJob
+    solution: Solution
+
+
 # --- deprecated: the play screen's until it is converted to the messages above ---------------------------
 @dataclass
 class JobDone(Message):

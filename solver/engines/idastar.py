@@ -270,8 +270,9 @@ def _split_iteration(kernel, states, tables, h0: int, bound: int, split: int, st
 
     def work(i: int) -> None:
         try:
-            results[i] = kernel(states[i], tables, h0, bound, split, claim, stop, halt, counters[i], paths[i])
-            if results[i][0] >= 0:
+            result = kernel(states[i], tables, h0, bound, split, claim, stop, halt, counters[i], paths[i])
+            results[i] = result
+            if result[0] >= 0:
                 halt[0] = 1  # found: the other workers stop
         except BaseException as error:  # re-raised in the caller's thread
             failures.append(error)

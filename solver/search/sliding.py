@@ -36,7 +36,7 @@ from solver.puzzles.base import Solution
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.puzzles.sliding_kernels import bidirectional_kernel
 from solver.search import sliding_kernels as search_kernels
-from solver.search import twentyfour
+from solver.search import sliding_tables, twentyfour
 from solver.search.loop import run_loop_method
 from solver.search.sliding_reduce import reduce_board, small_enough, sub_board
 from solver.search.sliding_tables import ALIASES as ALIASES
@@ -44,7 +44,6 @@ from solver.search.sliding_tables import LABELS as LABELS
 from solver.search.sliding_tables import PATTERNS as PATTERNS
 from solver.search.sliding_tables import _build_in_background as _build_in_background
 from solver.search.sliding_tables import _load as _load
-from solver.search.sliding_tables import _loaded as _loaded
 from solver.search.sliding_tables import _pdb_meta as _pdb_meta
 from solver.search.sliding_tables import build_in_memory as build_in_memory
 from solver.search.sliding_tables import build_tables as build_tables
@@ -217,7 +216,7 @@ def _solve_while_building(puzzle, state, began, *, stop, progress, notice) -> So
     def watch(info):
         if stop[0]:
             inner[0] = 1
-        elif not builder.is_alive() and "pdb663" in _loaded:
+        elif not builder.is_alive() and "pdb663" in sliding_tables._loaded:
             switch.append(True)
             inner[0] = 1
         if progress is not None:
@@ -232,7 +231,7 @@ def _solve_while_building(puzzle, state, began, *, stop, progress, notice) -> So
             raise
     if notice is not None:
         notice("pattern database 6-6-3 is ready; switching to it")
-    run = _run("pdb663", puzzle, state, stop=stop, progress=progress, table=_loaded["pdb663"])
+    run = _run("pdb663", puzzle, state, stop=stop, progress=progress, table=sliding_tables._loaded["pdb663"])
     return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS['pdb663']}")
 
 
@@ -340,11 +339,14 @@ def best_present() -> str:
 # --- the front: methods and dispatch (see :mod:`solver.search`) ------------------------------------
 
 def methods(puzzle: SlidingPuzzle) -> list[str]:
-    """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4,
-    labelled non-optimal beyond), and ``loop`` on the 15-puzzle."""
+    """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4 and on
+    the 5x5 with its tables, labelled non-optimal otherwise), ``reduction`` beyond 4x4 (fast, never
+    proven optimal), and ``loop`` on the 15-puzzle."""
     found = ["table", "bidirectional", "ida"] if puzzle.enumerable else ["ida"]
     if (puzzle.width, puzzle.height) == (4, 4):
         found.append("loop")
+    if not small_enough(puzzle.width, puzzle.height):
+        found.append("reduction")
     return found
 
 
@@ -355,6 +357,9 @@ def run(puzzle: SlidingPuzzle, state, method: str, *, stop=None, progress: Progr
         return solve_bidirectional(puzzle, state, stop=stop)
     if method == "loop":
         return solve_by_loop(puzzle, state)
+    if method == "reduction":
+        return _solve_by_reduction(puzzle, tuple(state), heuristic=options.get("heuristic"), stop=stop,
+                                   progress=progress, notice=options.get("notice"))
     return solve_sliding(puzzle, state, heuristic=options.get("heuristic"), stop=stop, progress=progress,
                          notice=options.get("notice"), limit=options.get("limit"))
 

@@ -370,7 +370,11 @@ def move_names(reverse: bool) -> str:
 
 
 def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
-    """The int64 table for the pattern ``groups`` (lists of tiles) of a square board (``reverse``: see :func:`_common`)."""
+    """The int64 table for the pattern ``groups`` (lists of tiles) of a square board (``reverse``: see :func:`_common`).
+
+    The groups partition the tiles, or (tests) cover some of them: then the databases need one more
+    entry, a 0, at their end for the tiles of no group.
+    """
     from solver.engines.pdb import multipliers, n_placements
 
     cells = width * width
@@ -388,6 +392,13 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
             table[T_INDEX_OF + tile] = i
             table[T_MULT_OF + tile] = m[i]
             table[T_GROUP_TILES + g * MAX_GROUP + i] = tile
+    rest = [t for t in range(1, cells) if table[T_GROUP_OF + t] < 0]
+    if rest:  # a partial partition (tests): the other tiles form a group of weight 0, whose one entry D[base] is 0
+        if len(groups) >= 4:
+            raise ValueError("a partial partition has at most 3 groups")
+        table[T_GROUP_BASE + len(groups)] = base
+        for tile in rest:
+            table[T_GROUP_OF + tile] = len(groups)
     for cell in range(cells):
         table[T_REFLECT_CELL + cell] = (cell % width) * width + cell // width
     for tile in range(1, cells):

@@ -186,6 +186,9 @@ def _load(name: str, *, notice: Notice | None = None, progress: Progress | None 
     path = table_path(_cache_name(name))
     try:
         array = read_table(path, TABLE_VERSION)
+        entries = sum(n_placements(WIDTHS[name] ** 2, len(g)) for g in PATTERNS[name])
+        if array.shape != (entries,) or array.dtype != np.uint8:  # a sound file, but not this table
+            raise TableError(f"{array.size:,} {array.dtype} entries, expected {entries:,} uint8")
     except FileNotFoundError:
         return None
     except (TableError, OSError) as problem:

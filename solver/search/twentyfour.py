@@ -78,8 +78,11 @@ def lower_bound(board, table: np.ndarray) -> int:
 
 
 def solve_optimal(puzzle: SlidingPuzzle, board, table: np.ndarray, *, stop=None, progress: Progress | None = None,
-                  limit: float | None = None, threads: int | None = None) -> Solution:
+                  limit: float | None = None, threads: int | None = None, meta: np.ndarray | None = None) -> Solution:
     """An optimal solution of the solvable 5x5 ``board``.
+
+    ``table`` holds the databases end to end, ``meta`` their layout (:func:`sliding_kernels.pdb_tables`;
+    by default the 6-6-6-6's): tests search with small patterns, whose sum is admissible too.
 
     ``progress`` receives ``{"phase": "search", "heuristic", "bound", "lower_bound", "nodes", "iteration",
     "nodes_per_second", "seconds"}`` several times a second.  Raises :class:`~solver.errors.GaveUp` (with
@@ -89,7 +92,7 @@ def solve_optimal(puzzle: SlidingPuzzle, board, table: np.ndarray, *, stop=None,
     board = tuple(board)
     if board == puzzle.goal:
         return Solution((), (board,), True, 0, 0.0, f"ida*:{NAME}", DESCRIPTION)
-    pair = (_pdb_meta(NAME), table)
+    pair = (_pdb_meta(NAME) if meta is None else meta, table)
     states = []
     for _ in range(threads or workers()):
         state = kernels.new_state(board)

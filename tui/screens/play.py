@@ -30,7 +30,7 @@ from ..game.live import heartbeat
 from ..game.playback import PlaybackController, Step
 from ..game.results import Finish, record_finish
 from ..game.store import SavedGame
-from ..messages import JobDone, JobFailed, JobProgress, WarmedUp
+from ..messages import JobDone, JobFailed, JobProgress, OfferMade, WarmedUp
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
@@ -316,6 +316,9 @@ class PlayScreen(DirtyOnlyRendering):
                 self.message = ""
             self.cancel_job(quiet=True)
             self.start_job("solve")
+        elif self.solver.offer is not None:  # the 5x5: play the offer while the proof goes on
+            moves, self.message = self.solver.take_offer()
+            self.playback.start(moves)
         self.update_status()
 
     def action_hint(self) -> None:
@@ -368,7 +371,15 @@ class PlayScreen(DirtyOnlyRendering):
             elif job.state == self.state:
                 self.message = found_text(solution)
                 self.playback.start(list(solution.moves))
+            elif job.kind == "solve":  # proved while the offer was played
+                self.message = self.solver.proved_text(solution)
         self.refresh_view()
+
+    @on(OfferMade)
+    def _offer_made(self, event: OfferMade) -> None:
+        if message := self.solver.offered(event.job, event.solution):
+            self.message = message
+            self.refresh_view()
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
         cells, lines, what = self.look.hint(self.puzzle, self.state, move)

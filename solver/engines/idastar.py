@@ -30,6 +30,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from solver.engines.atomic import fetch_add
 from solver.engines.bfs import STOP_POLL_MASK, run_polled
 from solver.engines.jit import njit
 from solver.errors import Cancelled
@@ -64,19 +65,6 @@ def unowned(array):
     may apply it to their own table arrays for the same reason.
     """
     return numba.carray(_voidptr(array.ctypes.data), array.shape, array.dtype)
-
-
-@intrinsic
-def fetch_add(typingctx, array, index, value):
-    """Atomically add ``value`` to ``array[index]`` (an int64 array) and return the old value."""
-
-    def codegen(context, builder, signature, args):
-        array_type = signature.args[0]
-        ary = context.make_array(array_type)(context, builder, args[0])
-        pointer = cgutils.get_item_pointer(context, builder, array_type, ary, [args[1]])
-        return builder.atomic_rmw("add", pointer, args[2], "seq_cst")
-
-    return types.int64(array, types.int64, types.int64), codegen
 
 
 @njit(nogil=True, inline="always")

@@ -49,7 +49,10 @@ BUILD_COMMANDS = {"pdb663": "koma tables build 15", "pdb78": "koma tables build 
 # The 24-puzzle searches in Korf and Felner's move order (the blank up, left, right, down on their board,
 # which is Koma's turned half round), so that its node counts compare with theirs.
 REVERSED_MOVES = {"pdb6666": True}
-BUILD_WORKERS = {"pdb663": 1, "pdb78": 1, "pdb6666": 2}  # patterns built at once, one thread each
+BUILD_WORKERS = {"pdb663": 1, "pdb78": 1, "pdb6666": 2}  # patterns built at once
+# threads expanding each pattern's layers together: on this shared 2-core box a second one did not pay
+# (7-tile pattern: 22.3 s alone, 23.0 s with two), so one; 6-6-6-6 builds two patterns at once instead
+BUILD_THREADS = {"pdb663": 1, "pdb78": 1, "pdb6666": 1}
 
 _loaded: dict[str, np.ndarray] = {}
 _load_lock = threading.Lock()
@@ -120,7 +123,8 @@ def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
                 progress({"phase": "build", "table": name, "label": LABELS[name], "group": i + 1,
                           "groups": len(groups), "tiles": list(groups[i]), "layer": info["layer"],
                           "fraction": fraction, "seconds": time.perf_counter() - began})
-        build_pattern(width, width, groups[i], stop=halt, progress=report, out=out[offsets[i]:offsets[i] + sizes[i]])
+        build_pattern(width, width, groups[i], stop=halt, progress=report, out=out[offsets[i]:offsets[i] + sizes[i]],
+                      threads=BUILD_THREADS[name])
 
     def worker() -> None:
         while not failures:

@@ -109,6 +109,11 @@ def test_5x5_pattern_database_equals_a_plain_bfs(tiles):
     assert np.array_equal(build_pattern(5, 5, tiles), abstract_bfs(5, tiles))
 
 
+@pytest.mark.parametrize("width, tiles", [(5, (1, 2, 6, 7)), (4, (1, 5, 6, 9, 10, 13))])
+def test_two_threads_build_the_same_database_as_one(width, tiles):
+    assert np.array_equal(build_pattern(width, width, tiles, threads=2), build_pattern(width, width, tiles))
+
+
 def test_6666_layout_and_memory_figures():
     needs = sliding_tables.table_requirements("6-6-6-6")
     assert needs["entries"] == 4 * 127_512_000 and needs["board"] == "5x5"

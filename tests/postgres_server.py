@@ -41,11 +41,25 @@ class PostgresServer:
         subprocess.run([str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-sync",
                         "-E", "UTF8", "--locale=C"], check=True, capture_output=True, timeout=120, **run_as)
         self.handle = open(self.log, "w")  # noqa: SIM115 - postgres writes to it until stop()
+        self.start_server()
+
+    def start_server(self) -> None:
+        """Start the server (again, after :meth:`stop_server`) and wait until it answers."""
         self.process = subprocess.Popen(
-            [str(PG_BIN / "postgres"), "-D", str(self.data), "-h", "127.0.0.1", "-p", str(port), "-k", str(root),
+            [str(PG_BIN / "postgres"), "-D", str(self.data), "-h", "127.0.0.1", "-p", str(self.port), "-k", str(self.root),
              "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
-            stdout=self.handle, stderr=subprocess.STDOUT, **run_as)
+            stdout=self.handle, stderr=subprocess.STDOUT, **self.run_as)
         self.wait_until_ready()
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """Stop the server as ``pg_ctl stop -m fast`` (SIGINT) or ``-m immediate`` (SIGQUIT: a crash) would."""
+        self.process.send_signal(signal.SIGQUIT if mode == "immediate" else signal.SIGINT)
+        self.process.wait(60)
+
+    def all_pids(self) -> list[int]:
+        """The postmaster and every backend and helper process it runs (to freeze them all, as a stall would)."""
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
+        return [self.process.pid, *(int(pid) for pid in out.split())]
 
     def url(self, database: str = "postgres", user: str = "postgres", port: int | None = None) -> str:
         return f"postgresql://{user}@127.0.0.1:{port or self.port}/{database}"

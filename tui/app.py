@@ -8,6 +8,7 @@ Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can mo
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -33,14 +34,19 @@ from .driver import QuietLinuxDriver
 from .game.daily import daily_board, daily_key, puzzle_for_id, puzzle_id
 from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
-from .game.records import Replay
-from .game.stores import AnyStore, open_store
+from .game.players import player_identity
+from .game.records import Replay, SavedGame
+from .game.storage import Answer, News, Storage
+from .game.store import Store
+from .game.stores import connect_store
 from .screens.home import HomeScreen
 from .screens.play import PlayScreen
 from .screens.play_variants import play_screen_for
 from .strip_caches import defer_strip_caches
 from .stylesheet import SharedStylesheet
 from .themes import KOMA_THEMES, other_theme
+
+QUIT_DRAIN_SECONDS = 0.3  # quitting gives the database this long to take the last saves; the outbox keeps the rest
 
 
 class KomaCommands(Provider):
@@ -92,7 +98,7 @@ class KomaApp(App):
     ]
 
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
-                 store: AnyStore | None = None, clock: Callable[[], float] = time.monotonic,
+                 store: Store | None = None, clock: Callable[[], float] = time.monotonic,
                  animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None,
                  database: str | None = None):
         defer_strip_caches()
@@ -106,7 +112,14 @@ class KomaApp(App):
         self.start_puzzle = puzzle
         self.start_state = start
         self.ascii_only = ascii_only
-        self.store = store if store is not None else open_store(database)
+        if store is not None:  # a store given (tests, the warm process's rehearsal): its player, no outbox on disk
+            self.player, self.player_name = store.player, store.player_name
+            self.storage = Storage(lambda: store, self.player, self._storage_news, durable=False, one_connection=True)
+        else:
+            self.player, self.player_name = player_identity()
+            self.storage = Storage(lambda: connect_store(database, self.player, self.player_name), self.player,
+                                   self._storage_news)
+        self.storage.write("seen")  # the player came: their name is what leaderboards and the watch list show
         self.clock = clock
         self.animate_spinner = animate_spinner
         self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all
@@ -127,7 +140,6 @@ class KomaApp(App):
             self.set_keymap(keymap.bindings)
         for problem in keymap.problems:
             self.notify(problem, title="Keymap", severity="warning", timeout=8)
-        self.store.notice_listener = self._store_has_notices
         if self.ascii_only:
             self.add_class("-ascii")
             ScrollBar.renderer = AsciiScrollBarRender  # Textual's documented hook; put back on unmount
@@ -152,22 +164,53 @@ class KomaApp(App):
                 pass
 
     def _signalled(self) -> None:
+        """Every game's snapshot goes to the outbox (durable at once), then the app exits without waiting for
+        the database: what it has not taken yet, the next game of this player or the server writes."""
         self.stop_all()
         for screen in self.screen_stack:
             if isinstance(screen, PlayScreen):
-                screen._pause_clock()
-                screen._save()
+                screen.session.clock.pause()
+                screen.session.save()
         self.exit()
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
 
-    def _store_has_notices(self) -> None:
-        self.call_later(self.show_store_notices)
+    # --- the storage service: its answers and news arrive from its threads ---
+    def _storage_news(self, news: News) -> None:
+        self._from_storage_thread(self._told, news)
+
+    def _from_storage_thread(self, callback: Callable[..., None], *args: Any) -> None:
+        if self._thread_id == threading.get_ident():
+            callback(*args)
+        elif self.is_running:
+            try:
+                self.call_from_thread(callback, *args)
+            except RuntimeError:  # the app is closing: nobody to tell
+                pass
+
+    def _told(self, news: News) -> None:
+        """Storage news goes to the play screens (their panel says it, once); the rest is a notice."""
+        for screen in self.screen_stack:
+            if isinstance(screen, PlayScreen):
+                screen.storage_news(news)
+        self.show_store_notices()
+
+    def read(self, node: Any, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None:
+        """Read from the store off the UI thread; ``reply`` gets the Answer on the UI thread, if ``node`` is still
+        mounted then."""
+        def answered(answer: Answer) -> None:
+            self._from_storage_thread(lambda: reply(answer) if node.is_attached else None)
+
+        self.storage.read(run, answered)
+
+    def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None) -> None:
+        """Accept a write (durable in the outbox at once; the database takes it when it can)."""
+        self.storage.write(kind, key, data)
 
     def show_store_notices(self) -> None:
         """Show what the store and the caches (tables, compiled kernels) had to say since the last call."""
-        for notice in self.store.drain_notices():
+        for notice in self.storage.drain_notices():
             self.notify(notice, title="Saved games", severity="warning", timeout=8)
         for notice in cache_files.drain_notices():
             self.notify(notice, title="Caches", severity="warning", timeout=8)
@@ -179,15 +222,24 @@ class KomaApp(App):
         With ``daily`` (a day), the day's board of the puzzle, or the player's game on it in progress.
         With ``solve``, Koma starts solving it at once.
         """
+        key = daily_key(daily, puzzle_id(puzzle)) if daily else puzzle_id(puzzle)
         if daily:
-
-            saved = self.store.load_game(daily_key(daily, puzzle_id(puzzle)))
-            start = None if saved is not None else daily_board(puzzle, daily)
-        else:
-            saved = None if start is not None else self.store.load_game(puzzle_id(puzzle))
-        screen = play_screen_for(puzzle, start=start, saved=saved, ascii_only=self.ascii_only, daily=daily, solve=solve)
+            start = daily_board(puzzle, daily)
+        screen = play_screen_for(puzzle, self.storage, start=start, ascii_only=self.ascii_only, daily=daily, solve=solve)
         self.push_screen(screen)
+        if start is None or daily:
+            self._read_saved_game(screen, key)
         return screen
+
+    def _read_saved_game(self, screen: PlayScreen, key: str) -> None:
+        """The game saved under ``key``, read off the UI thread: the screen resumes it, or learns that it is
+        unknown (then its new game is saved guarded: it never replaces the stored one).  A save of this
+        session's still in the outbox is the latest: it is resumed without asking the database."""
+        pending = self.storage.pending_save(key)
+        if pending is not False:
+            screen.saved_game_read(Answer(pending if isinstance(pending, SavedGame) else None))
+            return
+        self.read(screen, lambda store: store.load_game(key), screen.saved_game_read)
 
     # --- screens open each other through these (screens never import one another) ---
     def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None:
@@ -277,8 +329,7 @@ class KomaApp(App):
 
     def on_unmount(self) -> None:
         self.stop_all()
-        self.store.notice_listener = None
-        self.store.close()
+        self.storage.close(QUIT_DRAIN_SECONDS)
         if ScrollBar.renderer is AsciiScrollBarRender:
             ScrollBar.renderer = ScrollBarRender
 

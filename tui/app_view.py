@@ -1,6 +1,6 @@
 """What the screens use of the Koma app beyond Textual's ``App``, as a typed protocol.
 
-Screens never import :mod:`tui.app` (it imports them); they reach the store, the stop flags, the
+Screens never import :mod:`tui.app` (it imports them); they reach the storage service (reads answer later, writes return at once), the stop flags, the
 clock and the other screens through :func:`koma_app`, which mypy checks against this protocol, and
 ``tui.app`` checks that ``KomaApp`` satisfies it.
 """
@@ -17,13 +17,16 @@ from solver.puzzles.base import Proof, Puzzle
 
 from .game.jobs import StopFlags
 from .game.records import Replay
-from .game.stores import AnyStore
+from .game.storage import Answer, Storage
+from .game.store import Store
 
 
 class KomaAppView(Protocol):
     """The Koma app as its screens see it: shared state, and how to open one screen from another."""
 
-    store: AnyStore
+    storage: Storage
+    player: str
+    player_name: str
     stop_flags: StopFlags
     ascii_only: bool
     animate_spinner: bool
@@ -32,6 +35,10 @@ class KomaAppView(Protocol):
     last_solve_seconds: float | None
 
     def show_store_notices(self) -> None: ...
+
+    def read(self, node: Any, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None: ...
+
+    def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None) -> None: ...
 
     def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
                     solve: bool = False) -> Screen: ...

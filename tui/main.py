@@ -11,6 +11,7 @@ from solver.tools.cli import main as cli_main
 
 from .server.bench_cases import SERVE_CASES
 from .server.options import add_serve_command
+from .server.web_options import add_web_command
 
 
 def play(args) -> int:
@@ -29,6 +30,16 @@ def serve(args) -> int:
     return serve_command(args)
 
 
+def web(args) -> int:
+    try:
+        from .server.web import web_command  # aiohttp and asyncssh are imported only when serving
+    except ModuleNotFoundError as missing:
+        if missing.name not in ("aiohttp", "asyncssh"):
+            raise
+        raise KomaError(f"{missing.name} is missing: pip install -e '.[web]'") from None
+    return web_command(args)
+
+
 def doctor(args) -> int:
     """``koma doctor``: the solver's checks plus the game's (saved games database, keymap); exit 1 on a fault (advice alone: 0)."""
     from solver.tools.cli import EXIT_PROBLEMS_FOUND, emit
@@ -45,7 +56,7 @@ def doctor(args) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, play, {"serve": serve, "doctor": doctor}, [add_serve_command], SERVE_CASES)
+    return cli_main(argv, play, {"serve": serve, "web": web, "doctor": doctor}, [add_serve_command, add_web_command], SERVE_CASES)
 
 
 def served_main() -> int:

@@ -189,13 +189,3 @@ class WarmedUp(Message):
 
     problem: str = ""
     seconds: float = 0.0
-
-
-# --- deprecated: the play screen's until it is converted to the messages above ---------------------------
-@dataclass
-class JobDone(Message):
-    """Deprecated: an untyped answer (``part`` of several).  Only ``play.py``/``play_solver.py`` still use it."""
-
-    job: SolverJob
-    result: Any
-    part: int = -1  # which of the job's items this answers; -1: the whole job

@@ -19,17 +19,25 @@ DEPLOY_CONFIG = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
 SYSTEM_ONLY = re.compile(r"^\s*(chroot|user|group|daemon|stats socket|log /dev/log)\b")
 
 
-def loopback_config(port: int, replicas: list[tuple[str, int]]) -> str:
-    """``deploy/haproxy.cfg`` listening on 127.0.0.1:``port``, its server lines pointed at ``replicas``."""
-    lines, servers = [], iter(replicas)
+def loopback_config(port: int, replicas: list[tuple[str, int]], web: tuple[int, list[tuple[str, int]]] | None = None) -> str:
+    """``deploy/haproxy.cfg`` listening on 127.0.0.1:``port``, its server lines pointed at ``replicas``; its
+    ``koma web`` sections (named ``*web*``) listen on ``web``'s port in front of its replicas, or are left out."""
+    lines, servers, section = [], iter(replicas), ""
+    web_servers = iter(web[1]) if web else iter(())
     for line in DEPLOY_CONFIG.read_text().splitlines():
         if SYSTEM_ONLY.match(line):
             continue
+        started = re.match(r"^(global|defaults|frontend|backend|listen)\b\s*(\S*)", line)
+        if started:
+            section = started.group(2)
+        is_web = "web" in section
+        if is_web and web is None:
+            continue
         if re.match(r"^\s*bind\s", line):
-            line = f"    bind 127.0.0.1:{port}"
+            line = f"    bind 127.0.0.1:{web[0] if is_web and web else port}"
         server = re.match(r"^(\s*server\s+\S+\s+)\S+(.*)$", line)
         if server:
-            host, replica_port = next(servers)
+            host, replica_port = next(web_servers if is_web else servers)
             line = f"{server.group(1)}{host}:{replica_port}{server.group(2)}"
         lines.append(line)
     assert next(servers, None) is None, "deploy/haproxy.cfg has fewer server lines than the test has replicas"

@@ -711,3 +711,60 @@ def test_sighup_drains_the_server_like_sigterm(server, tmp_path):
         assert re.search(r"player user:hupped: game ended \(status 0", server.text())
     finally:
         client.close()
+
+
+# --- 10. a koma.db that is a FIFO hangs nothing ----------------------------------------------------------------
+
+@needs_tmux
+def test_a_koma_db_that_is_a_fifo_hangs_no_served_game(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    os.mkfifo(data / "koma.db")
+    started = Server(data, "--open", "--rate-limit", "0")
+    client = Client(started, "fifo", tmp_path)
+    try:
+        client.wait_for("8-puzzle")
+        client.wait_for("not a regular")  # the player is told that games are not saved (the toast wraps the line)
+        client.keys("1")
+        client.wait_for(r"Moves 0")
+        client.keys("q")
+        assert client.exit_status() == 0
+    finally:
+        client.close()
+    assert stat_is_fifo(data / "koma.db")  # left as it was: nothing wrote into it or moved it
+    assert started.stop() == 0
+
+
+@needs_tmux
+def test_koma_play_with_a_koma_db_that_is_a_fifo_plays_unsaved(tmp_path):
+    from serve_helpers import KOMA
+    from tmux_sessions import new_tmux_session
+
+    data = tmp_path / "data"
+    data.mkdir()
+    os.mkfifo(data / "koma.db")
+    name = f"koma-fifo-{os.getpid()}"
+    status = tmp_path / "status"
+    new_tmux_session(TMUX, "-d", "-s", name, "-x", "80", "-y", "24", "-e", f"KOMA_DATA_DIR={data}",
+                     "-e", "TEXTUAL_ANIMATIONS=none", f"'{KOMA}' play 8 --seed 3; echo $? > {status}; sleep 60")
+    try:
+        deadline = time.monotonic() + SCREEN_SECONDS
+        screen = ""
+        while "Moves 0" not in screen or "not a regular" not in screen:
+            assert time.monotonic() < deadline, f"koma play never drew its board:\n{screen}"
+            time.sleep(0.1)
+            screen = subprocess.run([TMUX, "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+        subprocess.run([TMUX, "send-keys", "-t", name, "q"], check=True)
+        while not (status.exists() and status.read_text().strip()):
+            assert time.monotonic() < deadline, "koma play did not quit"
+            time.sleep(0.05)
+        assert status.read_text().strip() == "0"
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", name], capture_output=True)
+    assert stat_is_fifo(data / "koma.db")
+
+
+def stat_is_fifo(path: Path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.lstat(path).st_mode)

@@ -96,3 +96,25 @@ def test_koma_doctor_reports_a_bad_keymap(tmp_path):
     text = subprocess.run([KOMA, "doctor"], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "KOMA_DATA_DIR": str(tmp_path)})
     assert text.returncode == 1 and "must be a table" in text.stdout and f"fix: edit {tmp_path}" in text.stdout
+
+
+async def test_remapped_keys_are_named_as_remapped_in_the_game_texts(tmp_path):
+    """The playback's line and the game's messages name the keys bound now, not the defaults."""
+    from tui_helpers import make_app
+
+    from tui.screens.play import PlayScreen
+
+    keymap = {"play.faster": "ctrl+f", "play.slower": "ctrl+b", "play.new": "ctrl+n", "play.step_back": "comma"}
+    app = make_app(tmp_path, "8", "1 2 3/4 5 6/_ 7 8", keymap=keymap)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await wait_for(pilot, screen.warm.is_set, what="the warm-up")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.playback.active, what="the playback")
+        line = screen.playback.text(screen.key_for)
+        assert "^f/^b speed" in line and "+/-" not in line and ", ] step" in line, line
+    app = make_app(tmp_path, "8", "1 2 3/4 5 6/7 8 _", keymap=keymap)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("s")
+        assert "Press ^n for a new game" in app.screen.message, app.screen.message

@@ -8,7 +8,7 @@ import sqlite3
 
 from store_helpers import database_with_bad_rows
 from textual.widgets import DataTable
-from tui_helpers import make_app, wait_for, wait_warm
+from tui_helpers import make_app, settled, wait_for, wait_warm
 
 from solver import search
 from solver.puzzles.registry import get_puzzle
@@ -41,7 +41,7 @@ def test_version_1_database_is_migrated_to_the_local_profile(tmp_path):
     assert store.load_game("8") == SavedGame("1 2 3/4 5 6/7 _ 8", ["L", "R"], "pk", 1, 12.5, 2)
     stats = store.stats("15")
     assert (stats.solved, stats.by_koma, stats.best_moves, stats.best_optimal, stats.best_seconds) == (3, 1, 40, 36, 80.0)
-    assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert store.backend.query("PRAGMA user_version") == [(SCHEMA_VERSION,)]
     assert Store(path, player="user:alice").load_game("8") is None  # other players start afresh
 
 
@@ -61,6 +61,8 @@ def test_daily_leaderboard_ranks_by_excess_then_moves_then_time(tmp_path):
     path = tmp_path / "koma.db"
     day = "2025-01-31"
     players = {name: Store(path, player=f"user:{name}") for name in ("ann", "ben", "cy", "dee")}
+    for store in players.values():
+        store.seen()  # each came (the app records it at every start): the board shows their names
     assert players["ann"].record_daily(day, "8", 22, 20, 90.0) == 1  # +2
     players["ben"].record_daily(day, "8", 20, 20, 120.0)  # optimal, slow
     players["cy"].record_daily(day, "8", 20, 20, 45.0)  # optimal, fast
@@ -109,16 +111,24 @@ def test_daily_board_is_the_same_for_everyone_and_changes_daily():
     assert puzzle.proof(daily_board(puzzle, "2025-01-31")).solvable
 
 
+def you(board: LeaderboardScreen) -> str:
+    return str(board.query_one("#leaderboard-you").render())
+
+
 async def test_daily_game_is_ranked_and_shown(tmp_path, monkeypatch):
     monkeypatch.setenv("KOMA_DAY", "2025-01-31")
     store = Store(tmp_path / "koma.db", player="user:zoe", name="zoe")
-    Store(tmp_path / "koma.db", player="user:yan", name="yan").record_daily("2025-01-31", "8", 30, 20, 5.0)
+    yan = Store(tmp_path / "koma.db", player="user:yan", name="yan")
+    yan.seen()
+    yan.record_daily("2025-01-31", "8", 30, 20, 5.0)
     app = make_app(tmp_path, store=store)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
-        table = app.screen.query_one(DataTable)
-        assert table.row_count == 1 and "not solved yet" in str(app.screen.query_one("#leaderboard-you").render())
+        board = app.screen
+        table = board.query_one(DataTable)  # the board is read off the UI thread: it fills in when the store answers
+        await wait_for(pilot, lambda: table.row_count == 1 and "not solved yet" in you(board), what="the day's board")
+        assert table.get_row_at(0)[1] == "yan" and "zoe" in you(board)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, DailyPlayScreen), what="the daily game")
         screen = app.screen
@@ -128,19 +138,23 @@ async def test_daily_game_is_ranked_and_shown(tmp_path, monkeypatch):
         for move in solution.moves:  # the player plays the optimal moves: ranked first
             assert screen.play(move)
         await wait_for(pilot, lambda: screen.won, what="the win")
-        assert "rank [b]#1[/b]" in screen.message
+        assert "Solved in" in screen.message  # told at once; the rank follows when the store has recorded the finish
+        await wait_for(pilot, lambda: "rank [b]#1[/b]" in screen.message, what="the daily rank")
         await pilot.press("b")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
         board = app.screen
-        assert board.query_one(DataTable).row_count == 2
-        assert "#1 of 2" in str(board.query_one("#leaderboard-you").render())
+        await wait_for(pilot, lambda: board.query_one(DataTable).row_count == 2 and "#1 of 2" in you(board),
+                       what="the board with the player's result")
+        assert [board.query_one(DataTable).get_row_at(k)[1] for k in (0, 1)] == ["zoe (you)", "yan"]
         await pilot.press("right")
-        assert board.game == "15" and board.query_one(DataTable).row_count == 0
+        assert board.game == "15"
+        await wait_for(pilot, lambda: board.query_one(DataTable).row_count == 0, what="the 15-puzzle's empty board")
         await pilot.press("right_square_bracket")  # no days after today
         assert board.day == "2025-01-31"
         await pilot.press("left_square_bracket")
         assert board.day == "2025-01-30"
-    store = Store(tmp_path / "koma.db", player="user:zoe")  # the app closed its store on exit
+        await settled(pilot)
+    store = Store(tmp_path / "koma.db", player="user:zoe")  # a later session sees what this one recorded
     assert store.stats("8").solved == 1 and store.load_game("daily/2025-01-31/8") is None
 
 
@@ -159,6 +173,7 @@ async def test_auto_solved_daily_game_is_not_ranked(tmp_path, monkeypatch):
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.won, what="Koma's finish")
         assert "Solved by Koma" in screen.message
+        await settled(pilot)
     store = Store(tmp_path / "koma.db", player="user:kim")
     assert store.leaderboard("2025-01-31", "8") == [] and store.stats("8").by_koma == 1
 
@@ -170,12 +185,14 @@ async def test_a_daily_game_in_progress_resumes(tmp_path, monkeypatch):
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.open_puzzle(get_puzzle("8"), daily="2025-01-31")
         await pilot.pause()
+        await wait_for(pilot, lambda: not screen.awaiting_saved_game, what="the saved game's read")
         move = screen.puzzle.moves(screen.state)[0]
         assert screen.play(move)
+        await settled(pilot)
     again = make_app(tmp_path, store=Store(tmp_path / "koma.db", player="user:lee"))
     async with again.run_test(size=(100, 30)) as pilot:
         screen = again.open_puzzle(get_puzzle("8"), daily="2025-01-31")
-        await pilot.pause()
+        await wait_for(pilot, lambda: not screen.awaiting_saved_game, what="the saved game's read")
         assert screen.history.moves == [move] and screen.position == 1
         assert isinstance(screen, PlayScreen)
     assert Store(tmp_path / "koma.db", player="user:lee").load_game("8") is None  # the puzzle's own game untouched
@@ -188,9 +205,19 @@ async def test_wrong_typed_results_do_not_stop_the_leaderboard(tmp_path, monkeyp
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
-        table = app.screen.query_one(DataTable)
-        assert table.row_count == 1 and table.get_row_at(0)[1] == "user:c"
-        await wait_for(pilot, lambda: sum("damaged row of results" in n.message for n in app._notifications) == 2,
-                       what="a notice per damaged row")
-        await pilot.press("left_square_bracket", "right_square_bracket")  # read again: still one row, no new notice
-        assert app.screen.query_one(DataTable).row_count == 1
+        board = app.screen
+        table = board.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count == 1, what="the board's one good result")
+        assert table.get_row_at(0)[1] == "user:c"
+
+        def damaged() -> int:
+            return sum("damaged row of results" in n.message for n in app._notifications)
+
+        await wait_for(pilot, lambda: damaged() == 2, what="a notice per damaged row")
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: board.day == "2025-01-30" and table.row_count == 0, what="the day before")
+        await pilot.press("right_square_bracket")  # read again: still one row, no new notice
+        assert board.day == "2025-01-31"
+        await wait_for(pilot, lambda: table.row_count == 1, what="the board read again")
+        await settled(pilot)
+        assert table.get_row_at(0)[1] == "user:c" and damaged() == 2

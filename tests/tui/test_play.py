@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui_helpers import make_app, wait_for, wait_warm
+from tui_helpers import make_app, read_store, wait_for, wait_warm
 
 from solver import search
 from solver.engines.stop import check_stop
@@ -61,9 +61,9 @@ async def test_win_message_shows_moves_against_optimal(tmp_path):
         await pilot.press("left", "left")
         assert screen.won
         assert "Solved in 4 moves; optimal 2" in screen.message
-        stats = app.store.stats("8")
+        stats, saved = await read_store(pilot, lambda store: (store.stats("8"), store.load_game("8")))
         assert (stats.solved, stats.best_moves, stats.best_optimal) == (1, 4, 2)
-        assert app.store.load_game("8") is None  # a finished game is not resumed
+        assert saved is None  # a finished game is not resumed
 
 
 async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
@@ -78,7 +78,8 @@ async def test_auto_solve_plays_back_to_the_goal_and_can_be_undone(tmp_path):
         await wait_for(pilot, lambda: screen.won, what="the playback")
         assert screen.position == 31 and set(screen.history.origins) == {"k"}
         assert "Solved by Koma" in screen.message
-        assert app.store.stats("8").by_koma == 1 and app.store.stats("8").solved == 0
+        stats = await read_store(pilot, lambda store: store.stats("8"))
+        assert stats.by_koma == 1 and stats.solved == 0
         await pilot.press("u")
         assert not screen.won and screen.position == 30
 
@@ -193,6 +194,35 @@ async def test_resume_after_restart(tmp_path):
         assert screen.start == screen.puzzle.parse("8 6 7/2 5 4/3 _ 1")
         await pilot.press("u", "u")
         assert screen.state == screen.start
+
+
+async def test_keys_typed_while_the_saved_game_is_read_are_played_on_it(tmp_path):
+    """The saved game is read off the UI thread: a key typed before it arrives is played on the saved game, and the
+    fresh board shown meanwhile never replaces it."""
+    import threading
+
+    from tui_helpers import store_of
+
+    path = tmp_path / "koma.db"
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("left", "down")
+        saved = app.screen.state
+    again = make_app(tmp_path, store=Store(path))
+    release = threading.Event()
+    async with again.run_test(size=(80, 24)) as pilot:
+        store = store_of(again)
+        load_game = store.load_game
+        store.load_game = lambda key: (release.wait(30), load_game(key))[1]  # a slow database
+        await pilot.press("1")  # the 8-puzzle card: its saved game is being read
+        screen = again.screen
+        assert isinstance(screen, PlayScreen) and screen.awaiting_saved_game
+        await pilot.press("up")  # typed before the saved game arrives
+        assert screen.position == 0 and screen.held_moves == ["U"]
+        release.set()
+        await wait_for(pilot, lambda: screen.position == 3, what="the saved game and the held move")
+        assert screen.history.moves[:3] == ["L", "D", "U"] and screen.state == screen.puzzle.apply(saved, "U")
+        assert screen.start == screen.puzzle.parse("8 6 7/2 5 4/3 _ 1")
 
 
 async def test_corrupt_database_is_moved_aside_and_play_goes_on(tmp_path):

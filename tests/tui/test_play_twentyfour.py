@@ -101,5 +101,5 @@ async def test_hint_within_budget_or_says_so(tmp_path, tables):
         await wait_warm(pilot)
         screen = app.screen
         await pilot.press("t")
-        await wait_for(pilot, lambda: screen.hinted is not None, what="the hint")
+        await wait_for(pilot, lambda: screen.session.hinted is not None, what="the hint")
         assert "(16 to go)" in screen.message and "Not proven" not in screen.message

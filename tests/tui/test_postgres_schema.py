@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import psycopg
 import pytest
+from tui_helpers import make_app, settled, wait_for
 
+from solver.puzzles.registry import get_puzzle
 from tui.game.postgres_schema import MIGRATIONS, SchemaError, current_version, migrate, migrations
+from tui.game.records import SavedGame
+from tui.game.session import GameSession
+from tui.game.storage import Answer, SavingDelayed, SavingResumed, Storage
 from tui.game.store_postgres import StoreUnavailable, connect
-from tui.game.stores import open_store
+from tui.game.stores import connect_store, open_store
 
 
 def test_the_shipped_migrations_run_one_two_three():
@@ -71,28 +77,91 @@ def test_a_database_from_a_newer_koma_is_refused_with_a_notice(postgres_url):
     assert store.memory_only and len(notices) == 1 and "schema version 999" in notices[0]
 
 
-def test_a_lost_connection_is_replaced_without_losing_the_save(postgres_url):
-    from tui.game.store import SavedGame
+def end_koma_connections(url: str) -> int:
+    """End every Koma connection to ``url``'s database from the server side, as a restart or an administrator
+    would, and wait until their server processes are gone; returns how many there were."""
+    where = ("FROM pg_stat_activity WHERE application_name = 'koma' AND pid <> pg_backend_pid() "
+             "AND datname = current_database()")
+    with connect(url) as admin:
+        ended = admin.execute(f"SELECT pg_terminate_backend(pid) {where}").fetchall()
+        deadline = time.monotonic() + 30
+        while admin.execute(f"SELECT count(*) {where}").fetchone() != (0,):
+            assert time.monotonic() < deadline, "the ended connections are still there"
+            time.sleep(0.02)
+    assert all(ok for (ok,) in ended)
+    return len(ended)
 
+
+def test_a_lost_connection_is_replaced_without_losing_the_save(postgres_url, tmp_path):
+    """A connection the server ended while idle is replaced before the next statement: the statement goes in, and
+    the game is told nothing (no "not saved yet" for a routine reconnect, no read answered "unknown")."""
     store = open_store(postgres_url, "user:ann")
-    with connect(postgres_url) as admin:
-        ended = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'koma' "
-                              "AND pid <> pg_backend_pid() AND datname = current_database()").fetchall()
-    assert ended == [(True,)]
-    store.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8"))  # the first try fails; the retry reconnects
+    assert end_koma_connections(postgres_url) == 1
+    store.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8"))  # no StoreError: a new connection took it
     assert store.load_game("8").start == "1 2 3/4 5 6/7 _ 8" and store.drain_notices() == []
+    store.close()
+    told: list = []
+    storage = Storage(lambda: connect_store(postgres_url, "user:bob"), "user:bob", told.append, outbox=tmp_path / "outbox")
+    session = GameSession(get_puzzle("8"), storage, time.monotonic, seed=3)
+    session.push(sorted(session.puzzle.moves(session.state))[0])
+    assert storage.settle(30) and read(storage, lambda store: store.load_game("8")).known  # both threads connected
+    assert end_koma_connections(postgres_url) == 2  # the writer's connection and the reader's
+    session.push(sorted(session.puzzle.moves(session.state))[0])
+    assert storage.settle(30)
+    answer = read(storage, lambda store: store.load_game("8"))
+    assert answer.known and answer.value.moves == session.snapshot().moves
+    assert [n for n in told if isinstance(n, SavingDelayed | SavingResumed)] == []
+    assert storage.close() == 0
 
 
-def test_an_unreachable_database_mid_session_is_one_notice(postgres_server, postgres_url):
-    from tui.game.store import SavedGame
+def read(storage: Storage, run) -> Answer:
+    answers: list[Answer] = []
+    storage.read(run, answers.append)
+    deadline = time.monotonic() + 30
+    while not answers:
+        assert time.monotonic() < deadline, "no answer"
+        time.sleep(0.02)
+    return answers[0]
 
-    store = open_store(postgres_url, "user:ann")
-    store.url = postgres_server.url(port=1) + "?connect_timeout=2"  # where the reconnect will fail
-    with connect(postgres_url) as admin:
-        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'koma' "
-                      "AND pid <> pg_backend_pid() AND datname = current_database()")
-    store.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8"))
-    store.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8"))
-    notices = store.drain_notices()
-    assert len(notices) == 1 and "play goes on unsaved" in notices[0] and "\n" not in notices[0]
-    assert store.load_game("8") is None and store.stats("8").solved == 0  # reads degrade too, without raising
+
+def saving_line(screen) -> str:
+    return str(screen.status.query_one("#saving").render())
+
+
+async def test_an_unreachable_database_mid_session_is_one_notice(postgres_server, postgres_url, tmp_path):
+    """The database is lost mid-game and cannot be reached again: the panel says so once, in one line (no toast per
+    key, the Moves counter in view), reads answer "unknown" (never "no saved game"), every move is kept, and all of
+    them are saved, with a second line, when the database is back."""
+    store = open_store(postgres_url, "user:ann", "ann")
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=store)  # 31 moves from the goal
+    told: list = []
+    post = app.storage.post
+    app.storage.post = lambda news: (told.append(news), post(news))[1]
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await pilot.press("left")
+        await settled(pilot)
+        assert saving_line(screen) == ""
+        store.backend.url = postgres_server.url(port=1) + "?connect_timeout=2"  # where the reconnect will fail
+        end_koma_connections(postgres_url)
+        for key in ["right", "left"] * 10:
+            await pilot.press(key)
+        await wait_for(pilot, lambda: "Not saved yet" in saving_line(screen), what="the panel's line")
+        assert "unreachable" in saving_line(screen) and "\n" not in saving_line(screen)
+        answers: list[Answer] = []
+        app.storage.read(lambda store: store.load_game("8"), answers.append)
+        await wait_for(pilot, lambda: answers, what="a read during the outage")
+        assert not answers[0].known and answers[0].value is None and "unreachable" in answers[0].unknown
+        counters = screen.status.query_one("#counters")
+        assert screen.position == 21 and "Moves 21" in str(counters.render())
+        assert counters.region.height >= 1 and app.screen.region.contains_region(counters.region)
+        assert [n.message for n in app._notifications] == []  # no toast at all, let alone one per key
+        assert len([n for n in told if isinstance(n, SavingDelayed)]) == 1
+        store.backend.url = postgres_url  # the database is back
+        await wait_for(pilot, lambda: "Saved again" in saving_line(screen), what="the line saying it is back")
+        await settled(pilot)
+        assert len([n for n in told if isinstance(n, SavingDelayed)]) == 1
+        assert len([n for n in told if isinstance(n, SavingResumed)]) == 1
+        moves = list(screen.history.moves)
+    saved = open_store(postgres_url, "user:ann").load_game("8")  # another session (another replica) reads it
+    assert saved is not None and saved.moves == moves and saved.position == 21

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from store_helpers import BAD_VALUES, database_with_bad_rows
-from tui_helpers import make_app, wait_for
+from tui_helpers import make_app, settled, wait_for
 
 from tui.game.store import SCHEMA_VERSION, SavedGame, Stats, Store, inspect
 from tui.screens.home import HomeScreen
@@ -72,6 +72,8 @@ def test_wrong_typed_rows_are_skipped_with_a_notice_each(tmp_path):
     assert len(notices) == 6 and all("\n" not in n and "koma doctor" in n for n in notices)
     for value in BAD_VALUES:
         assert sum(value in n for n in notices) == 1, (value, notices)
+    assert store.load_game("8") is None and store.leaderboard("2025-01-31", "8")  # read again: each is told once
+    assert store.drain_notices() == []
     store.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8", ["L"], "p", 1, 3.0))  # a new save replaces the bad row
     assert store.load_game("8").seconds == 3.0
     assert store.record_win("8", 20, 20, 9.0).solved == 1  # counted afresh over the unreadable stats
@@ -85,7 +87,7 @@ def test_version_2_rows_that_break_the_strict_schema_are_set_aside(tmp_path):
     assert len(notices) == 1 and "6 damaged rows" in notices[0] and "rejected_rows" in notices[0], notices
     assert list(store.games_in_progress()) == ["ura-3x3"] and store.stats("15").solved == 2
     assert not store.drain_notices()  # nothing damaged is left to read
-    rejected = store._db.execute("SELECT source, data FROM rejected_rows").fetchall()
+    rejected = store.backend.query("SELECT source, data FROM rejected_rows")
     assert sorted(source for source, _ in rejected) == ["games", "games", "games", "results", "results", "stats"]
     assert any(json.loads(data)["seconds"] == "abc" for _, data in rejected)  # kept as it was, for inspection
     report = inspect(path)
@@ -132,31 +134,46 @@ def notifications(app) -> list[str]:
     return [n.message for n in app._notifications]
 
 
+def card(app, puzzle: str) -> str:
+    return str(app.screen.query_one(f"#card-{puzzle} .about").render())
+
+
 async def test_bad_rows_stop_neither_the_home_screen_nor_the_play_screen(tmp_path):
     path = database_with_bad_rows(tmp_path / "koma.db", SCHEMA_VERSION)
     app = make_app(tmp_path, store=Store(path, player="local"))
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="the home screen")
+        # the storage service reads each card's record off the UI thread, and its notices reach the player
         await wait_for(pilot, lambda: any("seconds is 'abc'" in n for n in notifications(app)), what="the notice")
-        assert "not played yet" in str(app.screen.query_one("#card-8 .about").render())
-        assert "solved 2" in str(app.screen.query_one("#card-15 .about").render())
+        await wait_for(pilot, lambda: "not played yet" in card(app, "8"), what="the 8-puzzle's record")
+        await wait_for(pilot, lambda: "solved 2" in card(app, "15"), what="the 15-puzzle's record")
         await pilot.press("1")
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the 8-puzzle")
         screen = app.screen
-        assert screen.position == 0  # the damaged saved game was skipped: a new board
+        await wait_for(pilot, lambda: not screen.awaiting_saved_game, what="the saved game's read")
+        assert screen.position == 0 and "Welcome back" not in screen.message  # the damaged save was skipped: a new board
         move = screen.puzzle.moves(screen.state)[0]
         assert screen.play(move)
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="the home screen again")
-        assert "in progress: 1 move" in str(app.screen.query_one("#card-8 .about").render())
+        await wait_for(pilot, lambda: "in progress: 1 move" in card(app, "8"), what="the game in progress")
+        await settled(pilot)
+        for value in BAD_VALUES[:3]:  # read again and again (cards, the play screen): each row is told once
+            assert sum(value in n for n in notifications(app)) == 1, (value, notifications(app))
     again = Store(path, player="local")
     assert again.load_game("8").moves == [move] and not again.drain_notices()
 
 
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
 def koma_doctor(data_dir: Path) -> tuple[int, dict]:
+    """``koma doctor --json`` of this checkout (the console script imports whichever checkout it was installed
+    from: the first on PYTHONPATH wins)."""
     koma = Path(sys.executable).with_name("koma")
+    path = os.pathsep.join(p for p in (str(CHECKOUT), os.environ.get("PYTHONPATH", "")) if p)
     done = subprocess.run([str(koma), "doctor", "--json"], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "KOMA_DATA_DIR": str(data_dir)})
+                          env={**os.environ, "KOMA_DATA_DIR": str(data_dir), "PYTHONPATH": path})
     assert "Traceback" not in done.stderr, done.stderr
     return done.returncode, json.loads(done.stdout)
 

@@ -1,11 +1,17 @@
 """Fault injection for the game database: every fault is detected, then rebuilt or moved aside with a
-one-line notice (``Store.drain_notices()``); nothing raises, and a game saved before the fault is
-still there wherever the file survived.  Where the file is destroyed, a notice says so and play goes on.
+one-line notice (``Store.drain_notices()``), and a game saved before the fault is still there wherever
+the file survived.  Where the file is destroyed, a notice says so and play goes on.
+
+A file that is only full or busy is never moved: the store raises StoreError ("disk full", "busy"), and the
+storage service (:mod:`tui.game.storage`) keeps every write in its outbox, in order, tells the game once, and
+writes it all when the database can take it.  Those tests play through a real Storage and read the file
+afterwards from a fresh store, as the next session would.
 
 Covered here: a truncated file, flipped bytes in the middle, a wrong header, a schema version from the
-future, an unwritable data dir, a full disk (a tiny ``max_page_count``), and a process killed while
-writing.  Two processes writing at once: ``test_leaderboard.py::test_many_concurrent_writers_lose_nothing``
-(six processes, nothing lost).
+future, an unwritable data dir, a full disk (a tiny ``max_page_count``, a backend refusing every write, a real
+full tmpfs), another process's lock, twelve first starts at once, and a process killed while writing.  Two
+processes writing at once: ``test_leaderboard.py::test_many_concurrent_writers_lose_nothing`` (six processes,
+nothing lost).
 """
 
 from __future__ import annotations
@@ -16,14 +22,30 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from store_helpers import Told, moves_of, play_moves
 
+from solver.puzzles.registry import get_puzzle
+from tui.game.backend import StoreError
+from tui.game.outbox import outbox_depth, read_journal
+from tui.game.records import Stats
+from tui.game.session import GameSession, Push
+from tui.game.storage import Answer, Finished, Noticed, SavingDelayed, SavingResumed, Storage
 from tui.game.store import SCHEMA_VERSION, SavedGame, Store
+from tui.game.store_sqlite import SqliteBackend
 
 BOARD = "1 2 3/4 5 6/7 _ 8"
 GAME = SavedGame(BOARD, ["L", "R", "L"], "ppk", 2, 42.5, 1)
+TWO_AWAY = "1 2 3/4 5 6/_ 7 8"  # L L solves it
+DAY = "2025-01-31"
+DEADLINE = 60.0  # every wait ends as soon as its condition holds; this long only on a badly loaded box
+SEED = 7
 
 
 def one_line(notices: list[str]) -> None:
@@ -155,69 +177,130 @@ def test_read_only_data_dir_with_a_saved_game(tmp_path):
         os.chmod(path, 0o600)
 
 
+def read(storage: Storage, run: Callable[[Store], Any]) -> Answer:
+    """A read through the storage service (its reader thread), as a screen reads."""
+    answers: list[Answer] = []
+    storage.read(run, answers.append)
+    deadline = time.monotonic() + DEADLINE
+    while not answers:
+        assert time.monotonic() < deadline, "the read was never answered"
+        time.sleep(0.02)
+    return answers[0]
+
+
+def finish_record(game: str, *, daily: str | None = None, by_koma: bool = False) -> dict:
+    """A won 8-puzzle game (two moves from TWO_AWAY), as :meth:`GameSession.finish` writes it."""
+    return {"first": True, "game": game, "stats_id": "8", "daily": daily, "start": TWO_AWAY, "played": ["L", "L"],
+            "origins": "kk" if by_koma else "pp", "moves": 2, "seconds": 9.0, "optimal": 2, "hints": 0, "by_koma": by_koma}
+
+
+def said(told: Told) -> list[str]:
+    return [notice for news in told.of(Noticed) for notice in news.notices]
+
+
 def test_disk_full_on_write_keeps_the_game_in_memory_and_saves_it_later(tmp_path):
+    """SQLite finds no room for another page (SQLITE_FULL) while a game is played: nothing is moved aside, the player
+    is told once, the writes wait in the outbox in order (the game's own save is read from there, the old game
+    from the file), and all of them (the saves, a daily win with its rank) reach the database when there is room."""
     path = saved_database(tmp_path)
-    store = Store(path, retry_seconds=0)
-    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-    store._db.execute(f"PRAGMA max_page_count = {pages}")  # no room for another page: a full disk (SQLITE_FULL)
+    store = Store(path)
+    pages = store.backend.query("PRAGMA page_count")[0][0]
+    store.backend.query(f"PRAGMA max_page_count = {pages}")  # no room for another page: a full disk (SQLITE_FULL)
+    told = Told()
+    storage = Storage(lambda: store, "local", told, outbox=tmp_path / "outbox", one_connection=True)
     big = SavedGame("1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _", ["L"] * 20_000, "p" * 20_000, 3, 1.0)
-    store.save_game("15", big)
-    assert store.record_win("15", 60, 50, 90.0).solved == 1  # the figures the waiting write will store
-    assert store.record_daily("2025-01-31", "15", 60, 50, 90.0) is None  # no rank until it is saved
-    notices = store.drain_notices()
-    one_line(notices)
-    assert len(notices) == 1 and "not saved: disk full" in notices[0].lower() and "play goes on" in notices[0]
-    assert store.load_game("15") == big  # the session sees its game, from memory
-    assert store.load_game("8") == GAME and not moved_aside(tmp_path)
-    store._db.execute("PRAGMA max_page_count = 1073741823")  # space again: the next write saves everything
-    plays_on(store)
-    assert any("Saved again" in n for n in store.drain_notices())
+    assert storage.save_game("15", big)  # durable in the outbox at once
+    daily = GameSession(get_puzzle("8"), storage, time.monotonic, start=get_puzzle("8").parse(TWO_AWAY), daily=DAY)
+    assert daily.push("L") is Push.PLAYED and daily.push("L") is Push.WON
+    assert daily.finish(2).first
+    told.wait_for(SavingDelayed, timeout=DEADLINE)
+    [delayed] = told.of(SavingDelayed)
+    assert delayed.reason.startswith("disk full") and "\n" not in delayed.reason
+    assert storage.pending_save("15") == big  # the session's game, from the outbox
+    assert read(storage, lambda store: store.load_game("8")) == Answer(GAME)  # the file is there, only full
+    assert not told.of(Finished) and not moved_aside(tmp_path)  # no rank until the finish is saved
+    assert len(read_journal(storage.journal.path)) == 4  # on disk: the big save, two moves, the finish
+    read(storage, lambda store: store.backend.query("PRAGMA max_page_count = 1073741823"))  # room again
+    told.wait_for(SavingResumed, timeout=DEADLINE)
+    assert storage.settle(DEADLINE)
+    [finished] = told.of(Finished)
+    assert finished.stats is not None and finished.stats.solved == 1 and finished.rank == 1
+    assert len(told.of(SavingDelayed)) == 1 and said(told) == []  # told once, by the panel's line, and no toast
+    assert storage.close() == 0 and outbox_depth(tmp_path / "outbox") == (0, 0)
     store.close()
     again = Store(path)
-    assert again.load_game("8") == GAME and again.load_game("15") == big and again.load_game("goat") is not None
-    assert again.stats("15").solved == 1 and again.stats("goat").solved == 1
-    assert [r.moves for r in again.leaderboard("2025-01-31", "15")] == [60]
+    assert again.load_game("8") == GAME and again.load_game("15") == big
+    assert again.load_game(f"daily/{DAY}/8") is None and again.stats("8").solved == 1
+    assert [r.moves for r in again.leaderboard(DAY, "8")] == [2] and [r.game for r in again.replays()] == [f"daily/{DAY}/8"]
     assert not again.drain_notices()
 
 
 class FullDisk:
-    """A connection whose writes fail as on a full disk (reads work)."""
+    """A backend (the store's seam) whose every write fails as on a full disk while ``full`` is set: a statement on
+    its own at once, a transaction at its commit (SQLite then rolls all of it back).  Reads work."""
 
-    def __init__(self, db):
-        self.db = db
+    memory_only = False
 
-    @property
-    def in_transaction(self):
-        return self.db.in_transaction
+    def __init__(self, real: SqliteBackend):
+        self.real, self.where, self.notices = real, real.where, real.notices
+        self.full = True
+        self.refused = 0
 
-    def execute(self, sql, *args):
-        if sql.lstrip().split()[0].upper() in ("INSERT", "UPDATE", "DELETE", "COMMIT"):
-            raise sqlite3.OperationalError("database or disk is full")
-        return self.db.execute(sql, *args)
+    def _refuse(self) -> None:
+        self.refused += 1
+        raise StoreError("disk full: database or disk is full")
 
-    def close(self):
-        self.db.close()
+    def query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        if self.full and sql.lstrip().split()[0].upper() in ("INSERT", "UPDATE", "DELETE"):
+            self._refuse()
+        return self.real.query(sql, args)
+
+    @contextmanager
+    def transaction(self, lock: str) -> Iterator[Callable[[str, tuple], list[tuple]]]:
+        with self.real.transaction(lock) as query:
+            yield query
+            if self.full:
+                self._refuse()
+
+    def close(self) -> None:
+        self.real.close()
 
 
 def test_disk_full_simulated_on_every_write(tmp_path):
+    """Every write fails as on a full disk: nothing is half-written (a finish's replay, stats, daily result and
+    cleared game are one transaction, rolled back at each try), the game reads its own latest save from the outbox,
+    and the writes go in, in order, once there is room: the later clear wins over the earlier save."""
     path = saved_database(tmp_path)
-    store = Store(path, retry_seconds=0)
-    store._db = FullDisk(store._db)
-    store.save_game("8", SavedGame(BOARD, ["L"], "p", 1, 1.0))
-    assert store.load_game("8") == SavedGame(BOARD, ["L"], "p", 1, 1.0)
-    store.clear_game("8")
-    assert store.load_game("8") is None and store.games_in_progress() == {}
-    assert store.record_win("8", 20, 20, 9.0).solved == 1  # the session's own figures still come back
-    store.record_koma_finish("8")
-    assert store.record_daily("2025-01-31", "8", 20, 20, 9.0) is None
-    notices = store.drain_notices()
-    one_line(notices)
-    assert len(notices) == 1 and "database or disk is full" in notices[0]
-    assert store._db.db.execute("SELECT count(*) FROM games WHERE puzzle = '8'").fetchone() == (1,)  # nothing half-written
-    store._db = store._db.db
-    store.close()  # the writes that waited go in, in order
+    disk = FullDisk(SqliteBackend(path))
+    store = Store(player="local", backend=disk)
+    told = Told()
+    storage = Storage(lambda: store, "local", told, outbox=tmp_path / "outbox", one_connection=True)
+    storage.write("finish", f"daily/{DAY}/8", finish_record(f"daily/{DAY}/8", daily=DAY))  # the first to wait
+    storage.save_game("8", SavedGame(BOARD, ["L"], "p", 1, 1.0))
+    assert storage.pending_save("8") == SavedGame(BOARD, ["L"], "p", 1, 1.0)
+    storage.write("clear", "8")
+    assert storage.pending_save("8") is None and storage.pending_save("15") is False
+    storage.write("finish", "8", finish_record("8", by_koma=True))
+    told.wait_for(SavingDelayed, timeout=DEADLINE)
+    assert "database or disk is full" in told.of(SavingDelayed)[0].reason
+    deadline = time.monotonic() + DEADLINE
+    while disk.refused < 2:  # the finish was tried again, and rolled back again
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    fresh = Store(path)  # the file as another session sees it: nothing half-written
+    assert fresh.load_game("8") == GAME and fresh.stats("8") == Stats() and fresh.leaderboard(DAY, "8") == []
+    assert fresh.replays() == [] and fresh.backend.query("SELECT count(*) FROM applied_ops") == [(0,)]
+    fresh.close()
+    disk.full = False
+    told.wait_for(SavingResumed, timeout=DEADLINE)
+    assert storage.settle(DEADLINE)
+    assert [(f.key, f.stats.solved, f.stats.by_koma, f.rank) for f in told.of(Finished)] == [
+        (f"daily/{DAY}/8", 1, 0, 1), ("8", 1, 1, None)]  # the session's own figures come back, once each
+    assert len(told.of(SavingDelayed)) == 1 and len(told.of(SavingResumed)) == 1
+    assert storage.close() == 0
     again = Store(path)
     assert again.load_game("8") is None and again.stats("8").solved == 1 and again.stats("8").by_koma == 1
+    assert [r.moves for r in again.leaderboard(DAY, "8")] == [2] and len(again.replays()) == 2
 
 
 @pytest.fixture
@@ -255,42 +338,59 @@ def fill(directory: Path) -> Path:
 
 
 def test_full_tmpfs_never_moves_the_database_and_saves_when_space_returns(tiny_disk):
+    """The data dir's disk fills up during a game (a real tmpfs, to the last byte): the database and the outbox on it
+    both refuse.  Nothing is moved aside, the player is told once, the old game stays readable, the moves and a win
+    wait in memory, and every one of them is saved when space returns."""
     path = saved_database(tiny_disk, filler=5)
+    told = Told()
+    storage = Storage(lambda: Store(path, timeout=0.5), "local", told, outbox=tiny_disk / "outbox")
+    session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
+    play_moves(session, 2)
+    assert storage.settle(DEADLINE) and read(storage, lambda store: store.load_game("8")) == Answer(GAME)
     filler = fill(tiny_disk)
-    store = Store(path, timeout=0.5, retry_seconds=0)
-    big = SavedGame("1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _", ["L", "R"] * 5_000, "p" * 10_000, 7, 3.0)
-    store.save_game("15", big)
-    store.record_win("15", 60, 50, 90.0)
-    notices = store.drain_notices()
-    one_line(notices)
-    assert any("not saved: disk full" in n.lower() for n in notices), notices
-    assert not any("moved" in n or "was empty" in n for n in notices), notices
+    play_moves(session, 30)
+    assert not storage.write("finish", f"daily/{DAY}/8", finish_record(f"daily/{DAY}/8", daily=DAY))  # not on disk, kept
+    told.wait_for(SavingDelayed, timeout=DEADLINE)
+    [delayed] = told.of(SavingDelayed)
+    assert delayed.reason.startswith("disk full"), delayed
+    outbox = [n for n in said(told) if "outbox" in n]
+    assert len(outbox) == 1 and "kept in memory" in outbox[0] and "\n" not in outbox[0]  # once, not per move
+    assert not any("moved" in n or "was empty" in n for n in said(told))
     assert path.exists() and not moved_aside(tiny_disk)
-    assert store.load_game("15") == big and store.load_game("8") == GAME  # the game is kept, the old one is readable
+    assert read(storage, lambda store: store.load_game("8")) == Answer(GAME)  # the old game is readable
+    assert moves_of(storage.pending_save("15")) == moves_of(session.snapshot())  # the game is kept
     filler.unlink()
-    plays_on(store)  # the retry writes what waited
-    assert any("Saved again" in n for n in store.drain_notices())
-    store.close()
+    told.wait_for(SavingResumed, timeout=DEADLINE)
+    assert storage.settle(DEADLINE)
+    assert [f.stats.solved for f in told.of(Finished)] == [1]
+    assert len(told.of(SavingDelayed)) == 1 and storage.close() == 0
     again = Store(path)
-    assert again.load_game("8") == GAME and again.load_game("15") == big and again.stats("15").solved == 1
-    assert not again.drain_notices() and not moved_aside(tiny_disk)
+    assert again.load_game("8") == GAME and moves_of(again.load_game("15")) == moves_of(session.snapshot())
+    assert again.stats("8").solved == 1 and [r.moves for r in again.leaderboard(DAY, "8")] == [2]
+    assert not again.drain_notices() and not moved_aside(tiny_disk) and outbox_depth(tiny_disk / "outbox") == (0, 0)
     again.close()
 
 
 def test_full_tmpfs_before_the_first_start_is_not_a_truncated_database(tiny_disk):
+    """The disk is full before Koma ever ran: no database can be made, and none half-made is left behind.  Reads
+    answer "unknown" (never "no saved game"), the player is told once, and the game is saved when space returns."""
     filler = fill(tiny_disk)
-    store = Store(tiny_disk / "koma.db", timeout=0.5, retry_seconds=0)
-    notices = store.drain_notices()
-    one_line(notices)
-    assert len(notices) == 1 and "not saved: disk full" in notices[0].lower()
-    store.save_game("8", GAME)
-    assert store.load_game("8") == GAME
-    assert not [p for p in tiny_disk.iterdir() if p.name.startswith("koma.db")]  # nothing half-made left behind
+    told = Told()
+    storage = Storage(lambda: Store(tiny_disk / "koma.db", timeout=0.5), "local", told, outbox=tiny_disk / "outbox")
+    session = GameSession(get_puzzle("8"), storage, time.monotonic, seed=SEED)
+    play_moves(session, 3)
+    told.wait_for(SavingDelayed, timeout=DEADLINE)
+    assert told.of(SavingDelayed)[0].reason.startswith("disk full"), told.items
+    answer = read(storage, lambda store: store.load_game("8"))
+    assert not answer.known and answer.unknown.startswith("disk full")
+    assert not [p for p in tiny_disk.iterdir() if "koma.db" in p.name]  # nothing half-made left behind
+    assert moves_of(storage.pending_save("8")) == moves_of(session.snapshot())
     filler.unlink()
-    store.save_game("8", GAME)
-    store.close()
+    told.wait_for(SavingResumed, timeout=DEADLINE)
+    assert storage.settle(DEADLINE) and storage.close() == 0
+    assert len(told.of(SavingDelayed)) == 1
     again = Store(tiny_disk / "koma.db")
-    assert again.load_game("8") == GAME and not again.drain_notices()
+    assert moves_of(again.load_game("8")) == moves_of(session.snapshot()) and not again.drain_notices()
     again.close()
 
 
@@ -307,19 +407,26 @@ db.execute("COMMIT")
 
 
 def test_a_foreign_exclusive_lock_is_busy_not_corrupt(tmp_path):
+    """Another program holds an exclusive lock on koma.db: the database is busy, not damaged.  Nothing is moved aside,
+    the player is told "busy" once, reads answer "unknown", the moves wait in the outbox, and they are written once
+    the lock is gone."""
     path = saved_database(tmp_path)
     locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True)
+    told = Told()
     try:
         assert locker.stdout.readline().strip() == "locked"
-        store = Store(path, timeout=0.3, retry_seconds=0)
-        store.save_game("15", SavedGame("1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _", ["L"], "p", 1, 2.0))
-        notices = store.drain_notices()
-        one_line(notices)
-        assert any("not saved: busy" in n.lower() for n in notices), notices
-        assert not any("moved" in n or "unreadable" in n for n in notices), notices
+        storage = Storage(lambda: Store(path, timeout=0.3), "local", told, outbox=tmp_path / "outbox")
+        session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
+        play_moves(session, 3)
+        told.wait_for(SavingDelayed, timeout=DEADLINE)
+        assert told.of(SavingDelayed)[0].reason.startswith("busy"), told.items
+        answer = read(storage, lambda store: store.load_game("8"))
+        assert not answer.known and answer.unknown.startswith("busy")  # unknown, never "no saved game"
+        assert not any("moved" in n or "unreadable" in n for n in said(told)), said(told)
         assert path.exists() and not moved_aside(tmp_path)
-        assert store.load_game("15").moves == ["L"]
+        assert moves_of(storage.pending_save("15")) == moves_of(session.snapshot())
+        assert len(read_journal(storage.journal.path)) == 3
         locker.stdin.write("\n")
         locker.stdin.flush()
         assert locker.wait(30) == 0
@@ -327,31 +434,55 @@ def test_a_foreign_exclusive_lock_is_busy_not_corrupt(tmp_path):
         if locker.poll() is None:  # pragma: no cover
             locker.kill()
             locker.wait()
-    plays_on(store)  # the lock is gone: what waited is written
-    store.close()
+    play_moves(session, 1)
+    told.wait_for(SavingResumed, timeout=DEADLINE)  # the lock is gone: what waited is written
+    assert storage.settle(DEADLINE) and storage.close() == 0
+    assert len(told.of(SavingDelayed)) == 1
     again = Store(path)
-    assert again.load_game("8") == GAME and again.load_game("15").moves == ["L"] and not again.drain_notices()
+    assert again.load_game("8") == GAME and moves_of(again.load_game("15")) == moves_of(session.snapshot())
+    assert not again.drain_notices() and not moved_aside(tmp_path)
 
 
 STARTER = """
 import os, sys, time
-from tui.game.store import SavedGame, Store
+from pathlib import Path
+from tui.game.records import SavedGame
+from tui.game.storage import Storage
+from tui.game.store import Store
 print("ready", flush=True)
 deadline = time.monotonic() + 60
 while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:  # all start together
     time.sleep(0.001)
-store = Store(sys.argv[1], player="user:" + sys.argv[3])
-store.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8", ["L"], "p", 1, 1.0))
-store.record_win("8", 20, 20, 5.0)
-print(repr(store.drain_notices()), store.memory_only, flush=True)
-store.close()
+player = "user:" + sys.argv[3]
+stores, news, answers = [], [], []
+
+def connect():
+    stores.append(Store(sys.argv[1], player=player))
+    return stores[-1]
+
+# as a game starts: its writer and its reader each open the database, at once
+storage = Storage(connect, player, news.append, outbox=Path(sys.argv[4]))
+storage.write("seen")
+storage.read(lambda store: store.games_in_progress(), answers.append)
+storage.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8", ["L"], "p", 1, 1.0))
+storage.write("finish", "daily/2025-01-31/8", {
+    "first": True, "game": "daily/2025-01-31/8", "stats_id": "8", "daily": "2025-01-31", "start": "1 2 3/4 5 6/_ 7 8",
+    "played": ["L", "L"], "origins": "pp", "moves": 2, "seconds": 5.0, "optimal": 2, "hints": 0, "by_koma": False})
+settled = storage.settle(60)
+print(repr(storage.drain_notices()), sorted({type(n).__name__ for n in news}), len(stores),
+      any(s.memory_only for s in stores), [a.known for a in answers], settled, flush=True)
+storage.close()
 """
 
 
 def test_twelve_first_starts_at_once_make_one_database_quietly(tmp_path):
+    """Twelve games start at once where there is no database yet, each opening it twice (its storage service's
+    writer and reader): one whole database is made, nobody is told anything but their win, every read is answered,
+    and every write is in it."""
     data = tmp_path / "data"
     go = tmp_path / "go"
-    starters = [subprocess.Popen([sys.executable, "-c", STARTER, str(data / "koma.db"), str(go), f"p{n}"],
+    outbox = tmp_path / "outbox"
+    starters = [subprocess.Popen([sys.executable, "-c", STARTER, str(data / "koma.db"), str(go), f"p{n}", str(outbox)],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(12)]
     try:
         for starter in starters:  # every interpreter is up with the store imported: then all go at once
@@ -364,13 +495,15 @@ def test_twelve_first_starts_at_once_make_one_database_quietly(tmp_path):
                 starter.kill()
                 starter.wait()
     assert [starter.returncode for starter in starters] == [0] * 12, [err for _, err in outputs]
-    assert [out.strip() for out, _ in outputs] == ["[] False"] * 12
+    assert [out.strip() for out, _ in outputs] == ["[] ['Finished'] 2 False [True] True"] * 12, outputs
     assert sorted(p.name for p in data.iterdir() if not p.name.startswith("koma.db-")) == ["koma.db"]
+    assert outbox_depth(outbox) == (0, 0) and list(outbox.iterdir()) == []
     store = Store(data / "koma.db")
-    assert store._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert store.backend.query("PRAGMA user_version") == [(SCHEMA_VERSION,)]
     for n in range(12):
         player = Store(data / "koma.db", player=f"user:p{n}")
         assert player.stats("8").solved == 1 and player.load_game("8").moves == ["L"]
+    assert sorted(r.name for r in store.leaderboard("2025-01-31", "8", limit=None)) == sorted(f"p{n}" for n in range(12))
 
 
 WRITER = """

@@ -15,7 +15,6 @@ import pytest
 from solver.errors import KomaError
 from solver.puzzles.registry import get_puzzle
 from tui.game.records import Replay
-from tui.game.results import Finish, record_finish
 from tui.game.store import SavedGame, Store
 from tui.game.stores import database_url, open_store, redacted
 
@@ -31,8 +30,11 @@ def database(request, tmp_path):
 
 
 def opened(url: str, player: str = "user:ann"):
+    """A session of ``player``: its store, and its visit recorded (as the app writes ``seen`` at each start), so
+    that boards show the player's name."""
     store = open_store(url, player)
     assert not store.memory_only and store.drain_notices() == []
+    store.seen()
     return store
 
 
@@ -101,16 +103,25 @@ def test_one_player_in_two_sessions_loses_no_update(database):
     assert all(s.drain_notices() == [] for s in sessions)
 
 
+def finish_record(stats_id: str, game: str, start: str, origins: str, seconds: float, *, by_koma: bool,
+                  daily: str | None) -> dict:
+    """A finish as :meth:`tui.game.session.GameSession.finish` writes it: two moves to the goal."""
+    return {"first": True, "game": game, "stats_id": stats_id, "daily": daily, "start": start, "played": ["L", "L"],
+            "origins": origins, "moves": 2, "seconds": seconds, "optimal": 2, "hints": 0, "by_koma": by_koma}
+
+
 def test_finished_games_keep_their_moves_for_replay(database):
     """Every first finish keeps a replay (with who played each move); a replay leads from its start to the goal."""
     puzzle = get_puzzle("8")
     start = puzzle.parse("1 2 3/4 5 6/_ 7 8")
     ann, bob = opened(database, "user:ann"), opened(database, "user:bob")
-    mine = Finish("8", 2, 12.5, 2, 0, False, None, "8", puzzle.format(start), ("L", "L"), "ph")
-    assert record_finish(ann, mine, first=True)[1]  # the player's win, told
-    record_finish(ann, mine, first=False)  # a redo that reaches the goal again is not a second game
-    koma = Finish("8", 2, 3.0, 2, 0, True, "2025-01-31", "daily/2025-01-31/8", puzzle.format(start), ("L", "L"), "pk")
-    record_finish(ann, koma, first=True)
+    mine = finish_record("8", "8", puzzle.format(start), "ph", 12.5, by_koma=False, daily=None)
+    stats, _ = ann.finish("op-1", mine, 100.0)
+    assert stats is not None and stats.solved == 1
+    assert ann.finish("op-1", mine, 100.0)[0].solved == 1  # the outbox replays it: applied once
+    ann.finish("op-2", {**mine, "first": False}, 101.0)  # a redo that reaches the goal again is not a second game
+    koma = finish_record("8", "daily/2025-01-31/8", puzzle.format(start), "pk", 3.0, by_koma=True, daily="2025-01-31")
+    ann.finish("op-3", koma, 102.0)
     bob.record_replay(Replay("15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15", ["L"], "p", 1.0, 1))
     replays = opened(database, "user:ann").replays()  # another session (another replica) reads them
     assert [(r.game, r.puzzle, r.moves, r.origins, r.by_koma, r.optimal, r.seconds) for r in replays] == [

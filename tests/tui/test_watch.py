@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import DataTable
-from tui_helpers import make_app, wait_for
+from tui_helpers import make_app, read_store, settled, store_of, wait_for
 
 from tui.game.stores import open_store
 from tui.screens.home import HomeScreen
@@ -43,8 +43,8 @@ async def test_one_plays_another_watches_live(tmp_path, database):
         await wait_for(watcher, lambda: isinstance(watcher_app.screen, SpectateScreen), DEADLINE, "the watched game")
         watching = watcher_app.screen
         listed = []  # the hidden list does no work: count its reads from now on
-        read_list = watcher_app.store.live_games
-        watcher_app.store.live_games = lambda: listed.append(1) or read_list()
+        read_list = store_of(watcher_app).live_games
+        store_of(watcher_app).live_games = lambda: listed.append(1) or read_list()
         await wait_for(player, lambda: game.status.watchers == 1, DEADLINE, "the player's watcher count")
         assert "1 watcher live" in str(game.status.query_one("#counters").render())
         for number, move in enumerate(("L", "R", "L"), 1):  # each move reaches the watcher's board
@@ -59,7 +59,7 @@ async def test_one_plays_another_watches_live(tmp_path, database):
         assert game.position == 3 and game.history.moves == ["L", "R", "L"] and not game.won
         await watcher.press("escape")  # stop watching: the player's count drops
         await wait_for(player, lambda: game.status.watchers == 0, DEADLINE, "the count after the watcher left")
-        player_app.store.set_watchable(False)  # the player turns watching off: the game leaves the list
+        player_app.write("watchable", data={"allowed": False})  # the player turns watching off: the game leaves the list
         await wait_for(watcher, lambda: rows(watcher_app) == 0, DEADLINE, "the list without the game")
         assert "No game" in str(listing.query_one("#watch-title").render())
 
@@ -87,11 +87,12 @@ async def test_watching_is_turned_off_in_the_profile_and_a_finished_game_ends_th
         assert "others may watch" in str(player_app.screen.query_one("#stats-title").render())
         await player.press("w")
         assert "nobody may watch" in str(player_app.screen.query_one("#stats-title").render())
-        assert not open_store(database, "user:ann").watchable()
+        await settled(player)  # the setting goes through the storage service
+        assert not open_store(database, "user:ann").watchable()  # another session (another replica) sees it
         await player.press("escape", "1")  # a new game of the 8-puzzle: not listed
         await wait_for(player, lambda: isinstance(player_app.screen, PlayScreen), DEADLINE, "a game")
         reads = []
-        read_list = watcher_app.store.live_games
-        watcher_app.store.live_games = lambda: reads.append(1) or read_list()
+        read_list = store_of(watcher_app).live_games
+        store_of(watcher_app).live_games = lambda: reads.append(1) or read_list()
         await wait_for(watcher, lambda: len(reads) >= 2, DEADLINE, "the list read again with the new game saved")
-        assert player_app.store.load_game("8") is not None and rows(watcher_app) == 0
+        assert await read_store(player, lambda store: store.load_game("8")) is not None and rows(watcher_app) == 0

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 from solver.puzzles.registry import get_puzzle
 from tui.app import KomaApp
+from tui.game.storage import Answer
 from tui.game.store import Store
 
 
@@ -13,8 +16,8 @@ def make_app(tmp_path, name=None, board=None, size=None, **options) -> KomaApp:
     puzzle = get_puzzle(name, size) if name else None
     start = puzzle.parse(board) if board else None
     store = options.pop("store", None) or Store(tmp_path / "koma.db")
-    return KomaApp(puzzle=puzzle, start=start, store=store, clock=lambda: 0.0, animate_spinner=False,
-                   keymap={}, **options)
+    options.setdefault("keymap", {})
+    return KomaApp(puzzle=puzzle, start=start, store=store, clock=lambda: 0.0, animate_spinner=False, **options)
 
 
 async def wait_for(pilot, condition, timeout: float = 60.0, what: str = "condition") -> None:
@@ -33,3 +36,26 @@ async def wait_warm(pilot) -> None:
     await pilot.pause()
 
 
+async def settled(pilot, app: KomaApp | None = None, timeout: float = 60.0) -> None:
+    """Let the app run until its storage service has written everything it accepted and answered every read.
+    (Never ``storage.settle()`` on the app's loop: a read's answer comes back through that loop.)"""
+    storage = (app or pilot.app).storage
+    await wait_for(pilot, lambda: storage.settle(0), timeout, "the storage service to settle")
+
+
+async def read_store(pilot, run: Callable[[Store], Any], app: KomaApp | None = None, timeout: float = 60.0) -> Any:
+    """What ``run(store)`` answers on the app's own store, read by its storage service (its reader thread, as
+    the screens read) once every write the app accepted is in the database."""
+    app = app or pilot.app
+    await settled(pilot, app, timeout)
+    answers: list[Answer] = []
+    app.storage.read(run, answers.append, deadline=timeout)
+    await wait_for(pilot, lambda: answers, timeout, "the store's answer")
+    assert answers[0].known, answers[0].unknown
+    return answers[0].value
+
+
+def store_of(app: KomaApp) -> Store:
+    """The very store a test app was given, which its storage threads use: for patching (to watch what the app
+    reads), not for asking (use :func:`read_store`)."""
+    return app.storage.connect()

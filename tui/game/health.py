@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.game.keymap import keymap_path, read_keymap
+from tui.game.outbox import outbox_depth, outbox_dir
 from tui.game.store import database_path, inspect
 
 MAX_ROWS_LISTED = 20
@@ -35,8 +36,14 @@ def game_health(database: Path | None = None, keymap: Path | None = None) -> dic
     problems += _listed(store["rejected_rows"], f"a damaged row of {database.name} was set aside in rejected_rows: ",
                         f"look at it, then: sqlite3 {database} 'DELETE FROM rejected_rows'")
     problems += [{"problem": problem, "fix": f"edit {keymap}", "severity": "error"} for problem in keys.problems]
+    waiting, journals = outbox_depth()
+    if waiting:
+        problems.append({"problem": f"{waiting} accepted write(s) wait in the outbox ({journals} journal(s) in "
+                                    f"{outbox_dir()}): the database was away when their games ended",
+                         "fix": "start koma, or koma serve, with the database reachable: they write them", "severity": "error"})
     return {"database": store, "keymap": {"path": str(keymap), "exists": keymap.exists(), "bindings": keys.bindings,
                                           "problems": keys.problems},
+            "outbox": {"path": str(outbox_dir()), "waiting": waiting, "journals": journals},
             "problems": problems}
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
+from .formatting import escape_markup as escape
 from .formatting import plural
 
 SPEEDS = (1.2, 0.8, 0.5, 0.3, 0.18, 0.1, 0.05)  # seconds per move
@@ -95,12 +96,16 @@ class PlaybackController:
         if self.timer is not None:
             self.timer.pause() if held else self.timer.resume()
 
-    def text(self) -> str:
+    def text(self, key: Callable[[str, str], str] = lambda _binding, default: default) -> str:
+        """The panel's line; ``key(binding_id, default)`` names the key bound now (a remapped key as remapped)."""
         if self.moves is None:
             return ""
         state = "paused" if self.paused else "playing"
+        pause, faster, slower = key("play.space", "space"), key("play.faster", "+"), key("play.slower", "-")
+        back, forward = key("play.step_back", "["), key("play.step_forward", "]")
         return (f"Koma is {state}: {plural(len(self.moves), 'move')} left\n"
-                f"[dim]space pause · +/- speed ({SPEEDS[self.speed]:.2g} s) · \\[ ] step[/dim]")
+                f"[dim]{escape(pause)} pause · {escape(faster)}/{escape(slower)} speed ({SPEEDS[self.speed]:.2g} s) · "
+                f"{escape(back)} {escape(forward)} step[/dim]")
 
     def _tick(self) -> None:
         if self.moves is not None and not self.paused:

@@ -34,9 +34,9 @@ def applies(puzzle: Puzzle) -> bool:
     return twentyfour.tables() is not None
 
 
-def search_options(puzzle: Puzzle, kind: str) -> dict[str, Any]:
-    """Extra options of ``search.solve`` for a ``solve`` or ``hint`` job: a hint's time budget on the 5x5."""
-    return {"limit": HINT_BUDGET} if kind == "hint" and is_twentyfour(puzzle) else {}
+def search_options(puzzle: Puzzle, hint: bool) -> dict[str, Any]:
+    """Extra options of ``search.solve`` for a solve or a ``hint``: a hint's time budget on the 5x5."""
+    return {"limit": HINT_BUDGET} if hint and is_twentyfour(puzzle) else {}
 
 
 def offer_due(seconds: float, offered: bool) -> bool:

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 from solver.errors import KomaError
-from tui.game.store import Store
-
-if TYPE_CHECKING:
-    from tui.game.store_postgres import PostgresStore
+from tui.game.store import Store, StoreError
 
 DATABASE_VARIABLE = "KOMA_DATABASE_URL"
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-# psycopg is imported only when a PostgreSQL URL is given (it is the postgres extra)
-AnyStore: TypeAlias = "Store | PostgresStore"
+AnyStore: TypeAlias = Store  # one store, on either backend
 
 
 def database_url(given: str | None = None) -> str | None:
@@ -56,6 +52,17 @@ def open_store(url: str | None = None, player: str | None = None, name: str | No
     """The store for ``url`` (see :func:`database_url`).  An unusable URL or an unreachable PostgreSQL gives a
     SQLite store in memory with a one-line notice, so the session plays on unsaved; it never raises."""
     try:
+        return connect_store(url, player, name)
+    except StoreError as problem:
+        return _unsaved(player, name, f"Cannot use the database {redacted(database_url(url) or '')} ({problem}); "
+                                      "games are not saved this session.")
+
+
+def connect_store(url: str | None = None, player: str | None = None, name: str | None = None) -> AnyStore:
+    """The store for ``url``, for the storage service: StoreError when the database cannot be reached *now*
+    (try again later); a store in memory with a notice when it can never be used (a bad URL, no psycopg, a
+    schema from a newer Koma)."""
+    try:
         url = database_url(url)
     except KomaError as problem:
         return _unsaved(player, name, f"{problem}; games are not saved this session.")
@@ -64,13 +71,16 @@ def open_store(url: str | None = None, player: str | None = None, name: str | No
     if not is_postgres(url):
         return Store(sqlite_path(url), player, name)
     try:
-        from tui.game.store_postgres import PostgresStore, StoreUnavailable
+        from tui.game.store_postgres import PostgresBackend, StoreUnavailable
     except ImportError:
         return _unsaved(player, name, "psycopg is missing (pip install -e '.[postgres]'); games are not saved this session.")
     try:
-        return PostgresStore(url, player, name)
+        return Store(player=player, name=name, backend=PostgresBackend(url, where=redacted(url)))
     except StoreUnavailable as problem:
-        return _unsaved(player, name, f"Cannot use the database {redacted(url)} ({problem}); games are not saved this session.")
+        if problem.permanent:
+            return _unsaved(player, name, f"Cannot use the database {redacted(url)} ({problem}); games are not saved "
+                                          "this session.")
+        raise StoreError(f"unreachable: {problem}") from None
 
 
 def sqlite_path(url: str) -> Path:
@@ -80,7 +90,7 @@ def sqlite_path(url: str) -> Path:
 
 def _unsaved(player: str | None, name: str | None, notice: str) -> Store:
     store = Store(":memory:", player, name)
-    store.memory_only = True
+    store.backend.memory_only = True
     store.notices.append(notice)
     return store
 

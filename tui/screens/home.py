@@ -19,6 +19,7 @@ from ..app_view import koma_app
 from ..ascii import Static
 from ..game.daily import puzzle_id
 from ..game.formatting import clock_text, plural
+from ..game.storage import Answer
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
@@ -76,6 +77,10 @@ class PuzzleCard(Widget, can_focus=True):
 
     def on_mount(self) -> None:
         self.refresh_card()
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        self.call_after_refresh(self._show_about)  # the text carries its colours: draw it in the new theme's
 
     def on_focus(self) -> None:
         self.call_after_refresh(self._show_about)  # once the card's :focus styles are in place
@@ -100,10 +105,20 @@ class PuzzleCard(Widget, can_focus=True):
         if self.entry.sized:
             name += f"  ◀ {puzzle.size_label} ▶  [dim](left/right: size)[/dim]"
         self.name_text = name
-        store = koma_app(self).store
+        self._show_about()
         key = puzzle_id(puzzle)
-        saved = store.load_game(key)
-        stats = store.stats(key)
+        koma_app(self).read(self, lambda store: (store.load_game(key), store.stats(key)),
+                            lambda answer: self._show_record(key, answer))
+
+    def _show_record(self, key: str, answer: Answer) -> None:
+        """The player's record on the puzzle, when the store answers (unknown while it cannot)."""
+        if self.puzzle_key() != key:
+            return  # the size changed meanwhile
+        if not answer.known:
+            self.record_text = "[dim]your record cannot be read now (the database is away)[/dim]"
+            self._show_about()
+            return
+        saved, stats = answer.value
         parts = []
         if saved is not None and saved.position:
             parts.append(f"[b]in progress[/b]: {plural(saved.position, 'move')}, {clock_text(saved.seconds)}")
@@ -116,6 +131,12 @@ class PuzzleCard(Widget, can_focus=True):
             parts.append(f"finished by Koma {stats.by_koma}")
         self.record_text = " · ".join(parts) or "[dim]not played yet[/dim]"
         self._show_about()
+
+    def puzzle_key(self) -> str | None:
+        try:
+            return puzzle_id(self.puzzle())
+        except KomaError:
+            return None
 
     def _show_about(self) -> None:
         """The name, the blurb and the record, one paragraph each, in the styles of the card's component classes."""

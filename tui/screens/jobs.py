@@ -21,21 +21,20 @@ from solver.errors import Cancelled
 
 from ..app_view import koma_app
 from ..game.jobs import SolverJob
-from ..messages import JobDone, JobFailed, JobProgress
+from ..messages import JobFailed, JobProgress
 
 Report = Callable[[dict[str, Any]], None]
 T = TypeVar("T")
 
 
 def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report], T], *, group: str,
-            answer: Callable[[SolverJob, T], Message] | None = JobDone,
+            answer: Callable[[SolverJob, T], Message] | None,
             failed: Callable[[SolverJob, Exception], Message] = JobFailed,
             interval: float = 0.1) -> Worker[None]:
     """Run ``compute(job, report)`` in an exclusive thread worker of ``node`` (a newer job of ``group`` replaces it).
 
     Its result is posted as ``answer(job, result)``; ``answer=None`` posts nothing at the end (a job whose
     answers come one by one, posted by ``compute`` itself).  An exception is posted as ``failed(job, error)``.
-    The default ``answer`` (the untyped, deprecated ``JobDone``) stays only until the play screen names its own.
     """
     stop_flags = koma_app(node).stop_flags
 

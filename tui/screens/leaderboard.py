@@ -19,6 +19,8 @@ from ..ascii import Static, text_for
 from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
 from ..game.formatting import clock_text
 from ..game.records import rank_key
+from ..game.storage import Answer
+from ..game.store import Store
 from ..game.trend import daily_trend, excess_series, trend_caption
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
@@ -80,17 +82,36 @@ class LeaderboardScreen(DirtyOnlyRendering):
         self.refresh_board()
 
     def refresh_board(self) -> None:
-        store = koma_app(self).store
+        """Read the day's ranking, the player's game and trend off the UI thread; draw them when they come."""
         names = "  ".join(f"[b]{p.title} {p.size_label}[/b]" if k == self.index else f"[dim]{p.title}[/dim]"
                           for k, p in enumerate(self.puzzles))
         when = "today" if self.day == today() else self.day
         self.query_one("#leaderboard-title", Static).update(f"Daily puzzle · {when} ({self.day})\n{names}")
-        ranking = store.leaderboard(self.day, self.game, limit=None)
+        self.query_one("#leaderboard-hint", Static).update(
+            "[dim]ranked by moves over optimal, then moves, then time · left/right puzzle · \\[ ] day · "
+            "r replay · enter play today · esc back[/dim]")
+        day, game = self.day, self.game
+
+        def read(store: Store) -> tuple:
+            saved = store.load_game(daily_key(day, game)) if day == today() else None
+            return store.leaderboard(day, game, limit=None), saved, daily_trend(store, game, day)
+
+        koma_app(self).read(self, read, lambda answer: self._show_board(day, game, answer))
+
+    def _show_board(self, day: str, game: str, answer: Answer) -> None:
+        if (day, game) != (self.day, self.game):
+            return  # the player moved on meanwhile
+        app = koma_app(self)
         table = self.query_one(DataTable)
         table.clear()
+        if not answer.known:
+            self.query_one("#leaderboard-you", Static).update(
+                "[dim]The leaderboard cannot be read now (the database is away); it will be back.[/dim]")
+            return
+        ranking, saved, trend = answer.value
         mine = None
         for rank, result in enumerate(ranking, 1):
-            is_you = result.player == store.player
+            is_you = result.player == app.player
             if is_you:
                 mine = (rank, result)
             name = text_for(self, result.name) + (" (you)" if is_you else "")
@@ -99,25 +120,16 @@ class LeaderboardScreen(DirtyOnlyRendering):
                           str(result.hints), key=result.player)
         if mine is not None:
             my_rank, my_result = mine
-            you = (f"You ([b]{store.player_name}[/b]): #{my_rank} of {len(ranking)}, {my_result.moves} moves in "
+            you = (f"You ([b]{app.player_name}[/b]): #{my_rank} of {len(ranking)}, {my_result.moves} moves in "
                    f"{clock_text(my_result.seconds)}.")
-        elif self.day == today():
-            saved = store.load_game(daily_key(self.day, self.game))
+        elif day == today():
             started = f" (in progress: {saved.position} moves)" if saved is not None and saved.position else ""
-            you = f"You ([b]{store.player_name}[/b]): not solved yet{started}. Enter plays today's board."
+            you = f"You ([b]{app.player_name}[/b]): not solved yet{started}. Enter plays today's board."
         else:
-            you = f"You ([b]{store.player_name}[/b]): no result that day."
+            you = f"You ([b]{app.player_name}[/b]): no result that day."
         if not ranking:
             you += "\n[dim]No ranked results yet: be the first. (Games Koma finished are not ranked.)[/dim]"
         self.query_one("#leaderboard-you", Static).update(you)
-        self.show_trend()
-        self.query_one("#leaderboard-hint", Static).update(
-            "[dim]ranked by moves over optimal, then moves, then time · left/right puzzle · \\[ ] day · "
-            "r replay · enter play today · esc back[/dim]")
-
-    def show_trend(self) -> None:
-        """The player's results on this puzzle's daily boards up to the day shown, as a trend line."""
-        trend = daily_trend(koma_app(self).store, self.game, self.day)
         self.query_one("#leaderboard-trend-caption", Static).update(f"[dim]{trend_caption(trend)}[/dim]")
         sparkline = self.query_one("#leaderboard-trend", Sparkline)
         sparkline.data = excess_series(trend)
@@ -145,7 +157,14 @@ class LeaderboardScreen(DirtyOnlyRendering):
             self.app.bell()
             return
         player = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        kept = [r for r in koma_app(self).store.replays(player, daily_key(self.day, self.game)) if not r.by_koma]
+        key = daily_key(self.day, self.game)
+        koma_app(self).read(self, lambda store: store.replays(player, key), self._replay_read)
+
+    def _replay_read(self, answer: Answer) -> None:
+        if not answer.known:
+            self.notify("The replay cannot be read now (the database is away).", title="Replay")
+            return
+        kept = [r for r in answer.value if not r.by_koma]
         if not kept:
             self.notify("That game was finished before Koma kept replays.", title="Replay")
             return

@@ -1,13 +1,15 @@
-"""The play screen, one implementation for every puzzle: board, side panel, undo/redo, hints, auto-solve.
+"""The play screen, one implementation for every puzzle: it renders a game and dispatches keys to it.
 
-The rules come from the ``Puzzle``; the moves are a ``GameHistory`` (tui.game.history), the auto-solve a ``PlaybackController``,
-the searches a ``PlaySolver`` (answers come back as tui.messages), and the side panel a ``GameStatus`` whose reactives redraw
-only the lines that changed.  Escape or leaving the screen cancels a search; a hidden screen holds its timers.
+The game is a :class:`~tui.game.session.GameSession` (its moves, clock, hints, outcome and saves, in
+``tui.game``); the auto-solve a ``PlaybackController``, the searches a ``PlaySolver`` (answers come back as
+tui.messages), and the side panel a ``GameStatus`` whose reactives redraw only the lines that changed.  The
+saved game arrives from the storage service (:meth:`PlayScreen.saved_game_read`), and so does its news
+(:meth:`PlayScreen.storage_news`): the screen never waits for the database.  Escape or leaving the screen
+cancels a search; a hidden screen holds its timers.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import cast
 
@@ -18,91 +20,105 @@ from textual.reactive import reactive
 from textual.timer import Timer
 
 from solver import search
-from solver.puzzles import ids
-from solver.puzzles.base import Proof, Puzzle, Solution
+from solver.puzzles.base import Puzzle
 
 from ..app_view import koma_app
-from ..game.clock import GameClock
-from ..game.daily import puzzle_id
-from ..game.history import HINT, KOMA, PLAYER, GameHistory, resumed
+from ..game.history import KOMA, PLAYER
 from ..game.jobs import SolverJob
 from ..game.live import heartbeat
 from ..game.playback import PlaybackController, Step
-from ..game.results import Finish, record_finish
-from ..game.store import SavedGame
-from ..messages import JobDone, JobFailed, JobProgress, OfferMade, WarmedUp
+from ..game.session import GameSession, Push, Saver, recorded_text, saving_text, session_view
+from ..game.storage import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
+from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.status import GameStatus
 from ..widgets.titlebar import TitleBar
-from .play_keys import PLAY_BINDINGS
+from .play_keys import PLAY_BINDINGS, bound_key
+from .play_proving import ProvingPlay
 from .play_solver import PlaySolver, failure_text, found_text
 
 
-class PlayScreen(DirtyOnlyRendering):
+class PlayScreen(ProvingPlay, DirtyOnlyRendering):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
     BINDINGS = PLAY_BINDINGS
 
     message: reactive[str] = reactive("", init=False)
 
-    def __init__(self, puzzle: Puzzle, *, start: tuple | None = None, saved: SavedGame | None = None,
-                 note: str = "", ascii_only: bool = False, daily: str | None = None, solve: bool = False):
+    def __init__(self, puzzle: Puzzle, saver: Saver, *, start: tuple | None = None, note: str = "",
+                 ascii_only: bool = False, daily: str | None = None, solve: bool = False, now: Callable[[], float] | None = None):
+        """Play ``puzzle`` from ``start``; without one, a new board shows until the saved game is read
+        (:meth:`saved_game_read`)."""
         super().__init__(classes=f"play -{puzzle.key}")
         self.puzzle = puzzle
-        self.stats_id = puzzle_id(puzzle)  # stats are per puzzle; a daily game is saved apart
-        self.daily = daily  # the day of a daily board, else None
-        self.game_id = f"daily/{daily}/{self.stats_id}" if daily else self.stats_id
+        self.session = GameSession(puzzle, saver, now or (lambda: koma_app(self).clock()), start=start, daily=daily)
+        self.awaiting_saved_game = start is None or bool(daily)
+        self.held_moves: list[str] = []  # typed while the saved game was read: played on it once it is
         self.look = look_for(puzzle, ascii_only)
         self.solve_at_once = solve
-        self.hints = 0
-        self.hinted: str | None = None  # the move the hint on the board shows
-        self.clock = GameClock(lambda: koma_app(self).clock())
         self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
         self.solver = PlaySolver(self, puzzle)
         self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
         self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
         self.playback.on_step = self._playback_stepped
-        self.won = self.win_recorded = False
-        self._proof: tuple[tuple, Proof] | None = None
         self._keys: tuple[bool, ...] = ()  # what the key bar's keys were last drawn for
+        self._hint_drawn = False
         self.status: GameStatus  # made in compose, when the app is there to say how to spin
-        self.history = self._resume(start, saved)
         if note:
             self.set_reactive(PlayScreen.message, note)
 
-    def _resume(self, start: tuple | None, saved: SavedGame | None) -> GameHistory:
-        history = resumed(self.puzzle, saved) if start is None and saved is not None else None
-        if history is not None and saved is not None:
-            self.clock.seconds, self.hints = saved.seconds, saved.hints
-            self.set_reactive(PlayScreen.message, "Welcome back: your game is as you left it.")
-            return history
-        return GameHistory.starting_at(start if start is not None else self.puzzle.random_state(random.SystemRandom().randrange(2**32)))
-
-    # --- state -------------------------------------------------------------------------------
-    @property
-    def state(self) -> tuple:
-        return self.history.state
-
-    @property
-    def start(self) -> tuple:
-        return self.history.start
-
-    @property
-    def position(self) -> int:
-        return self.history.position
+    # --- the game (the session's, read through the screen for short) ----------------------------------
+    history = session_view("history")
+    won = session_view("won")
+    daily = session_view("daily")
+    stats_id = session_view("stats_key")
+    game_id = session_view("save_key", "The save key (kept under this name for the screens that open games by it).")
+    hints = session_view("hints")
+    clock = session_view("clock")
+    state = session_view("state")
+    start = session_view("start")
+    position = session_view("position")
+    proof = session_view("proof")
 
     @property
     def job(self) -> SolverJob | None:
         return self.solver.job
 
-    @property
-    def proof(self) -> Proof:
-        if self._proof is None or self._proof[0] != self.state:
-            self._proof = (self.state, self.puzzle.proof(self.state))
-        return self._proof[1]
+
+    # --- the saved game and the store's news (from the storage service) ------------------------------
+    def saved_game_read(self, answer: Answer) -> None:
+        """The saved game's read answered: the session resumes it, keeps this game, or guards it (unknown)."""
+        if not self.awaiting_saved_game:
+            return
+        self.awaiting_saved_game = False
+        busy = self.job is not None or self.playback.active
+        session, note = self.session.take_saved(answer.value, known=answer.known, busy=busy)
+        if note:
+            self.message = note
+        if session is not self.session:
+            self.session = session
+            if self.is_mounted:
+                self._show(animate=False, save=False)
+        for move in self.held_moves:
+            self.play(move)
+        self.held_moves = []
+
+    def storage_news(self, news: News) -> None:
+        """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""
+        if isinstance(news, SavingDelayed):
+            self.status.saving = saving_text(news.reason)
+        elif isinstance(news, SavingResumed):
+            self.status.saving = saving_text(None, news.seconds)
+        elif isinstance(news, GameKeptApart) and news.key == self.session.save_key:
+            self.message = "Your saved game is back. This game was not saved over it: open the puzzle again to resume it."
+        elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:
+            self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
+
+    def key_for(self, binding_id: str, default: str) -> str:
+        return bound_key(self, binding_id, default)
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -110,8 +126,7 @@ class PlayScreen(DirtyOnlyRendering):
         with Horizontal(id="play-body"):
             yield Board(self.look, self.state, id="board")
             self.status = GameStatus(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}", ascii_only=self.look.ascii,
-                                     animate_spinner=koma_app(self).animate_spinner, id="side",
-                                     beat=lambda: heartbeat(koma_app(self).store, self.game_id))
+                                     animate_spinner=koma_app(self).animate_spinner, id="side", beat=self._beat)
             yield self.status
         yield KeyBar()
 
@@ -120,14 +135,27 @@ class PlayScreen(DirtyOnlyRendering):
         self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}" + (f" · daily {self.daily}" if self.daily else "")
         self.call_after_refresh(self.solver.warm_up)  # the board is drawn first; the background work comes after
         self.status.message = self.message
+        if koma_app(self).storage.in_trouble:
+            self.storage_news(SavingDelayed(koma_app(self).storage.trouble_reason, 0))
         self.update_status()
-        self._save()
+        if not self.awaiting_saved_game:
+            self.session.save()
         if self.solve_at_once:
             self.call_after_refresh(self.action_solve)
 
+    def _beat(self) -> None:
+        """The live heartbeat: the game stays in the watch list; the answer says how many watch it."""
+        key = self.session.save_key
+
+        def answered(answer: Answer) -> None:
+            if answer.known:
+                self.status.watchers = answer.value
+
+        koma_app(self).read(self, lambda store: heartbeat(store, key), answered)
+
     def on_screen_suspend(self) -> None:
         self._pause_clock()
-        self._save()
+        self.session.save()
         self.playback.hold(True)  # a hidden screen does no work
         self.status.hold(True)
 
@@ -139,7 +167,8 @@ class PlayScreen(DirtyOnlyRendering):
     def on_unmount(self) -> None:
         self.cancel_jobs()
         self._pause_clock()
-        self._save()
+        if not self.awaiting_saved_game:
+            self.session.save()
 
     def watch_message(self, message: str) -> None:
         if self.is_mounted:
@@ -147,8 +176,10 @@ class PlayScreen(DirtyOnlyRendering):
 
     # --- the clock: one tick a second, only while it runs ----------------------------------------
     def _start_clock(self) -> None:
-        if self.position > 0 and not self.won and self.is_current and self.clock.start():
-            self.clock_timer = self.set_interval(1.0, self._tick)
+        if self.position > 0 and not self.won and self.is_current:
+            self.clock.start()  # a move started it already: the session's clock runs from the first move
+            if self.clock_timer is None:
+                self.clock_timer = self.set_interval(1.0, self._tick)
 
     def _pause_clock(self) -> None:
         self.clock.pause()
@@ -163,12 +194,12 @@ class PlayScreen(DirtyOnlyRendering):
     def update_status(self) -> None:
         """Set the panel's reactives; only the lines whose text changed redraw."""
         status = self.status
-        status.game_id = ids.game_id(self.puzzle, self.start)
+        status.game_id = self.session.board_id
         status.moves = self.position
         status.seconds = int(self.clock.elapsed())
         status.distance = self.solver.distance_text(self.state, self.proof.solvable)
         status.proof = self.proof
-        status.solver = self.solver.job_text() or self.playback.text()
+        status.solver = self.solver.job_text() or self.playback.text(self.key_for)
 
     def refresh_view(self) -> None:
         """The side panel, and the key bar when a key turned on or off (every binding is checked again then)."""
@@ -179,53 +210,45 @@ class PlayScreen(DirtyOnlyRendering):
             self.refresh_bindings()
 
     # --- showing a new position ------------------------------------------------------------------
-    def _show(self, animate: bool = True) -> None:
+    def _show(self, animate: bool = True, save: bool = False) -> None:
+        """Draw the position shown (the session saved it already; ``save`` for a change made here)."""
         board = self.query_one(Board)
         board.show(self.state, animate=animate)
-        if self.hinted is not None:
-            self.hinted = None
+        if self._hint_drawn and self.session.hinted is None:
+            self._hint_drawn = False
             board.set_hint()
         self.solver.measure(self.state, self.start)
         self.refresh_view()
-        self._save()
-
-    def _save(self) -> None:
-        if self.won:
-            return
-        history = self.history
-        koma_app(self).store.save_game(self.game_id, SavedGame(
-            self.puzzle.format(self.start), history.moves, "".join(history.origins), history.position, self.clock.elapsed(), self.hints))
-        koma_app(self).show_store_notices()
+        if save:
+            self.session.save()
 
     # --- playing moves ---------------------------------------------------------------------------
     def play(self, move: str, origin: str = PLAYER) -> bool:
         """Play ``move`` if legal: the player's (``p``; ``h`` if it follows the hint shown) or Koma's playback (``k``)."""
-        if move not in self.puzzle.moves(self.state) or (self.won and origin != KOMA):
+        if self.awaiting_saved_game and origin == PLAYER:
+            self.held_moves.append(move)  # the saved game is being read (milliseconds; 4 s at most)
+            return True
+        if not self.session.legal(move) or (self.won and origin != KOMA):
             if origin != KOMA:
                 self.app.bell()
             return False
         if origin != KOMA:  # the player takes over from Koma's playback or search
             self._take_over()
             self.message = ""
-            if move == self.hinted:
-                origin = HINT
-        self.history.play(move, self.puzzle.apply(self.state, move), origin)
+        self.awaiting_saved_game = False  # a move was played: a saved game read late does not replace it
+        pushed = self.session.push(move, origin)
         self._start_clock()
         self._show()
-        if self.puzzle.is_goal(self.state):
+        if pushed is Push.WON:
             self.on_goal()
         return True
 
     def on_goal(self) -> None:
         self._pause_clock()
-        self.won = True
-        finish = Finish(self.stats_id, self.position, self.clock.seconds, self.distances.get(self.start), self.hints,
-                        self.history.koma_played, self.daily, self.game_id, self.puzzle.format(self.start), *self.history.played())
-        self.message, notice = record_finish(koma_app(self).store, finish, first=not self.win_recorded)
-        if notice:
-            self.notify(notice, title="Well done!")
-        self.win_recorded = True
-        koma_app(self).store.clear_game(self.game_id)
+        outcome = self.session.finish(self.distances.get(self.start))
+        self.message = outcome.message()
+        if outcome.notice():
+            self.notify(outcome.notice(), title="Well done!")
         self.refresh_view()
 
     def action_arrow(self, direction: str) -> None:
@@ -274,28 +297,26 @@ class PlayScreen(DirtyOnlyRendering):
         self.cancel_job(quiet=True)
 
     def action_undo(self) -> None:
-        self._travel(self.history.undo)
+        self._travel(self.session.undo)
 
     def action_redo(self) -> None:
-        self._travel(self.history.redo)
+        self._travel(self.session.redo)
 
     def action_restart(self) -> None:
         if self.position:
-            self._travel(self.history.restart, "Back to the start (U redoes your moves).")
+            self._travel(self.session.restart, f"Back to the start ({self.key_for('play.redo', 'U')} redoes your moves).")
 
-    def _travel(self, step: Callable[[], object], message: str = "") -> None:
-        """Undo, redo or restart (``step``): Koma stops; a redo that reaches the goal wins again."""
-        before = self.position
+    def _travel(self, step: Callable[[], bool], message: str = "") -> None:
+        """Undo, redo or restart (``step``, the session's): Koma stops; a redo that reaches the goal wins again."""
         if not step():
             self.app.bell()  # nothing to undo or redo
             return
+        self.awaiting_saved_game = False
         self._take_over()
-        if self.position < before:
-            self.won = False  # back before the win: play on
         self.message = message
         self._start_clock()
         self._show()
-        if self.position > before and self.puzzle.is_goal(self.state):
+        if self.session.reached_goal_again:
             self.on_goal()
 
     @on(WarmedUp)
@@ -310,15 +331,12 @@ class PlayScreen(DirtyOnlyRendering):
     # --- solving and hints -----------------------------------------------------------------------
     def action_solve(self) -> None:
         if self.puzzle.is_goal(self.state):
-            self.message = "Already solved. Press n for a new game."
-        elif self.playback.active or self.job is None or self.job.kind != "solve":
+            self.message = f"Already solved. Press {self.key_for('play.new', 'n')} for a new game."
+        elif self.playback.active or self.job is None or self.solver.hinting:
             if self.playback.stop():
                 self.message = ""
             self.cancel_job(quiet=True)
-            self.start_job("solve")
-        elif self.solver.offer is not None:  # the 5x5: play the offer while the proof goes on
-            moves, self.message = self.solver.take_offer()
-            self.playback.start(moves)
+            self.start_job()
         self.update_status()
 
     def action_hint(self) -> None:
@@ -329,15 +347,15 @@ class PlayScreen(DirtyOnlyRendering):
         elif known is not None:
             self.show_hint(known, self.solver.solution_optimal)
         elif self.job is None:
-            self.start_job("hint")
+            self.start_job(hint=True)
 
-    def start_job(self, kind: str) -> None:
+    def start_job(self, *, hint: bool = False) -> None:
         missing = self.solver.why_not(self.proof)
         if missing:
             self.message = missing
             self.app.bell()
             return
-        self.solver.start(kind, self.state)
+        self.solver.start(self.state, hint=hint)
         self.refresh_view()
 
     @on(JobProgress)
@@ -348,48 +366,37 @@ class PlayScreen(DirtyOnlyRendering):
 
     @on(JobFailed)
     def _solve_failed(self, event: JobFailed) -> None:
-        if event.job.kind == "generate":
-            self._generated(event)
-        elif event.job is self.job:
+        if event.job is self.job:  # a failed distance is not told: the panel keeps measuring
             self.solver.cancel()
             self.message = failure_text(event.error)
             self.refresh_view()
 
-    @on(JobDone)
-    def _solve_done(self, event: JobDone) -> None:
-        job, solution = event.job, event.result
-        if job.kind == "generate":
-            self._generated(event)
-            return
-        if not isinstance(solution, Solution):
-            return  # a measuring job's end: its answers came one by one
-        if job.kind == "distance":
-            self.solver.learn(solution, "distance")
-        elif self.solver.finished(job, solution):
-            if job.state == self.state and job.kind == "hint":
-                self.show_hint(solution.moves[0], solution.optimal)
-            elif job.state == self.state:
-                self.message = found_text(solution)
-                self.playback.start(list(solution.moves))
-            elif job.kind == "solve":  # proved while the offer was played
-                self.message = self.solver.proved_text(solution)
+    @on(DistanceMeasured)
+    def _distance_measured(self, event: DistanceMeasured) -> None:
+        self.solver.learn(event.solution, measured=True)
         self.refresh_view()
 
-    @on(OfferMade)
-    def _offer_made(self, event: OfferMade) -> None:
-        if message := self.solver.offered(event.job, event.solution):
-            self.message = message
-            self.refresh_view()
+    @on(HintFound)
+    def _hint_found(self, event: HintFound) -> None:
+        if self.solver.finished(event.job, event.solution) and event.job.state == self.state:
+            self.show_hint(event.solution.moves[0], event.solution.optimal)
+        self.refresh_view()
+
+    @on(SolutionFound)
+    def _solution_found(self, event: SolutionFound) -> None:
+        if self.solver.finished(event.job, event.solution) and event.job.state == self.state:
+            self.message = found_text(event.solution)
+            self.playback.start(list(event.solution.moves))
+        self.refresh_view()
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
         cells, lines, what = self.look.hint(self.puzzle, self.state, move)
         self.query_one(Board).set_hint(cells, lines)
-        self.hinted = move
-        self.hints += 1
+        self._hint_drawn = True
+        self.session.hint_shown(move)
         distance = self.distances.get(self.state)
         self.message = (f"Hint: {what}" + (f" ({distance} to go)." if distance is not None else ".") + ("" if optimal else " (Not proven optimal.)"))
         self.update_status()
-        self._save()
 
     def cancel_job(self, quiet: bool = False) -> bool:
         """Stop the solve or hint under way; False if there was none."""
@@ -425,14 +432,14 @@ class PlayScreen(DirtyOnlyRendering):
             self.app.bell()
         elif delta > 0:
             self._playback_stepped(self.playback.forward())
-        elif self.history.last_origin == KOMA:
-            if self.won:
-                self.won, self.message = False, ""
-            self.playback.back(self.history.moves[self.position - 1])
-            self.history.undo()
-            self._show()
         else:
-            self.app.bell()
+            won, move = self.won, self.session.take_back_koma_move()
+            if move is None:
+                self.app.bell()
+                return
+            self.message = "" if won else self.message
+            self.playback.back(move)
+            self._show()
 
     # --- the rest -------------------------------------------------------------------------------------
     def action_escape(self) -> None:
@@ -449,7 +456,7 @@ class PlayScreen(DirtyOnlyRendering):
 
     def action_new_game(self) -> None:
         if self.daily:
-            self.message = "This is the daily board: everyone plays the same one. Esc goes back."
+            self.message = f"This is the daily board: everyone plays the same one. {self.key_for('play.escape', 'Esc')} goes back."
             return
         koma_app(self).open_new_game(self.puzzle, self.warm.is_set(), self._new_game_chosen)
 
@@ -462,19 +469,20 @@ class PlayScreen(DirtyOnlyRendering):
             return
         self.solver.generate(cast("int | None", value) if kind == "distance" else None)
 
-    def _generated(self, event: JobDone | JobFailed) -> None:
-        if isinstance(event, JobFailed):
-            self.message = str(event.error)
-        else:
-            distance = event.job.total
-            self.new_game(tuple(event.result), f"A new game, exactly {distance} moves from solved." if distance else "A new random game.")
+    @on(BoardGenerated)
+    def _board_generated(self, event: BoardGenerated) -> None:
+        self.new_game(event.board, f"A new game, exactly {event.distance} moves from solved." if event.distance
+                      else "A new random game.")
+
+    @on(BoardNotGenerated)
+    def _board_not_generated(self, event: BoardNotGenerated) -> None:
+        self.message = str(event.error)
 
     def new_game(self, state: tuple, note: str = "") -> None:
         self._take_over()
         self._pause_clock()
-        self.history = GameHistory.starting_at(state)
-        self.hints, self.clock.seconds = 0, 0.0
-        self.won = self.win_recorded = False
+        self.awaiting_saved_game = False
+        self.session.new_game(state)
         self.solver.solution_path, self.solver.solution_moves = [], []
         self.message = note
         self._show()
@@ -489,3 +497,4 @@ class PlayScreen(DirtyOnlyRendering):
                 or (action == "step" and not (self.playback.active and self.playback.paused))):
             return None  # greyed out in the key bar
         return not (action == "flip" and parameters and parameters[0] not in self.puzzle.moves(self.state))
+

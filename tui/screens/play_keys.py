@@ -6,6 +6,7 @@ Kept apart from the screens so that the list of keys reads as one table.
 from __future__ import annotations
 
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 MOVE = Binding.Group("move", compact=True)
 CURSOR = Binding.Group("cursor", compact=True)
@@ -53,3 +54,11 @@ URA_BINDINGS: list[BindingType] = [
 DAILY_BINDINGS: list[BindingType] = [
     Binding("b", "leaderboard", "leaderboard", id="play.leaderboard", tooltip="The daily leaderboard of this puzzle"),
 ]
+
+
+def bound_key(screen: Screen, binding_id: str, default: str) -> str:
+    """The key bound to ``binding_id`` on ``screen`` now, as the key bar shows it (a remapped key as remapped)."""
+    for active in screen.active_bindings.values():
+        if active.binding.id == binding_id:
+            return screen.app.get_key_display(active.binding)
+    return default

@@ -22,7 +22,7 @@ from ..app_view import koma_app
 from ..game import proving
 from ..game.formatting import figures_text, plural
 from ..game.jobs import SolverJob
-from ..messages import JobDone, OfferMade, WarmedUp
+from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, OfferMade, SolutionFound, WarmedUp
 from ..widgets.status import SPIN
 from .jobs import Report, run_job
 
@@ -35,6 +35,7 @@ class PlaySolver:
         self.optimal = bool(search.methods(puzzle))  # False: no optimal solver at all, or it turned out not optimal
         self.warm = threading.Event()
         self.job: SolverJob | None = None  # the solve or hint under way
+        self.hinting = False  # the job under way finds a hint (True) or a whole solution
         self.distance_job: SolverJob | None = None
         self.distances: dict[tuple, int] = {}
         self.solution_path: list[tuple] = []
@@ -92,19 +93,21 @@ class PlaySolver:
             if self.distance_job is not None:
                 self.distance_job.cancel()
             self.distance_job = SolverJob("distance", wanted[0])
-            run_job(self.host, self.distance_job, lambda job, report: self._measure_all(job, wanted), group="distance")
+            run_job(self.host, self.distance_job, lambda job, report: self._measure_all(job, wanted),
+                    group="distance", answer=None)
 
     def _measure_all(self, job: SolverJob, states: list[tuple]) -> None:
-        for part, s in enumerate(states):  # one answer a board; the job's own JobDone carries nothing
-            self.host.post_message(JobDone(job, search.solve(self.puzzle, s, stop=job.stop), part))
+        for s in states:  # one answer a board, as it comes
+            self.host.post_message(DistanceMeasured(job, s, search.solve(self.puzzle, s, stop=job.stop)))
 
-    def learn(self, solution: Solution, kind: str = "solve") -> None:
-        """Record the distances along an optimal solution; a distance that is not optimal ends the live distance."""
+    def learn(self, solution: Solution, *, measured: bool = False) -> None:
+        """Record the distances along an optimal solution; a ``measured`` distance that is not optimal ends the
+        live distance."""
         if solution.optimal:
             path = [tuple(s) for s in solution.path]
             for k, s in enumerate(path):
                 self.distances[s] = len(path) - 1 - k
-        elif kind == "distance":
+        elif measured:
             self.optimal = False
 
     # --- solve and hint ----------------------------------------------------------------------------
@@ -116,24 +119,25 @@ class PlaySolver:
             return f"This board cannot be solved: {proof.summary}."
         return ""
 
-    def start(self, kind: str, state: tuple) -> SolverJob:
-        """Solve ``state`` for a ``solve`` or a ``hint``; the answer comes back as a JobDone message."""
+    def start(self, state: tuple, *, hint: bool = False) -> SolverJob:
+        """Solve ``state``; the answer comes back as a :class:`HintFound` (``hint``) or a :class:`SolutionFound`."""
         self.cancel()
         self.offer = self.taken = None
-        self.job = SolverJob(kind, state)
+        self.job, self.hinting = SolverJob("hint" if hint else "solve", state), hint
         if self.distance_job is not None and not self.puzzle.enumerable:
             self.distance_job.cancel()  # the solution answers the distance as well: one search, not two
-        run_job(self.host, self.job, self._solve, group="solver")
+        run_job(self.host, self.job, lambda job, report: self._solve(job, report, hint), group="solver",
+                answer=HintFound if hint else SolutionFound)
         return self.job
 
-    def _solve(self, job: SolverJob, report: Report) -> Solution:
+    def _solve(self, job: SolverJob, report: Report, hint: bool) -> Solution:
         while not self.warm.wait(0.02):
             if job.cancelled:
                 raise Cancelled()
-        if job.kind == "solve" and proving.applies(self.puzzle):
+        if not hint and proving.applies(self.puzzle):
             return self._prove(job, report)
         return search.solve(self.puzzle, job.state, stop=job.stop, progress=report,
-                            **proving.search_options(self.puzzle, job.kind))
+                            **proving.search_options(self.puzzle, hint))
 
     def _prove(self, job: SolverJob, report: Report) -> Solution:
         """The optimal search; once it has run ``OFFER_AFTER`` seconds, the reduction's solution is found and offered."""
@@ -184,10 +188,12 @@ class PlaySolver:
         return True
 
     def generate(self, distance: int | None) -> None:
-        """A random board for a new game (exactly ``distance`` moves from the goal if given), as a JobDone."""
+        """A random board for a new game (exactly ``distance`` moves from the goal if given): a
+        :class:`BoardGenerated`, or a :class:`BoardNotGenerated`."""
         seed = random.SystemRandom().randrange(2**32)
         run_job(self.host, SolverJob("generate", total=distance or 0),
-                lambda job, report: self.puzzle.random_state(seed, distance), group="generate")
+                lambda job, report: self.puzzle.random_state(seed, distance), group="generate",
+                answer=lambda job, board: BoardGenerated(job, tuple(board), distance), failed=BoardNotGenerated)
 
     def known_move(self, state: tuple) -> str | None:
         """The next move of the latest solution from ``state``, if the board is on its path."""
@@ -232,11 +238,11 @@ class PlaySolver:
     def job_text(self) -> str:
         if self.job is None:
             return ""
-        what = "Solving" if self.job.kind == "solve" else "Finding a hint"
+        what = "Finding a hint" if self.hinting else "Solving"
         wait = "" if self.warm.is_set() else " (warming up)"
         figures = f"\n{figures_text(self.job.progress)}" if self.job.progress else ""
         if "lower_bound" in self.job.progress:
-            what = "Proving the optimum" if self.job.kind == "solve" else what
+            what = what if self.hinting else "Proving the optimum"
             figures = "\n" + proving.proving_text(self.job.progress, self.offer, self.taken)
         return f"{SPIN} {what}{wait}…{figures}\n[dim]esc cancels[/dim]"
 

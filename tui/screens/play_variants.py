@@ -5,6 +5,7 @@ from __future__ import annotations
 from solver.puzzles.base import Puzzle
 
 from ..app_view import koma_app
+from ..game.session import Saver
 from .play import PlayScreen
 from .play_keys import DAILY_BINDINGS, URA_BINDINGS
 
@@ -29,7 +30,7 @@ class DailyUraPlayScreen(UraPlayScreen):
     action_leaderboard = DailyPlayScreen.action_leaderboard
 
 
-def play_screen_for(puzzle: Puzzle, **options) -> PlayScreen:
+def play_screen_for(puzzle: Puzzle, saver: Saver, **options) -> PlayScreen:
     if options.get("daily"):
-        return (DailyUraPlayScreen if puzzle.key == "ura" else DailyPlayScreen)(puzzle, **options)
-    return (UraPlayScreen if puzzle.key == "ura" else PlayScreen)(puzzle, **options)
+        return (DailyUraPlayScreen if puzzle.key == "ura" else DailyPlayScreen)(puzzle, saver, **options)
+    return (UraPlayScreen if puzzle.key == "ura" else PlayScreen)(puzzle, saver, **options)

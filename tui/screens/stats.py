@@ -17,7 +17,9 @@ from textual.widgets import DataTable, Sparkline
 from ..app_view import koma_app
 from ..ascii import Static
 from ..game.formatting import clock_text
-from ..game.records import Replay
+from ..game.records import Replay, Stats
+from ..game.storage import Answer
+from ..game.store import Store
 from ..game.trend import personal_caption, personal_series
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
@@ -46,6 +48,8 @@ class StatsScreen(DirtyOnlyRendering):
     def __init__(self) -> None:
         super().__init__(classes="stats")
         self.replays: list[Replay] = []
+        self.stats: dict[str, Stats] = {}
+        self.watching = True
         self.puzzles: list[str] = []
         self.index = 0
 
@@ -74,24 +78,37 @@ class StatsScreen(DirtyOnlyRendering):
         self.load()
 
     def load(self) -> None:
-        """Read the player's finished games again (a game may have ended since) and show the puzzle chosen."""
-        self.replays = koma_app(self).store.replays()
+        """Read the player's finished games again (a game may have ended since), off the UI thread, with the
+        stats of every puzzle played and the watching setting; then show the puzzle chosen."""
+        def read(store: Store) -> tuple:
+            replays = store.replays()
+            puzzles = {r.puzzle for r in replays}
+            return replays, {p: store.stats(p) for p in puzzles}, store.watchable()
+
+        koma_app(self).read(self, read, self._loaded)
+
+    def _loaded(self, answer: Answer) -> None:
+        if not answer.known:
+            self.query_one("#stats-title", Static).update(
+                "Your stats cannot be read now (the database is away); they are safe and will be back.")
+            return
+        self.replays, self.stats, self.watching = answer.value
         chosen = self.puzzle
         self.puzzles = sorted({r.puzzle for r in self.replays}, key=lambda p: (len(p), p))
         self.index = self.puzzles.index(chosen) if chosen in self.puzzles else 0
         self.show_puzzle()
 
     def show_puzzle(self) -> None:
-        store = koma_app(self).store
+        app = koma_app(self)
         names = "  ".join(f"[b]{escape(p)}[/b]" if k == self.index else f"[dim]{escape(p)}[/dim]"
                           for k, p in enumerate(self.puzzles))
-        watching = "others may watch your games live" if store.watchable() else "nobody may watch your games"
+        watching = "others may watch your games live" if self.watching else "nobody may watch your games"
         self.query_one("#stats-title", Static).update(
-            f"Your stats ([b]{escape(store.player_name)}[/b]) · {watching} (w)\n{names or 'No finished game yet: play one!'}")
+            f"Your stats ([b]{escape(app.player_name)}[/b]) · {watching} (w)\n{names or 'No finished game yet: play one!'}")
         games = [r for r in self.replays if r.puzzle == self.puzzle]
         caption = personal_caption(games) if self.puzzle is not None else ""
         if self.puzzle is not None:
-            stats = store.stats(self.puzzle)
+            stats = self.stats.get(self.puzzle) or Stats()
             best = f" · best time {clock_text(stats.best_seconds)}" if stats.best_seconds is not None else ""
             caption = f"solved {stats.solved}{best}\n{caption}"
         self.query_one("#stats-trend-caption", Static).update(f"[dim]{caption}[/dim]")
@@ -109,8 +126,10 @@ class StatsScreen(DirtyOnlyRendering):
                           "Koma" if replay.by_koma else "you", key=str(number))
 
     def action_watchable(self) -> None:
-        store = koma_app(self).store
-        store.set_watchable(not store.watchable())
+        """Let others watch or not: the setting is written through the outbox (it holds even while the database
+        is away), and shown at once."""
+        self.watching = not self.watching
+        koma_app(self).write("watchable", data={"allowed": self.watching})
         self.show_puzzle()
 
     def action_puzzle(self, delta: int) -> None:

@@ -26,6 +26,8 @@ from ..ascii import Static
 from ..game.daily import puzzle_for_id
 from ..game.formatting import clock_text, plural
 from ..game.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveGame
+from ..game.storage import Answer
+from ..game.store import Store
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
@@ -80,13 +82,19 @@ class WatchScreen(DirtyOnlyRendering):
             self.timer.resume()
 
     def refresh_list(self) -> None:
-        store = koma_app(self).store
-        self.games = store.live_games()
+        koma_app(self).read(self, lambda store: store.live_games(), self._show_list)
+
+    def _show_list(self, answer: Answer) -> None:
+        if not answer.known:
+            self.query_one("#watch-title", Static).update("[b]Watch[/b] · the live games cannot be read now (the "
+                                                          "database is away)")
+            return
+        self.games = answer.value
         table = self.query_one(DataTable)
         chosen = self.chosen()
         table.clear()
         for game in self.games:
-            you = " (you)" if game.player == store.player else ""
+            you = " (you)" if game.player == koma_app(self).player else ""
             table.add_row(f"{game.name}{you}", game_label(game), str(game.saved.position), clock_text(game.saved.seconds),
                           str(game.watchers), key=f"{game.player}\n{game.game}")
         if chosen is not None and chosen in self.games:
@@ -153,7 +161,11 @@ class SpectateScreen(DirtyOnlyRendering):
     def on_screen_suspend(self) -> None:
         if self.timer is not None:
             self.timer.pause()
-        koma_app(self).store.unwatch(self.watcher)
+        self.unwatch()
+
+    def unwatch(self) -> None:
+        watcher = self.watcher
+        koma_app(self).read(self.app, lambda store: store.unwatch(watcher), lambda answer: None)
 
     def on_screen_resume(self) -> None:
         if self.timer is not None and not self.ended:
@@ -162,20 +174,31 @@ class SpectateScreen(DirtyOnlyRendering):
     def on_unmount(self) -> None:
         if self.timer is not None:
             self.timer.stop()
-        koma_app(self).store.unwatch(self.watcher)
+        self.unwatch()
 
     def poll(self) -> None:
-        """Read the game again (a cheap query) and show any change; beat this watcher's heartbeat now and then."""
-        store = koma_app(self).store
+        """Read the game again (a cheap query, off the UI thread) and show any change; beat this watcher's
+        heartbeat now and then."""
         now = time.monotonic()
-        if now - self.last_beat >= HEARTBEAT_SECONDS:
-            store.watch(self.watcher, self.game.player, self.game.game)
+        beat = now - self.last_beat >= HEARTBEAT_SECONDS
+        if beat:
             self.last_beat = now
-        game = store.live_game(self.game.player, self.game.game)
-        if game is None:
+        watcher, player, game = self.watcher, self.game.player, self.game.game
+
+        def read(store: Store) -> LiveGame | None:
+            if beat:
+                store.watch(watcher, player, game)
+            return store.live_game(player, game)
+
+        koma_app(self).read(self, read, self._polled)
+
+    def _polled(self, answer: Answer) -> None:
+        if self.ended or not answer.known:
+            return  # the database is away: keep the board shown, try again at the next poll
+        if answer.value is None:
             self.end()
         else:
-            self.follow(game)
+            self.follow(answer.value)
 
     def follow(self, game: LiveGame) -> None:
         """Show ``game`` as last saved: the board (only if it changed), the moves, the time and the watchers."""
@@ -197,7 +220,7 @@ class SpectateScreen(DirtyOnlyRendering):
         self.ended = True
         if self.timer is not None:
             self.timer.stop()
-        koma_app(self).store.unwatch(self.watcher)
+        self.unwatch()
         self.query_one("#spectate-state", Static).update(
             "The game is over, or no longer shown to watchers.\n[dim]esc back to the list[/dim]")
 

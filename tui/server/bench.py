@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import collections
+import itertools
 import os
 import re
 import signal
@@ -50,14 +51,17 @@ def percentile(values: list[float], fraction: float) -> float:
 class BenchServer:
     """``koma serve --open`` on 127.0.0.1:0 with a temporary data dir; the log says each game's pid."""
 
+    ARGUMENTS: tuple[str, ...] = ("serve", "--open", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--idle-timeout", "0",
+                 "--max-sessions-per-player", "0")
+    LISTENING = r"listening on 127\.0\.0\.1:(\d+)"
+
     def __init__(self, *options: str):
         self.folder = tempfile.TemporaryDirectory(prefix="koma-bench-serve-")
         data = Path(self.folder.name) / "data"
         self.log = Path(self.folder.name) / "serve.log"
         env = dict(os.environ, KOMA_DATA_DIR=str(data), TEXTUAL_ANIMATIONS="none")
         env.pop("KOMA_PLAYER", None)
-        command = [sys.executable, "-m", "tui.main", "serve", "--open", "--host", "127.0.0.1", "--port", "0",
-                   "--rate-limit", "0", "--idle-timeout", "0", "--max-sessions-per-player", "0", *options]
+        command = [sys.executable, "-m", "tui.main", *self.ARGUMENTS, *options]
         with open(self.log, "wb") as handle:
             self.process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env)
         self.port = 0
@@ -66,7 +70,7 @@ class BenchServer:
         return self.log.read_text(errors="replace")
 
     async def started(self, timeout: float = 60.0) -> None:
-        found = await self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", timeout)
+        found = await self.wait_for_log(self.LISTENING, timeout)
         self.port = int(found.group(1))
 
     async def wait_for_log(self, pattern: str, timeout: float) -> re.Match:
@@ -77,6 +81,10 @@ class BenchServer:
                 return found
             await asyncio.sleep(0.05)
         raise RuntimeError(f"koma serve never logged {pattern!r}:\n{self.text()[-2000:]}")
+
+    def session(self, user: str) -> Session:
+        """A new player of this server (an SSH client here)."""
+        return Session(user)
 
     async def game_pid(self, user: str, timeout: float = 10.0) -> int:
         found = await self.wait_for_log(rf"player user:{re.escape(user)}: game started \(pid (\d+)", timeout)
@@ -108,6 +116,7 @@ class Session:
         self.text = ""
         self.changed = asyncio.Event()
         self.move_seen: dict[int, float] = {}  # "Moves N" -> when it was first drawn
+        self.output_at: list[float] = []  # when each piece of output arrived (perf_counter)
         self.connection: Any = None
         self.process: Any = None
         self.reader: asyncio.Task | None = None
@@ -133,16 +142,21 @@ class Session:
             if not data:
                 self.changed.set()
                 return
-            text = ESCAPES.sub("", self._tail + self._decoder.decode(data))
-            incomplete = INCOMPLETE_ESCAPE.search(text)
-            self._tail = text[incomplete.start():] if incomplete else ""
-            text = text[:incomplete.start()] if incomplete else text
-            now = time.perf_counter()
-            overlap = len(self.text)
-            self.text += text
-            for found in MOVES.finditer(self.text, max(0, overlap - 12)):
-                self.move_seen.setdefault(int(found.group(1)), now)
-            self.changed.set()
+            self.take(data)
+
+    def take(self, data: bytes) -> None:
+        """Some of the screen stream: its text (escape sequences stripped), and when each move count appeared."""
+        text = ESCAPES.sub("", self._tail + self._decoder.decode(data))
+        incomplete = INCOMPLETE_ESCAPE.search(text)
+        self._tail = text[incomplete.start():] if incomplete else ""
+        text = text[:incomplete.start()] if incomplete else text
+        now = time.perf_counter()
+        self.output_at.append(now)
+        overlap = len(self.text)
+        self.text += text
+        for found in MOVES.finditer(self.text, max(0, overlap - 12)):
+            self.move_seen.setdefault(int(found.group(1)), now)
+        self.changed.set()
 
     async def wait_for(self, pattern: str, since: int = 0, timeout: float = SCREEN_SECONDS) -> re.Match:
         """The first match of ``pattern`` drawn after ``text[since:]``; TimeoutError after ``timeout``."""
@@ -164,6 +178,11 @@ class Session:
     def drawn_at(self, moves: int) -> float:
         """When the screen first showed ``moves`` or more moves (a busy game may draw two moves at once)."""
         return min((at for shown, at in self.move_seen.items() if shown >= moves), default=float("inf"))
+
+    def longest_silence(self, since: float, until: float) -> float:
+        """The longest time between ``since`` and ``until`` in which the game drew nothing."""
+        times = [since, *(at for at in self.output_at if since < at < until), until]
+        return max(b - a for a, b in itertools.pairwise(times))
 
     def moves(self) -> int:
         shown = MOVES.findall(self.text)
@@ -217,7 +236,7 @@ async def play_moves(session: Session, count: int, gap: float, first: str) -> li
 
 async def open_game(server: BenchServer, user: str) -> tuple[Session, float, int]:
     """Connect and wait for the home screen: the session, the seconds it took, the game's pid."""
-    session = Session(user)
+    session = server.session(user)
     began = time.perf_counter()
     await session.connect(server.port)
     await session.wait_for(HOME, 0, CONNECT_SECONDS)
@@ -225,9 +244,10 @@ async def open_game(server: BenchServer, user: str) -> tuple[Session, float, int
     return session, seconds, await server.game_pid(user)
 
 
-def run_with_server(options: tuple[str, ...], scenario: Callable[[BenchServer], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+def run_with_server(options: tuple[str, ...], scenario: Callable[[BenchServer], Awaitable[dict[str, Any]]],
+                    kind: type[BenchServer] = BenchServer) -> dict[str, Any]:
     async def main() -> dict[str, Any]:
-        server = BenchServer(*options)
+        server = kind(*options)
         try:
             await server.started()
             if "--cold" not in options:  # measure the steady state: the warm process is ready
@@ -263,11 +283,13 @@ async def one_game(server: BenchServer, moves: int = 40, idle_seconds: float = 1
     figures["open15_to_distance_cpu_s"] = round(cpu_seconds(pid) - before, 3)
     back = await first_move(session)
     await asyncio.sleep(0.5)
-    before, began = cpu_seconds(pid), time.perf_counter()
+    before, began, serving = cpu_seconds(pid), time.perf_counter(), cpu_seconds(server.process.pid, children=False)
     latencies = await play_moves(session, moves, 0.1, back)
     await asyncio.sleep(0.5)
     spent = cpu_seconds(pid) - before
     figures["move_cpu_ms"] = round(1000 * spent / moves, 2)
+    # the server's own CPU per key: it forwards the key to the game and the game's redraw to the client
+    figures["server_cpu_per_key_ms"] = round(1000 * (cpu_seconds(server.process.pid, children=False) - serving) / moves, 3)
     figures["moves_window_s"] = round(time.perf_counter() - began, 2)
     figures["move_key_to_screen_p95_ms"] = round(1000 * percentile(latencies, 0.95), 1)
     await asyncio.sleep(1.0)
@@ -288,7 +310,7 @@ async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
     problems: collections.Counter = collections.Counter()
 
     async def one(k: int) -> tuple[Session | None, float]:
-        session = Session(f"crowd{k:03d}")
+        session = server.session(f"crowd{k:03d}")
         began = time.perf_counter()
         try:
             await session.connect(server.port)
@@ -337,7 +359,7 @@ async def arrivals(server: BenchServer, count: int = 40, per_second: float = 2.0
 
     async def one(k: int) -> tuple[float, list[float], bool]:
         await asyncio.sleep(k / per_second)
-        session = Session(f"arrival{k:03d}")
+        session = server.session(f"arrival{k:03d}")
         began = time.perf_counter()
         home, latencies, served = float("inf"), [], False
         try:

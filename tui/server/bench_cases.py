@@ -21,8 +21,18 @@ def scenario(name: str, *options: str):
     return run
 
 
+def web_scenario(name: str, *options: str):
+    def run() -> dict[str, Any]:
+        from .web_bench import run_web_scenario
+
+        return run_web_scenario(name, *options)
+
+    return run
+
+
 def serve_case(name: str, group: str, scenario_name: str, *options: str, target: str = "", quick: bool = True) -> Case:
-    return Case(name, group, scenario(scenario_name, *options), target=target, quick=quick, runs=0, on_request=True)
+    run = web_scenario(scenario_name, *options) if group.startswith("web") else scenario(scenario_name, *options)
+    return Case(name, group, run, target=target, quick=quick, runs=0, on_request=True)
 
 
 CROWD = ("--max-sessions", "250")
@@ -35,6 +45,10 @@ SERVE_CASES: tuple[Case, ...] = (
                target="all 40 served, home p95 <= 0.8 s, key-to-screen p95 <= 80 ms"),
     serve_case("koma serve: 200 idle players and a newcomer", "serve-crowd", "idle crowd", *CROWD,
                target="newcomer home <= 1 s", quick=False),
+    serve_case("koma web: one game (warm pool)", "web", "one game",
+               target="home <= 0.1 s CPU, move <= 8 ms, idle <= 2 ms/s, the server's own CPU <= 1 ms per key"),
+    serve_case("koma web: 40 browsers arriving 2/s, 20 moves 0.3 s apart", "web-crowd", "arrivals", *CROWD,
+               target="all 40 served, home p95 <= 0.8 s, key-to-screen p95 <= 80 ms"),
     serve_case("koma serve --cold: 20 players at once", "serve-crowd-cold", "at once", "--cold", *CROWD),
     serve_case("koma serve --cold: 40 players arriving 2/s, 20 moves 0.3 s apart", "serve-crowd-cold", "arrivals",
                "--cold", *CROWD),

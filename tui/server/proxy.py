@@ -1,10 +1,11 @@
-"""The PROXY protocol (v2 and v1) in front of the SSH server: who the client really is, behind a balancer.
+"""The PROXY protocol (v2 and v1) in front of a listener: who the client really is, behind a balancer.
 
-With ``--proxy-protocol``, :class:`ProxyListener` accepts each connection itself, reads exactly the PROXY
-header (parsed by the ``proxy-protocol`` library) and nothing past it, then hands the socket to asyncssh
-with the client's own address.  A connection without a valid header within :data:`HEADER_TIMEOUT_SECONDS`
-is closed.  A ``LOCAL`` header (the balancer's own health check) or ``UNKNOWN`` keeps the socket's address,
-as the protocol says.  Never imports Textual.
+A :class:`HeaderListener` accepts each connection itself, reads exactly the PROXY header (parsed by the
+``proxy-protocol`` library) and nothing past it, then serves the socket with the client's own address.  A
+connection without a valid header within :data:`HEADER_TIMEOUT_SECONDS` is closed.  A ``LOCAL`` header (the
+balancer's own health check) or ``UNKNOWN`` keeps the socket's address, as the protocol says.
+:class:`ProxyListener` runs SSH on it (``koma serve --proxy-protocol``);
+:class:`tui.server.web_proxy.WebProxyListener` HTTP (``koma web --proxy-protocol``).  Never imports Textual.
 """
 
 from __future__ import annotations
@@ -70,17 +71,23 @@ async def _receive_exactly(sock: socket.socket, count: int, already: int) -> byt
     return bytes(received)
 
 
-class ProxyListener:
-    """A TCP listener that reads the PROXY header of each connection, then runs SSH on it (asyncssh) with
-    ``connection_factory(client, balancer)`` as its server: ``client`` is the address from the header (None
-    for LOCAL/UNKNOWN), ``balancer`` the socket's other end.  A connection with a bad header is logged and
-    closed.  Like asyncssh's acceptor, it has :meth:`get_port`, :meth:`close` and :meth:`wait_closed`."""
+class HeaderListener:
+    """A TCP listener that reads the PROXY header of each connection whose peer :meth:`wants_header` (every one,
+    unless a subclass says otherwise), then :meth:`serve` s the socket with ``client``, the address from the
+    header (None for LOCAL/UNKNOWN, or when no header was wanted), and ``balancer``, the socket's other end.  A
+    connection with a bad header is logged and closed.  Like asyncssh's acceptor, it has :meth:`get_port`,
+    :meth:`close` and :meth:`wait_closed`."""
 
-    def __init__(self, connection_factory: Callable[[Address | None, Address], asyncssh.SSHServer],
-                 ssh_options: dict[str, Any], log: Callable[[str], None]):
-        self.connection_factory, self.ssh_options, self.log = connection_factory, ssh_options, log
+    def __init__(self, log: Callable[[str], None], backlog: int = 128):
+        self.log, self.backlog = log, backlog
         self.sockets: list[socket.socket] = []
         self.tasks: set[asyncio.Task] = set()
+
+    def wants_header(self, peer: Address) -> bool:
+        return True
+
+    async def serve(self, sock: socket.socket, client: Address | None, balancer: Address) -> None:
+        raise NotImplementedError
 
     async def start(self, host: str, port: int) -> None:
         loop = asyncio.get_running_loop()
@@ -89,7 +96,7 @@ class ProxyListener:
             listening = socket.socket(family, kind, proto)
             listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             listening.bind(address)
-            listening.listen(128)
+            listening.listen(self.backlog)
             listening.setblocking(False)
             self.sockets.append(listening)
             self._spawn(self._accept(listening))
@@ -115,16 +122,15 @@ class ProxyListener:
             self._spawn(self._admit(sock, (str(peer[0]), int(peer[1]))))
 
     async def _admit(self, sock: socket.socket, balancer: Address) -> None:
-        try:
-            client = await read_proxy_header(sock)
-        except (ProxyHeaderError, OSError) as problem:
-            self.log(f"{balancer[0]}:{balancer[1]}: refused ({problem})")
-            sock.close()
-            return
-        try:
-            await asyncssh.run_server(sock, server_factory=lambda: self.connection_factory(client, balancer), **self.ssh_options)
-        except (OSError, asyncssh.Error, TimeoutError):  # refused, dropped, or a health check that only wanted the banner
-            sock.close()
+        client = None
+        if self.wants_header(balancer):
+            try:
+                client = await read_proxy_header(sock)
+            except (ProxyHeaderError, OSError) as problem:
+                self.log(f"{balancer[0]}:{balancer[1]}: refused ({problem})")
+                sock.close()
+                return
+        await self.serve(sock, client, balancer)
 
     def close(self) -> None:
         for task in list(self.tasks):
@@ -135,3 +141,19 @@ class ProxyListener:
     async def wait_closed(self) -> None:
         if self.tasks:
             await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+class ProxyListener(HeaderListener):
+    """``koma serve --proxy-protocol``: every connection starts with a PROXY header, then runs SSH (asyncssh)
+    with ``connection_factory(client, balancer)`` as its server."""
+
+    def __init__(self, connection_factory: Callable[[Address | None, Address], asyncssh.SSHServer],
+                 ssh_options: dict[str, Any], log: Callable[[str], None]):
+        super().__init__(log)
+        self.connection_factory, self.ssh_options = connection_factory, ssh_options
+
+    async def serve(self, sock: socket.socket, client: Address | None, balancer: Address) -> None:
+        try:
+            await asyncssh.run_server(sock, server_factory=lambda: self.connection_factory(client, balancer), **self.ssh_options)
+        except (OSError, asyncssh.Error, TimeoutError):  # refused, dropped, or a health check that only wanted the banner
+            sock.close()

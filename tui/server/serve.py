@@ -42,10 +42,13 @@ from .colour import colour_environment
 from .host_key import host_key
 from .log_lines import escape_controls
 from .options import ServeOptions, options_from
+from .outbox_drain import OutboxDrainer
 from .procfs import doing
 from .proxy import Address, ProxyListener
 from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
+from .transport import SshTransport, Transport
 from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
+from .web_identity import LinkCodes, link_message
 
 ESCDELAY_MS = "25"
 STOP_GRACE_SECONDS = 5.0
@@ -109,11 +112,11 @@ def safe_username(username: str) -> str:
 # --- one game ------------------------------------------------------------------------------------
 
 class Game:
-    """One SSH session running one game process on its own pty."""
+    """One game process on its own pty, played over a :class:`~tui.server.transport.Transport` (SSH or WebSocket)."""
 
-    def __init__(self, server: KomaServer, process: asyncssh.SSHServerProcess, player: str, name: str, peer: str):
+    def __init__(self, server: KomaServer, transport: Transport, player: str, name: str, peer: str):
         self.server = server
-        self.process = process
+        self.transport = transport
         self.player, self.name, self.peer = player, name, peer
         self.child: asyncio.subprocess.Process | WarmGame | None = None
         self.master = -1
@@ -127,19 +130,19 @@ class Game:
         self.hanging_up: asyncio.Task | None = None
 
     async def run(self) -> None:
-        process = self.process
-        asked = process.get_terminal_type()
+        transport = self.transport
+        asked = transport.terminal_type()
         if asked is None:
             self.say("Koma is a terminal game: connect with a terminal (ssh -t), e.g. "
                      f"ssh -t -p {self.server.port} HOST\r\n")
-            process.exit(1)
+            transport.close(1)
             return
         # Every field the client sent is bounded here, before anything is allocated for the game.
         terminal = terminal_type(asked)
         if terminal != asked:
             log(f"{self.peer} player {self.player}: TERM {asked[:40]}{'...' if len(asked) > 40 else ''} "
                 f"({len(asked)} characters) replaced with {terminal}")
-        columns, rows, width, height = window_size(*process.get_terminal_size())
+        columns, rows, width, height = window_size(*transport.terminal_size())
         env = self.environment(terminal, rows, columns)
         self.notice(STARTING)  # until the game draws, the player is not left at a blank screen
         master, slave = os.openpty()
@@ -156,7 +159,7 @@ class Game:
             os.close(master)
             log(f"{self.peer} player {self.player}: cannot start a game ({problem!r})")
             self.say("koma: the server could not start a game; try again later.\r\n")
-            process.exit(1)
+            transport.close(1)
             return
         except BaseException:
             os.close(master)
@@ -187,35 +190,29 @@ class Game:
         log(f"{self.peer} player {self.player}: game ended (status {status}, {time.monotonic() - self.started:.0f} s)")
         if self.ending:
             self.say("\r\n" + self.ending)
-        try:
-            process.exit(0 if status == 0 or self.ending else 1)
-        except (OSError, asyncssh.Error):
-            pass
+        transport.close(0 if status == 0 or self.ending else 1, (self.ending or "").strip())
 
     def environment(self, terminal: str, rows: int, columns: int) -> dict[str, str]:
         """The game's environment: the server's common one, the client's terminal type and colours, the player."""
-        client = self.process.env if self.process is not None else {}
+        client = self.transport.client_environment()
         return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name,
                 **colour_environment(terminal, client, os.environ)}
 
     def notice(self, line: str) -> None:
         """Say a line before the game has drawn; its first output erases the notices again."""
-        columns = max(1, self.process.get_terminal_size()[0] or 80)
+        columns = max(1, self.transport.terminal_size()[0] or 80)
         self.notices += max(1, -(-len(line.rstrip()) // columns))  # the rows it takes on the player's terminal
         self.say(line)
 
     def say(self, text: str) -> None:
-        try:
-            self.process.stdout.write(text.encode())
-        except (OSError, asyncssh.Error):
-            pass
+        self.transport.write(text.encode())
 
     async def pump_out(self) -> None:
         """Game -> client; when the client is gone, keep reading (and dropping) so the game never blocks."""
         loop = asyncio.get_running_loop()
         readable = asyncio.Event()
         loop.add_reader(self.master, readable.set)
-        channel = self.process.channel
+        transport = self.transport
         try:
             while True:
                 await readable.wait()
@@ -231,15 +228,12 @@ class Game:
                 if not self.first_output.is_set():
                     self.first_output.set()
                     data = ERASE_LINE_ABOVE * self.notices + data  # the game draws: take our notices away
-                try:
-                    self.process.stdout.write(data)
-                except (OSError, asyncssh.Error):
-                    continue
-                if channel.get_write_buffer_size() > 1 << 18:  # a slow client: let the game wait
+                transport.write(data)
+                if transport.backlog() > 1 << 18:  # a slow client: let the game wait
                     loop.remove_reader(self.master)
                     try:
-                        await asyncio.wait_for(self.process.stdout.drain(), 30.0)
-                    except (TimeoutError, OSError, asyncssh.Error):
+                        await asyncio.wait_for(transport.drain(), 30.0)
+                    except TimeoutError:
                         pass
                     loop.add_reader(self.master, readable.set)
         finally:
@@ -247,24 +241,19 @@ class Game:
             self.output_done.set()
 
     async def pump_in(self) -> None:
-        """Client -> game: keys, and window changes as TIOCSWINSZ.  However the channel ends (EOF, the
-        connection reset or lost, any error) the game is hung up at once; SSH break and signal requests are
-        ignored (the game reads ctrl+c as a key) and keys keep flowing."""
+        """Client -> game: keys, and window changes as TIOCSWINSZ.  However the transport ends (EOF, the
+        connection reset or lost, any error) the game is hung up at once."""
         try:
             while True:
-                try:
-                    data = await self.process.stdin.read(4096)
-                except asyncssh.TerminalSizeChanged as change:
-                    set_window_size(self.master, change.height, change.width, change.pixwidth, change.pixheight)
-                    continue
-                except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                data = await self.transport.read()
+                if isinstance(data, tuple):
+                    columns, rows, width, height = data
+                    set_window_size(self.master, rows, columns, width, height)
                     continue
                 if not data:
                     return
                 self.last_input = time.monotonic()
                 await self.write_to_game(data)
-        except (OSError, asyncssh.Error):  # the connection is gone: nothing more will come
-            return
         except Exception as problem:  # unforeseen: still a hang-up, and a line saying why
             log(f"{self.peer} player {self.player}: the input stopped ({problem!r})")
         finally:
@@ -351,6 +340,8 @@ class GameProcess(asyncssh.SSHServerProcess):
     """A session that only ever runs the game: exec and subsystem (SFTP) requests are refused."""
 
     def exec_requested(self, command: str) -> bool:
+        if command == "link":  # ``ssh HOST link``: a one-time code that links a browser (koma web --link-only)
+            return True
         log(f"refused an exec request ({command[:60]!r})")
         return False
 
@@ -484,6 +475,9 @@ class KomaServer:
         self.stopping = False
         self.port = options.port
         self.pool: WarmPool | None = None
+        self.drainer: OutboxDrainer | None = None
+        self.drain_task: asyncio.Task | None = None
+        self.links: LinkCodes | None = None  # koma web --link-only in this process: its one-time codes
 
     def arrive(self, connection: Connection) -> None:
         """A connection was made: it waits to log in, and takes no seat until it has.  With
@@ -551,34 +545,36 @@ class KomaServer:
         return process, "cold"
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
-        peer = connection.peer
+        if process.command == "link":
+            log(f"{connection.peer} player {player}: asked for a browser link code")
+            SshTransport(process).write(link_message(self.links, player, name).encode())
+            return SshTransport(process).close(0)
+        await self.host(SshTransport(process), player, name, connection.peer, connection.games)
+
+    async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[Game]) -> None:
+        """Run one game for ``player`` over ``transport`` (SSH or WebSocket: the same admission and limits);
+        ``games`` is the connection's own set, which holds the game while it runs."""
         if self.stopping:
-            process.exit(1)
+            transport.close(1)
             return
         refusal = self.player_refusal(player)
         if refusal:
             log(f"{peer} player {player}: refused ({refusal})")
-            try:
-                process.stdout.write(f"koma: {refusal}.\r\n".encode())
-                process.exit(1)
-            except (OSError, asyncssh.Error):
-                pass
+            transport.write(f"koma: {refusal}.\r\n".encode())
+            transport.close(1)
             return
-        game = Game(self, process, player, name, peer)
+        game = Game(self, transport, player, name, peer)
         self.games.add(game)
-        connection.games.add(game)
+        games.add(game)
         try:
             await game.run()
         except Exception as problem:  # one game's trouble must never reach the server
             log(f"{peer} player {player}: {problem!r}")
             await game.stop(None, signal.SIGKILL)
-            try:
-                process.exit(1)
-            except (OSError, asyncssh.Error):
-                pass
+            transport.close(1)
         finally:
             self.games.discard(game)
-            connection.games.discard(game)
+            games.discard(game)
 
     async def start(self) -> None:
         options = self.options
@@ -589,10 +585,7 @@ class KomaServer:
                 self.authorized = asyncssh.read_authorized_keys(options.authorized_keys)
             except (OSError, ValueError, asyncssh.KeyImportError) as problem:
                 raise ValueError(f"cannot read the authorized keys {options.authorized_keys}: {problem}") from None
-        database = database_url(options.database)
-        if database:
-            log(f"games are saved in {check_database(database)}")
-            os.environ[DATABASE_VARIABLE] = database  # every game inherits it
+        database = self.use_database()
         key_path = Path(options.host_key) if options.host_key else data_dir() / HOST_KEY_NAME
         key = host_key(key_path, log)
         ssh_options: dict[str, Any] = dict(
@@ -612,10 +605,7 @@ class KomaServer:
                 reason = f"port {options.port} is in use"
             raise ValueError(f"cannot listen on {options.host}:{options.port}: {reason}") from None
         self.port = self.listener.get_port() or options.port
-        if not options.cold:
-            become_subreaper()
-            self.pool = WarmPool(base_environment(), log)
-            self.pool.start()
+        self.start_games(database)
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
             mode += "; PROXY protocol required"
@@ -623,6 +613,23 @@ class KomaServer:
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
             f"idle {options.idle_timeout:g} s, CPU {options.cpu_limit} s, memory {options.memory_limit} MiB per game)")
+
+    def use_database(self) -> str | None:
+        """Check the database the games will save in (ValueError if unusable); every game inherits its URL."""
+        database = database_url(self.options.database)
+        if database:
+            log(f"games are saved in {check_database(database)}")
+            os.environ[DATABASE_VARIABLE] = database
+        return database
+
+    def start_games(self, database: str | None) -> None:
+        """What every game needs, whichever transport brings its player: the warm pool and the outbox drainer."""
+        if not self.options.cold:
+            become_subreaper()
+            self.pool = WarmPool(base_environment(), log)
+            self.pool.start()
+        self.drainer = OutboxDrainer(database, log)
+        self.drain_task = asyncio.create_task(self.drainer.keep_draining())
 
     async def shutdown(self, why: str = "asked") -> None:
         """Stop accepting, stop every game (each saves), tell every client, close."""
@@ -637,6 +644,10 @@ class KomaServer:
         deadline = time.monotonic() + STOP_GRACE_SECONDS + 3
         while self.games and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
+        if self.drain_task is not None:
+            self.drain_task.cancel()
+        if self.drainer is not None:
+            await self.drainer.last_pass()
         if self.pool is not None:
             await self.pool.close()
         for connection in list(self.connections):

@@ -40,11 +40,12 @@ class GameStatus(Vertical):
     message: reactive[str] = reactive("", init=False, repaint=False)
     frame: reactive[int] = reactive(0, init=False, repaint=False)  # the spinner's frame
     watchers: reactive[int] = reactive(0, init=False, repaint=False)  # how many watch the game live
+    saving: reactive[str] = reactive("", init=False, repaint=False)  # whether saving is delayed (one line), or back
 
     def __init__(self, title: str, *, ascii_only: bool = False, animate_spinner: bool = True, id: str | None = None,
-                 beat: Callable[[], int] | None = None):
-        """``beat``, if given, is called every few seconds while the panel is shown: the game's live heartbeat,
-        which answers how many watch it."""
+                 beat: Callable[[], None] | None = None):
+        """``beat``, if given, is called every few seconds while the panel is shown: the game's live heartbeat
+        (it sets :attr:`watchers` when the store answers)."""
         super().__init__(id=id)
         self.beat = beat
         self.beat_timer: Timer | None = None
@@ -58,6 +59,7 @@ class GameStatus(Vertical):
         yield Static(self.title_text, id="title")
         yield Static(id="game-id")
         yield Static(self._counters_text(), id="counters")
+        yield Static(id="saving")  # under the counters: never pushed off a small terminal by a long message
         yield Static(id="distance")
         yield Static(id="parity")
         yield Static(id="solver")
@@ -66,6 +68,7 @@ class GameStatus(Vertical):
     def on_mount(self) -> None:
         self.watch_proof(self.proof)
         self.watch_message(self.message)
+        self.watch_saving(self.saving)
         self._spun()
         self._keep_beating()
 
@@ -125,6 +128,10 @@ class GameStatus(Vertical):
     def watch_message(self, message: str) -> None:
         self._show("message", message)
 
+    def watch_saving(self, saving: str) -> None:
+        self._line("saving").set_class(bool(saving), "-shown")  # an empty line takes no room at all
+        self._show("saving", saving)
+
     # --- the spinner -----------------------------------------------------------------------------
     def hold(self, held: bool) -> None:
         """Stop the spinner while the screen is hidden; start it again (if still wanted) when shown."""
@@ -143,7 +150,7 @@ class GameStatus(Vertical):
 
     def _beat(self) -> None:
         if self.beat is not None:
-            self.watchers = self.beat()
+            self.beat()
 
     def _spun(self) -> None:
         self._show("distance", self._spin(self.distance))

@@ -1,0 +1,251 @@
+"""``koma web`` over real WebSockets: a real server on loopback, aiohttp's client as the browser.
+
+The page and its files, a game played (home, the 8-puzzle, moves, a resize), a reload that finds the same game,
+a browser that never comes back (hung up after the reconnect window), and the refusals: a wrong or missing
+origin, a bad cookie, a giant frame, too many sockets from one address, half-open sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import re
+import socket
+import struct
+import subprocess
+import termios
+import time
+
+import pytest
+
+pytest.importorskip("aiohttp")
+pytest.importorskip("asyncssh")
+
+import aiohttp
+from web_helpers import SCREEN_SECONDS, Browser, WebServer
+
+from tui.server.web_identity import Identities
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("web")
+    running = WebServer(folder / "data", "--open", "--reconnect-seconds", "4", "--max-per-address", "4",
+                        "--rate-limit", "0", "--max-sessions-per-player", "0")
+    yield running
+    assert running.stop() == 0
+    assert "Traceback" not in running.text()
+
+
+def game_pid(server: WebServer, player: str, count: int = 1) -> int:
+    return int(server.wait_for_log(rf"player {player}: game started \(pid (\d+)", SCREEN_SECONDS, count).group(1))
+
+
+def window_of(pid: int) -> tuple[int, int]:
+    """The game's terminal size (rows, columns), read from its pty."""
+    descriptor = os.open(f"/proc/{pid}/fd/0", os.O_RDONLY | os.O_NOCTTY)
+    try:
+        rows, columns, _, _ = struct.unpack("HHHH", fcntl.ioctl(descriptor, termios.TIOCGWINSZ, b"\0" * 8))
+    finally:
+        os.close(descriptor)
+    return rows, columns
+
+
+async def until(condition, timeout: float = SCREEN_SECONDS, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"never: {what}"
+        await asyncio.sleep(0.05)
+
+
+async def test_the_page_its_files_and_a_guest_cookie(server):
+    browser = Browser(server)
+    try:
+        page = await browser.load()
+        assert page.status == 200
+        assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+        body = await (await browser.http.get(server.url)).text()
+        assert "<noscript>" in body and 'src="xterm/textual.js"' in body and "http" not in body.split("<body>")[0]
+        assert browser.player.startswith("web:")
+        for path, kind in (("xterm/textual.js", "javascript"), ("xterm/xterm.css", "css"), ("static/koma.js", "javascript"),
+                           ("xterm/fonts/RobotoMono-VariableFont_wght.ttf", "font")):
+            async with browser.http.get(server.url + path) as response:
+                assert response.status == 200 and kind in response.content_type, path
+        for path in ("xterm/../web_cookie_key", "static/index.html", "static/nothing.js"):
+            async with browser.http.get(server.url + path) as response:
+                assert response.status == 404, path
+        async with browser.http.get(server.url + "healthz") as response:
+            assert response.status == 200
+    finally:
+        await browser.close()
+
+
+async def test_play_resize_reload_and_quit(server):
+    browser = Browser(server)
+    try:
+        await browser.load()
+        player = browser.player
+        await browser.connect(80, 24)
+        await browser.wait_for("8-puzzle")
+        pid = game_pid(server, player)
+        assert window_of(pid) == (24, 80)
+        await browser.key("1")
+        await browser.wait_for(r"Moves 0\b")
+        assert await browser.move() == 1
+        await browser.resize(100, 30)
+        await until(lambda: window_of(pid) == (30, 100), what="the game's pty took the new size")
+        # a reload: the socket goes, a new one with the same session token finds the same game, redrawn whole
+        await browser.drop()
+        await browser.connect(90, 28)
+        await browser.wait_for(r"Moves 1\b")
+        await server.log_says(rf"player {player}: back to its game")
+        assert game_pid(server, player) == pid and window_of(pid) == (28, 90)
+        assert await browser.move() == 2
+        await browser.key("q")
+        assert await browser.closed() == 1000  # the game ended: a normal close
+        await server.log_says(rf"player {player}: game ended \(status 0")
+    finally:
+        await browser.close()
+
+
+async def test_a_browser_that_never_comes_back_is_hung_up(server):
+    browser = Browser(server)
+    try:
+        await browser.load()
+        await browser.connect()
+        await browser.wait_for("8-puzzle")
+        await browser.drop()
+        await server.log_says(rf"player {browser.player}: the browser went; its game waits 4 s")
+        await server.log_says(rf"player {browser.player}: game ended", SCREEN_SECONDS)
+        # the token's game is gone: the same token now starts a new game
+        await browser.connect()
+        await browser.wait_for("8-puzzle")
+        assert len(game_pids := [m for m in server.text().split("\n") if f"{browser.player}: game started" in m]) == 2, game_pids
+        await browser.key("q")
+        assert await browser.closed() == 1000
+    finally:
+        await browser.close()
+
+
+async def test_refusals_cost_nothing_and_say_why(server):
+    browser = Browser(server, origin="http://evil.example")
+    try:
+        await browser.load()
+        for origin in ("http://evil.example", ""):
+            browser.origin = origin
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await browser.connect()
+            assert refused.value.status == 403
+        async with browser.http.get(f"{server.url}ws?session={browser.token}",
+                                    headers={"Origin": "http://evil.example", "Connection": "Upgrade",
+                                             "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                                             "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}) as response:
+            assert response.status == 403 and "origin" in await response.text()
+        await server.log_says(r"WebSocket refused \(refused: the page's origin \(http://evil\.example\)")
+    finally:
+        await browser.close()
+    # a cookie that is not ours: no WebSocket, and the page makes the browser a new guest
+    forged = Browser(server)
+    try:
+        other = Identities(b"k" * 32).sign("user:alice", "alice")
+        forged.http.cookie_jar.update_cookies({"koma_player": other}, aiohttp.client.URL(server.url))
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await forged.connect()
+        assert refused.value.status == 403
+        await forged.load()
+        assert forged.player.startswith("web:")
+        await server.log_says("a player cookie that is not ours; a new guest")
+    finally:
+        await forged.close()
+
+
+async def test_a_giant_frame_closes_the_socket(server):
+    browser = Browser(server)
+    try:
+        await browser.load()
+        ws = await browser.connect()
+        await browser.wait_for("8-puzzle")
+        await ws.send_str('["stdin", "' + "x" * 200_000 + '"]')
+        assert await browser.closed() == 1009  # message too big
+        await browser.connect()  # the game is still there for the same tab
+        await browser.wait_for("8-puzzle")
+        await browser.key("q")
+        assert await browser.closed() == 1000
+    finally:
+        await browser.close()
+
+
+async def test_caps_per_address_and_half_open_sockets(server):
+    loop = asyncio.get_running_loop()
+    idle = []
+    for _ in range(200):  # half-open: connected, never a byte
+        sock = socket.socket()
+        sock.setblocking(False)
+        await loop.sock_connect(sock, ("127.0.0.1", server.port))
+        idle.append(sock)
+    browsers = [Browser(server) for _ in range(5)]
+    try:
+        began = time.monotonic()
+        await browsers[0].load()
+        assert time.monotonic() - began < 30
+        for browser in browsers[:4]:
+            await browser.load()
+            await browser.connect()
+        for browser in browsers[:4]:
+            await browser.wait_for("8-puzzle")
+        await browsers[4].load()
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await browsers[4].connect()
+        assert refused.value.status == 429
+        await server.log_says(r"too many connections from 127\.0\.0\.1 \(4 at once\)")
+        for browser in browsers[:4]:
+            await browser.key("q")
+        for browser in browsers[:4]:
+            assert await browser.closed() == 1000
+    finally:
+        for sock in idle:
+            sock.close()
+        for browser in browsers:
+            await browser.close()
+
+
+async def test_link_only_admits_a_browser_linked_by_a_code_shown_over_ssh(tmp_path):
+    from serve_helpers import SSH
+
+    if not SSH:
+        pytest.skip("no ssh client")
+    server = WebServer(tmp_path / "data", "--link-only", "--ssh-port", "0", "--ssh-open", "--rate-limit", "0")
+    browser = Browser(server)
+    try:
+        ssh_port = int(server.wait_for_log(r"koma serve: listening on 127\.0\.0\.1:(\d+)").group(1))
+        async with browser.http.get(server.url) as page:
+            assert page.status == 200 and "One-time code" in await page.text() and "koma_player" not in page.cookies
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            await browser.connect()
+        said = await asyncio.to_thread(
+            subprocess.run, [SSH, "-p", str(ssh_port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                             "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "alice@127.0.0.1", "link"],
+            capture_output=True, text=True, timeout=SCREEN_SECONDS)
+        code = re.search(r"one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})", said.stdout)
+        assert said.returncode == 0 and code, said
+        async with browser.http.post(server.url + "link", data={"code": "WRNG-CODE"}) as answer:
+            assert answer.status == 400 and "not valid" in await answer.text()
+        async with browser.http.post(server.url + "link", data={"code": code.group(1).lower()}) as answer:
+            assert answer.status == 200  # followed the redirect to the game's page
+            assert "textual.js" in await answer.text()
+        assert browser.player == "user:alice"
+        await browser.connect()
+        await browser.wait_for("8-puzzle")
+        await server.log_says(r"player user:alice: game started")
+        again = Browser(server)
+        try:  # the code worked once
+            async with again.http.post(server.url + "link", data={"code": code.group(1)}) as answer:
+                assert answer.status == 400
+        finally:
+            await again.close()
+        await browser.key("q")
+        assert await browser.closed() == 1000
+    finally:
+        await browser.close()
+        assert server.stop() == 0

@@ -1,0 +1,105 @@
+"""The replica's part of the outbox: it writes what games that ended during a database outage left behind.
+
+A game journals every accepted write before the database sees it (:mod:`tui.game.outbox`).  A game that
+quits while the database is away leaves its journal; the player's next game adopts it, and for a player who
+does not come back, :class:`OutboxDrainer` (run by ``koma serve`` every few seconds, off its event loop)
+applies it, in order and idempotently, then removes it.  It also tells the operator, once each, when
+database trouble starts and when it ends (with its duration and the outbox's depth).  Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tui.game.backend import StoreError
+from tui.game.outbox import claimed_orphans, outbox_depth, outbox_dir, read_journal
+from tui.game.storage import apply_op
+from tui.game.store import Store
+from tui.game.stores import connect_store
+
+DRAIN_SECONDS = 5.0
+
+
+class OutboxDrainer:
+    """Drains orphaned journals into the database, and logs database trouble once when it starts and ends."""
+
+    def __init__(self, database: str | None, log: Callable[[str], None], directory: Path | None = None):
+        self.database = database
+        self.log = log
+        self.directory = directory if directory is not None else outbox_dir()
+        self.trouble_since: float | None = None
+        self.probe: Store | None = None
+
+    async def keep_draining(self) -> None:
+        """Every few seconds, off the event loop, until cancelled: one :meth:`drain` pass."""
+        while True:
+            try:
+                await asyncio.to_thread(self.drain)
+            except Exception as problem:  # the drainer must never take the server down
+                self.log(f"outbox: {problem!r}")
+            await asyncio.sleep(DRAIN_SECONDS)
+
+    async def last_pass(self, seconds: float = 10.0) -> None:
+        """At shutdown: what the games journalled while stopping goes to the database now, if it can."""
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.drain), seconds)
+        except Exception as problem:
+            self.log(f"outbox: left for the next start ({problem!r})")
+
+    def drain(self) -> int:
+        """One pass (blocking: run it in a thread): every orphaned journal applied and removed, until the database
+        fails.  Returns the ops written."""
+        written = 0
+        stores: dict[str, Store] = {}
+        try:
+            for path, fd in claimed_orphans(self.directory):
+                try:
+                    owned: set[str] = set()
+                    kept_apart: set[str] = set()
+                    for op in read_journal(path):
+                        store = stores.get(op.player)
+                        if store is None:
+                            store = stores[op.player] = connect_store(self.database, op.player)
+                        apply_op(store, op, owned, kept_apart)
+                        written += 1
+                    path.unlink()
+                finally:
+                    os.close(fd)
+        except StoreError as problem:
+            self._troubled(str(problem))
+            return written
+        finally:
+            for store in stores.values():
+                with contextlib.suppress(Exception):
+                    store.close()
+        if written:
+            self.log(f"wrote {written} saved move(s) that games left in the outbox")
+        try:  # nothing to drain says nothing of the database: ask it (one cheap statement)
+            if self.probe is None:
+                self.probe = connect_store(self.database, "koma-serve")
+            self.probe.backend.query("SELECT 1")
+        except StoreError as problem:
+            self.probe = None
+            self._troubled(str(problem))
+            return written
+        self._healthy()
+        return written
+
+    def _troubled(self, reason: str) -> None:
+        if self.trouble_since is None:
+            self.trouble_since = time.monotonic()
+            ops, journals = outbox_depth(self.directory)
+            self.log(f"database trouble: {reason}; games keep their moves in the outbox ({ops} op(s) in {journals} "
+                     "journal(s))")
+
+    def _healthy(self) -> None:
+        if self.trouble_since is not None:
+            seconds = time.monotonic() - self.trouble_since
+            self.trouble_since = None
+            ops, journals = outbox_depth(self.directory)
+            self.log(f"database back after {seconds:.1f} s; outbox depth {ops} op(s) in {journals} journal(s)")

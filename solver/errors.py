@@ -47,3 +47,11 @@ def one_line(message: str) -> str:
     if len(text) > MAX_LINE:
         text = f"{text[:MAX_LINE]}… ({len(original):,} characters in all)"
     return text
+
+
+class GaveUp(Exception):
+    """A search stopped at its time limit: no solution is shorter than ``lower_bound`` moves."""
+
+    def __init__(self, lower_bound: int, nodes: int, seconds: float):
+        super().__init__(f"gave up after {seconds:.1f} s: at least {lower_bound} moves ({nodes:,} nodes searched)")
+        self.lower_bound, self.nodes, self.seconds = lower_bound, nodes, seconds

@@ -233,7 +233,7 @@ def test_bench_validates_against_the_groups_the_caller_adds(capsys):
     from solver.tools.cli import main as cli_main
 
     extra = (Case("a case added by the caller", "extra", lambda: {"answer": 42}, runs=1, on_request=True),)
-    assert bench_cases.groups(extra) == ["8", "goat", "ura", "15", "extra"]
+    assert bench_cases.groups(extra) == ["8", "goat", "ura", "15", "24", "extra"]
     assert all(case.group != "extra" for case in bench_cases.cases(full=True, extra=extra))  # only when named
     code = cli_main(["bench", "extra", "--json"], bench_cases=extra)
     out, _ = capsys.readouterr()

@@ -74,6 +74,14 @@ class HintFound(Message):
 
 
 @dataclass
+class OfferMade(Message):
+    """A quick solution of ``job.state``, NOT proven optimal, offered while the optimal search goes on (the 5x5)."""
+
+    job: SolverJob
+    solution: Solution
+
+
+@dataclass
 class DistanceMeasured(Message):
     """The distance of one ``board`` of a measuring job (several to a job): ``solution.length`` moves."""
 

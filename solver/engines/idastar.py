@@ -30,6 +30,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from solver.engines.atomic import fetch_add
 from solver.engines.bfs import STOP_POLL_MASK, run_polled
 from solver.engines.jit import njit
 from solver.errors import Cancelled
@@ -39,7 +40,10 @@ NOT_FOUND = -2
 STOPPED = -1
 # progress array layout, read by the polling thread while the kernel runs
 P_BOUND, P_NODES, P_ITERATION, P_DONE = 0, 1, 2, 3
-PROGRESS_SIZE = 4
+# what :func:`ida_iteration` adds to: every node generated (the live count), and those at or above the
+# split depth, which every worker of a split search generates alike
+C_NODES, C_TOP = P_NODES, 4
+PROGRESS_SIZE = 5
 
 
 @intrinsic
@@ -64,6 +68,95 @@ def unowned(array):
 
 
 @njit(nogil=True, inline="always")
+def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables, h0, bound, split_depth, claim,
+                  stop, halt, counters, path_out):
+    """One depth-first iteration of IDA*: every node with ``f <= bound``; returns ``(length, next_bound)``.
+
+    ``length`` is the solution's length (its moves in ``path_out``), ``NOT_FOUND`` or ``STOPPED``
+    (``stop[0]`` or ``halt[0]`` was set); ``next_bound`` is the smallest ``f`` above ``bound`` seen.
+    ``counters[C_NODES]`` and ``counters[C_TOP]`` are increased by the nodes generated.
+
+    With ``split_depth > 0`` several workers share the tree: each walks the levels above
+    ``split_depth`` alike, and numbers the nodes it would descend into at that depth in the order met;
+    it searches below the node numbered ``c`` only when it claimed ``c`` (``fetch_add(claim, 0, 1)``),
+    so every subtree is searched by exactly one worker, and a worker that finishes early claims the next.
+    """
+    nodes = 0
+    top = 0
+    move_at = np.empty(MAX_PATH + 1, np.int64)
+    h_at = np.empty(MAX_PATH + 1, np.int64)
+    next_bound = 1 << 60
+    depth = 0
+    move_at[0] = -1
+    h_at[0] = h0
+    numbered = 0  # nodes met at the split depth, that the search would descend into
+    mine = -1  # the last number this worker claimed
+    while depth >= 0:
+        m = move_at[depth] + 1
+        banned = inverse[path_out[depth - 1]] if depth > 0 else -1
+        descended = False
+        while m < n_moves:
+            if m != banned:
+                nh = try_move(state, m, h_at[depth], bound - depth - 1, tables)
+                if nh >= 0:
+                    nodes += 1
+                    if depth < split_depth:
+                        top += 1
+                    if (nodes & STOP_POLL_MASK) == 0:
+                        counters[C_NODES] += nodes
+                        counters[C_TOP] += top
+                        nodes = 0
+                        top = 0
+                        if stop[0] != 0 or halt[0] != 0:
+                            undo_move(state, m, tables)
+                            while depth > 0:
+                                depth -= 1
+                                undo_move(state, path_out[depth], tables)
+                            return STOPPED, next_bound
+                    f = depth + 1 + nh
+                    if f > bound:
+                        if f < next_bound:
+                            next_bound = f
+                        undo_move(state, m, tables)
+                    elif nh == 0 and is_goal(state, tables):
+                        path_out[depth] = m
+                        length = depth + 1
+                        undo_move(state, m, tables)  # restore the caller's state
+                        while depth > 0:
+                            depth -= 1
+                            undo_move(state, path_out[depth], tables)
+                        counters[C_NODES] += nodes
+                        counters[C_TOP] += top
+                        return length, next_bound
+                    elif depth + 1 >= MAX_PATH:
+                        undo_move(state, m, tables)
+                    else:
+                        ours = True
+                        if depth + 1 == split_depth:
+                            if numbered > mine:  # claim a subtree: the first number nobody has taken
+                                mine = fetch_add(claim, 0, 1)
+                            ours = numbered == mine
+                            numbered += 1
+                        if ours:
+                            move_at[depth] = m
+                            path_out[depth] = m
+                            depth += 1
+                            move_at[depth] = -1
+                            h_at[depth] = nh
+                            descended = True
+                            break
+                        undo_move(state, m, tables)  # another worker's subtree
+            m += 1
+        if not descended:
+            depth -= 1
+            if depth >= 0:
+                undo_move(state, path_out[depth], tables)
+    counters[C_NODES] += nodes
+    counters[C_TOP] += top
+    return NOT_FOUND, next_bound
+
+
+@njit(nogil=True, inline="always")
 def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, tables, max_bound,
              stop, progress, path_out):
     """Search for a shortest move sequence from ``state`` to the goal.
@@ -75,75 +168,25 @@ def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, t
     """
     state = unowned(state)  # the caller's array outlives the search
     h0 = heuristic(state, tables)
-    nodes = 0
     if is_goal(state, tables):
         progress[P_DONE] = 1
-        return 0, nodes
-    move_at = np.empty(MAX_PATH + 1, np.int64)
-    h_at = np.empty(MAX_PATH + 1, np.int64)
+        return 0, 0
+    claim = np.zeros(1, np.int64)
+    halt = np.zeros(1, np.uint8)
     bound = h0
     iteration = 0
     while bound <= max_bound:
         progress[P_BOUND] = bound
-        progress[P_NODES] = nodes
         progress[P_ITERATION] = iteration
-        next_bound = 1 << 60
-        depth = 0
-        move_at[0] = -1
-        h_at[0] = h0
-        while depth >= 0:
-            m = move_at[depth] + 1
-            banned = inverse[path_out[depth - 1]] if depth > 0 else -1
-            descended = False
-            while m < n_moves:
-                if m != banned:
-                    nh = try_move(state, m, h_at[depth], bound - depth - 1, tables)
-                    if nh >= 0:
-                        nodes += 1
-                        if (nodes & STOP_POLL_MASK) == 0:
-                            progress[P_NODES] = nodes
-                            if stop[0] != 0:
-                                undo_move(state, m, tables)
-                                while depth > 0:
-                                    depth -= 1
-                                    undo_move(state, path_out[depth], tables)
-                                return STOPPED, nodes
-                        f = depth + 1 + nh
-                        if f > bound:
-                            if f < next_bound:
-                                next_bound = f
-                            undo_move(state, m, tables)
-                        elif nh == 0 and is_goal(state, tables):
-                            path_out[depth] = m
-                            length = depth + 1
-                            # restore the caller's state
-                            undo_move(state, m, tables)
-                            while depth > 0:
-                                depth -= 1
-                                undo_move(state, path_out[depth], tables)
-                            progress[P_NODES] = nodes
-                            progress[P_DONE] = 1
-                            return length, nodes
-                        elif depth + 1 >= MAX_PATH:
-                            undo_move(state, m, tables)
-                        else:
-                            move_at[depth] = m
-                            path_out[depth] = m
-                            depth += 1
-                            move_at[depth] = -1
-                            h_at[depth] = nh
-                            descended = True
-                            break
-                m += 1
-            if not descended:
-                depth -= 1
-                if depth >= 0:
-                    undo_move(state, path_out[depth], tables)
-        bound = next_bound
+        length, bound = ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables, h0, bound, 0,
+                                      claim, stop, halt, progress, path_out)
+        if length != NOT_FOUND:
+            if length >= 0:
+                progress[P_DONE] = 1
+            return length, progress[C_NODES]
         iteration += 1
-    progress[P_NODES] = nodes
     progress[P_DONE] = 1
-    return NOT_FOUND, nodes
+    return NOT_FOUND, progress[C_NODES]
 
 
 class SearchResult:
@@ -184,3 +227,114 @@ def run_ida(kernel, state: np.ndarray, tables, *, max_bound: int = MAX_PATH, sto
     if length == NOT_FOUND:
         return SearchResult([], int(nodes), seconds, -1)
     return SearchResult([int(m) for m in path_out[:length]], int(nodes), seconds, int(counters[P_BOUND]))
+
+
+class SplitResult:
+    """What :func:`run_split` found: ``moves`` (indices; None when it gave up), ``nodes``, ``seconds``,
+    ``bound`` (the solution's length, or the lower bound proved when it gave up) and ``iterations``."""
+
+    __slots__ = ("bound", "iterations", "moves", "nodes", "seconds")
+
+    def __init__(self, moves: list[int] | None, nodes: int, seconds: float, bound: int, iterations: int):
+        self.moves, self.nodes, self.seconds, self.bound, self.iterations = moves, nodes, seconds, bound, iterations
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else float("nan")
+
+
+def _split_iteration(kernel, states, tables, h0: int, bound: int, split: int, stop, deadline: float | None,
+                     report) -> tuple[tuple[int, list[int]] | None, bool, int, int]:
+    """One iteration on every worker: ``(found (length, moves) or None, gave up, next bound, nodes)``."""
+    import threading
+
+    workers = len(states)
+    claim = np.zeros(1, np.int64)
+    halt = np.zeros(1, np.uint8)
+    counters = [np.zeros(PROGRESS_SIZE, np.int64) for _ in range(workers)]
+    paths = [np.zeros(MAX_PATH + 1, np.int64) for _ in range(workers)]
+    results: list[tuple[int, int] | None] = [None] * workers
+    failures: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            result = kernel(states[i], tables, h0, bound, split, claim, stop, halt, counters[i], paths[i])
+            results[i] = result
+            if result[0] >= 0:
+                halt[0] = 1  # found: the other workers stop
+        except BaseException as error:  # re-raised in the caller's thread
+            failures.append(error)
+            halt[0] = 1
+
+    def nodes() -> int:  # the levels above the split depth count once
+        return sum(int(c[C_NODES]) - int(c[C_TOP]) for c in counters) + max(int(c[C_TOP]) for c in counters)
+
+    threads = [threading.Thread(target=work, args=(i,), name=f"koma-ida-{i}", daemon=True) for i in range(workers)]
+    for thread in threads:
+        thread.start()
+    gave_up = False
+    while alive := [thread for thread in threads if thread.is_alive()]:
+        alive[0].join(report.interval)
+        if deadline is not None and time.perf_counter() > deadline and not halt[0]:
+            gave_up = True
+            halt[0] = 1
+        report(nodes())
+    if failures:
+        raise failures[0]
+    for result, path in zip(results, paths):
+        if result is not None and result[0] >= 0:
+            return (int(result[0]), [int(m) for m in path[:result[0]]]), False, bound, nodes()
+    next_bound = min((r[1] for r in results if r is not None), default=1 << 60)
+    return None, gave_up, int(next_bound), nodes()
+
+
+def run_split(kernel, states: list[np.ndarray], tables, h0: int, *, parity: int | None = None,
+              split_depth: int = 12, max_bound: int = MAX_PATH, stop=None, progress=None,
+              limit: float | None = None, interval: float = 0.1) -> SplitResult:
+    """IDA* on ``len(states)`` threads that split each iteration's tree (see :func:`ida_iteration`).
+
+    ``kernel(state, tables, h0, bound, split_depth, claim, stop, halt, counters, path_out)`` is the
+    puzzle's cached wrapper of :func:`ida_iteration`; ``states`` holds one set-up copy of the start per
+    worker.  When every solution's length has the parity ``parity``, bounds of the other parity are
+    skipped.  ``progress`` receives ``{"bound", "lower_bound", "nodes", "iteration", "nodes_per_second",
+    "seconds"}`` every ``interval`` seconds; ``lower_bound`` is proved (no shorter solution exists).  After
+    ``limit`` seconds the search gives up: the result has no moves and ``bound`` is the lower bound.
+    Raises :class:`~solver.errors.Cancelled` when ``stop[0]`` is set; a finished or stopped search
+    leaves no thread running.
+    """
+    stop = np.zeros(1, np.uint8) if stop is None else stop
+    split = split_depth if len(states) > 1 else 0
+    began = time.perf_counter()
+    deadline = None if limit is None else began + limit
+    done_nodes = 0
+
+    def fit(bound: int) -> int:
+        return bound + 1 if parity is not None and (bound - parity) % 2 else bound
+
+    class Report:
+        def __init__(self, bound: int, iteration: int):
+            self.bound, self.iteration, self.interval = bound, iteration, interval
+
+        def __call__(self, nodes: int) -> None:
+            if progress is not None:
+                elapsed = time.perf_counter() - began
+                total = done_nodes + nodes
+                progress({"bound": self.bound, "lower_bound": self.bound, "nodes": total, "iteration": self.iteration,
+                          "nodes_per_second": total / elapsed if elapsed > 0 else 0.0, "seconds": elapsed})
+
+    bound = fit(h0)
+    iteration = 0
+    while bound <= max_bound:
+        found, gave_up, next_bound, nodes = _split_iteration(kernel, states, tables, h0, bound, split, stop, deadline,
+                                                             Report(bound, iteration))
+        done_nodes += nodes
+        seconds = time.perf_counter() - began
+        if found is not None:
+            return SplitResult(found[1], done_nodes, seconds, found[0], iteration + 1)
+        if stop[0]:
+            raise Cancelled()
+        if gave_up:
+            return SplitResult(None, done_nodes, seconds, bound, iteration + 1)
+        bound = fit(next_bound)
+        iteration += 1
+    return SplitResult(None, done_nodes, time.perf_counter() - began, bound, iteration)

@@ -11,12 +11,15 @@ digit ``p_i`` minus the number of earlier tiles on smaller cells, and the rank i
 
 The BFS runs over (placement, blank region) states: the blank wanders through its connected
 region of non-pattern cells at no cost, so each region is one state.  Every placement keeps two
-16-bit masks of blank cells (``A`` and ``B``, packed in one uint32 word); a cell is unseen (0, 0),
-closed (1, 1), or on the frontier, which is (1, 0) on even layers and (0, 1) on odd ones, so the
-layers alternate without a copy.  That is 4 bytes per placement: 2.1 GB for an 8-tile pattern,
-plus the 1-byte result.  A layer scans the placements in order, only in blocks that received a
-state in the layer before; a child's rank is found from its parent's with the few pattern tiles
-between the moving tile's two cells, and the children's words are loaded in one batch.
+masks of blank cells (``A`` and ``B``, packed in one word: 16-bit halves of a uint32 on boards of
+up to 16 cells, 32-bit halves of a uint64 up to 25 cells); a cell is unseen (0, 0), closed (1, 1),
+or on the frontier, which is (1, 0) on even layers and (0, 1) on odd ones, so the layers alternate
+without a copy.  That is 4 bytes per placement on the 4x4 (2.1 GB for an 8-tile pattern) and 8 on
+the 5x5 (1.0 GB for a 6-tile pattern), plus the 1-byte result.  Regions come from a table of every
+(free cells, cell) pair on boards of up to 16 cells, and from a bit-parallel flood fill beyond.
+A layer scans the placements in order, only in blocks that received a state in the layer before;
+a child's rank is found from its parent's with the few pattern tiles between the moving tile's two
+cells, and the children's words are loaded in one batch.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from math import factorial
 
 import numpy as np
 
-from solver.engines.bfs import run_polled
+from solver.engines.atomic import fetch_or
 from solver.engines.jit import njit
 from solver.engines.ranking import popcount
 from solver.errors import Cancelled
@@ -92,13 +95,17 @@ SELECT8, COUNT8 = _select_tables()
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _select16(mask, d):
-    """The cell of the ``d``-th set bit (from 0) of a 16-bit mask."""
-    low = mask & 0xFF
-    c = COUNT8[low]
-    if d < c:
-        return SELECT8[low, d]
-    return 8 + SELECT8[(mask >> 8) & 0xFF, d - c]
+def _select(mask, d):
+    """The cell of the ``d``-th set bit (from 0) of a mask of at most 32 bits."""
+    base = 0
+    while True:
+        byte = mask & 0xFF
+        c = COUNT8[byte]
+        if d < c:
+            return base + SELECT8[byte, d]
+        d -= c
+        mask >>= 8
+        base += 8
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -119,7 +126,7 @@ def _unrank_digits(r, k, mult, reciprocal, pos, digits, before):
             digit += 1
             rest -= m
         r = rest
-        p = _select16(0xFFFF & ~used, digit)
+        p = _select(0xFFFFFFFF & ~used, digit)
         pos[i] = p
         digits[i] = digit
         before[i] = used
@@ -168,13 +175,44 @@ def _region_table(width, cells):
     return table
 
 
-@njit(cache=True, nogil=True)
-def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, pdb, stop, progress):
-    """Fill ``pdb`` (uint8, all ``UNREACHED``) by BFS; ``status`` (uint32, zeroed) is the workspace.
+@njit(cache=True, nogil=True, inline="always")
+def _region_of(cell, free, cells, regions, width, not_first_col, not_last_col):
+    """The region of ``free`` cells that holds ``cell``: from the table when there is one, else by flood fill."""
+    if regions.shape[0] > 0:
+        return np.int64(regions[free * cells + cell])
+    return _region(np.int64(1) << cell, free, width, not_first_col, not_last_col)
 
-    Returns the number of layers, or -1 if stopped.
-    """
+
+@njit(cache=True, nogil=True)
+def _seed(width, cells, goal_cells, mult, status):
+    """Put the goal (the pattern home, the blank's region) on the frontier of layer 0; returns its rank."""
     k = goal_cells.shape[0]
+    full = (1 << cells) - 1
+    first_col = 0
+    for r in range(cells // width):
+        first_col |= 1 << (r * width)
+    occupied = 0
+    for i in range(k):
+        occupied |= 1 << goal_cells[i]
+    start = placement_rank(goal_cells, k, mult)
+    status[start] = _region(np.int64(1) << (cells - 1), full & ~occupied, width, full & ~first_col,
+                            full & ~(first_col << (width - 1)))  # (1, 0): frontier of the even layer 0
+    return start
+
+
+@njit(cache=True, nogil=True)
+def _build_layer(width, cells, k, mult, reciprocal, regions, status, pdb, layer, blocks, next_blocks, worker, workers,
+                 stop, progress):
+    """Expand layer ``layer`` in the marked ``blocks`` numbered ``worker`` modulo ``workers``.
+
+    ``pdb`` (uint8) gets ``layer`` where a placement is first reached; children are marked in
+    ``status`` (zeroed at the start; uint32 with 16-bit halves up to 16 cells, uint64 with 32-bit
+    halves beyond) and their blocks in ``next_blocks``.  Workers share ``status`` through atomic ORs,
+    so several may expand one layer at once.  ``regions`` is :func:`_region_table` or empty (flood
+    fill).  Returns the states found for the next layer (0: the BFS is over), or -1 if stopped.
+    """
+    half = 16 if status.itemsize == 4 else 32
+    half_mask = (np.int64(1) << half) - 1
     full = (1 << cells) - 1
     first_col = 0
     for r in range(cells // width):
@@ -200,122 +238,101 @@ def _build_kernel(width, cells, goal_cells, mult, reciprocal, regions, status, p
     child_home = np.empty(4 * k, np.int64)
     child_dest = np.empty(4 * k, np.int64)
     child_seen = np.empty(4 * k, np.int64)
-    for i in range(k):
-        pos[i] = goal_cells[i]
-    occupied = 0
-    for i in range(k):
-        occupied |= 1 << pos[i]
-    start = placement_rank(pos, k, mult)
-    region = _region(1 << (cells - 1), full & ~occupied, width, not_first_col, not_last_col)
-    status[start] = region  # (1, 0): frontier of the even layer 0
     total = status.shape[0]
-    # blocks of placements that hold frontier states: a layer scans only those
-    n_blocks = (total >> BLOCK_SHIFT) + 1
-    blocks = np.zeros(n_blocks, np.uint8)
-    next_blocks = np.zeros(n_blocks, np.uint8)
-    blocks[start >> BLOCK_SHIFT] = 1
-    progress[P_TOTAL] = total
-    expanded = 0
-    reached = 0
-    layer = 0
-    while True:
-        progress[P_LAYER] = layer
-        odd = layer & 1
-        found = 0
-        for block in range(n_blocks):
-            if blocks[block] == 0:
+    n_blocks = blocks.shape[0]
+    progress[P_LAYER] = layer
+    odd = layer & 1
+    found = 0
+    for block in range(worker, n_blocks, workers):
+        if blocks[block] == 0:
+            continue
+        if stop[0] != 0:
+            return -1
+        for r in range(block << BLOCK_SHIFT, min(total, (block + 1) << BLOCK_SHIFT)):
+            word = np.int64(status[r])
+            if word == 0:
                 continue
-            progress[P_EXPANDED] = expanded
-            progress[P_REACHED] = reached
-            if stop[0] != 0:
-                return -1
-            for r in range(block << BLOCK_SHIFT, min(total, (block + 1) << BLOCK_SHIFT)):
-                word = status[r]
-                if word == 0:
-                    continue
-                a = word & 0xFFFF
-                b = word >> 16
-                frontier = (b & ~a) if odd else (a & ~b)
-                if frontier == 0:
-                    continue
-                status[r] = word | frontier | (frontier << 16)  # the whole frontier is closed now
-                if pdb[r] == UNREACHED:  # first reached on this layer (written here, in order)
-                    pdb[r] = layer
-                    reached += 1
-                occupied = _unrank_digits(r, k, mult, reciprocal, pos, digits, before)
-                for i in range(k):
-                    index_at[pos[i]] = i
-                free = full & ~occupied
-                while frontier != 0:
-                    low = frontier & -frontier
-                    region = np.int64(regions[free * cells + popcount(low - 1)])
-                    frontier &= ~region
-                    expanded += 1
-                    # move a pattern tile next to the region into one of its cells; the children's
-                    # words are loaded in one batch so that the memory system fetches them in parallel
-                    count = 0
-                    # sideways: the rank moves by the weight of the tile's digit
-                    movers = occupied & ((region & not_last_col) << 1)  # tiles that can slide left
+            a = word & half_mask
+            b = word >> half
+            frontier = (b & ~a) if odd else (a & ~b)
+            if frontier == 0:
+                continue
+            if workers > 1:  # the whole frontier is closed now
+                fetch_or(status, r, frontier | (frontier << half))
+            else:  # alone: a plain store, which keeps the loads of the batches below in flight
+                status[r] = word | frontier | (frontier << half)
+            if pdb[r] == UNREACHED:  # first reached on this layer (written here, by this block's worker)
+                pdb[r] = layer
+                progress[P_REACHED] += 1
+            occupied = _unrank_digits(r, k, mult, reciprocal, pos, digits, before)
+            for i in range(k):
+                index_at[pos[i]] = i
+            free = full & ~occupied
+            while frontier != 0:
+                low = frontier & -frontier
+                region = _region_of(popcount(low - 1), free, cells, regions, width, not_first_col, not_last_col)
+                frontier &= ~region
+                progress[P_EXPANDED] += 1
+                # move a pattern tile next to the region into one of its cells; the children's
+                # words are loaded in one batch so that the memory system fetches them in parallel
+                count = 0
+                # sideways: the rank moves by the weight of the tile's digit
+                movers = occupied & ((region & not_last_col) << 1)  # tiles that can slide left
+                while movers != 0:
+                    bit = movers & -movers
+                    movers ^= bit
+                    home = popcount(bit - 1)
+                    child_rank[count] = r - mult[index_at[home]]
+                    child_home[count] = home
+                    child_dest[count] = home - 1
+                    count += 1
+                movers = occupied & ((region & not_first_col) >> 1)  # ... slide right
+                while movers != 0:
+                    bit = movers & -movers
+                    movers ^= bit
+                    home = popcount(bit - 1)
+                    child_rank[count] = r + mult[index_at[home]]
+                    child_home[count] = home
+                    child_dest[count] = home + 1
+                    count += 1
+                # vertically: width cells' worth, corrected for the pattern tiles in between
+                # (an earlier tile there lowers this tile's digit, a later one's digit goes up)
+                for up in range(2):
+                    movers = occupied & ((region << width) if up else (region >> width)) & full
                     while movers != 0:
                         bit = movers & -movers
                         movers ^= bit
                         home = popcount(bit - 1)
-                        child_rank[count] = r - mult[index_at[home]]
+                        i = index_at[home]
+                        low = home - width if up else home
+                        change = mult[i] * width
+                        for c in range(low + 1, low + width):
+                            change += between[i * (k + 1) + index_at[c] + 1]
+                        child_rank[count] = r - change if up else r + change
                         child_home[count] = home
-                        child_dest[count] = home - 1
+                        child_dest[count] = home - width if up else home + width
                         count += 1
-                    movers = occupied & ((region & not_first_col) >> 1)  # ... slide right
-                    while movers != 0:
-                        bit = movers & -movers
-                        movers ^= bit
-                        home = popcount(bit - 1)
-                        child_rank[count] = r + mult[index_at[home]]
-                        child_home[count] = home
-                        child_dest[count] = home + 1
-                        count += 1
-                    # vertically: width cells' worth, corrected for the pattern tiles in between
-                    # (an earlier tile there lowers this tile's digit, a later one's digit goes up)
-                    for up in range(2):
-                        movers = occupied & ((region << width) if up else (region >> width)) & full
-                        while movers != 0:
-                            bit = movers & -movers
-                            movers ^= bit
-                            home = popcount(bit - 1)
-                            i = index_at[home]
-                            low = home - width if up else home
-                            change = mult[i] * width
-                            for c in range(low + 1, low + width):
-                                change += between[i * (k + 1) + index_at[c] + 1]
-                            child_rank[count] = r - change if up else r + change
-                            child_home[count] = home
-                            child_dest[count] = home - width if up else home + width
-                            count += 1
-                    for j in range(count):
-                        child_seen[j] = status[child_rank[j]]
-                    for j in range(count):
-                        seen = child_seen[j]
-                        home = child_home[j]
-                        if ((seen | (seen >> 16)) >> home) & 1:
-                            continue
-                        child = child_rank[j]
-                        child_free = (free & ~(1 << child_dest[j])) | (1 << home)
-                        child_region = np.int64(regions[child_free * cells + home])
-                        if odd:
-                            status[child] = seen | child_region  # (1, 0): even frontier
-                        else:
-                            status[child] = seen | (child_region << 16)  # (0, 1): odd frontier
-                        next_blocks[child >> BLOCK_SHIFT] = 1
-                        found += 1
-                for i in range(k):
-                    index_at[pos[i]] = -1
-        if found == 0:
-            break
-        blocks, next_blocks = next_blocks, blocks
-        next_blocks[:] = 0
-        layer += 1
-    progress[P_EXPANDED] = expanded
-    progress[P_REACHED] = reached
-    return layer
+                for j in range(count):
+                    child_seen[j] = np.int64(status[child_rank[j]])
+                for j in range(count):
+                    seen = child_seen[j]
+                    home = child_home[j]
+                    if ((seen | (seen >> half)) >> home) & 1:
+                        continue
+                    child = child_rank[j]
+                    child_free = (free & ~(np.int64(1) << child_dest[j])) | (np.int64(1) << home)
+                    child_region = _region_of(home, child_free, cells, regions, width, not_first_col, not_last_col)
+                    # (1, 0): the even frontier, after an odd layer; (0, 1): the odd one
+                    mark = child_region if odd else child_region << half
+                    if workers > 1:
+                        fetch_or(status, child, mark)
+                    else:
+                        status[child] = seen | mark
+                    next_blocks[child >> BLOCK_SHIFT] = 1
+                    found += 1
+            for i in range(k):
+                index_at[pos[i]] = -1
+    return found
 
 
 def _zeroed(count: int, dtype) -> tuple[np.ndarray, mmap.mmap | None]:
@@ -332,22 +349,30 @@ def _zeroed(count: int, dtype) -> tuple[np.ndarray, mmap.mmap | None]:
     return np.frombuffer(buffer, dtype=dtype), buffer
 
 
+MAX_CELLS = 25
+
+
+def _status_dtype(cells: int):
+    return np.uint32 if cells <= 16 else np.uint64
+
+
 def build_memory_bytes(cells: int, k: int) -> int:
-    """Peak memory of :func:`build_pattern`: the uint32 workspace plus the uint8 result."""
-    return n_placements(cells, k) * 5
+    """Peak memory of :func:`build_pattern`: the workspace (4 or 8 bytes a placement) plus the uint8 result."""
+    return n_placements(cells, k) * (np.dtype(_status_dtype(cells)).itemsize + 1)
 
 
-def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, out=None) -> np.ndarray:
+def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, out=None, threads: int = 1) -> np.ndarray:
     """The pattern database (uint8, one entry per placement rank) of ``tiles`` on a W x H board.
 
     The goal is 1..n-1 with the blank last (tile ``t`` belongs on cell ``t-1``).  With ``out`` (a
     uint8 array of ``n!/(n-k)!`` entries) the values are written there.  ``progress``, if
     given, receives ``{"layer", "expanded", "reached", "placements", "fraction"}`` several times a
-    second.  Raises :class:`~solver.errors.Cancelled` when ``stop[0]`` is set.
+    second.  ``threads`` workers expand each layer together.  Raises :class:`~solver.errors.Cancelled`
+    when ``stop[0]`` is set.
     """
     cells = width * height
-    if cells > 16:
-        raise ValueError("pattern databases need a board of at most 16 cells")
+    if cells > MAX_CELLS:
+        raise ValueError(f"pattern databases need a board of at most {MAX_CELLS} cells")
     tiles = [int(t) for t in tiles]
     if not tiles or len(set(tiles)) != len(tiles) or not all(1 <= t < cells for t in tiles):
         raise ValueError(f"bad pattern {tiles} for a {width}x{height} board")
@@ -357,9 +382,8 @@ def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, o
     goal_cells = np.array([t - 1 for t in tiles], dtype=np.int64)
     size = n_placements(cells, k)
     stop = np.zeros(1, np.uint8) if stop is None else stop
-    counters = np.zeros(4, np.int64)
-    regions = _region_table(width, cells)
-    status, buffer = _zeroed(size, np.uint32)
+    regions = _region_table(width, cells) if cells <= 16 else np.zeros(0, np.uint16)
+    status, buffer = _zeroed(size, _status_dtype(cells))
     if out is None:
         pdb = np.full(size, UNREACHED, np.uint8)
     else:
@@ -367,19 +391,60 @@ def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, o
             raise ValueError(f"out must be a uint8 array of {size} entries")
         pdb = out
         pdb[:] = UNREACHED
-    report = None
-    if progress is not None:
-        def report(c):
-            total = int(c[P_TOTAL]) or size
-            progress({"layer": int(c[P_LAYER]), "expanded": int(c[P_EXPANDED]), "reached": int(c[P_REACHED]),
-                      "placements": total, "fraction": int(c[P_REACHED]) / total})
+    counters = [np.zeros(4, np.int64) for _ in range(max(1, threads))]
+
+    def report() -> None:
+        if progress is not None:
+            reached = sum(int(c[P_REACHED]) for c in counters)
+            progress({"layer": int(counters[0][P_LAYER]), "expanded": sum(int(c[P_EXPANDED]) for c in counters),
+                      "reached": reached, "placements": size, "fraction": reached / size})
+
+    # blocks of placements that hold frontier states: a layer scans only those
+    blocks = np.zeros((size >> BLOCK_SHIFT) + 1, np.uint8)
+    next_blocks = np.zeros_like(blocks)
     try:
-        layers = run_polled(_build_kernel, (width, cells, goal_cells, mult, reciprocal, regions, status, pdb, stop, counters),
-                            counters, report)
+        blocks[_seed(width, cells, goal_cells, mult, status) >> BLOCK_SHIFT] = 1
+        layer = 0
+        while True:
+            found = _run_workers(_build_layer, [(width, cells, k, mult, reciprocal, regions, status, pdb, layer, blocks,
+                                                 next_blocks, worker, len(counters), stop, counters[worker])
+                                                for worker in range(len(counters))], report)
+            if min(found) < 0:
+                raise Cancelled()
+            if sum(found) == 0:
+                break
+            blocks, next_blocks = next_blocks, blocks
+            next_blocks[:] = 0
+            layer += 1
     finally:
         del status
         if buffer is not None:
             buffer.close()
-    if layers < 0:
-        raise Cancelled()
+    report()
     return pdb
+
+
+def _run_workers(kernel, arg_sets, report, interval: float = 0.05) -> list:
+    """``kernel(*args)`` for every ``args`` of ``arg_sets``, each in its own thread (the first in this
+    one when there is only one); ``report()`` every ``interval`` seconds meanwhile.  Returns the results."""
+    import threading
+
+    results: list = [None] * len(arg_sets)
+    failures: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            results[i] = kernel(*arg_sets[i])
+        except BaseException as error:  # re-raised in the caller's thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(i,), name=f"koma-pdb-layer-{i}", daemon=True)
+               for i in range(len(arg_sets))]
+    for thread in threads:
+        thread.start()
+    while alive := [thread for thread in threads if thread.is_alive()]:
+        alive[0].join(interval)
+        report()
+    if failures:
+        raise failures[0]
+    return results

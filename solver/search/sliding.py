@@ -10,15 +10,16 @@ conflict, which needs no table.
   runs on walking distance and switches over once the table is ready.
 * 7-8 (576,576,000 entries) is built only on request (:func:`build_tables`); solving memory-maps it.
 
-Boards up to 12 cells, 3x5, 5x3 and the 4x4 are solved optimally.  Larger boards (4x5, 5x4, 5x5) get
-a solution by reduction to the 4x4 (see :mod:`solver.search.sliding_reduce`), labelled not optimal.
+Boards up to 12 cells, 3x5, 5x3 and the 4x4 are solved optimally, and the 5x5 once its 6-6-6-6
+databases are built (:mod:`solver.search.twentyfour`).  Other boards (4x5, 5x4, and the 5x5 without
+its tables) get a solution by reduction to the 4x4 (see :mod:`solver.search.sliding_reduce`),
+labelled not optimal.
 """
 
 from __future__ import annotations
 
 import itertools
 import statistics
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,18 +29,27 @@ from typing import Any
 
 import numpy as np
 
-from solver.engines.cache_files import discard
-from solver.engines.pdb import build_memory_bytes, build_pattern, n_placements
 from solver.engines.ranking import pack, rank, unpack
 from solver.engines.stop import new_stop_flag
-from solver.engines.tables import TableError, cached_table, read_table, table_path
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzles.base import Solution
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.puzzles.sliding_kernels import bidirectional_kernel
 from solver.search import sliding_kernels as search_kernels
+from solver.search import sliding_tables, twentyfour
 from solver.search.loop import run_loop_method
 from solver.search.sliding_reduce import reduce_board, small_enough, sub_board
+from solver.search.sliding_tables import ALIASES as ALIASES
+from solver.search.sliding_tables import LABELS as LABELS
+from solver.search.sliding_tables import PATTERNS as PATTERNS
+from solver.search.sliding_tables import _build_in_background as _build_in_background
+from solver.search.sliding_tables import _load as _load
+from solver.search.sliding_tables import _pdb_meta as _pdb_meta
+from solver.search.sliding_tables import build_in_memory as build_in_memory
+from solver.search.sliding_tables import build_tables as build_tables
+from solver.search.sliding_tables import table_requirements as table_requirements
+from solver.search.sliding_tables import tables_present as tables_present
+from solver.search.sliding_tables import wait_for_tables as wait_for_tables
 
 Notice = Callable[[str], None]
 Progress = Callable[[dict[str, Any]], None]
@@ -51,160 +61,9 @@ DESCRIPTIONS = {
     "wd": "walking distance (max with Manhattan + linear conflict)",
     "md+lc": "Manhattan distance + linear conflict",
 }
-# Tiles of each pattern, for the goal 1..15 with the blank bottom-right.  6-6-3: the left column
-# with the middle of the second one, the bottom-right block, and the rest of the top row (the
-# best of several partitions tried on Korf's instances).  7-8: the top two rows, the bottom two.
-PATTERNS = {
-    "pdb663": ((1, 5, 6, 9, 10, 13), (7, 8, 11, 12, 14, 15), (2, 3, 4)),
-    "pdb78": ((1, 2, 3, 4, 5, 6, 7, 8), (9, 10, 11, 12, 13, 14, 15)),
-}
-TABLE_VERSION = 1
-ALIASES = {"6-6-3": "pdb663", "663": "pdb663", "pdb663": "pdb663", "pdb-6-6-3": "pdb663",
-           "7-8": "pdb78", "78": "pdb78", "pdb78": "pdb78", "pdb-7-8": "pdb78"}
-LABELS = {"pdb663": "6-6-3", "pdb78": "7-8"}
 WD_MAX_CELLS = 16  # walking-distance tables for bigger boards are too big to build at first use
 MAX_BOUND = 200
 
-_loaded: dict[str, np.ndarray] = {}
-_load_lock = threading.Lock()
-_background: dict[str, threading.Thread] = {}
-
-
-# --- tables -----------------------------------------------------------------------------------
-
-def _canonical(name: str) -> str:
-    key = str(name).strip().lower()
-    if key not in ALIASES:
-        raise KomaError(f"unknown pattern database {name!r}; choose 6-6-3 or 7-8")
-    return ALIASES[key]
-
-
-def _cache_name(name: str) -> str:
-    return f"fifteen-{name}"
-
-
-def table_requirements(name: str) -> dict[str, Any]:
-    """What building and using pattern database ``name`` (``6-6-3`` or ``7-8``) takes, up front."""
-    name = _canonical(name)
-    groups = PATTERNS[name]
-    entries = sum(n_placements(16, len(g)) for g in groups)
-    build_peak = entries + max(build_memory_bytes(16, len(g)) - n_placements(16, len(g)) for g in groups)
-    return {
-        "name": name,
-        "label": LABELS[name],
-        "groups": [list(g) for g in groups],
-        "entries": entries,
-        "disk_bytes": entries + 256,  # one byte per entry plus the header and checksum trailer
-        "build_memory_bytes": build_peak,
-        "solve_memory_bytes": entries,  # memory-mapped, shared between processes
-        "build_seconds_estimate": 5 if name == "pdb663" else 240,
-        "path": str(table_path(_cache_name(name))),
-    }
-
-
-def tables_present(name: str) -> bool:
-    """Whether the table file exists (it is still checked when loaded)."""
-    return table_path(_cache_name(_canonical(name))).exists()
-
-
-def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
-    groups = PATTERNS[name]
-    sizes = [n_placements(16, len(g)) for g in groups]
-    out = np.empty(sum(sizes), np.uint8)
-    total_work = sum(sizes)
-    done = 0
-    began = time.perf_counter()
-    offset = 0
-    for i, (tiles, size) in enumerate(zip(groups, sizes)):
-        report = None
-        if progress is not None:
-            def report(info, i=i, size=size, done=done, tiles=tiles):
-                fraction = (done + info["fraction"] * size) / total_work
-                progress({"phase": "build", "table": name, "label": LABELS[name], "group": i + 1,
-                          "groups": len(groups), "tiles": list(tiles), "layer": info["layer"],
-                          "fraction": fraction, "seconds": time.perf_counter() - began})
-        build_pattern(4, 4, tiles, stop=stop, progress=report, out=out[offset:offset + size])
-        offset += size
-        done += size
-    return out
-
-
-def build_tables(name: str, progress: Progress | None = None, stop=None, notice: Notice | None = None) -> dict[str, Any]:
-    """Build (or check) pattern database ``name`` (``6-6-3`` or ``7-8``) in the table cache.
-
-    ``progress`` receives ``{"phase": "build", "table", "group", "groups", "layer", "fraction",
-    "seconds"}`` while it builds.  Returns the requirements plus ``built`` (False if a valid table
-    was already there), ``seconds`` and ``path``.  Raises :class:`~solver.errors.Cancelled` if stopped.
-    """
-    name = _canonical(name)
-    info = table_requirements(name)
-    began = time.perf_counter()
-    built = []
-
-    def build() -> np.ndarray:
-        built.append(True)
-        return _build_array(name, progress, stop)
-
-    with _load_lock:
-        _loaded.pop(name, None)
-    array = cached_table(_cache_name(name), TABLE_VERSION, build, notice)
-    with _load_lock:
-        _loaded[name] = array
-    info.update(built=bool(built), seconds=time.perf_counter() - began, entries=int(array.size))
-    return info
-
-
-def _load(name: str, *, notice: Notice | None = None, progress: Progress | None = None, stop=None,
-          build: bool = True) -> np.ndarray | None:
-    """The table ``name``: already loaded, read from the cache, or (if ``build``) built now.
-
-    Without ``build``, a missing or damaged file gives None (a damaged one with a notice).
-    """
-    with _load_lock:
-        if name in _loaded:
-            return _loaded[name]
-    if build:
-        build_tables(name, progress=progress, stop=stop, notice=notice)
-        return _loaded[name]
-    path = table_path(_cache_name(name))
-    try:
-        array = read_table(path, TABLE_VERSION)
-    except FileNotFoundError:
-        return None
-    except (TableError, OSError) as problem:
-        if name == "pdb663":
-            discard(path)  # rebuilt next, and the table cache need not say again that it was damaged
-        if notice is not None:
-            fix = "rebuilding it" if name == "pdb663" else f"rebuild it with `koma tables build 15 --pdb {LABELS[name]}`"
-            notice(f"pattern database {LABELS[name]} is damaged ({problem}); {fix}")
-        return None
-    with _load_lock:
-        _loaded[name] = array
-    return array
-
-
-def _build_in_background(name: str) -> threading.Thread:
-    """Start building ``name`` in a daemon thread, once per process."""
-    with _load_lock:
-        thread = _background.get(name)
-        if thread is None:
-            def target():
-                try:
-                    build_tables(name)
-                except Exception:  # the foreground solve carries on with its fallback
-                    pass
-
-            thread = threading.Thread(target=target, name=f"koma-build-{name}", daemon=True)
-            _background[name] = thread
-            thread.start()
-    return thread
-
-
-def wait_for_tables(timeout: float | None = None) -> bool:
-    """Wait for background table builds started by a solve; True if none is still running."""
-    for thread in list(_background.values()):
-        thread.join(timeout)
-    return not any(t.is_alive() for t in _background.values())
 
 
 # --- heuristics --------------------------------------------------------------------------------
@@ -240,11 +99,6 @@ def _small_tables(kind: str, width: int, height: int) -> np.ndarray:
     if kind == "wd":
         return search_kernels.wd_tables(width, height)
     return search_kernels.mdlc_tables(width, height)
-
-
-@lru_cache(maxsize=4)
-def _pdb_meta(name: str) -> np.ndarray:
-    return search_kernels.pdb_tables(4, PATTERNS[name])
 
 
 # --- solving -----------------------------------------------------------------------------------
@@ -293,21 +147,32 @@ def _check_heuristic(puzzle: SlidingPuzzle, heuristic: str) -> str:
 
 
 def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None, stop=None,
-                  progress: Progress | None = None, notice: Notice | None = None) -> Solution:
-    """An optimal solution by IDA* (boards of up to 12 cells, 3x5, 5x3, 4x4), else a labelled non-optimal one.
+                  progress: Progress | None = None, notice: Notice | None = None, limit: float | None = None) -> Solution:
+    """An optimal solution by IDA* (boards of up to 12 cells, 3x5, 5x3, 4x4, and 5x5 once its pattern
+    databases are built), else a labelled non-optimal one.
 
     ``heuristic`` picks one of :data:`HEURISTICS`; by default the strongest whose tables are present
     (on the 4x4, 6-6-3 is built at first use, and walking distance is used meanwhile).  ``progress``
     receives ``{"phase": "search", "heuristic", "bound", "nodes", "iteration", "nodes_per_second"}``
     between iterations and ``{"phase": "build", ...}`` while a table builds in the foreground;
     ``notice`` receives one-line messages about tables.  Raises UnsolvableError (with the parity
-    proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.
+    proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.  On the 5x5, the search gives
+    up after ``limit`` seconds, raising :class:`~solver.errors.GaveUp` with the lower bound it proved.
     """
     state = tuple(int(t) for t in state)
     proof = puzzle.proof(state)
     if not proof.solvable:
         raise UnsolvableError(f"this board cannot be solved: {proof.summary}", proof)
     stop = np.zeros(1, np.uint8) if stop is None else stop
+    if twentyfour.is_twentyfour(puzzle) and (heuristic is None or ALIASES.get(heuristic.strip().lower()) == "pdb6666"):
+        table = twentyfour.tables(notice)
+        if table is not None:
+            return twentyfour.solve_optimal(puzzle, state, table, stop=stop, progress=progress, limit=limit)
+        if heuristic is not None:
+            raise KomaError(twentyfour.missing_tables_notice().replace(", so this answer is not proven optimal", ""))
+        if notice is not None:
+            notice(twentyfour.missing_tables_notice())
+        return _solve_by_reduction(puzzle, state, heuristic=None, stop=stop, progress=progress, notice=notice)
     if not small_enough(puzzle.width, puzzle.height):
         return _solve_by_reduction(puzzle, state, heuristic=heuristic, stop=stop, progress=progress, notice=notice)
     began = time.perf_counter()
@@ -351,7 +216,7 @@ def _solve_while_building(puzzle, state, began, *, stop, progress, notice) -> So
     def watch(info):
         if stop[0]:
             inner[0] = 1
-        elif not builder.is_alive() and "pdb663" in _loaded:
+        elif not builder.is_alive() and "pdb663" in sliding_tables._loaded:
             switch.append(True)
             inner[0] = 1
         if progress is not None:
@@ -366,7 +231,7 @@ def _solve_while_building(puzzle, state, began, *, stop, progress, notice) -> So
             raise
     if notice is not None:
         notice("pattern database 6-6-3 is ready; switching to it")
-    run = _run("pdb663", puzzle, state, stop=stop, progress=progress, table=_loaded["pdb663"])
+    run = _run("pdb663", puzzle, state, stop=stop, progress=progress, table=sliding_tables._loaded["pdb663"])
     return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS['pdb663']}")
 
 
@@ -471,23 +336,17 @@ def best_present() -> str:
     return "pdb78" if tables_present("pdb78") else "pdb663"
 
 
-def build_in_memory(name: str) -> dict[str, Any]:
-    """Build a table in memory (the cache is left alone) and report its time and size."""
-    began = time.perf_counter()
-    array = _build_array(name, None, None)
-    seconds = time.perf_counter() - began
-    return {"build_seconds": round(seconds, 3), "entries": int(array.size), "bytes": int(array.nbytes),
-            "build_memory_bytes": table_requirements(name)["build_memory_bytes"]}
-
-
 # --- the front: methods and dispatch (see :mod:`solver.search`) ------------------------------------
 
 def methods(puzzle: SlidingPuzzle) -> list[str]:
-    """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4,
-    labelled non-optimal beyond), and ``loop`` on the 15-puzzle."""
+    """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4 and on
+    the 5x5 with its tables, labelled non-optimal otherwise), ``reduction`` beyond 4x4 (fast, never
+    proven optimal), and ``loop`` on the 15-puzzle."""
     found = ["table", "bidirectional", "ida"] if puzzle.enumerable else ["ida"]
     if (puzzle.width, puzzle.height) == (4, 4):
         found.append("loop")
+    if not small_enough(puzzle.width, puzzle.height):
+        found.append("reduction")
     return found
 
 
@@ -498,8 +357,11 @@ def run(puzzle: SlidingPuzzle, state, method: str, *, stop=None, progress: Progr
         return solve_bidirectional(puzzle, state, stop=stop)
     if method == "loop":
         return solve_by_loop(puzzle, state)
+    if method == "reduction":
+        return _solve_by_reduction(puzzle, tuple(state), heuristic=options.get("heuristic"), stop=stop,
+                                   progress=progress, notice=options.get("notice"))
     return solve_sliding(puzzle, state, heuristic=options.get("heuristic"), stop=stop, progress=progress,
-                         notice=options.get("notice"))
+                         notice=options.get("notice"), limit=options.get("limit"))
 
 
 def refute_by_loop(puzzle: SlidingPuzzle, state) -> UnsolvableError:

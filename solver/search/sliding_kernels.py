@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.engines.idastar import MAX_PATH, ida_star, run_ida, unowned
+from solver.engines.idastar import MAX_PATH, ida_iteration, ida_star, run_ida, unowned
 from solver.engines.jit import njit
 from solver.engines.ranking import popcount
 
@@ -67,11 +67,16 @@ def move_table(width: int, height: int) -> np.ndarray:
     return table
 
 
-def _common(width: int, height: int, size: int) -> np.ndarray:
+def _common(width: int, height: int, size: int, reverse: bool = False) -> np.ndarray:
+    """The common part of a heuristic's table; ``reverse`` numbers the moves from the blank going down
+    (kernel move ``m`` is then move ``3 - m``; see :func:`move_names`)."""
     cells = width * height
     table = np.zeros(size, np.int64)
     table[T_WIDTH], table[T_HEIGHT], table[T_CELLS] = width, height, cells
-    table[T_MOVES:T_MOVES + 4 * cells] = move_table(width, height)
+    moves = move_table(width, height)
+    if reverse:
+        moves = moves.reshape(cells, 4)[:, ::-1].reshape(-1)
+    table[T_MOVES:T_MOVES + 4 * cells] = moves
     for cell in range(cells):
         table[T_ROW_OF + cell], table[T_COL_OF + cell] = divmod(cell, width)
     return table
@@ -359,12 +364,21 @@ T_REFLECT_TILE = T_REFLECT_CELL + MAX_CELLS   # [tile]
 T_PDB_SIZE = T_REFLECT_TILE + MAX_CELLS
 
 
-def pdb_tables(width: int, groups) -> np.ndarray:
-    """The int64 table for the pattern ``groups`` (lists of tiles) of a square board."""
+def move_names(reverse: bool) -> str:
+    """The tile's direction of each kernel move, for tables made with or without ``reverse``."""
+    return MOVE_NAMES[::-1] if reverse else MOVE_NAMES
+
+
+def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
+    """The int64 table for the pattern ``groups`` (lists of tiles) of a square board (``reverse``: see :func:`_common`).
+
+    The groups partition the tiles, or (tests) cover some of them: then the databases need one more
+    entry, a 0, at their end for the tiles of no group.
+    """
     from solver.engines.pdb import multipliers, n_placements
 
     cells = width * width
-    table = _common(width, width, T_PDB_SIZE)
+    table = _common(width, width, T_PDB_SIZE, reverse)
     table[T_GROUPS] = len(groups)
     table[T_GROUP_OF:T_GROUP_OF + MAX_CELLS] = -1
     base = 0
@@ -378,6 +392,13 @@ def pdb_tables(width: int, groups) -> np.ndarray:
             table[T_INDEX_OF + tile] = i
             table[T_MULT_OF + tile] = m[i]
             table[T_GROUP_TILES + g * MAX_GROUP + i] = tile
+    rest = [t for t in range(1, cells) if table[T_GROUP_OF + t] < 0]
+    if rest:  # a partial partition (tests): the other tiles form a group of weight 0, whose one entry D[base] is 0
+        if len(groups) >= 4:
+            raise ValueError("a partial partition has at most 3 groups")
+        table[T_GROUP_BASE + len(groups)] = base
+        for tile in rest:
+            table[T_GROUP_OF + tile] = len(groups)
     for cell in range(cells):
         table[T_REFLECT_CELL + cell] = (cell % width) * width + cell // width
     for tile in range(1, cells):
@@ -540,6 +561,14 @@ def ida_pdb(state, tables, max_bound, stop, progress, path_out):
     return ida_star(pdb_heuristic, pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, state,
                     (unowned(tables[0]), unowned(tables[1])), max_bound,
                     stop, progress, path_out)
+
+
+@njit(cache=True, nogil=True)
+def ida_pdb_iteration(state, tables, h0, bound, split_depth, claim, stop, halt, counters, path_out):
+    """One iteration of IDA* with the pattern databases, on one worker of a split search."""
+    return ida_iteration(pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, unowned(state),
+                         (unowned(tables[0]), unowned(tables[1])), h0, bound, split_depth, claim, stop, halt,
+                         counters, path_out)
 
 
 # --- driver -----------------------------------------------------------------------------------------

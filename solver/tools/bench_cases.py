@@ -115,6 +115,31 @@ def fifteen_hardest() -> dict[str, Any]:
     return run_set(hardest80(), kind)
 
 
+# --- 24-puzzle ----------------------------------------------------------------------------------------
+
+def twentyfour(what: str, index: int = 0) -> dict[str, Any]:
+    from solver.search import twentyfour as module
+
+    if what == "build":
+        return module.bench_build()
+    if what == "summary":
+        return module.bench_summary()
+    return module.bench_instance(index)
+
+
+def twentyfour_cases() -> tuple[Case, ...]:
+    """``koma bench 24`` (long: only when named): the 6-6-6-6 build, then Korf and Felner's 15 easiest."""
+    from solver.search.twentyfour import EASIEST
+
+    return (
+        Case("24-puzzle: pattern databases 6-6-6-6 build (child process)", "24", lambda: twentyfour("build"),
+             target="<= 10 min, <= 4 GB", runs=0, on_request=True),
+        *(Case(f"24-puzzle: Korf-Felner #{i}", "24", functools.partial(twentyfour, "instance", i),
+               target="<= 60 s" if n < 5 else "<= 5 min", runs=0, on_request=True) for n, i in enumerate(EASIEST)),
+        Case("24-puzzle: the 15 easiest, in all", "24", lambda: twentyfour("summary"), runs=0, on_request=True),
+    )
+
+
 CASES: tuple[Case, ...] = (
     Case("8-puzzle full BFS", "8", eight_bfs, target="<= 10 ms warm"),
     Case("rank+unrank, 9 cells (1 M pairs)", "8", rank_unrank),
@@ -135,6 +160,7 @@ CASES: tuple[Case, ...] = (
       for kind, target in (("md+lc", ""), ("wd", ""), ("pdb663", "<= 30 s total"), ("pdb78", "<= 5 s total"))),
     Case("15-puzzle: the 17 positions at 80 moves, best heuristic", "15", fifteen_hardest,
          target="<= 10 s each with 7-8", quick=False, runs=0),
+    *twentyfour_cases(),
 )
 def groups(extra: tuple[Case, ...] = ()) -> list[str]:
     """The groups of the table and of ``extra`` (cases the caller adds: ``koma serve``'s, from the tui side)."""

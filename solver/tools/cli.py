@@ -17,10 +17,11 @@ from typing import Any
 from solver import search
 from solver.engines.cache_files import drain_notices
 from solver.engines.progress import throttled
-from solver.errors import KomaError, UnsolvableError, one_line, shown
+from solver.errors import GaveUp, KomaError, UnsolvableError, one_line, shown
 
 EXIT_BAD_INPUT = 2
 EXIT_PROBLEMS_FOUND = 1  # koma doctor found something wrong
+EXIT_GAVE_UP = 1  # koma solve --limit: no answer in time (the lower bound proved is printed)
 
 
 class CommandError(KomaError):
@@ -123,6 +124,17 @@ def tell_cache_notices() -> None:
         tell(message)
 
 
+def seconds_limit(text: str) -> float:
+    """A positive number of seconds (``--limit``); anything else is bad input."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"--limit takes a positive number of seconds, not {shown(text)}")
+    return value
+
+
 def seed_number(text: str) -> int:
     """A ``--seed``: a whole number, 0 or more.
 
@@ -188,6 +200,8 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     puzzle_arguments(solve, "positional")
     solve.add_argument("--method", metavar="NAME", help="solving method (see the puzzle's list; default: the fastest optimal one)")
     solve.add_argument("--heuristic", metavar="NAME", help="IDA* heuristic for the 15-puzzle family")
+    solve.add_argument("--limit", type=seconds_limit, metavar="SECONDS",
+                       help="give up after this long with the lower bound proved so far (the 24-puzzle's optimal search)")
 
     parity = add("parity", "solvable or not, with the proof")
     puzzle_arguments(parity, "positional")
@@ -209,8 +223,10 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
 
     tables = add("tables", "build the big tables ahead of time")
     tables.add_argument("action", choices=["build"], help="build (or check) a table")
-    tables.add_argument("puzzle", metavar="PUZZLE", choices=["15"], help="15")
-    tables.add_argument("--pdb", default="6-6-3", metavar="NAME", help="pattern database: 6-6-3 (default) or 7-8")
+    tables.add_argument("puzzle", metavar="PUZZLE", choices=["15", "sliding"], help="15, or sliding with --size 4x4 or 5x5")
+    tables.add_argument("--size", metavar="WxH", help="sliding: 4x4 (the 15-puzzle's tables) or 5x5 (6-6-6-6)")
+    tables.add_argument("--pdb", default=None, metavar="NAME", help="pattern database: 6-6-3 (default) or 7-8 on "
+                        "the 4x4; 6-6-6-6 on the 5x5")
     for extend in extensions:
         extend(commands)
     return parser
@@ -273,8 +289,17 @@ def cmd_solve(args) -> int:
     options = {"notice": tell}
     if args.heuristic:
         options["heuristic"] = args.heuristic
+    if args.limit is not None:
+        options["limit"] = args.limit
     try:
         solution = search.solve(puzzle, state, args.method, progress=stderr_progress(f"solving {puzzle.title}"), **options)
+    except GaveUp as gave_up:
+        clear_progress()
+        told = f"{puzzle.title} {puzzle.format(state)}\n{gave_up}"
+        emit(args, {"puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state), "gave_up": True,
+                    "lower_bound": gave_up.lower_bound, "nodes": gave_up.nodes, "seconds": gave_up.seconds},
+             lambda: told)
+        return EXIT_GAVE_UP
     except UnsolvableError as unsolvable:
         clear_progress()
         proof = unsolvable.proof
@@ -407,16 +432,30 @@ def cmd_doctor(args) -> int:
     return EXIT_PROBLEMS_FOUND if something_is_wrong(report) else 0
 
 
+def table_name(args) -> str:
+    """The pattern database that ``koma tables build PUZZLE [--size WxH] [--pdb NAME]`` asks for."""
+    size = "4x4" if args.puzzle == "15" else (args.size or "").strip().lower()
+    if args.puzzle == "15" and args.size and args.size.strip().lower() != "4x4":
+        raise KomaError(f"the 15-puzzle is 4x4, not {shown(args.size)}")
+    if size == "4x4":
+        return args.pdb or "6-6-3"
+    if size == "5x5":
+        if args.pdb and args.pdb.strip().lower() not in ("6-6-6-6", "6666", "pdb6666"):
+            raise KomaError(f"the 5x5 has one pattern database, 6-6-6-6, not {shown(args.pdb)}")
+        return "6-6-6-6"
+    raise KomaError(f"pattern databases are built for the sliding puzzle at --size 4x4 or 5x5, not {shown(size or 'none')}")
+
+
 def cmd_tables(args) -> int:
     from solver.search.sliding import build_tables, table_requirements
 
-    needs = table_requirements(args.pdb)
+    needs = table_requirements(table_name(args))
     if not args.json:
-        print(f"pattern database {needs['label']} for the 15-puzzle: {needs['entries']:,} entries; building needs "
+        print(f"pattern database {needs['label']} for the {needs['board']} board: {needs['entries']:,} entries; building needs "
               f"about {needs['build_memory_bytes'] / 2**30:.2f} GiB of memory and {needs['disk_bytes'] / 2**20:,.0f} MiB "
               f"of disk ({needs['path']}); solving maps it read-only and shares it between processes")
     bar = progress_bar(f"building {needs['label']}") if not args.json else None
-    info = build_tables(args.pdb, progress=bar)
+    info = build_tables(needs["name"], progress=bar)
     clear_progress()
     data = {**info}
     emit(args, data, lambda: (f"built in {info['seconds']:.1f} s" if info["built"] else "already built and checked")

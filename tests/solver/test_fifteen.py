@@ -15,6 +15,7 @@ from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.search import sliding as fifteen
 from solver.search import sliding_kernels as kernels
+from solver.search import sliding_tables
 from solver.tools import bench_cases
 
 FIFTEEN = SlidingPuzzle(4, 4)
@@ -249,7 +250,7 @@ def test_a_move_pruned_on_one_side_is_undone_exactly(pdb663):
 def test_corrupt_or_partial_table_is_rebuilt(monkeypatch, tmp_path):
     monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
     monkeypatch.setitem(fifteen.PATTERNS, "pdb663", ((1, 2), (3, 4, 5)))
-    monkeypatch.setattr(fifteen, "_loaded", {})
+    monkeypatch.setattr(sliding_tables, "_loaded", {})
     good = fifteen.build_tables("6-6-3")
     assert good["built"] and not fifteen.build_tables("6-6-3")["built"]
     path = tmp_path / "tables" / "fifteen-pdb663.npy"
@@ -261,7 +262,7 @@ def test_corrupt_or_partial_table_is_rebuilt(monkeypatch, tmp_path):
         else:
             raw[200] ^= 0xFF
         path.write_bytes(bytes(raw))
-        fifteen._loaded.clear()
+        sliding_tables._loaded.clear()
         notices = []
         assert fifteen._load("pdb663", notice=notices.append, build=False) is None
         assert notices and "damaged" in notices[0]
@@ -272,7 +273,7 @@ def test_corrupt_or_partial_table_is_rebuilt(monkeypatch, tmp_path):
 
 def test_seven_eight_is_built_only_on_request(monkeypatch, tmp_path):
     monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(fifteen, "_loaded", {})
+    monkeypatch.setattr(sliding_tables, "_loaded", {})
     assert "pdb78" not in fifteen.available_heuristics(FIFTEEN)
     with pytest.raises(KomaError, match="koma tables build 15 --pdb 7-8"):
         fifteen.solve_sliding(FIFTEEN, FIFTEEN.goal, heuristic="pdb78")

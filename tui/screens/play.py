@@ -37,10 +37,11 @@ from ..widgets.looks import look_for
 from ..widgets.status import GameStatus
 from ..widgets.titlebar import TitleBar
 from .play_keys import PLAY_BINDINGS, bound_key
+from .play_proving import ProvingPlay
 from .play_solver import PlaySolver, failure_text, found_text
 
 
-class PlayScreen(DirtyOnlyRendering):
+class PlayScreen(ProvingPlay, DirtyOnlyRendering):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
     BINDINGS = PLAY_BINDINGS

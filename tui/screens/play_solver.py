@@ -15,13 +15,14 @@ import time
 from textual.dom import DOMNode
 
 from solver import search
-from solver.errors import Cancelled, KomaError, UnsolvableError
+from solver.errors import Cancelled, GaveUp, KomaError, UnsolvableError
 from solver.puzzles.base import Proof, Puzzle, Solution
 
 from ..app_view import koma_app
+from ..game import proving
 from ..game.formatting import figures_text, plural
 from ..game.jobs import SolverJob
-from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, SolutionFound, WarmedUp
+from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, OfferMade, SolutionFound, WarmedUp
 from ..widgets.status import SPIN
 from .jobs import Report, run_job
 
@@ -40,6 +41,11 @@ class PlaySolver:
         self.solution_path: list[tuple] = []
         self.solution_moves: list[str] = []
         self.solution_optimal = True
+        # the 24-puzzle (see tui.game.proving): a distance would be a whole optimal search, so none is
+        # measured live; a solve may offer the reduction's solution (``offer``) while it proves
+        self.live_distance = not proving.is_twentyfour(puzzle)
+        self.offer: Solution | None = None
+        self.taken: Solution | None = None  # the offer the player took, while the proof goes on
 
     # --- warming up ------------------------------------------------------------------------------
     def warm_up(self) -> None:
@@ -66,12 +72,12 @@ class PlaySolver:
 
     # --- the live distance -------------------------------------------------------------------------
     def distance_pending(self, state: tuple) -> bool:
-        return self.optimal and state not in self.distances
+        return self.optimal and self.live_distance and state not in self.distances
 
     def measure(self, *states: tuple) -> None:
         """Find the distances of ``states``: from the table at once, else in the background."""
         wanted = [s for s in dict.fromkeys(states) if s not in self.distances]
-        if not wanted or not self.warm.is_set() or not self.optimal:
+        if not wanted or not self.warm.is_set() or not self.optimal or not self.live_distance:
             return
         if self.puzzle.enumerable:  # a table lookup: instant once warm
             for s in wanted:
@@ -116,17 +122,59 @@ class PlaySolver:
     def start(self, state: tuple, *, hint: bool = False) -> SolverJob:
         """Solve ``state``; the answer comes back as a :class:`HintFound` (``hint``) or a :class:`SolutionFound`."""
         self.cancel()
+        self.offer = self.taken = None
         self.job, self.hinting = SolverJob("hint" if hint else "solve", state), hint
         if self.distance_job is not None and not self.puzzle.enumerable:
             self.distance_job.cancel()  # the solution answers the distance as well: one search, not two
-        run_job(self.host, self.job, self._solve, group="solver", answer=HintFound if hint else SolutionFound)
+        run_job(self.host, self.job, lambda job, report: self._solve(job, report, hint), group="solver",
+                answer=HintFound if hint else SolutionFound)
         return self.job
 
-    def _solve(self, job: SolverJob, report: Report) -> Solution:
+    def _solve(self, job: SolverJob, report: Report, hint: bool) -> Solution:
         while not self.warm.wait(0.02):
             if job.cancelled:
                 raise Cancelled()
-        return search.solve(self.puzzle, job.state, stop=job.stop, progress=report)
+        if not hint and proving.applies(self.puzzle):
+            return self._prove(job, report)
+        return search.solve(self.puzzle, job.state, stop=job.stop, progress=report,
+                            **proving.search_options(self.puzzle, hint))
+
+    def _prove(self, job: SolverJob, report: Report) -> Solution:
+        """The optimal search; once it has run ``OFFER_AFTER`` seconds, the reduction's solution is found and offered."""
+        offered: list[bool] = []
+
+        def watch(info: dict) -> None:
+            report(info)
+            if proving.offer_due(time.monotonic() - job.began, bool(offered)):
+                offered.append(True)
+                threading.Thread(target=self._find_offer, args=(job,), name="koma-offer", daemon=True).start()
+
+        return search.solve(self.puzzle, job.state, stop=job.stop, progress=watch)
+
+    def _find_offer(self, job: SolverJob) -> None:
+        try:
+            solution = search.solve(self.puzzle, job.state, "reduction", stop=job.stop)
+        except Exception:  # Cancelled, or a failure: the optimal search goes on without an offer
+            return
+        if not job.cancelled:
+            self.host.post_message(OfferMade(job, solution))
+
+    def offered(self, job: SolverJob, solution: Solution) -> str:
+        """Keep the offer of the solve under way; the message for the player ("" if the job is gone)."""
+        if job is not self.job:
+            return ""
+        self.offer = solution
+        return proving.offer_text(solution, job.progress)
+
+    def take_offer(self) -> tuple[list[str], str]:
+        """The offer's moves for the playback and the message; the proof goes on."""
+        offer, self.offer = self.offer, None
+        assert offer is not None
+        self.taken = offer
+        return list(offer.moves), proving.taken_text(offer)
+
+    def proved_text(self, solution: Solution) -> str:
+        return proving.proved_text(solution, self.taken)
 
     def finished(self, job: SolverJob, solution: Solution) -> bool:
         """Take a solve or hint's answer; False if the job was cancelled or replaced since."""
@@ -183,6 +231,8 @@ class PlaySolver:
             return f"{SPIN} warming up…"
         if self.job is not None and self.job.state == state:
             return "distance: the search below will tell"
+        if not self.live_distance:
+            return "distance: s proves it (may take minutes)"
         return f"{SPIN} measuring distance…"
 
     def job_text(self) -> str:
@@ -191,6 +241,9 @@ class PlaySolver:
         what = "Finding a hint" if self.hinting else "Solving"
         wait = "" if self.warm.is_set() else " (warming up)"
         figures = f"\n{figures_text(self.job.progress)}" if self.job.progress else ""
+        if "lower_bound" in self.job.progress:
+            what = what if self.hinting else "Proving the optimum"
+            figures = "\n" + proving.proving_text(self.job.progress, self.offer, self.taken)
         return f"{SPIN} {what}{wait}…{figures}\n[dim]esc cancels[/dim]"
 
 
@@ -203,6 +256,8 @@ def failure_text(error: BaseException) -> str:
     """A solve's failure, in a line for the player."""
     if isinstance(error, UnsolvableError):
         return str(error)
+    if isinstance(error, GaveUp):  # only a hint has a time limit
+        return proving.gave_up_text(error, "hint")
     if isinstance(error, KomaError):
         return f"Koma cannot solve this: {error}"
     return f"The solver failed: {error!r}"

@@ -1,0 +1,39 @@
+"""The play screen's part of the 24-puzzle's proof (see :mod:`tui.game.proving`), as a mixin so ``play.py`` stays small.
+
+While ``s`` proves the optimum of a 5x5 board, the reduction's solution may be offered (:class:`OfferMade`);
+``s`` again plays it while the proof goes on, and the proof's answer is told when it comes.  Textual calls
+``_action_solve`` instead of ``action_solve`` when it exists, and every ``on_*`` handler along the MRO
+besides the screen's own ``@on`` ones, so this adds to the screen without touching its handlers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..messages import OfferMade, SolutionFound
+
+
+class ProvingPlay:
+    """Mixed into :class:`~tui.screens.play.PlayScreen` (it uses the screen's solver, playback and message)."""
+
+    def _action_solve(self) -> None:
+        screen: Any = self
+        if screen.solver.offer is not None and screen.job is not None and not screen.playback.active:
+            moves, screen.message = screen.solver.take_offer()
+            screen.playback.start(moves)
+            screen.update_status()
+        else:
+            screen.action_solve()
+
+    def on_offer_made(self, event: OfferMade) -> None:
+        screen: Any = self
+        if message := screen.solver.offered(event.job, event.solution):
+            screen.message = message
+            screen.refresh_view()
+
+    def on_solution_found(self, event: SolutionFound) -> None:
+        """After the screen's own handler: a proof that ends while the offer was played is told here."""
+        screen: Any = self
+        if screen.solver.taken is not None and screen.job is None and event.job.state != screen.state:
+            screen.message = screen.solver.proved_text(event.solution)
+            screen.refresh_view()

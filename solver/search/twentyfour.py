@@ -33,7 +33,6 @@ DESCRIPTION = "IDA* with 6-6-6-6 additive pattern databases, max with the reflec
 SPLIT_DEPTH = 10  # the levels every worker walks alike; below, subtrees are claimed one by one
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "korf50-24.txt"
 # Korf and Felner's 15 easiest instances, easiest first (by their published node counts)
-EASIEST = (38, 40, 25, 32, 44, 37, 30, 13, 1, 28, 36, 5, 22, 16, 29)
 
 Progress = Callable[[dict[str, Any]], None]
 Notice = Callable[[str], None]

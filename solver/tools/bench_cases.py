@@ -129,7 +129,7 @@ def twentyfour(what: str, index: int = 0) -> dict[str, Any]:
 
 def twentyfour_cases() -> tuple[Case, ...]:
     """``koma bench 24`` (long: only when named): the 6-6-6-6 build, then Korf and Felner's 15 easiest."""
-    from solver.search.twentyfour import EASIEST
+    from solver.search.korf_felner import EASIEST
 
     return (
         Case("24-puzzle: pattern databases 6-6-6-6 build (child process)", "24", lambda: twentyfour("build"),

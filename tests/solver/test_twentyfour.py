@@ -21,6 +21,7 @@ from solver.errors import Cancelled, GaveUp
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.search import sliding_kernels as kernels
 from solver.search import sliding_tables, twentyfour
+from solver.search.korf_felner import EASIEST
 from tui.main import main
 
 P24 = SlidingPuzzle(5, 5)
@@ -186,7 +187,7 @@ def test_korf50_data_maps_to_our_goal():
         assert P24.proof(board).solvable and sorted(board) == list(range(25)) and nodes > 0
         assert length % 2 == twentyfour.blank_parity(P24, board)
     assert twentyfour.from_korf(list(range(25))) == P24.goal  # Korf's goal is ours turned half round
-    assert [r[0] for r in sorted(rows, key=lambda r: r[3])[:15]] == list(twentyfour.EASIEST)
+    assert [r[0] for r in sorted(rows, key=lambda r: r[3])[:15]] == list(EASIEST)
 
 
 # --- tables, CLI -------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from store_helpers import Told
 
 import tui.game.outbox as outbox_module
 import tui.game.storage as storage_module
@@ -102,22 +103,6 @@ class Faulty:
 
     def close(self) -> None:
         self.inner.close()
-
-
-class Told:
-    """The news a storage service posted, in order (from its threads)."""
-
-    def __init__(self) -> None:
-        self.items: list = []
-        self.lock = threading.Lock()
-
-    def __call__(self, news) -> None:
-        with self.lock:
-            self.items.append(news)
-
-    def of(self, kind) -> list:
-        with self.lock:
-            return [n for n in self.items if isinstance(n, kind)]
 
 
 class World:

@@ -68,10 +68,6 @@ def add_serve_command(commands: Any) -> None:
                             f"(default {d.max_startups})")
     serve.add_argument("--login-grace-time", type=float, default=d.login_grace_time, metavar="SECONDS",
                        help=f"close a connection not logged in after this long (default {d.login_grace_time:g})")
-    serve.add_argument("--max-sessions-per-player", type=int, default=d.max_sessions_per_player, metavar="N",
-                       help=f"most games one player may have at once (default {d.max_sessions_per_player}; 0 no limit)")
-    serve.add_argument("--idle-timeout", type=float, default=d.idle_timeout, metavar="SECONDS",
-                       help=f"close a game after this long without a key (default {d.idle_timeout:g}; 0 never)")
     serve.add_argument("--keepalive-interval", type=float, default=d.keepalive_interval, metavar="SECONDS",
                        help=f"send an SSH keepalive after this long without a word from the client "
                             f"(default {d.keepalive_interval:g})")
@@ -80,12 +76,6 @@ def add_serve_command(commands: Any) -> None:
     who = serve.add_mutually_exclusive_group(required=True)
     who.add_argument("--authorized-keys", metavar="FILE", help="admit only these public keys (OpenSSH format)")
     who.add_argument("--open", action="store_true", help="admit any username, with no password")
-    serve.add_argument("--cpu-limit", type=int, default=d.cpu_limit, metavar="SECONDS",
-                       help=f"CPU seconds per game (default {d.cpu_limit}; 0 none)")
-    serve.add_argument("--memory-limit", type=int, default=d.memory_limit, metavar="MIB",
-                       help=f"address space per game in MiB (default {d.memory_limit}; 0 none)")
-    serve.add_argument("--rate-limit", type=int, default=d.rate_limit, metavar="N",
-                       help=f"new connections per address per minute (default {d.rate_limit}; 0 none)")
     serve.add_argument("--host-key", metavar="FILE", help="the ed25519 host key (made if missing); give replicas the same "
                        "one (default: ssh_host_ed25519_key in the data dir)")
     # SUPPRESS: ``koma --database URL serve`` keeps the top-level value
@@ -95,19 +85,37 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--proxy-protocol", action="store_true",
                        help="expect a PROXY protocol v2 or v1 header on every connection (behind HAProxy's "
                             "send-proxy-v2) and refuse connections without one")
-    serve.add_argument("--cold", action="store_true",
-                       help="start each game as a fresh Python process (slower; for comparison) instead of forking "
-                            "it from the warm process")
-    serve.add_argument("--admin-host", default=d.admin_host, metavar="H",
-                       help=f"address of the admin listener (default {d.admin_host}: loopback only)")
-    serve.add_argument("--admin-port", type=int, default=d.admin_port, metavar="P",
-                       help="serve Prometheus metrics (/metrics), /healthz and /readyz over HTTP on this port "
-                            "(default: none; 0 picks one)")
-    serve.add_argument("--drain-seconds", type=float, default=d.drain_seconds, metavar="SECONDS",
-                       help="on SIGTERM: stop taking players (/readyz fails), tell each player their game is saved, "
-                            f"and let them play on this long before their games end (default {d.drain_seconds:g})")
+    add_game_options(serve)
     serve.add_argument("--log-format", choices=("text", "json"), default=d.log_format,
                        help="the server's log on stderr: readable lines (default), or one JSON object per line")
+
+
+def add_game_options(command: argparse.ArgumentParser) -> None:
+    """The options ``koma serve`` and ``koma web`` share: each game's limits, how games start, the admin listener
+    and the drain (one definition, so the two commands never drift apart)."""
+    d = DEFAULTS
+    command.add_argument("--max-sessions-per-player", type=int, default=d.max_sessions_per_player, metavar="N",
+                         help=f"most games one player may have at once (default {d.max_sessions_per_player}; 0 no limit)")
+    command.add_argument("--idle-timeout", type=float, default=d.idle_timeout, metavar="SECONDS",
+                         help=f"close a game after this long without a key (default {d.idle_timeout:g}; 0 never)")
+    command.add_argument("--cpu-limit", type=int, default=d.cpu_limit, metavar="SECONDS",
+                         help=f"CPU seconds per game (default {d.cpu_limit}; 0 none)")
+    command.add_argument("--memory-limit", type=int, default=d.memory_limit, metavar="MIB",
+                         help=f"address space per game in MiB (default {d.memory_limit}; 0 none)")
+    command.add_argument("--rate-limit", type=int, default=d.rate_limit, metavar="N",
+                         help=f"new connections per address per minute (default {d.rate_limit}; 0 none)")
+    command.add_argument("--cold", action="store_true",
+                         help="start each game as a fresh Python process (slower; for comparison) instead of forking "
+                              "it from the warm process")
+    command.add_argument("--admin-host", default=d.admin_host, metavar="H",
+                         help=f"address of the admin listener (default {d.admin_host}: loopback only)")
+    command.add_argument("--admin-port", type=int, default=d.admin_port, metavar="P",
+                         help="serve Prometheus metrics (/metrics), /healthz and /readyz over HTTP on this port "
+                              "(default: none; 0 picks one)")
+    command.add_argument("--drain-seconds", type=float, default=d.drain_seconds, metavar="SECONDS",
+                         help="on SIGTERM: stop taking players (/readyz and /healthz fail), tell each player their game "
+                              f"is saved, and let them play on this long before their games end (default "
+                              f"{d.drain_seconds:g})")
 
 
 def options_from(args: Any) -> ServeOptions:

@@ -17,7 +17,7 @@ from typing import Any
 from solver.errors import KomaError
 from tui.game.stores import database_url
 
-from .options import DEFAULTS, ServeOptions
+from .options import DEFAULTS, ServeOptions, add_game_options
 
 
 @dataclass
@@ -80,27 +80,9 @@ def add_web_command(commands: Any) -> None:
     ssh.add_argument("--ssh-open", action="store_true", help="with --ssh-port: admit any SSH username")
     web.add_argument("--max-sessions", type=int, default=s.max_sessions, metavar="N",
                      help=f"most games at once, SSH and web together (default {s.max_sessions})")
-    web.add_argument("--max-sessions-per-player", type=int, default=s.max_sessions_per_player, metavar="N",
-                     help=f"most games one player may have at once (default {s.max_sessions_per_player}; 0 no limit)")
-    web.add_argument("--idle-timeout", type=float, default=s.idle_timeout, metavar="SECONDS",
-                     help=f"close a game after this long without a key (default {s.idle_timeout:g}; 0 never)")
-    web.add_argument("--cpu-limit", type=int, default=s.cpu_limit, metavar="SECONDS",
-                     help=f"CPU seconds per game (default {s.cpu_limit}; 0 none)")
-    web.add_argument("--memory-limit", type=int, default=s.memory_limit, metavar="MIB",
-                     help=f"address space per game in MiB (default {s.memory_limit}; 0 none)")
-    web.add_argument("--rate-limit", type=int, default=s.rate_limit, metavar="N",
-                     help=f"new connections per address per minute (default {s.rate_limit}; 0 none)")
     web.add_argument("--database", metavar="URL", default=argparse.SUPPRESS,
                      help="where games are saved (as koma serve)")
-    web.add_argument("--cold", action="store_true", help="start each game as a fresh Python process")
-    web.add_argument("--admin-host", default=s.admin_host, metavar="H",
-                     help=f"address of the admin listener (default {s.admin_host}: loopback only)")
-    web.add_argument("--admin-port", type=int, default=s.admin_port, metavar="P",
-                     help="serve Prometheus metrics (/metrics), /healthz and /readyz on this port, as koma serve "
-                          "(default: none; 0 picks one)")
-    web.add_argument("--drain-seconds", type=float, default=s.drain_seconds, metavar="SECONDS",
-                     help="on SIGTERM: refuse new browsers (/healthz and /readyz fail), tell each player their game is "
-                          f"saved, and let them play on this long before their games end (default {s.drain_seconds:g})")
+    add_game_options(web)
 
 
 def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:

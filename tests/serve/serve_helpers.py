@@ -30,17 +30,51 @@ except ImportError:
     HAVE_ASYNCSSH = False
 
 
-class Server:
+class LoggedServer:
+    """A ``koma`` server command run by the test with a private data dir, its log in a file beside it."""
+
+    def __init__(self, command: list[str], data_dir: Path, log_name: str, env: dict[str, str] | None = None):
+        self.data_dir = data_dir
+        self.log = data_dir.parent / log_name
+        environment = dict(os.environ, KOMA_DATA_DIR=str(data_dir), TEXTUAL_ANIMATIONS="none", **(env or {}))
+        environment.pop("KOMA_PLAYER", None)
+        self.handle = open(self.log, "w")  # noqa: SIM115 - the server writes to it until stop()
+        self.process = subprocess.Popen(command, stdout=self.handle, stderr=subprocess.STDOUT, env=environment)
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_for_log(self, pattern: str, timeout: float = 30.0, count: int = 1) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            matches = list(re.finditer(pattern, self.text()))
+            if len(matches) >= count:
+                return matches[count - 1]
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"{pattern!r} never appeared in the server log:\n{self.text()}")
+
+    def stop(self, timeout: float = EXIT_SECONDS) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        finally:
+            self.handle.close()
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self.handle.close()
+
+
+class Server(LoggedServer):
     """``koma serve`` on 127.0.0.1 (an ephemeral port), with a private data dir; stop() returns its status."""
 
     def __init__(self, data_dir: Path, *options: str, log_name: str = "serve.log", env: dict[str, str] | None = None):
-        self.data_dir = data_dir
-        self.log = data_dir.parent / log_name
-        env = dict(os.environ, KOMA_DATA_DIR=str(data_dir), TEXTUAL_ANIMATIONS="none", **(env or {}))
-        env.pop("KOMA_PLAYER", None)
-        self.handle = open(self.log, "w")  # noqa: SIM115 - the server writes to it until stop()
-        self.process = subprocess.Popen([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options],
-                                        stdout=self.handle, stderr=subprocess.STDOUT, env=env)
+        super().__init__([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options], data_dir, log_name, env)
         try:
             found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 60)
             self.port = int(found.group(1))
@@ -63,20 +97,6 @@ class Server:
         assert found, f"no game started for {player}:\n{self.text()}"
         return int(found[-1])
 
-    def text(self) -> str:
-        return self.log.read_text()
-
-    def wait_for_log(self, pattern: str, timeout: float = 30.0, count: int = 1):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            matches = list(re.finditer(pattern, self.text()))
-            if len(matches) >= count:
-                return matches[count - 1]
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"{pattern!r} never appeared in the server log:\n{self.text()}")
-
     def game_pids(self) -> list[int]:
         """The game processes running now: the server's children (cold) and the warm process's (forked)."""
         def children(pid: int) -> list[int]:
@@ -91,19 +111,6 @@ class Server:
         return [SSH, "-p", str(self.port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
                 "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "-o", "ConnectTimeout=60", *extra, f"{user}@127.0.0.1"]
 
-    def stop(self, timeout: float = EXIT_SECONDS) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        finally:
-            self.handle.close()
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
-        self.handle.close()
 
 
 class Client:

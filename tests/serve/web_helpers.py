@@ -10,14 +10,13 @@ import json
 import os
 import re
 import secrets
-import signal
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import aiohttp
+from serve_helpers import LoggedServer
 
 from tui.server.bench import ESCAPES, INCOMPLETE_ESCAPE
 
@@ -26,17 +25,12 @@ EXIT_SECONDS = 60.0
 LEFT, RIGHT = "\x1b[D", "\x1b[C"
 
 
-class WebServer:
+class WebServer(LoggedServer):
     """``koma web`` on 127.0.0.1 (an ephemeral port), with a private data dir; stop() returns its status."""
 
     def __init__(self, data_dir: Path, *options: str, log_name: str = "web.log"):
-        self.data_dir = data_dir
-        self.log = data_dir.parent / log_name
-        env = dict(os.environ, KOMA_DATA_DIR=str(data_dir), TEXTUAL_ANIMATIONS="none")
-        env.pop("KOMA_PLAYER", None)
-        self.handle = open(self.log, "w")  # noqa: SIM115 - the server writes to it until stop()
-        self.process = subprocess.Popen([sys.executable, "-m", "tui.main", "web", "--host", "127.0.0.1", "--port", "0",
-                                         *options], stdout=self.handle, stderr=subprocess.STDOUT, env=env)
+        super().__init__([sys.executable, "-m", "tui.main", "web", "--host", "127.0.0.1", "--port", "0", *options],
+                         data_dir, log_name)
         try:
             self.port = int(self.wait_for_log(r"listening on http://127\.0\.0\.1:(\d+)/", 60).group(1))
             self.url = f"http://127.0.0.1:{self.port}/"
@@ -46,36 +40,8 @@ class WebServer:
             self.kill()
             raise
 
-    def text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def wait_for_log(self, pattern: str, timeout: float = 30.0, count: int = 1) -> re.Match:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            matches = list(re.finditer(pattern, self.text()))
-            if len(matches) >= count:
-                return matches[count - 1]
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise AssertionError(f"{pattern!r} never appeared in the server log:\n{self.text()}")
-
     async def log_says(self, pattern: str, timeout: float = 30.0, count: int = 1) -> re.Match:
         return await asyncio.to_thread(self.wait_for_log, pattern, timeout, count)
-
-    def stop(self, timeout: float = EXIT_SECONDS) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        finally:
-            self.handle.close()
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
-        self.handle.close()
 
 
 def player_of(cookie: str) -> str:

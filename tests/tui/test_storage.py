@@ -57,6 +57,8 @@ class Faults:
         self.stalled = threading.Event()  # set once a call is held by a stall
         self.saves: list[tuple[str, int]] = []  # (key, position) of every save that reached the database, in order
         self.lock = threading.Lock()
+        self.saves_flowing = threading.Event()  # cleared: saving a game waits (a slow or locked writer), reads do not
+        self.saves_flowing.set()
 
     def fail(self) -> None:
         self.failing = True
@@ -68,6 +70,7 @@ class Faults:
     def heal(self) -> None:
         self.failing = False
         self.flowing.set()
+        self.saves_flowing.set()
 
     def gate(self) -> None:
         if not self.flowing.is_set():
@@ -89,6 +92,8 @@ class Faulty:
 
     def query(self, sql: str, args: tuple = ()) -> list[tuple]:
         self.faults.gate()
+        if sql.startswith("INSERT INTO games"):
+            self.faults.saves_flowing.wait(60)
         rows = self.inner.query(sql, args)
         if sql.startswith("INSERT INTO games") and rows:
             with self.faults.lock:
@@ -302,6 +307,35 @@ def test_a_read_that_outlives_its_deadline_is_unknown_by_then(world):
     world.faults.heal()
     assert storage.settle(DEADLINE)
     assert len(late) == 1 and not late[0].known  # answered once: the late value does not follow the deadline's answer
+
+
+def test_a_read_sees_the_writes_accepted_before_it(world):
+    """The player leaves a game and its card is read at once: the read waits for the writer (briefly), so the card
+    shows the game just left, not the database's older row."""
+    world.store().save_game("8", STORED)
+    storage = world.service()
+    session = game(storage)
+    world.faults.saves_flowing.clear()
+    play(session, ["L", "U"])
+    threading.Timer(0.2, world.faults.saves_flowing.set).start()  # a slow writer, still within the read's patience
+    answer, _ = read_now(storage, lambda store: store.load_game("8"))
+    assert answer.known and same_game(answer.value, session.snapshot())
+
+
+def test_a_held_writer_delays_a_read_only_briefly(world):
+    """A writer held by a lock (not yet in trouble) keeps a read back for WRITES_FIRST_SECONDS at most; then the read
+    answers what the database has, and the session's own latest save still answers from the outbox."""
+    world.store().save_game("8", STORED)
+    storage = world.service()
+    session = game(storage)
+    world.faults.saves_flowing.clear()
+    play(session, ["L"])
+    answer, took = read_now(storage, lambda store: store.load_game("8"))
+    assert answer.known and answer.value == STORED
+    assert storage_module.WRITES_FIRST_SECONDS - 0.05 <= took < storage_module.WRITES_FIRST_SECONDS + PROMPT
+    assert same_game(storage.pending_save("8"), session.snapshot())
+    world.faults.saves_flowing.set()
+    assert storage.settle(DEADLINE) and same_game(world.stored(), session.snapshot())
 
 
 # --- closing -----------------------------------------------------------------------------------------------------

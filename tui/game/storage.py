@@ -41,6 +41,7 @@ from tui.game.store import Store
 T = TypeVar("T")
 READ_DEADLINE_SECONDS = 4.0
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # the writer's waits after a failure, then every 2 s
+WRITES_FIRST_SECONDS = 1.0  # how long a read waits for the writes accepted before it (a locked database: then it reads)
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ class _Read:
     run: Callable[[Store], Any]
     reply: Callable[[Answer], None]
     due: float  # time.monotonic() by which it is answered (``unknown`` then, if the database has not)
+    after: Op | None = None  # the last write accepted before the read: the read sees it, if the writer is not held
     answered: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -200,9 +202,13 @@ class Storage:
     def read(self, run: Callable[[Store], T], reply: Callable[[Answer[T]], None],
              deadline: float = READ_DEADLINE_SECONDS) -> None:
         """Run ``run(store)`` on the reader thread; ``reply`` gets its Answer (from a storage thread), by
-        ``deadline`` seconds at the latest (then ``unknown``)."""
+        ``deadline`` seconds at the latest (then ``unknown``).  The read sees the writes accepted before it
+        (the player's own game, just left, is on its card), unless the writer has been held for
+        :data:`WRITES_FIRST_SECONDS` or is in trouble: then it reads what the database has."""
         request = _Read(run, reply, time.monotonic() + deadline)
         with self._lock:
+            pending = self.pending_ops()
+            request.after = pending[-1] if pending else None
             self._reads.append(request)
             self._awaited.append(request)
             self._lock.notify_all()
@@ -355,6 +361,7 @@ class Storage:
                 self.written_in_trouble = 0
             self.trouble_reason = reason
             pending = len(self.pending_ops())
+            self._lock.notify_all()  # reads waiting for the writer read what the database has
         if first:
             self.post(SavingDelayed(reason, pending))
 
@@ -400,7 +407,21 @@ class Storage:
                     self._busy -= 1
                     self._lock.notify_all()
 
+    def _writes_first(self, request: _Read) -> None:
+        """Wait (bounded) until the writes accepted before ``request`` are in the database."""
+        if request.after is None:
+            return
+        until = min(request.due, time.monotonic() + WRITES_FIRST_SECONDS)
+        with self._lock:
+            while (not self._closing and not self.in_trouble and not request.answered
+                   and any(op is request.after for op in self.pending_ops())):
+                left = until - time.monotonic()
+                if left <= 0:
+                    return
+                self._lock.wait(left)
+
     def _run_read(self, request: _Read) -> None:
+        self._writes_first(request)
         if request.answered:
             return  # its deadline passed: nobody waits for it
         try:

@@ -119,6 +119,9 @@ class PuzzleCard(Widget, can_focus=True):
             self._show_about()
             return
         saved, stats = answer.value
+        pending = koma_app(self).storage.pending_save(key)
+        if pending is not False:  # the player's latest, still on its way to the database
+            saved = pending
         parts = []
         if saved is not None and saved.position:
             parts.append(f"[b]in progress[/b]: {plural(saved.position, 'move')}, {clock_text(saved.seconds)}")

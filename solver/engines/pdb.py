@@ -7,29 +7,47 @@ values of a partition of the tiles add up to an admissible estimate).
 
 A placement is ranked as a partial permutation: tile ``i`` of the pattern, at cell ``p_i``, has the
 digit ``p_i`` minus the number of earlier tiles on smaller cells, and the rank is
-``sum(digit_i * mult_i)`` with ``mult_i = (n-1-i)! / (n-k)!``; there are ``n! / (n-k)!`` ranks.
+``sum(digit_i * mult_i)`` with ``mult_i = (n-1-i)! / (n-k)!``; there are ``n! / (n-k)!`` ranks.  The
+database is one uint8 per rank.
 
 The BFS runs over (placement, blank region) states: the blank wanders through its connected
-region of non-pattern cells at no cost, so each region is one state.  Every placement keeps two
-masks of blank cells (``A`` and ``B``, packed in one word: 16-bit halves of a uint32 on boards of
-up to 16 cells, 32-bit halves of a uint64 up to 25 cells); a cell is unseen (0, 0), closed (1, 1),
-or on the frontier, which is (1, 0) on even layers and (0, 1) on odd ones, so the layers alternate
-without a copy.  That is 4 bytes per placement on the 4x4 (2.1 GB for an 8-tile pattern) and 8 on
-the 5x5 (1.0 GB for a 6-tile pattern), plus the 1-byte result.  Regions come from a table of every
-(free cells, cell) pair on boards of up to 16 cells, and from a bit-parallel flood fill beyond.
-A layer scans the placements in order, only in blocks that received a state in the layer before;
-a child's rank is found from its parent's with the few pattern tiles between the moving tile's two
-cells, and the children's words are loaded in one batch.
+region of non-pattern cells at no cost, so each region is one state, and a placement's value is
+the layer where the first of its regions is reached.  The regions depend only on *which* cells the
+pattern occupies (its combination, ranked in colex order), not on the order of the tiles on them
+(a permutation of the ``k`` slots, the occupied cells in increasing order, ranked
+lexicographically).  So a state is (combination, region, permutation), and the states of one
+(combination, region), a *block*, are ``k!`` consecutive bits.  Moving a tile into the region
+leads every state of a block to one other block: sideways (or vertically past no pattern tile)
+the tiles keep their order, so the permutation is unchanged and a whole block is handled with
+word operations; vertically past other pattern tiles, the moving tile's slot shifts, a fixed map
+of the permutations (one per pair of slots, precomputed).  Every move changes the parity of the
+sum of the occupied cells' rows and columns, so layers alternate between the two parities of
+combinations.
+
+The workspace is two bit planes, ``reached`` and ``new`` (the last layer), 2 bits per state:
+356 MB for the 15-puzzle's 8-tile pattern (1.43 G states), 35 MB for a 5x5 6-tile one.  A layer
+*pulls*: each worker takes blocks of the parity about to be reached (handed out through an
+atomic counter, so no two workers write one block), clears their old ``new`` bits and ORs in
+the frontier of each neighbouring block through that move's map, from the frontier's side or,
+when that is larger, from the target's unreached side.  Then the layer's placements are
+*emitted*: in windows of consecutive ranks (the placements whose first ``d`` tiles sit on given
+cells: per combination, a run of consecutive permutations), a placement is new when some region
+is in ``new`` and none was reached before.  A window's values go into an array, or into a file
+with positional writes (:func:`build_pattern_file`), so the result never needs to be in memory.
 """
 
 from __future__ import annotations
 
-import mmap
-from math import factorial
+import itertools
+import os
+import threading
+from functools import lru_cache
+from math import comb, factorial
 
 import numpy as np
 
-from solver.engines.atomic import fetch_or
+from solver.engines.atomic import fetch_add
+from solver.engines.bits import low_zeros, ones
 from solver.engines.jit import njit
 from solver.engines.ranking import popcount
 from solver.errors import Cancelled
@@ -37,7 +55,10 @@ from solver.errors import Cancelled
 UNREACHED = 255
 # progress counters while building: layer, states expanded, placements reached, placements in all
 P_LAYER, P_EXPANDED, P_REACHED, P_TOTAL = 0, 1, 2, 3
-BLOCK_SHIFT = 14  # 16,384 placements per block
+MAX_CELLS = 25
+WINDOW = 1 << 22  # entries of one emission window at most
+CHUNK = 16  # blocks a worker takes at once
+FULL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 def n_placements(cells: int, k: int) -> int:
@@ -81,262 +102,418 @@ def placement_unrank(r, k, mult, pos):
     return used
 
 
-def _select_tables():
-    select = np.zeros((256, 8), np.int64)
-    count = np.zeros(256, np.int64)
-    for mask in range(256):
-        bits = [b for b in range(8) if mask >> b & 1]
-        count[mask] = len(bits)
-        select[mask, : len(bits)] = bits
-    return select, count
-
-
-SELECT8, COUNT8 = _select_tables()
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _select(mask, d):
-    """The cell of the ``d``-th set bit (from 0) of a mask of at most 32 bits."""
-    base = 0
-    while True:
-        byte = mask & 0xFF
-        c = COUNT8[byte]
-        if d < c:
-            return base + SELECT8[byte, d]
-        d -= c
-        mask >>= 8
-        base += 8
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _unrank_digits(r, k, mult, reciprocal, pos, digits, before):
-    """Fast unrank for the builder: cells, digits and the mask of cells of earlier tiles.
-
-    Divides by multiplying with a float reciprocal and correcting by one (ranks < 2^40).
-    """
-    used = 0
-    for i in range(k):
-        m = mult[i]
-        digit = np.int64(r * reciprocal[i])
-        rest = r - digit * m
-        if rest < 0:
-            digit -= 1
-            rest += m
-        elif rest >= m:
-            digit += 1
-            rest -= m
-        r = rest
-        p = _select(0xFFFFFFFF & ~used, digit)
-        pos[i] = p
-        digits[i] = digit
-        before[i] = used
-        used |= 1 << p
-    return used
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _grow(mask, width, not_first_col, not_last_col):
-    """``mask`` plus every cell orthogonally next to it (unbounded above; the caller masks)."""
-    return mask | (mask << width) | (mask >> width) | ((mask & not_first_col) >> 1) | ((mask & not_last_col) << 1)
-
+# --- the space: combinations, their regions, blocks and moves --------------------------------------
 
 @njit(cache=True, nogil=True, inline="always")
 def _region(start, free, width, not_first_col, not_last_col):
     """The connected region of ``free`` cells that contains the cell mask ``start``."""
     region = start
     while True:
-        grown = _grow(region, width, not_first_col, not_last_col) & free
+        grown = (region | (region << width) | (region >> width) | ((region & not_first_col) >> 1)
+                 | ((region & not_last_col) << 1)) & free
         if grown == region:
             return region
         region = grown
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _colex_rank(mask, binom):
+    """Rank of a combination (cell mask) in colex order: the sum of C(cell_i, i+1) over its cells, smallest first."""
+    r = 0
+    i = 0
+    while mask != 0:
+        low = mask & -mask
+        mask ^= low
+        i += 1
+        r += binom[popcount(low - 1), i]
+    return r
+
+
 @njit(cache=True, nogil=True)
-def _region_table(width, cells):
-    """``table[free * cells + cell]``: the region of ``free`` cells connected to ``cell`` (a cell in ``free``)."""
-    full = (1 << cells) - 1
+def _space(width, cells, k, ncomb):
+    """Every combination of ``k`` of the ``cells`` (colex order) with its regions of free cells, and the moves.
+
+    Returns ``masks`` (cells of each combination), ``rbase`` (its first block; blocks are numbered
+    by combination, then region in order of their smallest cell), ``parity`` (of the sum of the
+    cells' rows and columns), ``region_id`` (``[comb * cells + cell]``, -1 on occupied cells), and
+    the moves into each block ``b`` as ``adj_block[adj_start[b]:adj_start[b+1]]`` (the block they
+    come from) with ``adj_map`` (-1: same permutation, else ``s*k+t``: the map that moves slot ``s``
+    to slot ``t``, from the source's permutation to this block's).
+    """
+    full = (np.int64(1) << cells) - 1
     first_col = 0
     for r in range(cells // width):
-        first_col |= 1 << (r * width)
+        first_col |= np.int64(1) << (r * width)
     not_first_col = full & ~first_col
     not_last_col = full & ~(first_col << (width - 1))
-    table = np.zeros((1 << cells) * cells, np.uint16)
-    for free in range(1 << cells):
+    binom = np.zeros((cells + 1, k + 2), np.int64)
+    for i in range(cells + 1):
+        binom[i, 0] = 1
+        for j in range(1, min(i, k + 1) + 1):
+            binom[i, j] = binom[i - 1, j - 1] + (binom[i - 1, j] if j <= i - 1 else 0)
+    masks = np.empty(ncomb, np.int64)
+    m = (np.int64(1) << k) - 1
+    for i in range(ncomb):  # Gosper's hack: the next larger number with k bits
+        masks[i] = m
+        if i + 1 < ncomb:
+            low = m & -m
+            r = m + low
+            m = (((r ^ m) >> 2) // low) | r
+    region_id = np.full(ncomb * cells, -1, np.int8)
+    nregions = np.zeros(ncomb, np.int64)
+    parity = np.zeros(ncomb, np.uint8)
+    for i in range(ncomb):
+        free = full & ~masks[i]
         rest = free
+        j = 0
         while rest != 0:
-            low = rest & -rest
-            region = _region(low, free, width, not_first_col, not_last_col)
+            region = _region(rest & -rest, free, width, not_first_col, not_last_col)
             rest &= ~region
-            members = region
-            while members != 0:
-                bit = members & -members
-                members ^= bit
-                table[free * cells + popcount(bit - 1)] = region
-    return table
+            while region != 0:
+                bit = region & -region
+                region ^= bit
+                region_id[i * cells + popcount(bit - 1)] = j
+            j += 1
+        nregions[i] = j
+        occupied = masks[i]
+        s = 0
+        while occupied != 0:
+            bit = occupied & -occupied
+            occupied ^= bit
+            cell = popcount(bit - 1)
+            s += cell // width + cell % width
+        parity[i] = s & 1
+    rbase = np.zeros(ncomb + 1, np.int64)
+    for i in range(ncomb):
+        rbase[i + 1] = rbase[i] + nregions[i]
+    blocks = rbase[ncomb]
+    near = np.full((cells, 4), -1, np.int64)
+    for y in range(cells):
+        if y >= width:
+            near[y, 0] = y - width
+        if y + width < cells:
+            near[y, 1] = y + width
+        if y % width != 0:
+            near[y, 2] = y - 1
+        if y % width != width - 1:
+            near[y, 3] = y + 1
+    adj_start = np.zeros(blocks + 1, np.int64)
+    for sweep in range(2):
+        if sweep == 1:
+            for b in range(blocks):
+                adj_start[b + 1] += adj_start[b]
+            adj_block = np.empty(adj_start[blocks], np.int64)
+            adj_map = np.empty(adj_start[blocks], np.int16)
+        else:
+            adj_block = np.empty(0, np.int64)
+            adj_map = np.empty(0, np.int16)
+        for i in range(ncomb):
+            occupied = masks[i]
+            for y in range(cells):
+                j = region_id[i * cells + y]
+                if j < 0:
+                    continue
+                b = rbase[i] + j
+                for d in range(4):
+                    x = near[y, d]
+                    if x < 0 or not (occupied >> x) & 1:
+                        continue
+                    if sweep == 0:
+                        adj_start[b + 1] += 1
+                        continue
+                    # this block's tile on x moves to y, into the block ``other``; coming back is the move in
+                    s = popcount(occupied & ((np.int64(1) << x) - 1))
+                    moved = (occupied & ~(np.int64(1) << x)) | (np.int64(1) << y)
+                    t = popcount(moved & ((np.int64(1) << y) - 1))
+                    c2 = _colex_rank(moved, binom)
+                    e = adj_start[b]
+                    adj_start[b] += 1
+                    adj_block[e] = rbase[c2] + region_id[c2 * cells + x]
+                    adj_map[e] = -1 if s == t else t * k + s
+        if sweep == 1:
+            for b in range(blocks, 0, -1):
+                adj_start[b] = adj_start[b - 1]
+            adj_start[0] = 0
+    return masks, rbase, parity, region_id, adj_start, adj_block, adj_map, binom
 
+
+@njit(cache=True, nogil=True)
+def _perm_tables(k, mult, fact, maps):
+    """For every permutation ``p`` of the ``k`` slots (lexicographic rank; ``sigma[i]``: the slot of tile ``i``):
+
+    ``maps[s*k+t, p]``: its rank once the tile on slot ``s`` moved to slot ``t`` (the slots between
+    shift by one); ``base[p] + sum_t gap[t] * weight[p, t]`` is the placement rank of ``p`` on a
+    combination whose ``t``-th cell is ``t + gap[t]``.
+    """
+    count = maps.shape[1]
+    base = np.zeros(count, np.int64)
+    weight = np.zeros((count, k), np.int64)
+    sigma = np.empty(k, np.int64)
+    moved = np.empty(k, np.int64)
+    for p in range(count):
+        r = p
+        used = 0
+        for i in range(k):
+            digit = r // fact[k - 1 - i]
+            r -= digit * fact[k - 1 - i]
+            s = 0
+            left = digit
+            while True:
+                if not (used >> s) & 1:
+                    if left == 0:
+                        break
+                    left -= 1
+                s += 1
+            sigma[i] = s
+            used |= 1 << s
+            base[p] += digit * mult[i]
+            weight[p, s] = mult[i]
+        for s in range(k):
+            for t in range(k):
+                if s == t:
+                    continue
+                for i in range(k):
+                    v = sigma[i]
+                    if v == s:
+                        v = t
+                    elif s < v <= t:
+                        v -= 1
+                    elif t <= v < s:
+                        v += 1
+                    moved[i] = v
+                q = 0
+                used = 0
+                for i in range(k):
+                    q += (moved[i] - popcount(used & ((1 << moved[i]) - 1))) * fact[k - 1 - i]
+                    used |= 1 << moved[i]
+                maps[s * k + t, p] = q
+    return base, weight
+
+
+# --- one layer: pull the frontier into the blocks of the other parity ---------------------------------
 
 @njit(cache=True, nogil=True, inline="always")
-def _region_of(cell, free, cells, regions, width, not_first_col, not_last_col):
-    """The region of ``free`` cells that holds ``cell``: from the table when there is one, else by flood fill."""
-    if regions.shape[0] > 0:
-        return np.int64(regions[free * cells + cell])
-    return _region(np.int64(1) << cell, free, width, not_first_col, not_last_col)
+def _mark(reached, new, b, q):
+    """Reach state ``q`` of block ``b`` if it was not; returns 1 if it was new."""
+    w = q >> 6
+    bit = np.uint64(1) << np.uint64(q & 63)
+    if reached[b, w] & bit:
+        return 0
+    reached[b, w] |= bit
+    new[b, w] |= bit
+    return 1
 
 
 @njit(cache=True, nogil=True)
-def _seed(width, cells, goal_cells, mult, status):
-    """Put the goal (the pattern home, the blank's region) on the frontier of layer 0; returns its rank."""
-    k = goal_cells.shape[0]
-    full = (1 << cells) - 1
-    first_col = 0
-    for r in range(cells // width):
-        first_col |= 1 << (r * width)
-    occupied = 0
-    for i in range(k):
-        occupied |= 1 << goal_cells[i]
-    start = placement_rank(goal_cells, k, mult)
-    status[start] = _region(np.int64(1) << (cells - 1), full & ~occupied, width, full & ~first_col,
-                            full & ~(first_col << (width - 1)))  # (1, 0): frontier of the even layer 0
-    return start
+def _pull(reached, new, count, fcount, block_parity, parity, adj_start, adj_block, adj_map, maps, k, size, next_chunk,
+          stop, progress):
+    """Reach the states of the blocks of ``parity`` one move away from the frontier (``new`` of the other parity).
 
-
-@njit(cache=True, nogil=True)
-def _build_layer(width, cells, k, mult, reciprocal, regions, status, pdb, layer, blocks, next_blocks, worker, workers,
-                 stop, progress):
-    """Expand layer ``layer`` in the marked ``blocks`` numbered ``worker`` modulo ``workers``.
-
-    ``pdb`` (uint8) gets ``layer`` where a placement is first reached; children are marked in
-    ``status`` (zeroed at the start; uint32 with 16-bit halves up to 16 cells, uint64 with 32-bit
-    halves beyond) and their blocks in ``next_blocks``.  Workers share ``status`` through atomic ORs,
-    so several may expand one layer at once.  ``regions`` is :func:`_region_table` or empty (flood
-    fill).  Returns the states found for the next layer (0: the BFS is over), or -1 if stopped.
+    Blocks are taken ``CHUNK`` at a time from ``next_chunk`` (atomic), so several workers can share
+    the layer.  ``count`` holds the states reached in each block, ``fcount`` those of its last
+    layer.  Returns the states reached, or -1 if stopped.
     """
-    half = 16 if status.itemsize == 4 else 32
-    half_mask = (np.int64(1) << half) - 1
-    full = (1 << cells) - 1
-    first_col = 0
-    for r in range(cells // width):
-        first_col |= 1 << (r * width)
-    last_col = first_col << (width - 1)
-    not_first_col = full & ~first_col
-    not_last_col = full & ~last_col
-
-    pos = np.empty(k, np.int64)
-    digits = np.empty(k, np.int64)
-    before = np.empty(k, np.int64)
-    index_at = np.full(cells, -1, np.int64)  # the pattern tile on each cell of the current placement
-    # between[i * (k+1) + j + 1]: what pattern tile j lying between the old and new cell of tile i
-    # adds to the rank change of a vertical move (j = -1: no pattern tile there)
-    between = np.zeros(k * (k + 1), np.int64)
-    for i in range(k):
-        for j in range(k):
-            if j > i:
-                between[i * (k + 1) + j + 1] = mult[j]
-            elif j < i:
-                between[i * (k + 1) + j + 1] = -mult[i]
-    child_rank = np.empty(4 * k, np.int64)
-    child_home = np.empty(4 * k, np.int64)
-    child_dest = np.empty(4 * k, np.int64)
-    child_seen = np.empty(4 * k, np.int64)
-    total = status.shape[0]
-    n_blocks = blocks.shape[0]
-    progress[P_LAYER] = layer
-    odd = layer & 1
+    blocks = count.shape[0]
+    wpb = reached.shape[1]
+    tail = size - (wpb - 1) * 64
+    last = FULL if tail == 64 else (np.uint64(1) << np.uint64(tail)) - np.uint64(1)
     found = 0
-    for block in range(worker, n_blocks, workers):
-        if blocks[block] == 0:
-            continue
+    while True:
+        start = fetch_add(next_chunk, 0, CHUNK)
+        if start >= blocks:
+            return found
         if stop[0] != 0:
             return -1
-        for r in range(block << BLOCK_SHIFT, min(total, (block + 1) << BLOCK_SHIFT)):
-            word = np.int64(status[r])
-            if word == 0:
+        for t in range(start, min(blocks, start + CHUNK)):
+            if block_parity[t] != parity:
                 continue
-            a = word & half_mask
-            b = word >> half
-            frontier = (b & ~a) if odd else (a & ~b)
-            if frontier == 0:
+            if fcount[t] != 0:  # its frontier of two layers back is closed now
+                new[t, :] = 0
+                fcount[t] = 0
+            unreached = size - count[t]
+            if unreached == 0:
                 continue
-            if workers > 1:  # the whole frontier is closed now
-                fetch_or(status, r, frontier | (frontier << half))
-            else:  # alone: a plain store, which keeps the loads of the batches below in flight
-                status[r] = word | frontier | (frontier << half)
-            if pdb[r] == UNREACHED:  # first reached on this layer (written here, by this block's worker)
-                pdb[r] = layer
-                progress[P_REACHED] += 1
-            occupied = _unrank_digits(r, k, mult, reciprocal, pos, digits, before)
-            for i in range(k):
-                index_at[pos[i]] = i
-            free = full & ~occupied
-            while frontier != 0:
-                low = frontier & -frontier
-                region = _region_of(popcount(low - 1), free, cells, regions, width, not_first_col, not_last_col)
-                frontier &= ~region
-                progress[P_EXPANDED] += 1
-                # move a pattern tile next to the region into one of its cells; the children's
-                # words are loaded in one batch so that the memory system fetches them in parallel
-                count = 0
-                # sideways: the rank moves by the weight of the tile's digit
-                movers = occupied & ((region & not_last_col) << 1)  # tiles that can slide left
-                while movers != 0:
-                    bit = movers & -movers
-                    movers ^= bit
-                    home = popcount(bit - 1)
-                    child_rank[count] = r - mult[index_at[home]]
-                    child_home[count] = home
-                    child_dest[count] = home - 1
-                    count += 1
-                movers = occupied & ((region & not_first_col) >> 1)  # ... slide right
-                while movers != 0:
-                    bit = movers & -movers
-                    movers ^= bit
-                    home = popcount(bit - 1)
-                    child_rank[count] = r + mult[index_at[home]]
-                    child_home[count] = home
-                    child_dest[count] = home + 1
-                    count += 1
-                # vertically: width cells' worth, corrected for the pattern tiles in between
-                # (an earlier tile there lowers this tile's digit, a later one's digit goes up)
-                for up in range(2):
-                    movers = occupied & ((region << width) if up else (region >> width)) & full
-                    while movers != 0:
-                        bit = movers & -movers
-                        movers ^= bit
-                        home = popcount(bit - 1)
-                        i = index_at[home]
-                        low = home - width if up else home
-                        change = mult[i] * width
-                        for c in range(low + 1, low + width):
-                            change += between[i * (k + 1) + index_at[c] + 1]
-                        child_rank[count] = r - change if up else r + change
-                        child_home[count] = home
-                        child_dest[count] = home - width if up else home + width
-                        count += 1
-                for j in range(count):
-                    child_seen[j] = np.int64(status[child_rank[j]])
-                for j in range(count):
-                    seen = child_seen[j]
-                    home = child_home[j]
-                    if ((seen | (seen >> half)) >> home) & 1:
-                        continue
-                    child = child_rank[j]
-                    child_free = (free & ~(np.int64(1) << child_dest[j])) | (np.int64(1) << home)
-                    child_region = _region_of(home, child_free, cells, regions, width, not_first_col, not_last_col)
-                    # (1, 0): the even frontier, after an odd layer; (0, 1): the odd one
-                    mark = child_region if odd else child_region << half
-                    if workers > 1:
-                        fetch_or(status, child, mark)
-                    else:
-                        status[child] = seen | mark
-                    next_blocks[child >> BLOCK_SHIFT] = 1
-                    found += 1
-            for i in range(k):
-                index_at[pos[i]] = -1
-    return found
+            got = 0
+            for e in range(adj_start[t], adj_start[t + 1]):
+                b = adj_block[e]
+                if fcount[b] == 0:
+                    continue
+                m = adj_map[e]
+                if m < 0:  # the same permutation: whole words
+                    for w in range(wpb):
+                        bits = new[b, w] & ~reached[t, w]
+                        if bits:
+                            reached[t, w] |= bits
+                            new[t, w] |= bits
+                            got += ones(bits)
+                elif fcount[b] <= unreached - got:  # from the frontier's side
+                    forward = maps[m]
+                    for w in range(wpb):
+                        bits = new[b, w]
+                        while bits:
+                            p = (w << 6) + low_zeros(bits)
+                            bits &= bits - np.uint64(1)
+                            got += _mark(reached, new, t, np.int64(forward[p]))
+                else:  # from the unreached side, through the inverse map
+                    back = maps[(m % k) * k + m // k]
+                    for w in range(wpb):
+                        bits = ~reached[t, w]
+                        if w == wpb - 1:
+                            bits &= last
+                        while bits:
+                            low = low_zeros(bits)
+                            bits &= bits - np.uint64(1)
+                            p = np.int64(back[(w << 6) + low])
+                            if (new[b, p >> 6] >> np.uint64(p & 63)) & np.uint64(1):
+                                bit = np.uint64(1) << np.uint64(low)
+                                reached[t, w] |= bit
+                                new[t, w] |= bit
+                                got += 1
+                if got == unreached:
+                    break
+            count[t] += got
+            fcount[t] = got
+            found += got
+        progress[P_EXPANDED] = found
 
 
-def _zeroed(count: int, dtype) -> tuple[np.ndarray, mmap.mmap | None]:
+@njit(cache=True, nogil=True)
+def _fresh(fcount, rbase, parity, side, fresh):
+    """``fresh[c]``: whether a block of combination ``c`` (of parity ``side``) got states in the last layer."""
+    for c in range(fresh.shape[0]):
+        fresh[c] = 0
+        if parity[c] == side:
+            for b in range(rbase[c], rbase[c + 1]):
+                if fcount[b] != 0:
+                    fresh[c] = 1
+                    break
+
+
+# --- emitting a layer's placements, one window of ranks at a time ----------------------------------
+
+@njit(cache=True, nogil=True, inline="always")
+def _bits_at(plane, b, at):
+    """The 64 bits of block ``b`` from bit ``at`` on (zeros past the block's words)."""
+    w = at >> 6
+    shift = at & 63
+    word = plane[b, w] >> np.uint64(shift)
+    if shift != 0 and w + 1 < plane.shape[1]:
+        word |= plane[b, w + 1] << np.uint64(64 - shift)
+    return word
+
+
+@njit(cache=True, nogil=True)
+def _emit(prefix, k, fact, masks, rbase, parity, side, fresh, reached, new, base, weight, window_base, offsets):
+    """The placements of one window first reached in the last layer: their offsets from ``window_base``.
+
+    The window is every placement whose first ``len(prefix)`` tiles lie on the cells ``prefix``;
+    on a combination holding those cells, their permutations are one run of ``(k-d)!``.  A placement
+    is new if one of its regions is in ``new`` and none was reached before.  Returns how many.
+    """
+    d = prefix.shape[0]
+    cells_of_prefix = 0
+    for i in range(d):
+        cells_of_prefix |= np.int64(1) << prefix[i]
+    span = fact[k - d]
+    gap = np.empty(k, np.int64)
+    n = 0
+    for c in range(masks.shape[0]):
+        if parity[c] != side or fresh[c] == 0:
+            continue
+        occupied = masks[c]
+        if occupied & cells_of_prefix != cells_of_prefix:
+            continue
+        first = 0
+        used = 0
+        for i in range(d):
+            slot = popcount(occupied & ((np.int64(1) << prefix[i]) - 1))
+            first += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
+            used |= 1 << slot
+        rest = occupied
+        for t in range(k):
+            low = rest & -rest
+            rest ^= low
+            gap[t] = popcount(low - 1) - t
+        for at in range(first, first + span, 64):
+            some = np.uint64(0)
+            before = np.uint64(0)
+            for b in range(rbase[c], rbase[c + 1]):
+                now = _bits_at(new, b, at)
+                some |= now
+                before |= _bits_at(reached, b, at) & ~now
+            bits = some & ~before
+            if first + span - at < 64:
+                bits &= (np.uint64(1) << np.uint64(first + span - at)) - np.uint64(1)
+            while bits:
+                p = at + low_zeros(bits)
+                bits &= bits - np.uint64(1)
+                r = base[p]
+                for t in range(k):
+                    r += gap[t] * weight[p, t]
+                offsets[n] = r - window_base
+                n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _scatter(dest, offsets, n, value):
+    for i in range(n):
+        dest[offsets[i]] = value
+
+
+@njit(cache=True, nogil=True)
+def _seed(goal_cells, cells, k, fact, binom, rbase, region_id, reached, new, count, fcount):
+    """Reach the goal (the pattern home, the blank's region); returns its combination."""
+    occupied = 0
+    for i in range(k):
+        occupied |= np.int64(1) << goal_cells[i]
+    c = _colex_rank(occupied, binom)
+    b = rbase[c] + region_id[c * cells + cells - 1]
+    p = 0
+    used = 0
+    for i in range(k):
+        slot = popcount(occupied & ((np.int64(1) << goal_cells[i]) - 1))
+        p += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
+        used |= 1 << slot
+    _mark(reached, new, b, p)
+    count[b] = 1
+    fcount[b] = 1
+    return c
+
+
+# --- building ---------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=4)
+def _space_of(width: int, cells: int, k: int):
+    return _space(width, cells, k, comb(cells, k))
+
+
+@lru_cache(maxsize=4)
+def _perms_of(cells: int, k: int):
+    size = factorial(k)
+    maps = np.zeros((k * k, size), np.uint16 if size <= 1 << 16 else np.uint32)
+    base, weight = _perm_tables(k, multipliers(cells, k), np.array([factorial(i) for i in range(k + 1)], np.int64), maps)
+    return maps, base, weight
+
+
+def _words_per_block(k: int) -> int:
+    return (factorial(k) + 63) // 64
+
+
+def build_memory_bytes(cells: int, k: int, width: int | None = None) -> int:
+    """The workspace of a build: two bit planes of (combination, region, permutation) states, padded to words.
+
+    (The result goes to an array or a file; the caller's array is not counted.)
+    """
+    width = width or round(cells ** 0.5)
+    blocks = int(_space_of(width, cells, k)[1][-1])
+    return 2 * blocks * _words_per_block(k) * 8
+
+
+def _zeroed(count: int, dtype):
     """A zeroed array in anonymous memory, backed by huge pages where the kernel allows it."""
+    import mmap
+
     nbytes = count * np.dtype(dtype).itemsize
     if nbytes < (64 << 20):
         return np.zeros(count, dtype), None
@@ -349,79 +526,200 @@ def _zeroed(count: int, dtype) -> tuple[np.ndarray, mmap.mmap | None]:
     return np.frombuffer(buffer, dtype=dtype), buffer
 
 
-MAX_CELLS = 25
+class _ArraySink:
+    """Values go into an array in memory."""
+
+    def __init__(self, out: np.ndarray) -> None:
+        self.out = out
+        out[:] = UNREACHED
+
+    def buffer(self, size: int) -> np.ndarray | None:
+        return None
+
+    def put(self, base: int, size: int, offsets: np.ndarray, n: int, value: int, buffer) -> None:
+        _scatter(self.out[base:base + size], offsets, n, value)
+
+    def finish(self, bases, size: int) -> None:
+        pass
 
 
-def _status_dtype(cells: int):
-    return np.uint32 if cells <= 16 else np.uint64
+class _FileSink:
+    """Values go into a file at ``offset`` with positional writes, one window at a time (read, change, write)."""
+
+    def __init__(self, fd: int, offset: int, size: int) -> None:
+        self.fd, self.offset, self.size = fd, offset, size
+        self.written: set[int] = set()
+        self.lock = threading.Lock()
+
+    def buffer(self, size: int) -> np.ndarray:
+        return np.empty(size, np.uint8)
+
+    def _read(self, buffer: np.ndarray, at: int) -> None:
+        view = memoryview(buffer)
+        done = 0
+        while done < len(view):
+            got = os.preadv(self.fd, [view[done:]], at + done)
+            if got <= 0:
+                raise OSError(f"short read in the pattern database file at {at + done}")
+            done += got
+
+    def _write(self, buffer: np.ndarray, at: int) -> None:
+        view = memoryview(buffer)
+        done = 0
+        while done < len(view):
+            done += os.pwrite(self.fd, view[done:], at + done)
+
+    def put(self, base: int, size: int, offsets: np.ndarray, n: int, value: int, buffer) -> None:
+        window = buffer[:size]
+        with self.lock:
+            fresh = base not in self.written
+            self.written.add(base)
+        if fresh:
+            window[:] = UNREACHED
+        else:
+            self._read(window, self.offset + base)
+        _scatter(window, offsets, n, value)
+        self._write(window, self.offset + base)
+
+    def finish(self, bases, size: int) -> None:
+        """Windows never written (placements never reached) get UNREACHED."""
+        filler = np.full(size, UNREACHED, np.uint8)
+        for base in bases:
+            if int(base) not in self.written:
+                self._write(filler[:min(size, self.size - int(base))], self.offset + int(base))
 
 
-def build_memory_bytes(cells: int, k: int) -> int:
-    """Peak memory of :func:`build_pattern`: the workspace (4 or 8 bytes a placement) plus the uint8 result."""
-    return n_placements(cells, k) * (np.dtype(_status_dtype(cells)).itemsize + 1)
+def _windows(cells: int, k: int, limit: int):
+    """Prefix length ``d`` (the smallest whose windows hold at most ``limit`` placements), the prefixes and their first ranks."""
+    mult = multipliers(cells, k)
+    d = next(d for d in range(1, k + 1) if mult[d - 1] <= limit)
+    prefixes = np.array(list(itertools.permutations(range(cells), d)), np.int64).reshape(-1, d)
+    bases = np.array([placement_rank(p, d, mult) for p in prefixes], np.int64)
+    return d, int(mult[d - 1]), prefixes, bases
 
 
-def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, out=None, threads: int = 1) -> np.ndarray:
-    """The pattern database (uint8, one entry per placement rank) of ``tiles`` on a W x H board.
-
-    The goal is 1..n-1 with the blank last (tile ``t`` belongs on cell ``t-1``).  With ``out`` (a
-    uint8 array of ``n!/(n-k)!`` entries) the values are written there.  ``progress``, if
-    given, receives ``{"layer", "expanded", "reached", "placements", "fraction"}`` several times a
-    second.  ``threads`` workers expand each layer together.  Raises :class:`~solver.errors.Cancelled`
-    when ``stop[0]`` is set.
-    """
+def _check(width: int, height: int, tiles) -> list[int]:
     cells = width * height
     if cells > MAX_CELLS:
         raise ValueError(f"pattern databases need a board of at most {MAX_CELLS} cells")
     tiles = [int(t) for t in tiles]
     if not tiles or len(set(tiles)) != len(tiles) or not all(1 <= t < cells for t in tiles):
         raise ValueError(f"bad pattern {tiles} for a {width}x{height} board")
+    return tiles
+
+
+def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, window: int) -> None:
+    """The BFS of :mod:`solver.engines.pdb` (module docstring), its values handed to ``sink`` window by window."""
+    cells = width * height
     k = len(tiles)
-    mult = multipliers(cells, k)
-    reciprocal = 1.0 / mult.astype(np.float64)
-    goal_cells = np.array([t - 1 for t in tiles], dtype=np.int64)
     size = n_placements(cells, k)
+    fact = np.array([factorial(i) for i in range(k + 1)], np.int64)
+    masks, rbase, parity, region_id, adj_start, adj_block, adj_map, binom = _space_of(width, cells, k)
+    maps, base, weight = _perms_of(cells, k)
+    blocks = int(rbase[-1])
+    block_parity = np.repeat(parity, np.diff(rbase))
+    wpb = _words_per_block(k)
     stop = np.zeros(1, np.uint8) if stop is None else stop
-    regions = _region_table(width, cells) if cells <= 16 else np.zeros(0, np.uint16)
-    status, buffer = _zeroed(size, _status_dtype(cells))
-    if out is None:
-        pdb = np.full(size, UNREACHED, np.uint8)
-    else:
-        if out.shape != (size,) or out.dtype != np.uint8:
-            raise ValueError(f"out must be a uint8 array of {size} entries")
-        pdb = out
-        pdb[:] = UNREACHED
-    counters = [np.zeros(4, np.int64) for _ in range(max(1, threads))]
+    workers = max(1, int(threads))
+    counters = [np.zeros(4, np.int64) for _ in range(workers)]
+    done = {"states": 0, "reached": 0, "layer": 0}
+    _, span, prefixes, bases = _windows(cells, k, window)
 
     def report() -> None:
         if progress is not None:
-            reached = sum(int(c[P_REACHED]) for c in counters)
-            progress({"layer": int(counters[0][P_LAYER]), "expanded": sum(int(c[P_EXPANDED]) for c in counters),
+            reached = done["reached"] + sum(int(c[P_REACHED]) for c in counters)
+            progress({"layer": done["layer"], "expanded": done["states"] + sum(int(c[P_EXPANDED]) for c in counters),
                       "reached": reached, "placements": size, "fraction": reached / size})
 
-    # blocks of placements that hold frontier states: a layer scans only those
-    blocks = np.zeros((size >> BLOCK_SHIFT) + 1, np.uint8)
-    next_blocks = np.zeros_like(blocks)
+    def emit(worker: int, side: int, layer: int, reached, new) -> int:
+        offsets = np.empty(span, np.int64)
+        scratch = sink.buffer(span)
+        for i in range(worker, len(bases), workers):
+            if stop[0]:
+                return -1
+            n = _emit(prefixes[i], k, fact, masks, rbase, parity, side, fresh, reached, new, base, weight,
+                      bases[i], offsets)
+            if n:
+                sink.put(int(bases[i]), span, offsets, n, layer, scratch)
+                counters[worker][P_REACHED] += n
+        return 0
+
+    planes, buffer = _zeroed(2 * blocks * wpb, np.uint64)
     try:
-        blocks[_seed(width, cells, goal_cells, mult, status) >> BLOCK_SHIFT] = 1
+        reached = planes[:blocks * wpb].reshape(blocks, wpb)
+        new = planes[blocks * wpb:].reshape(blocks, wpb)
+        count = np.zeros(blocks, np.int32)
+        fcount = np.zeros(blocks, np.int32)
+        fresh = np.zeros(masks.shape[0], np.uint8)
+        goal = _seed(np.array([t - 1 for t in tiles], np.int64), cells, k, fact, binom, rbase, region_id, reached, new,
+                     count, fcount)
+        side = int(parity[goal])
         layer = 0
         while True:
-            found = _run_workers(_build_layer, [(width, cells, k, mult, reciprocal, regions, status, pdb, layer, blocks,
-                                                 next_blocks, worker, len(counters), stop, counters[worker])
-                                                for worker in range(len(counters))], report)
+            # emit the placements first reached on this layer
+            _fresh(fcount, rbase, parity, side, fresh)
+            for c in counters:
+                c[P_REACHED] = 0
+
+            if min(_run_workers(emit, [(w, side, layer, reached, new) for w in range(workers)], report)) < 0:
+                raise Cancelled()
+            done["reached"] += sum(int(c[P_REACHED]) for c in counters)
+            for c in counters:
+                c[P_REACHED] = 0
+            # then reach the next layer
+            next_chunk = np.zeros(1, np.int64)
+            found = _run_workers(_pull, [(reached, new, count, fcount, block_parity, 1 - side, adj_start, adj_block,
+                                          adj_map, maps, k, factorial(k), next_chunk, stop, counters[w])
+                                         for w in range(workers)], report)
             if min(found) < 0:
                 raise Cancelled()
+            done["states"] += sum(found)
+            for c in counters:
+                c[P_EXPANDED] = 0
             if sum(found) == 0:
                 break
-            blocks, next_blocks = next_blocks, blocks
-            next_blocks[:] = 0
             layer += 1
+            done["layer"] = layer
+            side = 1 - side
+        sink.finish(bases, span)
     finally:
-        del status
+        del reached, new
+        planes = None
         if buffer is not None:
             buffer.close()
     report()
-    return pdb
+
+
+def build_pattern(width: int, height: int, tiles, *, stop=None, progress=None, out=None, threads: int = 1,
+                  window: int = WINDOW) -> np.ndarray:
+    """The pattern database (uint8, one entry per placement rank) of ``tiles`` on a W x H board.
+
+    The goal is 1..n-1 with the blank last (tile ``t`` belongs on cell ``t-1``).  With ``out`` (a
+    uint8 array of ``n!/(n-k)!`` entries) the values are written there.  ``progress``, if
+    given, receives ``{"layer", "expanded", "reached", "placements", "fraction"}`` several times a
+    second.  ``threads`` workers expand each layer together.  ``window`` bounds the placements
+    emitted at once (tests make it small).  Raises :class:`~solver.errors.Cancelled` when
+    ``stop[0]`` is set.
+    """
+    tiles = _check(width, height, tiles)
+    size = n_placements(width * height, len(tiles))
+    if out is None:
+        out = np.empty(size, np.uint8)
+    elif out.shape != (size,) or out.dtype != np.uint8:
+        raise ValueError(f"out must be a uint8 array of {size} entries")
+    _build(width, height, tiles, _ArraySink(out), stop, progress, threads, window)
+    return out
+
+
+def build_pattern_file(width: int, height: int, tiles, fd: int, offset: int, *, stop=None, progress=None,
+                       threads: int = 1, window: int = WINDOW) -> None:
+    """:func:`build_pattern` into the file ``fd`` at byte ``offset`` (positional writes; the file must be that long).
+
+    The values never sit in this process's memory all at once, only one window per worker.
+    """
+    tiles = _check(width, height, tiles)
+    size = n_placements(width * height, len(tiles))
+    _build(width, height, tiles, _FileSink(fd, offset, size), stop, progress, threads, window)
 
 
 def _run_workers(kernel, arg_sets, report, interval: float = 0.05) -> list:

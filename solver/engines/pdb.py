@@ -632,7 +632,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
                       "reached": reached, "placements": size, "fraction": reached / size})
 
     def emit(worker: int, side: int, layer: int, reached, new) -> int:
-        offsets = np.empty(span, np.int64)
+        offsets = np.empty(span, np.int32)
         scratch = sink.buffer(span)
         for i in range(worker, len(bases), workers):
             if stop[0]:

@@ -7,6 +7,12 @@ that every process on the machine shares the pages, and checked against the trai
 load: a truncated, corrupt or foreign file is rebuilt, never trusted.  A lock file serialises
 concurrent builds of the same table; if the cache directory is unwritable, the table lives in
 memory and the caller is told once.
+
+A builder may hand back a :class:`Streamed` table instead of an array: it then writes its payload
+straight into the file with positional writes, so that a table bigger than the memory one
+wants to spend on it never sits in memory whole (the 15-puzzle's 7-8 pattern databases).  Checks
+read the file in chunks rather than through the mapping, so checking does not fill the process's
+memory either.
 """
 
 from __future__ import annotations
@@ -43,8 +49,43 @@ def table_path(name: str) -> Path:
     return cache_dir() / f"{name}.npy"
 
 
+CHUNK = 16 << 20  # bytes read at once while checking a file
+
+
 def _digest(array: np.ndarray) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data, digest_size=24).digest()
+
+
+def _file_digest(fd: int, offset: int, length: int) -> bytes:
+    """The digest of ``length`` bytes of file ``fd`` from ``offset``, read in chunks (nothing stays mapped)."""
+    digest = hashlib.blake2b(digest_size=24)
+    buffer = bytearray(min(CHUNK, max(1, length)))
+    view = memoryview(buffer)
+    done = 0
+    while done < length:
+        got = os.preadv(fd, [view[:min(CHUNK, length - done)]], offset + done)
+        if got <= 0:
+            raise TableError("wrong size (truncated or padded)")
+        digest.update(view[:got])
+        done += got
+    return digest.digest()
+
+
+@dataclass
+class Streamed:
+    """A table that its builder writes straight into the file: ``count`` entries of ``dtype``.
+
+    ``into_file(fd, offset)`` writes the payload at ``offset`` of the file ``fd`` (already that long)
+    with positional writes; ``into_array()`` builds it in memory instead (when the cache cannot be written).
+    """
+
+    count: int
+    dtype: np.dtype
+    into_file: Callable[[int, int], None]
+    into_array: Callable[[], np.ndarray]
+
+
+Built = np.ndarray | Streamed
 
 
 class TableError(Exception):
@@ -71,14 +112,14 @@ def read_table(path: Path, version: int) -> np.ndarray:
     with open(path, "rb") as handle:
         handle.seek(size - TRAILER.size)
         magic, fmt, table_version, length, digest = TRAILER.unpack(handle.read(TRAILER.size))
-    if magic != MAGIC or fmt != FORMAT_VERSION:
-        raise TableError("not a Koma table")
-    if table_version != version:
-        raise TableError(f"version {table_version}, expected {version}")
-    if length != payload:
-        raise TableError("payload length mismatch")
-    if _digest(array) != digest:
-        raise TableError("checksum mismatch")
+        if magic != MAGIC or fmt != FORMAT_VERSION:
+            raise TableError("not a Koma table")
+        if table_version != version:
+            raise TableError(f"version {table_version}, expected {version}")
+        if length != payload:
+            raise TableError("payload length mismatch")
+        if _file_digest(handle.fileno(), header, payload) != digest:
+            raise TableError("checksum mismatch")
     return array
 
 
@@ -113,10 +154,49 @@ def write_table(path: Path, array: np.ndarray, version: int) -> None:
         raise
 
 
-def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notice: Notice | None = None) -> np.ndarray:
+def write_streamed(path: Path, table: Streamed, version: int) -> None:
+    """Let ``table`` write its payload into a new file for ``path``, add the trailer, and rename it into place.
+
+    Like :func:`write_table`: atomic, and nothing is left behind if the builder or a write fails.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        dtype = np.dtype(table.dtype)
+        length = table.count * dtype.itemsize
+        with os.fdopen(fd, "r+b") as handle:
+            np.lib.format.write_array_header_1_0(
+                handle, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (table.count,)})
+            header = handle.tell()
+            handle.flush()
+            os.ftruncate(handle.fileno(), header + length)
+            table.into_file(handle.fileno(), header)
+            trailer = TRAILER.pack(MAGIC, FORMAT_VERSION, version, length, _file_digest(handle.fileno(), header, length))
+            os.pwrite(handle.fileno(), trailer, header + length)
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _save(path: Path, built: Built, version: int) -> None:
+    if isinstance(built, Streamed):
+        write_streamed(path, built, version)
+    else:
+        write_table(path, built, version)
+
+
+def _in_memory(built: Built) -> np.ndarray:
+    return built.into_array() if isinstance(built, Streamed) else built
+
+
+def cached_table(name: str, version: int, build: Callable[[], Built], notice: Notice | None = None) -> np.ndarray:
     """Load table ``name`` from the cache, or build, save and load it.
 
-    ``build`` runs at most once per machine at a time (a lock file serialises builders).  Every
+    ``build`` runs at most once per machine at a time (a lock file serialises builders); it returns
+    the table, or a :class:`Streamed` one that is built while it is written.  Every
     problem with the cache becomes a one-line notice, passed to ``notice`` and kept for
     :func:`drain_notices`; the table is then rebuilt or kept in memory.
     """
@@ -139,7 +219,7 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
             lock = _open_lock(path, tell)
         except OSError as problem:
             tell(f"table cache {path.parent} is not writable ({problem.strerror}); keeping {name} in memory")
-            return build()
+            return _in_memory(build())
         with lock:
             import fcntl
 
@@ -152,14 +232,14 @@ def cached_table(name: str, version: int, build: Callable[[], np.ndarray], notic
                 except (OSError, TableError):
                     if path.exists() and not path.is_file():
                         discard(path)  # a directory: the rename below could not replace it
-                array = build()
+                built = build()
                 try:
-                    write_table(path, array, version)
+                    _save(path, built, version)
                     return read_table(path, version)
                 except (OSError, TableError) as problem:
                     reason = getattr(problem, "strerror", None) or str(problem)
                     tell(f"could not save table {name} ({reason}); keeping it in memory")
-                    return array
+                    return _in_memory(built)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 

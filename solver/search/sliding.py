@@ -45,6 +45,7 @@ from solver.search.sliding_tables import PATTERNS as PATTERNS
 from solver.search.sliding_tables import _build_in_background as _build_in_background
 from solver.search.sliding_tables import _load as _load
 from solver.search.sliding_tables import _pdb_meta as _pdb_meta
+from solver.search.sliding_tables import bench_build as bench_build
 from solver.search.sliding_tables import build_in_memory as build_in_memory
 from solver.search.sliding_tables import build_tables as build_tables
 from solver.search.sliding_tables import table_requirements as table_requirements

@@ -4,9 +4,10 @@
 * 7-8 (15-puzzle, 576,576,000 entries) and 6-6-6-6 (24-puzzle, 510,048,000 entries) are built only on
   request (:func:`build_tables`, ``koma tables build``); solving memory-maps them.
 
-Every database is built by the shared engine (:mod:`solver.engines.pdb`), one pattern per thread
-(``BUILD_WORKERS``), and kept in the table cache (:mod:`solver.engines.tables`): checked on every
-load, rebuilt when damaged.
+Every database is built by the shared engine (:mod:`solver.engines.pdb`), ``BUILD_WORKERS`` patterns at
+a time with ``BUILD_THREADS`` threads each, and kept in the table cache (:mod:`solver.engines.tables`):
+written straight into the file as it is built (never whole in memory), checked on every load, rebuilt
+when damaged.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from solver.engines.cache_files import discard
-from solver.engines.pdb import build_memory_bytes, build_pattern, n_placements
-from solver.engines.tables import TableError, cached_table, read_table, table_path
+from solver.engines.pdb import build_memory_bytes, build_pattern, build_pattern_file, n_placements
+from solver.engines.tables import Streamed, TableError, cached_table, read_table, table_path, write_streamed
 from solver.errors import KomaError
 from solver.search import sliding_kernels as search_kernels
 
@@ -50,9 +51,10 @@ BUILD_COMMANDS = {"pdb663": "koma tables build 15", "pdb78": "koma tables build 
 # which is Koma's turned half round), so that its node counts compare with theirs.
 REVERSED_MOVES = {"pdb6666": True}
 BUILD_WORKERS = {"pdb663": 1, "pdb78": 1, "pdb6666": 2}  # patterns built at once
-# threads expanding each pattern's layers together: on this shared 2-core box a second one did not pay
-# (7-tile pattern: 22.3 s alone, 23.0 s with two), so one; 6-6-6-6 builds two patterns at once instead
-BUILD_THREADS = {"pdb663": 1, "pdb78": 1, "pdb6666": 1}
+# threads expanding each pattern's layers together (the 8-tile pattern: 2 threads on the 2-core box);
+# 6-6-6-6 builds two patterns at once instead
+BUILD_THREADS = {"pdb663": 2, "pdb78": 2, "pdb6666": 1}
+PROCESS_BYTES = 160 << 20  # the interpreter, numpy, numba and the loaded kernels, measured before a build
 
 _loaded: dict[str, np.ndarray] = {}
 _load_lock = threading.Lock()
@@ -76,8 +78,9 @@ def table_requirements(name: str) -> dict[str, Any]:
     name = _canonical(name)
     groups, cells, workers = PATTERNS[name], WIDTHS[name] ** 2, BUILD_WORKERS[name]
     entries = sum(n_placements(cells, len(g)) for g in groups)
-    workspaces = sorted((build_memory_bytes(cells, len(g)) - n_placements(cells, len(g)) for g in groups), reverse=True)
-    build_peak = entries + sum(workspaces[:workers])
+    # the bit planes of the patterns built at once; the values go straight into the file
+    workspaces = sorted((build_memory_bytes(cells, len(g), WIDTHS[name]) for g in groups), reverse=True)
+    build_peak = PROCESS_BYTES + sum(workspaces[:workers])
     return {
         "name": name,
         "label": LABELS[name],
@@ -87,7 +90,7 @@ def table_requirements(name: str) -> dict[str, Any]:
         "disk_bytes": entries + 256,  # one byte per entry plus the header and checksum trailer
         "build_memory_bytes": build_peak,
         "solve_memory_bytes": entries,  # memory-mapped, shared between processes
-        "build_seconds_estimate": {"pdb663": 5, "pdb78": 240, "pdb6666": 300}[name],
+        "build_seconds_estimate": {"pdb663": 2, "pdb78": 40, "pdb6666": 120}[name],
         "build_command": BUILD_COMMANDS[name],
         "path": str(table_path(_cache_name(name))),
     }
@@ -98,12 +101,14 @@ def tables_present(name: str) -> bool:
     return table_path(_cache_name(_canonical(name))).exists()
 
 
-def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
-    """Every pattern of ``name`` end to end, built by the shared engine, ``BUILD_WORKERS[name]`` at a time."""
+def _build_into(name: str, progress: Progress | None, stop, target) -> None:
+    """Every pattern of ``name`` end to end, built by the shared engine, ``BUILD_WORKERS[name]`` at a time.
+
+    ``target`` is a uint8 array of all the entries, or ``(fd, offset)``: a file they go into.
+    """
     groups, width = PATTERNS[name], WIDTHS[name]
     sizes = [n_placements(width * width, len(g)) for g in groups]
     offsets = [sum(sizes[:i]) for i in range(len(groups))]
-    out = np.empty(sum(sizes), np.uint8)
     halt = np.zeros(1, np.uint8)  # the caller's stop, or a failed worker's: every build stops
     fractions = [0.0] * len(groups)
     began = time.perf_counter()
@@ -123,8 +128,13 @@ def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
                 progress({"phase": "build", "table": name, "label": LABELS[name], "group": i + 1,
                           "groups": len(groups), "tiles": list(groups[i]), "layer": info["layer"],
                           "fraction": fraction, "seconds": time.perf_counter() - began})
-        build_pattern(width, width, groups[i], stop=halt, progress=report, out=out[offsets[i]:offsets[i] + sizes[i]],
-                      threads=BUILD_THREADS[name])
+        if isinstance(target, np.ndarray):
+            build_pattern(width, width, groups[i], stop=halt, progress=report,
+                          out=target[offsets[i]:offsets[i] + sizes[i]], threads=BUILD_THREADS[name])
+        else:
+            fd, offset = target
+            build_pattern_file(width, width, groups[i], fd, offset + offsets[i], stop=halt, progress=report,
+                               threads=BUILD_THREADS[name])
 
     def worker() -> None:
         while not failures:
@@ -147,7 +157,20 @@ def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
         thread.join()
     if failures:
         raise failures[0]
+
+
+def _build_array(name: str, progress: Progress | None, stop) -> np.ndarray:
+    """Every pattern of ``name`` end to end, in memory."""
+    out = np.empty(sum(n_placements(WIDTHS[name] ** 2, len(g)) for g in PATTERNS[name]), np.uint8)
+    _build_into(name, progress, stop, out)
     return out
+
+
+def _streamed(name: str, progress: Progress | None, stop) -> Streamed:
+    """The table ``name`` as the table cache writes it: built straight into its file."""
+    entries = sum(n_placements(WIDTHS[name] ** 2, len(g)) for g in PATTERNS[name])
+    return Streamed(entries, np.dtype(np.uint8), lambda fd, offset: _build_into(name, progress, stop, (fd, offset)),
+                    lambda: _build_array(name, progress, stop))
 
 
 def build_tables(name: str, progress: Progress | None = None, stop=None, notice: Notice | None = None) -> dict[str, Any]:
@@ -162,9 +185,9 @@ def build_tables(name: str, progress: Progress | None = None, stop=None, notice:
     began = time.perf_counter()
     built = []
 
-    def build() -> np.ndarray:
+    def build() -> Streamed:
         built.append(True)
-        return _build_array(name, progress, stop)
+        return _streamed(name, progress, stop)
 
     with _load_lock:
         _loaded.pop(name, None)
@@ -236,10 +259,60 @@ def _pdb_meta(name: str) -> np.ndarray:
     return search_kernels.pdb_tables(WIDTHS[name], PATTERNS[name], reverse=REVERSED_MOVES.get(name, False))
 
 
+BENCH_SCRIPT = """
+import json, os, resource, sys, tempfile, time
+from pathlib import Path
+from solver.engines.tables import cache_dir
+from solver.search import sliding_tables as t
+name = sys.argv[1]
+t.table_requirements(name)  # the space of each pattern, as a build needs it first
+began = time.perf_counter()
+if t.tables_present(name):
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir()) as scratch:
+        path = Path(scratch) / "table.npy"
+        t.build_file(name, path)
+        seconds, disk = time.perf_counter() - began, path.stat().st_size
+    where = "a scratch file (the cached table is kept)"
+else:
+    info = t.build_tables(name)
+    seconds, disk = time.perf_counter() - began, os.path.getsize(info["path"])
+    where = "the table cache"
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+peak = int(status["VmHWM"].split()[0]) * 1024 if "VmHWM" in status else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"build_seconds": round(seconds, 1), "peak_rss_bytes": peak, "peak_rss_mib": round(peak / 2**20),
+                  "disk_bytes": disk, "built_into": where}))
+"""
+
+
+def build_file(name: str, path) -> None:
+    """Build table ``name`` into the file ``path`` as the table cache would (payload, trailer), outside the cache."""
+    write_streamed(path, _streamed(_canonical(name), None, None), TABLE_VERSION)
+
+
+def bench_build(name: str) -> dict[str, Any]:
+    """Build table ``name`` in a child process (into the cache when it is missing, else into a scratch file next to it).
+
+    Reports the build's seconds, its measured peak resident memory (the child's high-water mark) and the file's size.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-c", BENCH_SCRIPT, _canonical(name)], capture_output=True, text=True,
+                          env=env, check=False)
+    if done.returncode != 0:
+        return {"failed": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(done.stdout)
+
+
 def build_in_memory(name: str) -> dict[str, Any]:
     """Build a table in memory (the cache is left alone) and report its time and size."""
     began = time.perf_counter()
     array = _build_array(name, None, None)
     seconds = time.perf_counter() - began
-    return {"build_seconds": round(seconds, 3), "entries": int(array.size), "bytes": int(array.nbytes),
-            "build_memory_bytes": table_requirements(name)["build_memory_bytes"]}
+    return {"build_seconds": round(seconds, 3), "entries": int(array.size), "bytes": int(array.nbytes)}

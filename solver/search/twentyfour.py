@@ -26,6 +26,7 @@ from solver.errors import GaveUp
 from solver.puzzles.base import Solution
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.search import sliding_kernels as kernels
+from solver.search import sliding_tables
 from solver.search.sliding_tables import REVERSED_MOVES, _load, _pdb_meta, table_requirements
 
 NAME = "pdb6666"
@@ -140,35 +141,9 @@ def instance(index: int) -> tuple[int, tuple[int, ...], int, int]:
 # --- koma bench 24 ------------------------------------------------------------------------------------
 
 _bench_figures: dict[int, dict[str, Any]] = {}
-BUILD_SCRIPT = """
-import json, resource, sys, time
-from solver.search import sliding_tables as t
-began = time.perf_counter()
-if t.tables_present("pdb6666"):
-    array = t._build_array("pdb6666", None, None)
-    where = "memory (the cached table is kept)"
-else:
-    t.build_tables("pdb6666")
-    array = t._loaded["pdb6666"]
-    where = "the table cache"
-seconds = time.perf_counter() - began
-print(json.dumps({"build_seconds": round(seconds, 1), "entries": int(array.size), "bytes": int(array.nbytes),
-                  "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "built_into": where}))
-"""
-
-
 def bench_build() -> dict[str, Any]:
-    """Build 6-6-6-6 in a child process (into the cache when it is missing, else in memory): time and peak memory."""
-    import json
-    import subprocess
-    import sys
-
-    root = str(Path(__file__).resolve().parent.parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-    done = subprocess.run([sys.executable, "-c", BUILD_SCRIPT], capture_output=True, text=True, env=env, check=False)
-    if done.returncode != 0:
-        return {"failed": (done.stderr.strip().splitlines() or ["no output"])[-1]}
-    return json.loads(done.stdout)
+    """Build 6-6-6-6 in a child process (into the cache when it is missing, else into a scratch file): time, peak memory."""
+    return sliding_tables.bench_build(NAME)
 
 
 def bench_instance(index: int) -> dict[str, Any]:

@@ -1,0 +1,140 @@
+"""The pattern-database engine (solver.engines.pdb) against a plain BFS, through every way of building a table."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+
+import numpy as np
+import pytest
+
+from solver.engines import pdb
+from solver.engines.pdb import build_pattern, build_pattern_file, multipliers, n_placements, placement_rank
+from solver.engines.tables import Streamed, cached_table, read_table, table_path, write_streamed
+from solver.errors import Cancelled
+
+
+def plain_bfs(width, height, tiles):
+    """The fewest pattern-tile moves for every placement: a 0-1 BFS over (pattern cells, blank cell).
+
+    Moving the blank into a free cell costs 0 (it swaps with a tile of no interest), into a pattern
+    tile's cell 1; a placement's value is the least over its blank cells.
+    """
+    cells = width * height
+    start = (tuple(t - 1 for t in tiles), cells - 1)
+    dist: dict = {start: 0}
+    queue = deque([start])
+    done = set()
+    while queue:
+        state = queue.popleft()
+        if state in done:
+            continue
+        done.add(state)
+        pos, blank = state
+        r, c = divmod(blank, width)
+        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            if not (0 <= r + dr < height and 0 <= c + dc < width):
+                continue
+            cell = (r + dr) * width + c + dc
+            cost = 1 if cell in pos else 0
+            child = (tuple(blank if p == cell else p for p in pos), cell)
+            if dist.get(child, 1 << 30) > dist[state] + cost:
+                dist[child] = dist[state] + cost
+                (queue.append if cost else queue.appendleft)(child)
+    out = np.full(n_placements(cells, len(tiles)), 255, np.uint8)
+    mult = multipliers(cells, len(tiles))
+    for (pos, _), d in dist.items():
+        r = placement_rank(np.array(pos), len(tiles), mult)
+        out[r] = min(out[r], d)
+    return out
+
+
+# (width, height, tiles): several goals leave the blank more than one region (a corner cut off
+# by tiles 2 and its neighbour below, or a whole column)
+CASES = [
+    (3, 2, (1,)), (3, 2, (2, 4)), (3, 2, (1, 2, 4)), (2, 3, (1, 2)), (2, 3, (2, 3, 4)),
+    (3, 3, (1, 2, 3)), (3, 3, (2, 4)), (3, 3, (2, 4, 6, 8)), (3, 3, (1, 2, 4, 5)), (3, 3, (3, 6, 7, 8)),
+    (4, 2, (2, 5)), (4, 2, (2, 5, 6, 7)), (2, 4, (1, 2, 3)), (2, 4, (2, 3, 5, 6)),
+    (4, 3, (2, 5, 7, 10)), (4, 3, (5, 6, 7, 8)), (3, 4, (2, 4, 6, 8, 10)), (3, 4, (1, 5, 9)),
+]
+
+
+@pytest.mark.parametrize("width,height,tiles", CASES)
+def test_every_value_matches_a_plain_bfs(width, height, tiles):
+    expected = plain_bfs(width, height, tiles)
+    assert np.array_equal(build_pattern(width, height, tiles), expected)
+    # windows of a few placements: many prefixes, permutation runs that straddle words
+    assert np.array_equal(build_pattern(width, height, tiles, window=3, threads=2), expected)
+
+
+def test_goals_with_several_regions_are_covered():
+    """The cases above include goals whose blank regions are several (else their point is lost)."""
+    several = 0
+    for width, height, tiles in CASES:
+        masks, rbase, _parity, region_id, *_ = pdb.space_of(width, width * height, len(tiles))
+        goal = sum(1 << (t - 1) for t in tiles)
+        c = int(np.flatnonzero(masks == goal)[0])
+        several += int(rbase[c + 1] - rbase[c]) > 1
+    assert several >= 5
+
+
+@pytest.mark.parametrize("width,height,tiles,window", [(4, 4, (1, 2, 5, 6, 7), 500), (5, 5, (1, 2, 6), 1 << 22),
+                                                       (4, 3, (5, 6, 7, 8), 7)])
+def test_a_file_gets_the_same_values_at_its_offset(tmp_path, width, height, tiles, window):
+    size = n_placements(width * height, len(tiles))
+    path = tmp_path / "table.bin"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    try:
+        os.ftruncate(fd, size + 100)
+        os.pwrite(fd, b"x" * 37, 0)
+        build_pattern_file(width, height, tiles, fd, 37, threads=2, window=window)
+    finally:
+        os.close(fd)
+    data = path.read_bytes()
+    assert data[:37] == b"x" * 37 and data[37 + size:] == bytes(63)
+    assert np.array_equal(np.frombuffer(data[37:37 + size], np.uint8), build_pattern(width, height, tiles))
+
+
+def test_threads_and_windows_do_not_change_a_4x4_table():
+    tiles = (1, 5, 6, 9, 10, 13)
+    one = build_pattern(4, 4, tiles)
+    assert np.array_equal(build_pattern(4, 4, tiles, threads=2, window=10_000), one)
+    assert one.max() < 255 and one[placement_rank(np.array([t - 1 for t in tiles]), 6, multipliers(16, 6))] == 0
+
+
+def test_a_stop_cancels_a_build_at_once_and_leaves_no_thread():
+    stop = np.zeros(1, np.uint8)
+    seen = []
+
+    def progress(info):
+        seen.append(info)
+        if info["layer"] >= 3:
+            stop[0] = 1
+
+    with pytest.raises(Cancelled):
+        build_pattern(4, 4, (1, 2, 3, 4, 5, 6, 7), stop=stop, progress=progress, threads=2)
+    assert seen and max(i["fraction"] for i in seen) < 0.5
+    assert not [t for t in threading.enumerate() if t.name.startswith("koma-pdb")]
+    with pytest.raises(Cancelled):  # already stopped: no layer runs
+        build_pattern(3, 3, (1, 2), stop=np.ones(1, np.uint8))
+
+
+def test_a_cancelled_streamed_table_leaves_no_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
+    stop = np.ones(1, np.uint8)
+    size = n_placements(9, 3)
+
+    def build():
+        return Streamed(size, np.dtype(np.uint8), lambda fd, at: build_pattern_file(3, 3, (1, 2, 3), fd, at, stop=stop),
+                        lambda: build_pattern(3, 3, (1, 2, 3), stop=stop))
+
+    with pytest.raises(Cancelled):
+        cached_table("streamed", 1, build)
+    assert not list((tmp_path / "tables").glob("streamed*.npy*"))
+    stop[0] = 0
+    table = cached_table("streamed", 1, build)
+    assert np.array_equal(table, plain_bfs(3, 3, (1, 2, 3)))
+    assert np.array_equal(read_table(table_path("streamed"), 1), table)
+    write_streamed(tmp_path / "again.npy", build(), 1)
+    assert (tmp_path / "again.npy").read_bytes() == table_path("streamed").read_bytes()

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -285,9 +286,9 @@ print(json.dumps({"build_seconds": round(seconds, 1), "peak_rss_bytes": peak, "p
 """
 
 
-def build_file(name: str, path) -> None:
+def build_file(name: str, path: Path | str) -> None:
     """Build table ``name`` into the file ``path`` as the table cache would (payload, trailer), outside the cache."""
-    write_streamed(path, _streamed(_canonical(name), None, None), TABLE_VERSION)
+    write_streamed(Path(path), _streamed(_canonical(name), None, None), TABLE_VERSION)
 
 
 def bench_build(name: str) -> dict[str, Any]:
@@ -299,7 +300,6 @@ def bench_build(name: str) -> dict[str, Any]:
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     root = str(Path(__file__).resolve().parent.parent.parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}

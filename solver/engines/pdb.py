@@ -210,26 +210,22 @@ def _bits_at(plane, b, at):
 
 
 @njit(cache=True, nogil=True)
-def _emit(prefix, k, fact, masks, rbase, parity, side, fresh, reached, new, base, weight, window_base, offsets):
+def _emit(prefix, k, fact, masks, rbase, holders, fresh, reached, new, base, weight, window_base, offsets):
     """The placements of one window first reached in the last layer: their offsets from ``window_base``.
 
     The window is every placement whose first ``len(prefix)`` tiles lie on the cells ``prefix``;
-    on a combination holding those cells, their permutations are one run of ``(k-d)!``.  A placement
-    is new if one of its regions is in ``new`` and none was reached before.  Returns how many.
+    on a combination holding those cells (``holders``, of the layer's parity), their permutations
+    are one run of ``(k-d)!``.  A placement is new if one of its regions is in ``new`` and none was
+    reached before.  Returns how many.
     """
     d = prefix.shape[0]
-    cells_of_prefix = 0
-    for i in range(d):
-        cells_of_prefix |= np.int64(1) << prefix[i]
     span = fact[k - d]
     gap = np.empty(k, np.int64)
     n = 0
-    for c in range(masks.shape[0]):
-        if parity[c] != side or fresh[c] == 0:
+    for c in holders:
+        if fresh[c] == 0:
             continue
         occupied = masks[c]
-        if occupied & cells_of_prefix != cells_of_prefix:
-            continue
         first = 0
         used = 0
         for i in range(d):
@@ -379,13 +375,23 @@ class _FileSink:
                 self._write(filler[:min(size, self.size - int(base))], self.offset + int(base))
 
 
-def _windows(cells: int, k: int, limit: int):
-    """Prefix length ``d`` (the smallest whose windows hold at most ``limit`` placements), the prefixes and their first ranks."""
+def _windows(cells: int, k: int, limit: int, masks: np.ndarray, parity: np.ndarray):
+    """The emission windows: prefix length ``d`` (the smallest whose windows hold at most ``limit``
+    placements), their size, the prefixes, their first ranks, and for each window and parity the
+    combinations that hold the prefix's cells."""
     mult = multipliers(cells, k)
     d = next(d for d in range(1, k + 1) if mult[d - 1] <= limit)
     prefixes = np.array(list(itertools.permutations(range(cells), d)), np.int64).reshape(-1, d)
     bases = np.array([placement_rank(p, d, mult) for p in prefixes], np.int64)
-    return d, int(mult[d - 1]), prefixes, bases
+    by_cells: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    holders = []
+    for prefix in prefixes:
+        cells_of_prefix = sum(1 << int(p) for p in prefix)
+        if cells_of_prefix not in by_cells:
+            held = np.flatnonzero((masks & cells_of_prefix) == cells_of_prefix)
+            by_cells[cells_of_prefix] = tuple(held[parity[held] == side].astype(np.int32) for side in (0, 1))
+        holders.append(by_cells[cells_of_prefix])
+    return d, int(mult[d - 1]), prefixes, bases, holders
 
 
 def _check(width: int, height: int, tiles) -> list[int]:
@@ -413,7 +419,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
     workers = max(1, int(threads))
     counters = [np.zeros(4, np.int64) for _ in range(workers)]
     done = {"states": 0, "reached": 0, "layer": 0}
-    _, span, prefixes, bases = _windows(cells, k, window)
+    _, span, prefixes, bases, holders = _windows(cells, k, window, masks, parity)
 
     def report() -> None:
         if progress is not None:
@@ -427,7 +433,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
         for i in range(worker, len(bases), workers):
             if stop[0]:
                 return -1
-            n = _emit(prefixes[i], k, fact, masks, rbase, parity, side, fresh, reached, new, base, weight,
+            n = _emit(prefixes[i], k, fact, masks, rbase, holders[i][side], fresh, reached, new, base, weight,
                       bases[i], offsets)
             if n:
                 sink.put(int(bases[i]), span, offsets, n, layer, scratch)

@@ -25,7 +25,7 @@ sum of the occupied cells' rows and columns, so layers alternate between the two
 combinations.
 
 The workspace is two bit planes, ``reached`` and ``new`` (the last layer), 2 bits per state:
-356 MB for the 15-puzzle's 8-tile pattern (1.43 G states), 35 MB for a 5x5 6-tile one.  A layer
+356 MB for the 15-puzzle's 8-tile pattern (1.43 G states), 48 MB for a 5x5 6-tile one.  A layer
 *pulls*: each worker takes blocks of the parity about to be reached (handed out through an
 atomic counter, so no two workers write one block), clears their old ``new`` bits and ORs in
 the frontier of each neighbouring block through that move's map, from the frontier's side or,

@@ -479,10 +479,12 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
             side = 1 - side
         sink.finish(bases, span)
     finally:
-        del reached, new
-        planes = None
+        reached = new = planes = None
         if buffer is not None:
-            buffer.close()
+            try:
+                buffer.close()
+            except BufferError:  # a view is still held (a worker's failure's traceback): freed with it
+                pass
     report()
 
 

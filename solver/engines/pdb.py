@@ -185,15 +185,35 @@ def _pull(reached, new, count, fcount, block_parity, parity, adj_start, adj_bloc
 
 
 @njit(cache=True, nogil=True)
-def _fresh(fcount, rbase, parity, side, fresh):
-    """``fresh[c]``: whether a block of combination ``c`` (of parity ``side``) got states in the last layer."""
-    for c in range(fresh.shape[0]):
-        fresh[c] = 0
-        if parity[c] == side:
+def _newly(combos, rbase, fcount, reached, new, newly, runs, span, worker, workers):
+    """For the combinations ``combos`` (one parity) numbered ``worker`` modulo ``workers``: ``newly[h]``,
+    the permutations of ``combos[h]`` whose placement was first reached in the last layer (a region in
+    ``new``, none reached before), and ``runs[h]``, a bit for every run of ``span`` permutations that
+    may hold one (all zero: nothing new).  Streams through the planes once, so that the windows
+    below read one word per 64 placements rather than two per region.
+    """
+    wpb = newly.shape[1]
+    last_run = runs.shape[1] * 64 - 1
+    for h in range(worker, combos.shape[0], workers):
+        c = combos[h]
+        runs[h, :] = 0
+        fresh = False
+        for b in range(rbase[c], rbase[c + 1]):
+            fresh |= fcount[b] != 0
+        if not fresh:
+            continue
+        for w in range(wpb):
+            some = np.uint64(0)
+            before = np.uint64(0)
             for b in range(rbase[c], rbase[c + 1]):
-                if fcount[b] != 0:
-                    fresh[c] = 1
-                    break
+                now = new[b, w]
+                some |= now
+                before |= reached[b, w] & ~now
+            bits = some & ~before
+            newly[h, w] = bits
+            if bits:
+                for r in range(((w << 6) + low_zeros(bits)) // span, min(last_run, ((w << 6) + 63) // span) + 1):
+                    runs[h, r >> 6] |= np.uint64(1) << np.uint64(r & 63)
 
 
 # --- emitting a layer's placements, one window of ranks at a time ----------------------------------
@@ -210,41 +230,36 @@ def _bits_at(plane, b, at):
 
 
 @njit(cache=True, nogil=True)
-def _emit(prefix, k, fact, masks, rbase, holders, fresh, reached, new, base, weight, window_base, offsets):
+def _emit(prefix, k, fact, masks, combos, holders, newly, runs, base, weight, window_base, offsets):
     """The placements of one window first reached in the last layer: their offsets from ``window_base``.
 
     The window is every placement whose first ``len(prefix)`` tiles lie on the cells ``prefix``;
-    on a combination holding those cells (``holders``, of the layer's parity), their permutations
-    are one run of ``(k-d)!``.  A placement is new if one of its regions is in ``new`` and none was
-    reached before.  Returns how many.
+    on a combination holding those cells (``combos[h]`` for ``h`` in ``holders``: the layer's
+    parity), their permutations are one run of ``(k-d)!``, whose new ones ``newly`` and ``runs``
+    (see :func:`_newly`) tell.  Returns how many.
     """
     d = prefix.shape[0]
     span = fact[k - d]
     gap = np.empty(k, np.int64)
     n = 0
-    for c in holders:
-        if fresh[c] == 0:
-            continue
-        occupied = masks[c]
+    for h in holders:
+        occupied = masks[combos[h]]
         first = 0
         used = 0
         for i in range(d):
             slot = popcount(occupied & ((np.int64(1) << prefix[i]) - 1))
             first += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
             used |= 1 << slot
+        run = first // span
+        if not (runs[h, run >> 6] >> np.uint64(run & 63)) & np.uint64(1):
+            continue
         rest = occupied
         for t in range(k):
             low = rest & -rest
             rest ^= low
             gap[t] = popcount(low - 1) - t
         for at in range(first, first + span, 64):
-            some = np.uint64(0)
-            before = np.uint64(0)
-            for b in range(rbase[c], rbase[c + 1]):
-                now = _bits_at(new, b, at)
-                some |= now
-                before |= _bits_at(reached, b, at) & ~now
-            bits = some & ~before
+            bits = _bits_at(newly, h, at)
             if first + span - at < 64:
                 bits &= (np.uint64(1) << np.uint64(first + span - at)) - np.uint64(1)
             while bits:
@@ -377,21 +392,23 @@ class _FileSink:
 
 def _windows(cells: int, k: int, limit: int, masks: np.ndarray, parity: np.ndarray):
     """The emission windows: prefix length ``d`` (the smallest whose windows hold at most ``limit``
-    placements), their size, the prefixes, their first ranks, and for each window and parity the
-    combinations that hold the prefix's cells."""
+    placements), their size, the prefixes, their first ranks, the combinations of each parity, and
+    for each window and parity the ones (indices in that list) that hold the prefix's cells."""
     mult = multipliers(cells, k)
     d = next(d for d in range(1, k + 1) if mult[d - 1] <= limit)
     prefixes = np.array(list(itertools.permutations(range(cells), d)), np.int64).reshape(-1, d)
     bases = np.array([placement_rank(p, d, mult) for p in prefixes], np.int64)
-    by_cells: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    combos = [np.flatnonzero(parity == side).astype(np.int32) for side in (0, 1)]
+    by_cells: dict[int, tuple[np.ndarray, ...]] = {}
     holders = []
     for prefix in prefixes:
         cells_of_prefix = sum(1 << int(p) for p in prefix)
         if cells_of_prefix not in by_cells:
-            held = np.flatnonzero((masks & cells_of_prefix) == cells_of_prefix)
-            by_cells[cells_of_prefix] = tuple(held[parity[held] == side].astype(np.int32) for side in (0, 1))
+            by_cells[cells_of_prefix] = tuple(
+                np.flatnonzero((masks[combos[side]] & cells_of_prefix) == cells_of_prefix).astype(np.int32)
+                for side in (0, 1))
         holders.append(by_cells[cells_of_prefix])
-    return d, int(mult[d - 1]), prefixes, bases, holders
+    return d, int(mult[d - 1]), prefixes, bases, combos, holders
 
 
 def _check(width: int, height: int, tiles) -> list[int]:
@@ -419,7 +436,8 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
     workers = max(1, int(threads))
     counters = [np.zeros(4, np.int64) for _ in range(workers)]
     done = {"states": 0, "reached": 0, "layer": 0}
-    _, span, prefixes, bases, holders = _windows(cells, k, window, masks, parity)
+    d, span, prefixes, bases, combos, holders = _windows(cells, k, window, masks, parity)
+    run_length = factorial(k - d)  # the permutations of one combination in one window
 
     def report() -> None:
         if progress is not None:
@@ -427,13 +445,13 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
             progress({"layer": done["layer"], "expanded": done["states"] + sum(int(c[P_EXPANDED]) for c in counters),
                       "reached": reached, "placements": size, "fraction": reached / size})
 
-    def emit(worker: int, side: int, layer: int, reached, new) -> int:
+    def emit(worker: int, side: int, layer: int, newly, runs) -> int:
         offsets = np.empty(span, np.int32)
         scratch = sink.buffer(span)
         for i in range(worker, len(bases), workers):
             if stop[0]:
                 return -1
-            n = _emit(prefixes[i], k, fact, masks, rbase, holders[i][side], fresh, reached, new, base, weight,
+            n = _emit(prefixes[i], k, fact, masks, combos[side], holders[i][side], newly, runs, base, weight,
                       bases[i], offsets)
             if n:
                 sink.put(int(bases[i]), span, offsets, n, layer, scratch)
@@ -446,18 +464,20 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
         new = planes[blocks * wpb:].reshape(blocks, wpb)
         count = np.zeros(blocks, np.int32)
         fcount = np.zeros(blocks, np.int32)
-        fresh = np.zeros(masks.shape[0], np.uint8)
+        # the placements of the last layer's parity first reached on it, per combination of that parity
+        newly = np.zeros((max(len(c) for c in combos), wpb), np.uint64)
+        runs = np.zeros((newly.shape[0], (factorial(k) // run_length + 63) // 64), np.uint64)
         goal = _seed(np.array([t - 1 for t in tiles], np.int64), cells, k, fact, binom, rbase, region_id, reached, new,
                      count, fcount)
         side = int(parity[goal])
         layer = 0
         while True:
             # emit the placements first reached on this layer
-            _fresh(fcount, rbase, parity, side, fresh)
+            _run_workers(_newly, [(combos[side], rbase, fcount, reached, new, newly, runs, run_length, w, workers)
+                                  for w in range(workers)], report)
             for c in counters:
                 c[P_REACHED] = 0
-
-            if min(_run_workers(emit, [(w, side, layer, reached, new) for w in range(workers)], report)) < 0:
+            if min(_run_workers(emit, [(w, side, layer, newly, runs) for w in range(workers)], report)) < 0:
                 raise Cancelled()
             done["reached"] += sum(int(c[P_REACHED]) for c in counters)
             for c in counters:
@@ -479,7 +499,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
             side = 1 - side
         sink.finish(bases, span)
     finally:
-        reached = new = planes = None
+        reached = new = planes = newly = None
         if buffer is not None:
             try:
                 buffer.close()

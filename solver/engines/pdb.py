@@ -185,12 +185,13 @@ def _pull(reached, new, count, fcount, block_parity, parity, adj_start, adj_bloc
 
 
 @njit(cache=True, nogil=True)
-def _newly(combos, rbase, fcount, reached, new, newly, runs, span, worker, workers):
-    """For the combinations ``combos`` (one parity) numbered ``worker`` modulo ``workers``: ``newly[h]``,
-    the permutations of ``combos[h]`` whose placement was first reached in the last layer (a region in
-    ``new``, none reached before), and ``runs[h]``, a bit for every run of ``span`` permutations that
-    may hold one (all zero: nothing new).  Streams through the planes once, so that the windows
-    below read one word per 64 placements rather than two per region.
+def _newly(combos, rbase, fcount, reached, new, newly, rows, runs, span, worker, workers):
+    """For the combinations ``combos`` (one parity) numbered ``worker`` modulo ``workers``: in row
+    ``rows[h]`` of ``newly``, the permutations of ``combos[h]`` whose placement was first reached in
+    the last layer (a region in ``new``, none reached before), and ``runs[h]``, a bit for every run of
+    ``span`` permutations that may hold one (all zero: nothing new, and the row is left as it was).
+    Streams through the planes once, so that the windows below read one word per 64 placements
+    rather than two per region.
     """
     wpb = newly.shape[1]
     last_run = runs.shape[1] * 64 - 1
@@ -210,7 +211,7 @@ def _newly(combos, rbase, fcount, reached, new, newly, runs, span, worker, worke
                 some |= now
                 before |= reached[b, w] & ~now
             bits = some & ~before
-            newly[h, w] = bits
+            newly[rows[h], w] = bits
             if bits:
                 for r in range(((w << 6) + low_zeros(bits)) // span, min(last_run, ((w << 6) + 63) // span) + 1):
                     runs[h, r >> 6] |= np.uint64(1) << np.uint64(r & 63)
@@ -230,7 +231,7 @@ def _bits_at(plane, b, at):
 
 
 @njit(cache=True, nogil=True)
-def _emit(prefix, k, fact, masks, combos, holders, newly, runs, base, weight, window_base, offsets):
+def _emit(prefix, k, fact, masks, combos, holders, newly, rows, runs, base, weight, window_base, offsets):
     """The placements of one window first reached in the last layer: their offsets from ``window_base``.
 
     The window is every placement whose first ``len(prefix)`` tiles lie on the cells ``prefix``;
@@ -259,7 +260,7 @@ def _emit(prefix, k, fact, masks, combos, holders, newly, runs, base, weight, wi
             rest ^= low
             gap[t] = popcount(low - 1) - t
         for at in range(first, first + span, 64):
-            bits = _bits_at(newly, h, at)
+            bits = _bits_at(newly, rows[h], at)
             if first + span - at < 64:
                 bits &= (np.uint64(1) << np.uint64(first + span - at)) - np.uint64(1)
             while bits:
@@ -411,6 +412,12 @@ def _windows(cells: int, k: int, limit: int, masks: np.ndarray, parity: np.ndarr
     return d, int(mult[d - 1]), prefixes, bases, combos, holders
 
 
+def _scratch_rows(block_parity: np.ndarray, combos: list[np.ndarray]) -> list[np.ndarray] | None:
+    """For each parity, as many blocks of the other parity as it has combinations (None if too few)."""
+    rows = [np.flatnonzero(block_parity != side)[:len(combos[side])] for side in (0, 1)]
+    return rows if all(len(rows[side]) == len(combos[side]) for side in (0, 1)) else None
+
+
 def _check(width: int, height: int, tiles) -> list[int]:
     cells = width * height
     if cells > MAX_CELLS:
@@ -445,14 +452,14 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
             progress({"layer": done["layer"], "expanded": done["states"] + sum(int(c[P_EXPANDED]) for c in counters),
                       "reached": reached, "placements": size, "fraction": reached / size})
 
-    def emit(worker: int, side: int, layer: int, newly, runs) -> int:
+    def emit(worker: int, side: int, layer: int, newly, rows, runs) -> int:
         offsets = np.empty(span, np.int32)
         scratch = sink.buffer(span)
         for i in range(worker, len(bases), workers):
             if stop[0]:
                 return -1
-            n = _emit(prefixes[i], k, fact, masks, combos[side], holders[i][side], newly, runs, base, weight,
-                      bases[i], offsets)
+            n = _emit(prefixes[i], k, fact, masks, combos[side], holders[i][side], newly, rows[side], runs, base,
+                      weight, bases[i], offsets)
             if n:
                 sink.put(int(bases[i]), span, offsets, n, layer, scratch)
                 counters[worker][P_REACHED] += n
@@ -464,20 +471,29 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
         new = planes[blocks * wpb:].reshape(blocks, wpb)
         count = np.zeros(blocks, np.int32)
         fcount = np.zeros(blocks, np.int32)
-        # the placements of the last layer's parity first reached on it, per combination of that parity
-        newly = np.zeros((max(len(c) for c in combos), wpb), np.uint64)
-        runs = np.zeros((newly.shape[0], (factorial(k) // run_length + 63) // 64), np.uint64)
+        # the placements first reached on a layer, per combination of its parity: in the ``new`` rows of
+        # blocks of the other parity, whose frontier the layer before consumed (the next layer clears them
+        # first: marked by a non-zero ``fcount``), or in an array of their own when those are too few
+        scratch = _scratch_rows(block_parity, combos)
+        if scratch is not None:
+            newly, rows = new, scratch
+        else:
+            newly = np.zeros((max(len(c) for c in combos), wpb), np.uint64)
+            rows = [np.arange(len(c)) for c in combos]
+        runs = np.zeros((max(len(c) for c in combos), (factorial(k) // run_length + 63) // 64), np.uint64)
         goal = _seed(np.array([t - 1 for t in tiles], np.int64), cells, k, fact, binom, rbase, region_id, reached, new,
                      count, fcount)
         side = int(parity[goal])
         layer = 0
         while True:
             # emit the placements first reached on this layer
-            _run_workers(_newly, [(combos[side], rbase, fcount, reached, new, newly, runs, run_length, w, workers)
-                                  for w in range(workers)], report)
+            _run_workers(_newly, [(combos[side], rbase, fcount, reached, new, newly, rows[side], runs, run_length, w,
+                                   workers) for w in range(workers)], report)
+            if newly is new:
+                fcount[rows[side]] = -1
             for c in counters:
                 c[P_REACHED] = 0
-            if min(_run_workers(emit, [(w, side, layer, newly, runs) for w in range(workers)], report)) < 0:
+            if min(_run_workers(emit, [(w, side, layer, newly, rows, runs) for w in range(workers)], report)) < 0:
                 raise Cancelled()
             done["reached"] += sum(int(c[P_REACHED]) for c in counters)
             for c in counters:

@@ -9,6 +9,7 @@ from collections import deque
 import numpy as np
 import pytest
 
+from solver.engines import pdb
 from solver.engines.pdb import build_pattern, build_pattern_file, multipliers, n_placements, placement_rank
 from solver.engines.pdb_space import space_of
 from solver.engines.tables import Streamed, cached_table, read_table, table_path, write_streamed
@@ -67,6 +68,13 @@ def test_every_value_matches_a_plain_bfs(width, height, tiles):
     # windows of a few placements: many prefixes, permutation runs that straddle words
     window = 3 if width * height <= 9 else 100
     assert np.array_equal(build_pattern(width, height, tiles, window=window, threads=2), expected)
+
+
+def test_new_placements_kept_apart_when_the_other_parity_has_too_few_blocks(monkeypatch):
+    """The engine keeps each layer's new placements in spare rows of the planes; without enough, in an array."""
+    monkeypatch.setattr(pdb, "_scratch_rows", lambda block_parity, combos: None)
+    for width, height, tiles in ((3, 3, (2, 4, 6, 8)), (4, 3, (2, 5, 7, 10))):
+        assert np.array_equal(build_pattern(width, height, tiles, threads=2), plain_bfs(width, height, tiles))
 
 
 def test_goals_with_several_regions_are_covered():

@@ -230,27 +230,45 @@ def _bits_at(plane, b, at):
     return word
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _first_of_run(prefix, k, fact, occupied):
+    """The first permutation of the run whose first ``len(prefix)`` tiles lie on the cells ``prefix``."""
+    first = 0
+    used = 0
+    for i in range(prefix.shape[0]):
+        slot = popcount(occupied & ((np.int64(1) << prefix[i]) - 1))
+        first += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
+        used |= 1 << slot
+    return first
+
+
 @njit(cache=True, nogil=True)
-def _emit(prefix, k, fact, masks, combos, holders, newly, rows, runs, base, weight, window_base, offsets):
-    """The placements of one window first reached in the last layer: their offsets from ``window_base``.
+def _any_new(prefix, k, fact, masks, combos, holders, runs):
+    """Whether the window of ``prefix`` may hold a placement first reached in the last layer (see :func:`_emit`)."""
+    span = fact[k - prefix.shape[0]]
+    for h in holders:
+        run = _first_of_run(prefix, k, fact, masks[combos[h]]) // span
+        if (runs[h, run >> 6] >> np.uint64(run & 63)) & np.uint64(1):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _emit(prefix, k, fact, masks, combos, holders, newly, rows, runs, base, weight, window_base, dest, value):
+    """Write ``value`` into ``dest`` (from rank ``window_base`` on) for the placements of one window first
+    reached in the last layer.
 
     The window is every placement whose first ``len(prefix)`` tiles lie on the cells ``prefix``;
     on a combination holding those cells (``combos[h]`` for ``h`` in ``holders``: the layer's
     parity), their permutations are one run of ``(k-d)!``, whose new ones ``newly`` and ``runs``
     (see :func:`_newly`) tell.  Returns how many.
     """
-    d = prefix.shape[0]
-    span = fact[k - d]
+    span = fact[k - prefix.shape[0]]
     gap = np.empty(k, np.int64)
     n = 0
     for h in holders:
         occupied = masks[combos[h]]
-        first = 0
-        used = 0
-        for i in range(d):
-            slot = popcount(occupied & ((np.int64(1) << prefix[i]) - 1))
-            first += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
-            used |= 1 << slot
+        first = _first_of_run(prefix, k, fact, occupied)
         run = first // span
         if not (runs[h, run >> 6] >> np.uint64(run & 63)) & np.uint64(1):
             continue
@@ -269,15 +287,9 @@ def _emit(prefix, k, fact, masks, combos, holders, newly, rows, runs, base, weig
                 r = base[p]
                 for t in range(k):
                     r += gap[t] * weight[p, t]
-                offsets[n] = r - window_base
+                dest[r - window_base] = value
                 n += 1
     return n
-
-
-@njit(cache=True, nogil=True)
-def _scatter(dest, offsets, n, value):
-    for i in range(n):
-        dest[offsets[i]] = value
 
 
 @njit(cache=True, nogil=True)
@@ -338,8 +350,12 @@ class _ArraySink:
     def buffer(self, size: int) -> np.ndarray | None:
         return None
 
-    def put(self, base: int, size: int, offsets: np.ndarray, n: int, value: int, buffer) -> None:
-        _scatter(self.out[base:base + size], offsets, n, value)
+    def open(self, base: int, size: int, buffer) -> np.ndarray:
+        """The entries of ranks ``base`` to ``base + size`` as they are, to change."""
+        return self.out[base:base + size]
+
+    def close(self, base: int, window: np.ndarray) -> None:
+        """Keep the changes to the window of ``base``."""
 
     def finish(self, bases, size: int) -> None:
         pass
@@ -356,32 +372,31 @@ class _FileSink:
     def buffer(self, size: int) -> np.ndarray:
         return np.empty(size, np.uint8)
 
-    def _read(self, buffer: np.ndarray, at: int) -> None:
-        view = buffer.data
-        done = 0
-        while done < len(view):
-            got = os.preadv(self.fd, [view[done:]], at + done)
-            if got <= 0:
-                raise OSError(f"short read in the pattern database file at {at + done}")
-            done += got
-
-    def _write(self, buffer: np.ndarray, at: int) -> None:
-        view = buffer.data
-        done = 0
-        while done < len(view):
-            done += os.pwrite(self.fd, view[done:], at + done)
-
-    def put(self, base: int, size: int, offsets: np.ndarray, n: int, value: int, buffer) -> None:
-        window = buffer[:size]
+    def open(self, base: int, size: int, buffer: np.ndarray) -> np.ndarray:
+        window = buffer[:min(size, self.size - base)]
         with self.lock:
             fresh = base not in self.written
             self.written.add(base)
         if fresh:
             window[:] = UNREACHED
-        else:
-            self._read(window, self.offset + base)
-        _scatter(window, offsets, n, value)
+            return window
+        view = window.data
+        done = 0
+        while done < len(view):
+            got = os.preadv(self.fd, [view[done:]], self.offset + base + done)
+            if got <= 0:
+                raise OSError(f"short read in the pattern database file at {self.offset + base + done}")
+            done += got
+        return window
+
+    def close(self, base: int, window: np.ndarray) -> None:
         self._write(window, self.offset + base)
+
+    def _write(self, window: np.ndarray, at: int) -> None:
+        view = window.data
+        done = 0
+        while done < len(view):
+            done += os.pwrite(self.fd, view[done:], at + done)
 
     def finish(self, bases, size: int) -> None:
         """Windows never written (placements never reached) get UNREACHED."""
@@ -453,16 +468,16 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
                       "reached": reached, "placements": size, "fraction": reached / size})
 
     def emit(worker: int, side: int, layer: int, newly, rows, runs) -> int:
-        offsets = np.empty(span, np.int32)
         scratch = sink.buffer(span)
         for i in range(worker, len(bases), workers):
             if stop[0]:
                 return -1
-            n = _emit(prefixes[i], k, fact, masks, combos[side], holders[i][side], newly, rows[side], runs, base,
-                      weight, bases[i], offsets)
-            if n:
-                sink.put(int(bases[i]), span, offsets, n, layer, scratch)
-                counters[worker][P_REACHED] += n
+            if not _any_new(prefixes[i], k, fact, masks, combos[side], holders[i][side], runs):
+                continue
+            window = sink.open(int(bases[i]), span, scratch)
+            counters[worker][P_REACHED] += _emit(prefixes[i], k, fact, masks, combos[side], holders[i][side], newly,
+                                                 rows[side], runs, base, weight, bases[i], window, layer)
+            sink.close(int(bases[i]), window)
         return 0
 
     planes, buffer = _zeroed(2 * blocks * wpb, np.uint64)

@@ -30,9 +30,10 @@ The workspace is two bit planes, ``reached`` and ``new`` (the last layer), 2 bit
 atomic counter, so no two workers write one block), clears their old ``new`` bits and ORs in
 the frontier of each neighbouring block through that move's map, from the frontier's side or,
 when that is larger, from the target's unreached side.  Then the layer's placements are
-*emitted*: in windows of consecutive ranks (the placements whose first ``d`` tiles sit on given
-cells: per combination, a run of consecutive permutations), a placement is new when some region
-is in ``new`` and none was reached before.  A window's values go into an array, or into a file
+*emitted*: a streaming pass marks, per combination, the placements first reached (some region in
+``new``, none reached before; kept in spare rows of ``new``, blocks of the other parity whose
+frontier is spent), then windows of consecutive ranks (the placements whose first ``d`` tiles sit
+on given cells: per combination, a run of consecutive permutations) write their values.  A window's values go into an array, or into a file
 with positional writes (:func:`build_pattern_file`), so the result never needs to be in memory.
 """
 

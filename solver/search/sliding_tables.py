@@ -91,7 +91,7 @@ def table_requirements(name: str) -> dict[str, Any]:
         "disk_bytes": entries + 256,  # one byte per entry plus the header and checksum trailer
         "build_memory_bytes": build_peak,
         "solve_memory_bytes": entries,  # memory-mapped, shared between processes
-        "build_seconds_estimate": {"pdb663": 2, "pdb78": 40, "pdb6666": 120}[name],
+        "build_seconds_estimate": {"pdb663": 2, "pdb78": 30, "pdb6666": 60}[name],
         "build_command": BUILD_COMMANDS[name],
         "path": str(table_path(_cache_name(name))),
     }

@@ -361,7 +361,9 @@ T_GROUP_SIZE = T_GROUP_TILES + 4 * MAX_GROUP  # [g]
 T_GROUP_BASE = T_GROUP_SIZE + 4               # [g]: offset of group g's values in D
 T_REFLECT_CELL = T_GROUP_BASE + 4             # [cell]
 T_REFLECT_TILE = T_REFLECT_CELL + MAX_CELLS   # [tile]
-T_PDB_SIZE = T_REFLECT_TILE + MAX_CELLS
+T_DUAL_HOME = T_REFLECT_TILE + MAX_CELLS      # [blank * MAX_CELLS + tile]: the tile's cell in the goal shifted by the blank's path
+T_DUAL_LOSS = T_DUAL_HOME + MAX_CELLS * MAX_CELLS  # [blank * 4 + g]: group g's tiles that path shifts
+T_PDB_SIZE = T_DUAL_LOSS + MAX_CELLS * 4
 
 
 def move_names(reverse: bool) -> str:
@@ -403,7 +405,30 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
         table[T_REFLECT_CELL + cell] = (cell % width) * width + cell // width
     for tile in range(1, cells):
         table[T_REFLECT_TILE + tile] = table[T_REFLECT_CELL + tile - 1] + 1
+    for blank in range(cells):
+        path = blank_path(width, blank)
+        for tile in range(1, cells):
+            table[T_DUAL_HOME + blank * MAX_CELLS + tile] = tile - 1
+        for before, cell in zip(path, path[1:]):  # the tile at home on ``cell`` steps back onto the path
+            tile = cell + 1
+            table[T_DUAL_HOME + blank * MAX_CELLS + tile] = before
+            if table[T_GROUP_OF + tile] < len(groups):
+                table[T_DUAL_LOSS + blank * 4 + table[T_GROUP_OF + tile]] += 1
     return table
+
+
+def blank_path(width: int, blank: int) -> list[int]:
+    """The cells the blank walks from its goal cell (the last) to ``blank`` on a shortest path: up the last
+    column to the blank's row, then left along it (the dual lookup's path; see :func:`_dual_sum`)."""
+    cell = width * width - 1
+    path = [cell]
+    while cell // width > blank // width:
+        cell -= width
+        path.append(cell)
+    while cell > blank:
+        cell -= 1
+        path.append(cell)
+    return path
 
 
 @njit(cache=True, nogil=True)
@@ -551,6 +576,73 @@ def pdb_undo(state, m, tables):
     _pdb_undo(state, m, tables[0])
 
 
+# --- the dual lookup --------------------------------------------------------------------------------
+# With boards as maps tile -> cell (the blank a tile too) and G the goal, a solution of S by moves
+# whose blank cells are b0 (S's blank), b1, ..., bm (the goal's) swaps those cells in turn: S = P∘G for
+# P = (b0 b1)...(b(m-1) bm).  Let Q be a shortest path of the blank from the goal's cell to b0, k cells
+# long, and H the goal with its blank walked along Q (each of the k tiles on Q one cell back along
+# it).  From H, whose blank is on b0, the same swaps are legal moves and reach the dual D = P⁻¹∘H,
+# whose blank is home: d(D, H) <= d(S).  D's tile t sits where S holds the tile that belongs on
+# H(t): D(t) = S_board[H(t)] - 1.  Per pattern, the moves of its tiles from D to H are at least
+# pdb(D) - q, q the pattern's tiles H displaced (triangle inequality in the pattern's abstract
+# space, where H is q moves from the goal, and pdb(D) a minimum over D's blank regions), and at
+# least 0; the sum over the disjoint patterns is an admissible estimate of S.  It is inconsistent:
+# its value may jump between neighbours, which the engine's pathmax turns into pruning.
+
+@njit(cache=True, nogil=True, inline="always")
+def _dual_sum(state, board, blank, T, D):
+    """The dual estimate of the board ``state[board + cell]`` whose blank is on ``blank``."""
+    home = T_DUAL_HOME + blank * MAX_CELLS
+    total = 0
+    for g in range(T[T_GROUPS]):
+        used = 0
+        r = 0
+        for i in range(T[T_GROUP_SIZE + g]):
+            tile = T[T_GROUP_TILES + g * MAX_GROUP + i]
+            p = state[board + T[home + tile]] - 1
+            r += (p - popcount(used & ((1 << p) - 1))) * T[T_MULT_OF + tile]
+            used |= 1 << p
+        v = np.int64(D[T[T_GROUP_BASE + g] + r]) - T[T_DUAL_LOSS + blank * 4 + g]
+        if v > 0:
+            total += v
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dual(state, cutoff, T, D):
+    """The larger dual estimate of the board and its reflection (the reflection's skipped once the board's
+    exceeds ``cutoff``)."""
+    blank = state[BLANK]
+    value = _dual_sum(state, 0, blank, T, D)
+    if value > cutoff:
+        return value
+    return max(value, _dual_sum(state, MIRROR_BOARD, T[T_REFLECT_CELL + blank], T, D))
+
+
+@njit(cache=True, nogil=True)
+def pdb_dual_estimates(state, tables):
+    """``(regular, dual)``: the max of the board's and its reflection's regular lookups, and of their dual
+    ones, for a ``state`` set up by :func:`pdb_setup` (tests and tools; the search uses the same code)."""
+    T, D = tables
+    return max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, T, D)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pdb_dual_heuristic(state, tables):
+    T, D = tables
+    return max(max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, T, D))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pdb_dual_try(state, m, h, cutoff, tables):
+    """:func:`pdb_try`, then, only if the regular lookups do not already exceed ``cutoff``, the dual ones."""
+    T, D = tables
+    nh = _pdb_try(state, m, cutoff, T, D)
+    if nh < 0 or nh > cutoff:
+        return nh
+    return max(nh, _dual(state, cutoff, T, D))
+
+
 @njit(cache=True, nogil=True, inline="always")
 def pdb_is_goal(state, tables):
     return is_goal(state, tables[0])
@@ -561,6 +653,13 @@ def ida_pdb(state, tables, max_bound, stop, progress, path_out):
     return ida_star(pdb_heuristic, pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, state,
                     (unowned(tables[0]), unowned(tables[1])), max_bound,
                     stop, progress, path_out)
+
+
+@njit(cache=True, nogil=True)
+def ida_pdb_dual(state, tables, max_bound, stop, progress, path_out):
+    return ida_star(pdb_dual_heuristic, pdb_dual_try, pdb_undo, pdb_is_goal, INVERSE, 4, state,
+                    (unowned(tables[0]), unowned(tables[1])), max_bound,
+                    stop, progress, path_out, True)
 
 
 @njit(cache=True, nogil=True)
@@ -588,6 +687,10 @@ def search(kind: str, board, tables, *, stop=None, progress=None, max_bound: int
     elif kind == "pdb":
         h0 = pdb_setup(state, tables)
         kernel = ida_pdb
+    elif kind == "pdb-dual":
+        pdb_setup(state, tables)
+        h0 = pdb_dual_heuristic(state, tables)
+        kernel = ida_pdb_dual
     else:
         raise ValueError(kind)
     result = run_ida(kernel, state, tables, max_bound=max_bound, stop=stop, progress=progress)

@@ -36,10 +36,13 @@ RANKS = 130
 MIRROR_RANKS = 134
 SUM = 138
 MIRROR_SUM = 139
-DUAL_AT = 140                   # the dual lookups' entries of D, this side's groups then the mirror's (4 each)
-SP = 148                        # undo stack: the two replaced pattern values and ranks per move
-STACK = 150
-STATE_SIZE = STACK + 4 * (MAX_PATH + 2)
+DUAL_VALUES = 140               # the dual lookups' values, this side's groups then the mirror side's (4 each)
+DUAL_FRESH = 148                # per side: whether those are the current board's values (or D's entries to read)
+STALE, ENTRIES, VALUES_READ = 0, 2, 1
+SP = 150                        # undo stack: the two replaced pattern values and ranks per move
+STACK = 152
+DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move that changes a dual placement: both sides' values and flags
+STATE_SIZE = DUAL_STACK + 10 * (MAX_PATH + 2)
 
 # Every heuristic's tables are ONE flat int64 array ``T`` (plus one uint8 array of pattern values
 # for the databases): pulling several arrays out of a tuple in the hot loop costs numba a reference
@@ -365,10 +368,11 @@ T_REFLECT_CELL = T_GROUP_BASE + 4             # [cell]
 T_REFLECT_TILE = T_REFLECT_CELL + MAX_CELLS   # [tile]
 T_DUAL_HOME = T_REFLECT_TILE + MAX_CELLS      # [blank * MAX_CELLS + tile]: the tile's cell in the goal shifted by the blank's path
 T_DUAL_LOSS = T_DUAL_HOME + MAX_CELLS * MAX_CELLS  # [blank * 4 + g]: group g's tiles that path shifts
-T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS * 4    # [blank]: 1 where the search looks the dual up
-T_PDB_SIZE = T_DUAL_WORTH + MAX_CELLS
-# The dual estimate loses one move per cell between the blank and its goal cell (see _dual_sum); on
-# Korf's 100 it pruned 46% of the nodes it was computed for with the blank home, 19% one cell away,
+T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS * 4    # [blank]: 1 where the search looks the dual up afresh
+T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [blank * 4 + m]: sides whose dual placement move m changes (bits 1, 2)
+T_PDB_SIZE = T_DUAL_CHANGE + 4 * MAX_CELLS
+# The dual estimate loses one move per cell between the blank and its goal cell (see _dual_placement);
+# on Korf's 100 it pruned 46% of the nodes it was computed for with the blank home, 19% one cell away,
 # 8% two, under 4% beyond, where it cost more time than it saved.
 DUAL_MAX_DISTANCE = 2
 
@@ -412,8 +416,17 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
         table[T_REFLECT_CELL + cell] = (cell % width) * width + cell // width
     for tile in range(1, cells):
         table[T_REFLECT_TILE + tile] = table[T_REFLECT_CELL + tile - 1] + 1
+    paths = [blank_path(width, blank) for blank in range(cells)]
+    reflect = [int(table[T_REFLECT_CELL + cell]) for cell in range(cells)]
     for blank in range(cells):
-        path = blank_path(width, blank)
+        for m in range(4):
+            source = table[T_MOVES + blank * 4 + m]
+            if source >= 0:
+                table[T_DUAL_CHANGE + blank * 4 + m] = (
+                    (0 if _along(paths, blank, source) else 1)
+                    | (0 if _along(paths, reflect[blank], reflect[source]) else 2))
+    for blank in range(cells):
+        path = paths[blank]
         table[T_DUAL_WORTH + blank] = len(path) - 1 <= DUAL_MAX_DISTANCE
         for tile in range(1, cells):
             table[T_DUAL_HOME + blank * MAX_CELLS + tile] = tile - 1
@@ -425,9 +438,15 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
     return table
 
 
+def _along(paths, a: int, b: int) -> bool:
+    """Whether the blank stepping between cells ``a`` and ``b`` lengthens or shortens its path by that step (then
+    the dual placement stays: see :func:`_dual_placement`)."""
+    return paths[b] == [*paths[a], b] or paths[a] == [*paths[b], a]
+
+
 def blank_path(width: int, blank: int) -> list[int]:
     """The cells the blank walks from its goal cell (the last) to ``blank`` on a shortest path: up the last
-    column to the blank's row, then left along it (the dual lookup's path; see :func:`_dual_sum`)."""
+    column to the blank's row, then left along it (the dual lookup's path; see :func:`_dual_placement`)."""
     cell = width * width - 1
     path = [cell]
     while cell // width > blank // width:
@@ -530,10 +549,9 @@ def _pdb_try(state, m, cutoff, T, D):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pdb_lookups(state, tile, source, target, cutoff, T, D):
-    """The estimate after ``tile`` slid from ``source`` into the blank at ``target`` (already played on the board
-    and its reflection): the changed group's rank and value on each side, the old ones pushed for the undo."""
-    blank = target
+def _pdb_lookups(state, tile, source, blank, cutoff, T, D):
+    """The estimate once ``tile`` slid from ``source`` into the blank at ``blank`` (played on the board and its
+    reflection already): the changed group's rank and value on each side, the old ones pushed for the undo."""
     g = T[T_GROUP_OF + tile]
     r = state[RANKS + g] + _rank_change(state, 0, tile, g, source, blank, T)
     mirror_tile = T[T_REFLECT_TILE + tile]
@@ -607,9 +625,14 @@ def pdb_undo(state, m, tables):
 # its value may jump between neighbours, which the engine's pathmax turns into pruning.
 
 @njit(cache=True, nogil=True, inline="always")
-def _dual_entries(state, board, blank, at, T, D):
-    """Write into ``state[at + g]`` the entry of D that each group's dual lookup reads, for the board
-    ``state[board + cell]`` whose blank is on ``blank``, and ask memory for it ahead (:func:`prefetch`)."""
+def _dual_placement(state, side, board, blank, T, D):
+    """Start looking the dual placements of one side up afresh: the board ``state[board + cell]``, blank on ``blank``.
+
+    Group g's entry of D goes to ``state[DUAL_VALUES + side * 4 + g]`` and memory is asked for it
+    (:func:`prefetch`); :func:`_dual_side` reads it when needed.  When the blank steps along its path
+    (lengthening or shortening it), the board and H change by the same swap, so D = G∘S⁻¹∘H does
+    not: the values are kept, and only the loss changes (``T_DUAL_CHANGE`` says which moves differ).
+    """
     home = T_DUAL_HOME + blank * MAX_CELLS
     for g in range(T[T_GROUPS]):
         used = 0
@@ -621,38 +644,41 @@ def _dual_entries(state, board, blank, at, T, D):
             used |= 1 << p
         entry = T[T_GROUP_BASE + g] + r
         prefetch(D, entry)
-        state[at + g] = entry
+        state[DUAL_VALUES + side * 4 + g] = entry
+    state[DUAL_FRESH + side] = ENTRIES
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _dual_sum(state, blank, at, T, D):
-    """The dual estimate from the entries at ``state[at + g]`` (:func:`_dual_entries`), the blank on ``blank``:
-    each group's value less the tiles the blank's path shifts, at least 0."""
+def _dual_side(state, side, board, blank, gated, T, D):
+    """One side's dual estimate: each group's value less the tiles the blank's path shifts, at least 0.  Stale
+    values are looked up afresh, unless ``gated`` and the blank is far from home (then 0)."""
+    fresh = state[DUAL_FRESH + side]
+    if fresh == STALE:
+        if gated and T[T_DUAL_WORTH + blank] == 0:
+            return 0
+        _dual_placement(state, side, board, blank, T, D)
+        fresh = ENTRIES
+    if fresh == ENTRIES:
+        for g in range(T[T_GROUPS]):
+            state[DUAL_VALUES + side * 4 + g] = np.int64(D[state[DUAL_VALUES + side * 4 + g]])
+        state[DUAL_FRESH + side] = VALUES_READ
     total = 0
     for g in range(T[T_GROUPS]):
-        v = np.int64(D[state[at + g]]) - T[T_DUAL_LOSS + blank * 4 + g]
+        v = state[DUAL_VALUES + side * 4 + g] - T[T_DUAL_LOSS + blank * 4 + g]
         if v > 0:
             total += v
     return total
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _dual_prefetch(state, T, D):
-    """Find the dual lookups' entries of the board and its reflection, and start loading them."""
+def _dual(state, cutoff, gated, T, D):
+    """The larger dual estimate of the board and its reflection (the reflection's skipped once the board's
+    exceeds ``cutoff``)."""
     blank = state[BLANK]
-    _dual_entries(state, 0, blank, DUAL_AT, T, D)
-    _dual_entries(state, MIRROR_BOARD, T[T_REFLECT_CELL + blank], DUAL_AT + 4, T, D)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _dual(state, cutoff, T, D):
-    """The larger dual estimate of the board and its reflection, after :func:`_dual_prefetch` (the reflection's is
-    not read once the board's exceeds ``cutoff``)."""
-    blank = state[BLANK]
-    value = _dual_sum(state, blank, DUAL_AT, T, D)
+    value = _dual_side(state, 0, 0, blank, gated, T, D)
     if value > cutoff:
         return value
-    return max(value, _dual_sum(state, T[T_REFLECT_CELL + blank], DUAL_AT + 4, T, D))
+    return max(value, _dual_side(state, 1, MIRROR_BOARD, T[T_REFLECT_CELL + blank], gated, T, D))
 
 
 @njit(cache=True, nogil=True)
@@ -660,36 +686,58 @@ def pdb_dual_estimates(state, tables):
     """``(regular, dual)``: the max of the board's and its reflection's regular lookups, and of their dual
     ones, for a ``state`` set up by :func:`pdb_setup` (tests and tools; the search uses the same code)."""
     T, D = tables
-    _dual_prefetch(state, T, D)
-    return max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, T, D)
+    state[DUAL_FRESH] = STALE
+    state[DUAL_FRESH + 1] = STALE
+    return max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_heuristic(state, tables):
     T, D = tables
-    _dual_prefetch(state, T, D)
-    return max(max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, T, D))
+    state[DUAL_FRESH] = STALE
+    state[DUAL_FRESH + 1] = STALE
+    return max(max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_try(state, m, h, cutoff, tables):
-    """:func:`pdb_try` and, where the blank lands near home, the dual lookups: their entries are asked for
-    first, so that memory fetches them while the regular ones are looked up, and read only if the regular
-    estimate does not already exceed ``cutoff``."""
+    """:func:`pdb_try`, then, if that does not already exceed ``cutoff``, the dual estimate: kept from the parent
+    where the move leaves the dual placements alone; else, when the blank lands near home, looked up afresh,
+    the entries asked for before the regular lookups so that memory fetches both at once."""
     T, D = tables
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
         return -1
+    change = T[T_DUAL_CHANGE + blank * 4 + m]
+    if change != 0:
+        saved = DUAL_STACK + 10 * state[SP]
+        for i in range(10):
+            state[saved + i] = state[DUAL_VALUES + i]
+        state[DUAL_FRESH] = STALE if change & 1 else state[DUAL_FRESH]
+        state[DUAL_FRESH + 1] = STALE if change & 2 else state[DUAL_FRESH + 1]
     tile = _slide(state, source, blank)
     _mirror_slide(state, tile, source, blank, T)
-    near = T[T_DUAL_WORTH + source] != 0
-    if near:
-        _dual_prefetch(state, T, D)
+    if change != 0 and T[T_DUAL_WORTH + source] != 0:
+        if change & 1:
+            _dual_placement(state, 0, 0, source, T, D)
+        if change & 2:
+            _dual_placement(state, 1, MIRROR_BOARD, T[T_REFLECT_CELL + source], T, D)
     nh = _pdb_lookups(state, tile, source, blank, cutoff, T, D)
-    if nh > cutoff or not near:
+    if nh > cutoff:
         return nh
-    return max(nh, _dual(state, cutoff, T, D))
+    return max(nh, _dual(state, cutoff, True, T, D))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pdb_dual_undo(state, m, tables):
+    T = tables[0]
+    parent_blank = T[T_MOVES + state[BLANK] * 4 + 3 - m]
+    _pdb_undo(state, m, T)
+    if T[T_DUAL_CHANGE + parent_blank * 4 + m] != 0:
+        saved = DUAL_STACK + 10 * state[SP]
+        for i in range(10):
+            state[DUAL_VALUES + i] = state[saved + i]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -706,7 +754,7 @@ def ida_pdb(state, tables, max_bound, stop, progress, path_out):
 
 @njit(cache=True, nogil=True)
 def ida_pdb_dual(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(pdb_dual_heuristic, pdb_dual_try, pdb_undo, pdb_is_goal, INVERSE, 4, state,
+    return ida_star(pdb_dual_heuristic, pdb_dual_try, pdb_dual_undo, pdb_is_goal, INVERSE, 4, state,
                     (unowned(tables[0]), unowned(tables[1])), max_bound,
                     stop, progress, path_out, True)
 

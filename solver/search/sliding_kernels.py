@@ -36,13 +36,13 @@ RANKS = 130
 MIRROR_RANKS = 134
 SUM = 138
 MIRROR_SUM = 139
-DUAL_VALUES = 140               # the dual lookups' values, this side's groups then the mirror side's (4 each)
-DUAL_FRESH = 148                # per side: whether those are the current board's values (or D's entries to read)
-STALE, ENTRIES, VALUES_READ = 0, 2, 1
-SP = 150                        # undo stack: the two replaced pattern values and ranks per move
-STACK = 152
-DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move that changes a dual placement: both sides' values and flags
-STATE_SIZE = DUAL_STACK + 10 * (MAX_PATH + 2)
+DUAL_SUMS = 140                 # the dual lookups' sums of values, this side's then the mirror side's (STALE: none)
+DUAL_ENTRIES = 142              # scratch: the entries of D one side's dual lookup reads (4 at most)
+SP = 146                        # undo stack: the two replaced pattern values and ranks per move
+STACK = 148
+DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move that changes a dual placement: the sums it replaced
+STATE_SIZE = DUAL_STACK + 2 * (MAX_PATH + 2)
+STALE = -1
 
 # Every heuristic's tables are ONE flat int64 array ``T`` (plus one uint8 array of pattern values
 # for the databases): pulling several arrays out of a tuple in the hot loop costs numba a reference
@@ -367,8 +367,8 @@ T_GROUP_BASE = T_GROUP_SIZE + 4               # [g]: offset of group g's values 
 T_REFLECT_CELL = T_GROUP_BASE + 4             # [cell]
 T_REFLECT_TILE = T_REFLECT_CELL + MAX_CELLS   # [tile]
 T_DUAL_HOME = T_REFLECT_TILE + MAX_CELLS      # [blank * MAX_CELLS + tile]: the tile's cell in the goal shifted by the blank's path
-T_DUAL_LOSS = T_DUAL_HOME + MAX_CELLS * MAX_CELLS  # [blank * 4 + g]: group g's tiles that path shifts
-T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS * 4    # [blank]: 1 where the search looks the dual up afresh
+T_DUAL_LOSS = T_DUAL_HOME + MAX_CELLS * MAX_CELLS  # [blank]: the groups' tiles that path shifts
+T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS        # [blank]: 1 where the search looks the dual up afresh
 T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [blank * 4 + m]: sides whose dual placement move m changes (bits 1, 2)
 T_PDB_SIZE = T_DUAL_CHANGE + 4 * MAX_CELLS
 # The dual estimate loses one move per cell between the blank and its goal cell (see _dual_placement);
@@ -434,7 +434,7 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
             tile = cell + 1
             table[T_DUAL_HOME + blank * MAX_CELLS + tile] = before
             if table[T_GROUP_OF + tile] < len(groups):
-                table[T_DUAL_LOSS + blank * 4 + table[T_GROUP_OF + tile]] += 1
+                table[T_DUAL_LOSS + blank] += 1
     return table
 
 
@@ -544,17 +544,9 @@ def _pdb_try(state, m, cutoff, T, D):
     if source < 0:
         return -1
     tile = _slide(state, source, blank)
-    _mirror_slide(state, tile, source, blank, T)
-    return _pdb_lookups(state, tile, source, blank, cutoff, T, D)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pdb_lookups(state, tile, source, blank, cutoff, T, D):
-    """The estimate once ``tile`` slid from ``source`` into the blank at ``blank`` (played on the board and its
-    reflection already): the changed group's rank and value on each side, the old ones pushed for the undo."""
     g = T[T_GROUP_OF + tile]
     r = state[RANKS + g] + _rank_change(state, 0, tile, g, source, blank, T)
-    mirror_tile = T[T_REFLECT_TILE + tile]
+    mirror_tile = _mirror_slide(state, tile, source, blank, T)
     g2 = T[T_GROUP_OF + mirror_tile]
     sp = STACK + 4 * state[SP]
     state[sp] = state[VALUES + g]
@@ -625,16 +617,15 @@ def pdb_undo(state, m, tables):
 # its value may jump between neighbours, which the engine's pathmax turns into pruning.
 
 @njit(cache=True, nogil=True, inline="always")
-def _dual_placement(state, side, board, blank, T, D):
-    """Start looking the dual placements of one side up afresh: the board ``state[board + cell]``, blank on ``blank``.
+def _dual_placement(state, board, blank, T, D):
+    """The sum of the groups' values for the dual placement of the board ``state[board + cell]``, blank on ``blank``.
 
-    Group g's entry of D goes to ``state[DUAL_VALUES + side * 4 + g]`` and memory is asked for it
-    (:func:`prefetch`); :func:`_dual_side` reads it when needed.  When the blank steps along its path
-    (lengthening or shortening it), the board and H change by the same swap, so D = G∘S⁻¹∘H does
-    not: the values are kept, and only the loss changes (``T_DUAL_CHANGE`` says which moves differ).
+    Each group's entry is asked for (:func:`prefetch`) before the next group's rank is worked out, so
+    that memory fetches them together.
     """
     home = T_DUAL_HOME + blank * MAX_CELLS
-    for g in range(T[T_GROUPS]):
+    groups = T[T_GROUPS]
+    for g in range(groups):
         used = 0
         r = 0
         for i in range(T[T_GROUP_SIZE + g]):
@@ -644,30 +635,29 @@ def _dual_placement(state, side, board, blank, T, D):
             used |= 1 << p
         entry = T[T_GROUP_BASE + g] + r
         prefetch(D, entry)
-        state[DUAL_VALUES + side * 4 + g] = entry
-    state[DUAL_FRESH + side] = ENTRIES
+        state[DUAL_ENTRIES + g] = entry
+    total = 0
+    for g in range(groups):
+        total += np.int64(D[state[DUAL_ENTRIES + g]])
+    return total
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _dual_side(state, side, board, blank, gated, T, D):
-    """One side's dual estimate: each group's value less the tiles the blank's path shifts, at least 0.  Stale
-    values are looked up afresh, unless ``gated`` and the blank is far from home (then 0)."""
-    fresh = state[DUAL_FRESH + side]
-    if fresh == STALE:
+    """One side's dual estimate: the groups' values less the tiles the blank's path shifts (at least 0).
+
+    The sum is kept in ``state[DUAL_SUMS + side]`` for the moves that follow: when the blank steps along
+    its path (lengthening or shortening it), the board and H change by the same swap, so D = G∘S⁻¹∘H
+    does not, and only the loss changes (``T_DUAL_CHANGE`` says which moves reroute the path instead).
+    A stale sum is looked up afresh, unless ``gated`` and the blank is far from home (then 0).
+    """
+    total = state[DUAL_SUMS + side]
+    if total == STALE:
         if gated and T[T_DUAL_WORTH + blank] == 0:
             return 0
-        _dual_placement(state, side, board, blank, T, D)
-        fresh = ENTRIES
-    if fresh == ENTRIES:
-        for g in range(T[T_GROUPS]):
-            state[DUAL_VALUES + side * 4 + g] = np.int64(D[state[DUAL_VALUES + side * 4 + g]])
-        state[DUAL_FRESH + side] = VALUES_READ
-    total = 0
-    for g in range(T[T_GROUPS]):
-        v = state[DUAL_VALUES + side * 4 + g] - T[T_DUAL_LOSS + blank * 4 + g]
-        if v > 0:
-            total += v
-    return total
+        total = _dual_placement(state, board, blank, T, D)
+        state[DUAL_SUMS + side] = total
+    return max(total - T[T_DUAL_LOSS + blank], 0)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -686,45 +676,35 @@ def pdb_dual_estimates(state, tables):
     """``(regular, dual)``: the max of the board's and its reflection's regular lookups, and of their dual
     ones, for a ``state`` set up by :func:`pdb_setup` (tests and tools; the search uses the same code)."""
     T, D = tables
-    state[DUAL_FRESH] = STALE
-    state[DUAL_FRESH + 1] = STALE
+    state[DUAL_SUMS] = STALE
+    state[DUAL_SUMS + 1] = STALE
     return max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_heuristic(state, tables):
     T, D = tables
-    state[DUAL_FRESH] = STALE
-    state[DUAL_FRESH + 1] = STALE
+    state[DUAL_SUMS] = STALE
+    state[DUAL_SUMS + 1] = STALE
     return max(max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_try(state, m, h, cutoff, tables):
     """:func:`pdb_try`, then, if that does not already exceed ``cutoff``, the dual estimate: kept from the parent
-    where the move leaves the dual placements alone; else, when the blank lands near home, looked up afresh,
-    the entries asked for before the regular lookups so that memory fetches both at once."""
+    where the move leaves the dual placements alone, else looked up afresh when the blank lands near home."""
     T, D = tables
-    blank = state[BLANK]
-    source = T[T_MOVES + blank * 4 + m]
-    if source < 0:
-        return -1
-    change = T[T_DUAL_CHANGE + blank * 4 + m]
-    if change != 0:
-        saved = DUAL_STACK + 10 * state[SP]
-        for i in range(10):
-            state[saved + i] = state[DUAL_VALUES + i]
-        state[DUAL_FRESH] = STALE if change & 1 else state[DUAL_FRESH]
-        state[DUAL_FRESH + 1] = STALE if change & 2 else state[DUAL_FRESH + 1]
-    tile = _slide(state, source, blank)
-    _mirror_slide(state, tile, source, blank, T)
-    if change != 0 and T[T_DUAL_WORTH + source] != 0:
+    change = T[T_DUAL_CHANGE + state[BLANK] * 4 + m]  # 0 for an illegal move
+    if change != 0:  # push the sums this move makes stale
+        saved = DUAL_STACK + 2 * state[SP]
+        state[saved] = state[DUAL_SUMS]
+        state[saved + 1] = state[DUAL_SUMS + 1]
         if change & 1:
-            _dual_placement(state, 0, 0, source, T, D)
+            state[DUAL_SUMS] = STALE
         if change & 2:
-            _dual_placement(state, 1, MIRROR_BOARD, T[T_REFLECT_CELL + source], T, D)
-    nh = _pdb_lookups(state, tile, source, blank, cutoff, T, D)
-    if nh > cutoff:
+            state[DUAL_SUMS + 1] = STALE
+    nh = _pdb_try(state, m, cutoff, T, D)
+    if nh < 0 or nh > cutoff:
         return nh
     return max(nh, _dual(state, cutoff, True, T, D))
 
@@ -735,9 +715,9 @@ def pdb_dual_undo(state, m, tables):
     parent_blank = T[T_MOVES + state[BLANK] * 4 + 3 - m]
     _pdb_undo(state, m, T)
     if T[T_DUAL_CHANGE + parent_blank * 4 + m] != 0:
-        saved = DUAL_STACK + 10 * state[SP]
-        for i in range(10):
-            state[DUAL_VALUES + i] = state[saved + i]
+        saved = DUAL_STACK + 2 * state[SP]
+        state[DUAL_SUMS] = state[saved]
+        state[DUAL_SUMS + 1] = state[saved + 1]
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -694,15 +694,16 @@ def pdb_dual_try(state, m, h, cutoff, tables):
     """:func:`pdb_try`, then, if that does not already exceed ``cutoff``, the dual estimate: kept from the parent
     where the move leaves the dual placements alone, else looked up afresh when the blank lands near home."""
     T, D = tables
-    change = T[T_DUAL_CHANGE + state[BLANK] * 4 + m]  # 0 for an illegal move
-    if change != 0:  # push the sums this move makes stale
-        saved = DUAL_STACK + 2 * state[SP]
-        state[saved] = state[DUAL_SUMS]
-        state[saved + 1] = state[DUAL_SUMS + 1]
-        if change & 1:
-            state[DUAL_SUMS] = STALE
-        if change & 2:
-            state[DUAL_SUMS + 1] = STALE
+    # push both sums, and mark stale those the move changes (none for an illegal move); no branches, as the
+    # moves that change them follow no pattern the processor could predict
+    change = T[T_DUAL_CHANGE + state[BLANK] * 4 + m]
+    saved = DUAL_STACK + 2 * state[SP]
+    board_sum = state[DUAL_SUMS]
+    mirror_sum = state[DUAL_SUMS + 1]
+    state[saved] = board_sum
+    state[saved + 1] = mirror_sum
+    state[DUAL_SUMS] = STALE if change & 1 else board_sum
+    state[DUAL_SUMS + 1] = STALE if change & 2 else mirror_sum
     nh = _pdb_try(state, m, cutoff, T, D)
     if nh < 0 or nh > cutoff:
         return nh
@@ -711,13 +712,10 @@ def pdb_dual_try(state, m, h, cutoff, tables):
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_undo(state, m, tables):
-    T = tables[0]
-    parent_blank = T[T_MOVES + state[BLANK] * 4 + 3 - m]
-    _pdb_undo(state, m, T)
-    if T[T_DUAL_CHANGE + parent_blank * 4 + m] != 0:
-        saved = DUAL_STACK + 2 * state[SP]
-        state[DUAL_SUMS] = state[saved]
-        state[DUAL_SUMS + 1] = state[saved + 1]
+    _pdb_undo(state, m, tables[0])
+    saved = DUAL_STACK + 2 * state[SP]
+    state[DUAL_SUMS] = state[saved]
+    state[DUAL_SUMS + 1] = state[saved + 1]
 
 
 @njit(cache=True, nogil=True, inline="always")

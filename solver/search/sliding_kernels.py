@@ -13,7 +13,7 @@ import numpy as np
 
 from solver.engines.idastar import MAX_PATH, ida_iteration, ida_star, run_ida, unowned
 from solver.engines.jit import njit
-from solver.engines.memory import prefetch
+from solver.engines.cpu import bit_count, prefetch
 from solver.engines.ranking import popcount
 
 MAX_CELLS = 25
@@ -631,7 +631,7 @@ def _dual_placement(state, board, blank, T, D):
         for i in range(T[T_GROUP_SIZE + g]):
             tile = T[T_GROUP_TILES + g * MAX_GROUP + i]
             p = state[board + T[home + tile]] - 1
-            r += (p - popcount(used & ((1 << p) - 1))) * T[T_MULT_OF + tile]
+            r += (p - bit_count(used & ((1 << p) - 1))) * T[T_MULT_OF + tile]
             used |= 1 << p
         entry = T[T_GROUP_BASE + g] + r
         prefetch(D, entry)

@@ -36,13 +36,14 @@ RANKS = 130
 MIRROR_RANKS = 134
 SUM = 138
 MIRROR_SUM = 139
-DUAL_SUMS = 140                 # the dual lookups' sums of values, this side's then the mirror side's (STALE: none)
-DUAL_ENTRIES = 142              # scratch: the entries of D one side's dual lookup reads (4 at most)
-SP = 146                        # undo stack: the two replaced pattern values and ranks per move
-STACK = 148
-DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move that changes a dual placement: the sums it replaced
-STATE_SIZE = DUAL_STACK + 2 * (MAX_PATH + 2)
-STALE = -1
+DUAL_VALUES = 140               # the dual lookups' values, one byte each: this side's groups then the mirror side's
+DUAL_ENTRIES = 141              # scratch: the entries of D being looked up (4 at most)
+SP = 145                        # undo stack: the two replaced pattern values and ranks per move
+STACK = 146
+DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move: the dual values it replaced
+STATE_SIZE = DUAL_STACK + MAX_PATH + 2
+STALE = 0xFF                    # a dual value to look up afresh (no database holds 255)
+ALL_STALE = -1
 
 # Every heuristic's tables are ONE flat int64 array ``T`` (plus one uint8 array of pattern values
 # for the databases): pulling several arrays out of a tuple in the hot loop costs numba a reference
@@ -369,9 +370,10 @@ T_REFLECT_TILE = T_REFLECT_CELL + MAX_CELLS   # [tile]
 T_DUAL_HOME = T_REFLECT_TILE + MAX_CELLS      # [blank * MAX_CELLS + tile]: the tile's cell in the goal shifted by the blank's path
 T_DUAL_LOSS = T_DUAL_HOME + MAX_CELLS * MAX_CELLS  # [blank]: the groups' tiles that path shifts
 T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS        # [blank]: 1 where the search looks the dual up afresh
-T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [blank * 4 + m]: sides whose dual placement move m changes (bits 1, 2)
+T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [blank * 4 + m]: byte side * 4 + g is STALE where move m changes
+                                              # that dual placement
 T_PDB_SIZE = T_DUAL_CHANGE + 4 * MAX_CELLS
-# The dual estimate loses one move per cell between the blank and its goal cell (see _dual_placement);
+# The dual estimate loses one move per cell between the blank and its goal cell (see _dual_side);
 # on Korf's 100 it pruned 46% of the nodes it was computed for with the blank home, 19% one cell away,
 # 8% two, under 4% beyond, where it cost more time than it saved.
 DUAL_MAX_DISTANCE = 2
@@ -417,14 +419,6 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
     for tile in range(1, cells):
         table[T_REFLECT_TILE + tile] = table[T_REFLECT_CELL + tile - 1] + 1
     paths = [blank_path(width, blank) for blank in range(cells)]
-    reflect = [int(table[T_REFLECT_CELL + cell]) for cell in range(cells)]
-    for blank in range(cells):
-        for m in range(4):
-            source = table[T_MOVES + blank * 4 + m]
-            if source >= 0:
-                table[T_DUAL_CHANGE + blank * 4 + m] = (
-                    (0 if _along(paths, blank, source) else 1)
-                    | (0 if _along(paths, reflect[blank], reflect[source]) else 2))
     for blank in range(cells):
         path = paths[blank]
         table[T_DUAL_WORTH + blank] = len(path) - 1 <= DUAL_MAX_DISTANCE
@@ -435,18 +429,35 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
             table[T_DUAL_HOME + blank * MAX_CELLS + tile] = before
             if table[T_GROUP_OF + tile] < len(groups):
                 table[T_DUAL_LOSS + blank] += 1
+    reflect = [int(table[T_REFLECT_CELL + cell]) for cell in range(cells)]
+    for blank in range(cells):
+        for m in range(4):
+            source = int(table[T_MOVES + blank * 4 + m])
+            if source >= 0:
+                for side, (a, b) in enumerate(((blank, source), (reflect[blank], reflect[source]))):
+                    for g, tiles in enumerate(groups):
+                        if _dual_moves(table, a, b, tiles):
+                            table[T_DUAL_CHANGE + blank * 4 + m] |= STALE << (8 * (side * 4 + g))
     return table
 
 
-def _along(paths, a: int, b: int) -> bool:
-    """Whether the blank stepping between cells ``a`` and ``b`` lengthens or shortens its path by that step (then
-    the dual placement stays: see :func:`_dual_placement`)."""
-    return paths[b] == [*paths[a], b] or paths[a] == [*paths[b], a]
+def _dual_moves(table: np.ndarray, blank: int, source: int, tiles) -> bool:
+    """Whether the tile at ``source`` sliding into the blank on ``blank`` moves the dual placement of ``tiles``.
+
+    Tile t's dual cell is ``board[H(t)] - 1`` (see :func:`_dual_group`), and the move swaps the board's
+    cells ``blank`` and ``source``: the cell stays for every board exactly when H before the move is H after
+    it with those two cells swapped.  That holds for every tile when the blank steps along its path
+    (lengthening or shortening it: the board and H change by the same swap, so D = G∘S⁻¹∘H does not).
+    """
+    swap = {blank: source, source: blank}
+    before = T_DUAL_HOME + blank * MAX_CELLS
+    after = T_DUAL_HOME + source * MAX_CELLS
+    return any(swap.get(int(table[after + t]), int(table[after + t])) != table[before + t] for t in tiles)
 
 
 def blank_path(width: int, blank: int) -> list[int]:
     """The cells the blank walks from its goal cell (the last) to ``blank`` on a shortest path: up the last
-    column to the blank's row, then left along it (the dual lookup's path; see :func:`_dual_placement`)."""
+    column to the blank's row, then left along it (the dual lookup's path; see :func:`_dual_side`)."""
     cell = width * width - 1
     path = [cell]
     while cell // width > blank // width:
@@ -617,46 +628,51 @@ def pdb_undo(state, m, tables):
 # its value may jump between neighbours, which the engine's pathmax turns into pruning.
 
 @njit(cache=True, nogil=True, inline="always")
-def _dual_placement(state, board, blank, T, D):
-    """The sum of the groups' values for the dual placement of the board ``state[board + cell]``, blank on ``blank``.
-
-    Each group's entry is asked for (:func:`prefetch`) before the next group's rank is worked out, so
-    that memory fetches them together.
-    """
+def _dual_entry(state, board, blank, g, T):
+    """The entry of D that group ``g``'s dual lookup reads, for the board ``state[board + cell]`` with its blank
+    on ``blank``: tile t of the dual sits on ``board[H(t)] - 1``."""
     home = T_DUAL_HOME + blank * MAX_CELLS
-    groups = T[T_GROUPS]
-    for g in range(groups):
-        used = 0
-        r = 0
-        for i in range(T[T_GROUP_SIZE + g]):
-            tile = T[T_GROUP_TILES + g * MAX_GROUP + i]
-            p = state[board + T[home + tile]] - 1
-            r += (p - bit_count(used & ((1 << p) - 1))) * T[T_MULT_OF + tile]
-            used |= 1 << p
-        entry = T[T_GROUP_BASE + g] + r
-        prefetch(D, entry)
-        state[DUAL_ENTRIES + g] = entry
-    total = 0
-    for g in range(groups):
-        total += np.int64(D[state[DUAL_ENTRIES + g]])
-    return total
+    used = 0
+    r = 0
+    for i in range(T[T_GROUP_SIZE + g]):
+        tile = T[T_GROUP_TILES + g * MAX_GROUP + i]
+        p = state[board + T[home + tile]] - 1
+        r += (p - bit_count(used & ((1 << p) - 1))) * T[T_MULT_OF + tile]
+        used |= 1 << p
+    return T[T_GROUP_BASE + g] + r
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _dual_side(state, side, board, blank, gated, T, D):
     """One side's dual estimate: the groups' values less the tiles the blank's path shifts (at least 0).
 
-    The sum is kept in ``state[DUAL_SUMS + side]`` for the moves that follow: when the blank steps along
-    its path (lengthening or shortening it), the board and H change by the same swap, so D = G∘S⁻¹∘H
-    does not, and only the loss changes (``T_DUAL_CHANGE`` says which moves reroute the path instead).
-    A stale sum is looked up afresh, unless ``gated`` and the blank is far from home (then 0).
+    The values are kept in the bytes of ``state[DUAL_VALUES]`` for the moves that follow, which mark
+    STALE those they change (``T_DUAL_CHANGE``, see :func:`_dual_moves`).  Stale values are looked up
+    afresh, the entries asked for together (:func:`prefetch`), unless ``gated`` and the blank is far from
+    home (then the estimate is 0).
     """
-    total = state[DUAL_SUMS + side]
-    if total == STALE:
-        if gated and T[T_DUAL_WORTH + blank] == 0:
-            return 0
-        total = _dual_placement(state, board, blank, T, D)
-        state[DUAL_SUMS + side] = total
+    groups = T[T_GROUPS]
+    shift = 32 * side
+    values = state[DUAL_VALUES]
+    stale = 0
+    for g in range(groups):
+        if (values >> (shift + 8 * g)) & STALE == STALE:
+            if gated and T[T_DUAL_WORTH + blank] == 0:
+                return 0
+            entry = _dual_entry(state, board, blank, g, T)
+            prefetch(D, entry)
+            state[DUAL_ENTRIES + g] = entry
+            stale |= 1 << g
+    total = 0
+    for g in range(groups):
+        at = shift + 8 * g
+        if stale >> g & 1:
+            v = np.int64(D[state[DUAL_ENTRIES + g]])
+            values ^= (STALE ^ v) << at
+        else:
+            v = (values >> at) & STALE
+        total += v
+    state[DUAL_VALUES] = values
     return max(total - T[T_DUAL_LOSS + blank], 0)
 
 
@@ -676,16 +692,14 @@ def pdb_dual_estimates(state, tables):
     """``(regular, dual)``: the max of the board's and its reflection's regular lookups, and of their dual
     ones, for a ``state`` set up by :func:`pdb_setup` (tests and tools; the search uses the same code)."""
     T, D = tables
-    state[DUAL_SUMS] = STALE
-    state[DUAL_SUMS + 1] = STALE
+    state[DUAL_VALUES] = ALL_STALE
     return max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_heuristic(state, tables):
     T, D = tables
-    state[DUAL_SUMS] = STALE
-    state[DUAL_SUMS + 1] = STALE
+    state[DUAL_VALUES] = ALL_STALE
     return max(max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D))
 
 
@@ -694,16 +708,10 @@ def pdb_dual_try(state, m, h, cutoff, tables):
     """:func:`pdb_try`, then, if that does not already exceed ``cutoff``, the dual estimate: kept from the parent
     where the move leaves the dual placements alone, else looked up afresh when the blank lands near home."""
     T, D = tables
-    # push both sums, and mark stale those the move changes (none for an illegal move); no branches, as the
-    # moves that change them follow no pattern the processor could predict
-    change = T[T_DUAL_CHANGE + state[BLANK] * 4 + m]
-    saved = DUAL_STACK + 2 * state[SP]
-    board_sum = state[DUAL_SUMS]
-    mirror_sum = state[DUAL_SUMS + 1]
-    state[saved] = board_sum
-    state[saved + 1] = mirror_sum
-    state[DUAL_SUMS] = STALE if change & 1 else board_sum
-    state[DUAL_SUMS + 1] = STALE if change & 2 else mirror_sum
+    # push the dual values, and mark stale those the move changes (none for an illegal move)
+    values = state[DUAL_VALUES]
+    state[DUAL_STACK + state[SP]] = values
+    state[DUAL_VALUES] = values | T[T_DUAL_CHANGE + state[BLANK] * 4 + m]
     nh = _pdb_try(state, m, cutoff, T, D)
     if nh < 0 or nh > cutoff:
         return nh
@@ -713,9 +721,7 @@ def pdb_dual_try(state, m, h, cutoff, tables):
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_undo(state, m, tables):
     _pdb_undo(state, m, tables[0])
-    saved = DUAL_STACK + 2 * state[SP]
-    state[DUAL_SUMS] = state[saved]
-    state[DUAL_SUMS + 1] = state[saved + 1]
+    state[DUAL_VALUES] = state[DUAL_STACK + state[SP]]
 
 
 @njit(cache=True, nogil=True, inline="always")

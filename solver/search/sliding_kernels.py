@@ -36,14 +36,14 @@ RANKS = 130
 MIRROR_RANKS = 134
 SUM = 138
 MIRROR_SUM = 139
-DUAL_VALUES = 140               # the dual lookups' values, one byte each: this side's groups then the mirror side's
-DUAL_ENTRIES = 141              # scratch: the entries of D being looked up (4 at most)
-SP = 145                        # undo stack: the two replaced pattern values and ranks per move
-STACK = 146
-DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move: the dual values it replaced
-STATE_SIZE = DUAL_STACK + MAX_PATH + 2
-STALE = 0xFF                    # a dual value to look up afresh (no database holds 255)
-ALL_STALE = -1
+DUAL_VALUES = 140               # the dual lookups' values, 16 bits a group: this side's word, then the mirror side's
+DUAL_ENTRIES = 142              # scratch: the entries of D being looked up (4 at most)
+SP = 146                        # undo stack: the two replaced pattern values and ranks per move
+STACK = 147
+DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move: the two words of dual values it replaced
+STATE_SIZE = DUAL_STACK + 2 * (MAX_PATH + 2)
+STALE = 0x8000                  # a group's dual value to look up afresh: this bit set (no database value has it)
+STALE_BITS = 0x8000_8000_8000_8000
 
 # Every heuristic's tables are ONE flat int64 array ``T`` (plus one uint8 array of pattern values
 # for the databases): pulling several arrays out of a tuple in the hot loop costs numba a reference
@@ -370,9 +370,10 @@ T_REFLECT_TILE = T_REFLECT_CELL + MAX_CELLS   # [tile]
 T_DUAL_HOME = T_REFLECT_TILE + MAX_CELLS      # [blank * MAX_CELLS + tile]: the tile's cell in the goal shifted by the blank's path
 T_DUAL_LOSS = T_DUAL_HOME + MAX_CELLS * MAX_CELLS  # [blank]: the groups' tiles that path shifts
 T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS        # [blank]: 1 where the search looks the dual up afresh
-T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [blank * 4 + m]: byte side * 4 + g is STALE where move m changes
-                                              # that dual placement
-T_PDB_SIZE = T_DUAL_CHANGE + 4 * MAX_CELLS
+T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [(blank * 4 + m) * 2 + side]: STALE in group g's 16 bits where
+                                              # move m changes that side's dual placement
+T_DUAL_ALL_STALE = T_DUAL_CHANGE + 8 * MAX_CELLS  # every group's STALE bit
+T_PDB_SIZE = T_DUAL_ALL_STALE + 1
 # The dual estimate loses one move per cell between the blank and its goal cell (see _dual_side);
 # on Korf's 100 it pruned 46% of the nodes it was computed for with the blank home, 19% one cell away,
 # 8% two, under 4% beyond, where it cost more time than it saved.
@@ -437,7 +438,8 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
                 for side, (a, b) in enumerate(((blank, source), (reflect[blank], reflect[source]))):
                     for g, tiles in enumerate(groups):
                         if _dual_moves(table, a, b, tiles):
-                            table[T_DUAL_CHANGE + blank * 4 + m] |= STALE << (8 * (side * 4 + g))
+                            table[T_DUAL_CHANGE + (blank * 4 + m) * 2 + side] |= STALE << (16 * g)
+    table[T_DUAL_ALL_STALE] = sum(STALE << (16 * g) for g in range(len(groups)))
     return table
 
 
@@ -646,33 +648,26 @@ def _dual_entry(state, board, blank, g, T):
 def _dual_side(state, side, board, blank, gated, T, D):
     """One side's dual estimate: the groups' values less the tiles the blank's path shifts (at least 0).
 
-    The values are kept in the bytes of ``state[DUAL_VALUES]`` for the moves that follow, which mark
-    STALE those they change (``T_DUAL_CHANGE``, see :func:`_dual_moves`).  Stale values are looked up
-    afresh, the entries asked for together (:func:`prefetch`), unless ``gated`` and the blank is far from
-    home (then the estimate is 0).
+    The values are kept, 16 bits a group, in ``state[DUAL_VALUES + side]`` for the moves that follow,
+    which mark STALE those they change (``T_DUAL_CHANGE``, see :func:`_dual_moves`).  Stale values are
+    looked up afresh, the entries asked for together (:func:`prefetch`), unless ``gated`` and the blank is
+    far from home (then the estimate is 0).
     """
-    groups = T[T_GROUPS]
-    shift = 32 * side
-    values = state[DUAL_VALUES]
-    stale = 0
-    for g in range(groups):
-        if (values >> (shift + 8 * g)) & STALE == STALE:
-            if gated and T[T_DUAL_WORTH + blank] == 0:
-                return 0
-            entry = _dual_entry(state, board, blank, g, T)
-            prefetch(D, entry)
-            state[DUAL_ENTRIES + g] = entry
-            stale |= 1 << g
-    total = 0
-    for g in range(groups):
-        at = shift + 8 * g
-        if stale >> g & 1:
-            v = np.int64(D[state[DUAL_ENTRIES + g]])
-            values ^= (STALE ^ v) << at
-        else:
-            v = (values >> at) & STALE
-        total += v
-    state[DUAL_VALUES] = values
+    values = state[DUAL_VALUES + side]
+    if values & STALE_BITS:
+        if gated and T[T_DUAL_WORTH + blank] == 0:
+            return 0
+        groups = T[T_GROUPS]
+        for g in range(groups):
+            if values >> (16 * g) & STALE:
+                entry = _dual_entry(state, board, blank, g, T)
+                prefetch(D, entry)
+                state[DUAL_ENTRIES + g] = entry
+        for g in range(groups):
+            if values >> (16 * g) & STALE:
+                values = values & ~(0xFFFF << (16 * g)) | np.int64(D[state[DUAL_ENTRIES + g]]) << (16 * g)
+        state[DUAL_VALUES + side] = values
+    total = (values & 0xFFFF) + (values >> 16 & 0xFFFF) + (values >> 32 & 0xFFFF) + (values >> 48)
     return max(total - T[T_DUAL_LOSS + blank], 0)
 
 
@@ -692,14 +687,16 @@ def pdb_dual_estimates(state, tables):
     """``(regular, dual)``: the max of the board's and its reflection's regular lookups, and of their dual
     ones, for a ``state`` set up by :func:`pdb_setup` (tests and tools; the search uses the same code)."""
     T, D = tables
-    state[DUAL_VALUES] = ALL_STALE
+    state[DUAL_VALUES] = T[T_DUAL_ALL_STALE]
+    state[DUAL_VALUES + 1] = T[T_DUAL_ALL_STALE]
     return max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_heuristic(state, tables):
     T, D = tables
-    state[DUAL_VALUES] = ALL_STALE
+    state[DUAL_VALUES] = T[T_DUAL_ALL_STALE]
+    state[DUAL_VALUES + 1] = T[T_DUAL_ALL_STALE]
     return max(max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D))
 
 
@@ -709,9 +706,14 @@ def pdb_dual_try(state, m, h, cutoff, tables):
     where the move leaves the dual placements alone, else looked up afresh when the blank lands near home."""
     T, D = tables
     # push the dual values, and mark stale those the move changes (none for an illegal move)
+    saved = DUAL_STACK + 2 * state[SP]
+    change = T_DUAL_CHANGE + (state[BLANK] * 4 + m) * 2
     values = state[DUAL_VALUES]
-    state[DUAL_STACK + state[SP]] = values
-    state[DUAL_VALUES] = values | T[T_DUAL_CHANGE + state[BLANK] * 4 + m]
+    mirror_values = state[DUAL_VALUES + 1]
+    state[saved] = values
+    state[saved + 1] = mirror_values
+    state[DUAL_VALUES] = values | T[change]
+    state[DUAL_VALUES + 1] = mirror_values | T[change + 1]
     nh = _pdb_try(state, m, cutoff, T, D)
     if nh < 0 or nh > cutoff:
         return nh
@@ -721,7 +723,9 @@ def pdb_dual_try(state, m, h, cutoff, tables):
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_undo(state, m, tables):
     _pdb_undo(state, m, tables[0])
-    state[DUAL_VALUES] = state[DUAL_STACK + state[SP]]
+    saved = DUAL_STACK + 2 * state[SP]
+    state[DUAL_VALUES] = state[saved]
+    state[DUAL_VALUES + 1] = state[saved + 1]
 
 
 @njit(cache=True, nogil=True, inline="always")

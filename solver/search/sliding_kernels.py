@@ -373,7 +373,8 @@ T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS        # [blank]: 1 where the search look
 T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [(blank * 4 + m) * 2 + side]: STALE in group g's 16 bits where
                                               # move m changes that side's dual placement
 T_DUAL_ALL_STALE = T_DUAL_CHANGE + 8 * MAX_CELLS  # every group's STALE bit
-T_PDB_SIZE = T_DUAL_ALL_STALE + 1
+T_DUAL_USEFUL = T_DUAL_ALL_STALE + 1          # [blank * 4 + m]: 0 where move m's dual estimate cannot prune
+T_PDB_SIZE = T_DUAL_USEFUL + 4 * MAX_CELLS
 # The dual estimate loses one move per cell between the blank and its goal cell (see _dual_side);
 # on Korf's 100 it pruned 46% of the nodes it was computed for with the blank home, 19% one cell away,
 # 8% two, under 4% beyond, where it cost more time than it saved.
@@ -440,6 +441,18 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
                         if _dual_moves(table, a, b, tiles):
                             table[T_DUAL_CHANGE + (blank * 4 + m) * 2 + side] |= STALE << (16 * g)
     table[T_DUAL_ALL_STALE] = sum(STALE << (16 * g) for g in range(len(groups)))
+    # A move that keeps a side's dual values and takes the blank away from home lowers that side's estimate by
+    # one; the parent's was at most its bound, so the child's cannot prune.  (A parent's values are looked up
+    # whenever it is expanded with its blank near home; far from home they are not, and count 0.)
+    for blank in range(cells):
+        for m in range(4):
+            source = int(table[T_MOVES + blank * 4 + m])
+            if source < 0:
+                continue
+            change = table[T_DUAL_CHANGE + (blank * 4 + m) * 2:T_DUAL_CHANGE + (blank * 4 + m) * 2 + 2]
+            closer = (table[T_DUAL_LOSS + source] <= table[T_DUAL_LOSS + blank]
+                      or table[T_DUAL_LOSS + reflect[source]] <= table[T_DUAL_LOSS + reflect[blank]])
+            table[T_DUAL_USEFUL + blank * 4 + m] = closer or (bool(change.any()) and table[T_DUAL_WORTH + source])
     return table
 
 
@@ -706,16 +719,18 @@ def pdb_dual_try(state, m, h, cutoff, tables):
     where the move leaves the dual placements alone, else looked up afresh when the blank lands near home."""
     T, D = tables
     # push the dual values, and mark stale those the move changes (none for an illegal move)
+    blank = state[BLANK]
     saved = DUAL_STACK + 2 * state[SP]
-    change = T_DUAL_CHANGE + (state[BLANK] * 4 + m) * 2
+    change = T_DUAL_CHANGE + (blank * 4 + m) * 2
     values = state[DUAL_VALUES]
     mirror_values = state[DUAL_VALUES + 1]
     state[saved] = values
     state[saved + 1] = mirror_values
     state[DUAL_VALUES] = values | T[change]
     state[DUAL_VALUES + 1] = mirror_values | T[change + 1]
+    useful = T[T_DUAL_USEFUL + blank * 4 + m]
     nh = _pdb_try(state, m, cutoff, T, D)
-    if nh < 0 or nh > cutoff:
+    if nh < 0 or nh > cutoff or useful == 0:
         return nh
     return max(nh, _dual(state, cutoff, True, T, D))
 

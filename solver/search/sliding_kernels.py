@@ -37,11 +37,11 @@ MIRROR_RANKS = 134
 SUM = 138
 MIRROR_SUM = 139
 DUAL_VALUES = 140               # the dual lookups' values, 16 bits a group: this side's word, then the mirror side's
-DUAL_ENTRIES = 142              # scratch: the entries of D being looked up (4 at most)
-SP = 146                        # undo stack: the two replaced pattern values and ranks per move
-STACK = 147
+SP = 142                        # undo stack: the two replaced pattern values and ranks per move
+STACK = 143
 DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move: the two words of dual values it replaced
-STATE_SIZE = DUAL_STACK + 2 * (MAX_PATH + 2)
+DUAL_ENTRIES = DUAL_STACK + 2 * (MAX_PATH + 2)  # scratch: the entries of D being looked up (4 at most)
+STATE_SIZE = DUAL_ENTRIES + 4
 STALE = 0x8000                  # a group's dual value to look up afresh: this bit set (no database value has it)
 STALE_BITS = 0x8000_8000_8000_8000
 
@@ -773,7 +773,7 @@ def ida_pdb_iteration(state, tables, h0, bound, split_depth, claim, stop, halt, 
 # --- driver -----------------------------------------------------------------------------------------
 
 def search(kind: str, board, tables, *, stop=None, progress=None, max_bound: int = MAX_PATH):
-    """Run IDA* with heuristic ``kind`` (``"mdlc"``, ``"wd"`` or ``"pdb"``) from ``board``.
+    """Run IDA* with heuristic ``kind`` (``"mdlc"``, ``"wd"``, ``"pdb"`` or ``"pdb-dual"``) from ``board``.
 
     Returns ``(moves, search_result, h0)`` with moves as tile-direction letters.
     """

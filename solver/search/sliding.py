@@ -3,7 +3,7 @@
 Heuristics (strongest first): ``pdb78`` and ``pdb663``, additive disjoint pattern databases for the
 15-puzzle (max of the board and its reflection about the main diagonal), each also ``+dual``: the
 same databases looked up a second time, on the dual of the board (see
-:mod:`solver.search.sliding_kernels`), which prunes a fifth of the nodes but costs about as much time
+:mod:`solver.search.sliding_dual`), which prunes a fifth of the nodes but costs about as much time
 as it saves, so it is asked for by name; ``wd``, Takahashi's
 walking distance (its small table is built at first use), taking the larger of it and Manhattan +
 linear conflict, since neither dominates the other; ``md+lc``, Manhattan distance plus linear
@@ -38,8 +38,8 @@ from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzles.base import Solution
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.puzzles.sliding_kernels import bidirectional_kernel
+from solver.search import sliding_dual, sliding_tables, twentyfour
 from solver.search import sliding_kernels as search_kernels
-from solver.search import sliding_tables, twentyfour
 from solver.search.loop import run_loop_method
 from solver.search.sliding_reduce import reduce_board, small_enough, sub_board
 from solver.search.sliding_tables import ALIASES as ALIASES
@@ -47,6 +47,7 @@ from solver.search.sliding_tables import LABELS as LABELS
 from solver.search.sliding_tables import PATTERNS as PATTERNS
 from solver.search.sliding_tables import _build_in_background as _build_in_background
 from solver.search.sliding_tables import _load as _load
+from solver.search.sliding_tables import _pdb_dual_meta as _pdb_dual_meta
 from solver.search.sliding_tables import _pdb_meta as _pdb_meta
 from solver.search.sliding_tables import build_in_memory as build_in_memory
 from solver.search.sliding_tables import build_tables as build_tables
@@ -121,9 +122,10 @@ class _Run:
 def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None) -> _Run:
     """One IDA* search with heuristic ``kind`` (a name from HEURISTICS)."""
     tables: tuple[np.ndarray, np.ndarray | None] | np.ndarray
+    dual = kind.endswith("+dual")
     if kind in DATABASES:
-        tables = (_pdb_meta(DATABASES[kind]), table)
-        engine = "pdb-dual" if kind.endswith("+dual") else "pdb"
+        tables = ((_pdb_dual_meta if dual else _pdb_meta)(DATABASES[kind]), table)
+        engine = "pdb"
     elif kind == "wd":
         tables, engine = _small_tables("wd", puzzle.width, puzzle.height), "wd"
     else:
@@ -133,7 +135,10 @@ def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None)
         def report(info):
             progress({"phase": "search", "heuristic": kind, **info})
     began = time.perf_counter()
-    moves, result, h0 = search_kernels.search(engine, board, tables, stop=stop, progress=report, max_bound=MAX_BOUND)
+    if dual:
+        moves, result, h0 = sliding_dual.search(board, tables, stop=stop, progress=report, max_bound=MAX_BOUND)
+    else:
+        moves, result, h0 = search_kernels.search(engine, board, tables, stop=stop, progress=report, max_bound=MAX_BOUND)
     if not moves and tuple(board) != puzzle.goal:  # pragma: no cover - solvable boards always have a path
         raise KomaError("no solution found within the search bound")
     return _Run(moves, result.nodes, time.perf_counter() - began, kind, h0)

@@ -13,7 +13,6 @@ import numpy as np
 
 from solver.engines.idastar import MAX_PATH, ida_iteration, ida_star, run_ida, unowned
 from solver.engines.jit import njit
-from solver.engines.cpu import bit_count, prefetch
 from solver.engines.ranking import popcount
 
 MAX_CELLS = 25
@@ -36,14 +35,12 @@ RANKS = 130
 MIRROR_RANKS = 134
 SUM = 138
 MIRROR_SUM = 139
-DUAL_VALUES = 140               # the dual lookups' values, 16 bits a group: this side's word, then the mirror side's
+DUAL_VALUES = 140               # the dual lookups' values (solver.search.sliding_dual), this side's word, the mirror's
 SP = 142                        # undo stack: the two replaced pattern values and ranks per move
 STACK = 143
 DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move: the two words of dual values it replaced
 DUAL_ENTRIES = DUAL_STACK + 2 * (MAX_PATH + 2)  # scratch: the entries of D being looked up (4 at most)
 STATE_SIZE = DUAL_ENTRIES + 4
-STALE = 0x8000                  # a group's dual value to look up afresh: this bit set (no database value has it)
-STALE_BITS = 0x8000_8000_8000_8000
 
 # Every heuristic's tables are ONE flat int64 array ``T`` (plus one uint8 array of pattern values
 # for the databases): pulling several arrays out of a tuple in the hot loop costs numba a reference
@@ -367,18 +364,7 @@ T_GROUP_SIZE = T_GROUP_TILES + 4 * MAX_GROUP  # [g]
 T_GROUP_BASE = T_GROUP_SIZE + 4               # [g]: offset of group g's values in D
 T_REFLECT_CELL = T_GROUP_BASE + 4             # [cell]
 T_REFLECT_TILE = T_REFLECT_CELL + MAX_CELLS   # [tile]
-T_DUAL_HOME = T_REFLECT_TILE + MAX_CELLS      # [blank * MAX_CELLS + tile]: the tile's cell in the goal shifted by the blank's path
-T_DUAL_LOSS = T_DUAL_HOME + MAX_CELLS * MAX_CELLS  # [blank]: the groups' tiles that path shifts
-T_DUAL_WORTH = T_DUAL_LOSS + MAX_CELLS        # [blank]: 1 where the search looks the dual up afresh
-T_DUAL_CHANGE = T_DUAL_WORTH + MAX_CELLS      # [(blank * 4 + m) * 2 + side]: STALE in group g's 16 bits where
-                                              # move m changes that side's dual placement
-T_DUAL_ALL_STALE = T_DUAL_CHANGE + 8 * MAX_CELLS  # every group's STALE bit
-T_DUAL_USEFUL = T_DUAL_ALL_STALE + 1          # [blank * 4 + m]: 0 where move m's dual estimate cannot prune
-T_PDB_SIZE = T_DUAL_USEFUL + 4 * MAX_CELLS
-# The dual estimate loses one move per cell between the blank and its goal cell (see _dual_side);
-# on Korf's 100 it pruned 46% of the nodes it was computed for with the blank home, 19% one cell away,
-# 8% two, under 4% beyond, where it cost more time than it saved.
-DUAL_MAX_DISTANCE = 2
+T_PDB_SIZE = T_REFLECT_TILE + MAX_CELLS
 
 
 def move_names(reverse: bool) -> str:
@@ -420,68 +406,7 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
         table[T_REFLECT_CELL + cell] = (cell % width) * width + cell // width
     for tile in range(1, cells):
         table[T_REFLECT_TILE + tile] = table[T_REFLECT_CELL + tile - 1] + 1
-    paths = [blank_path(width, blank) for blank in range(cells)]
-    for blank in range(cells):
-        path = paths[blank]
-        table[T_DUAL_WORTH + blank] = len(path) - 1 <= DUAL_MAX_DISTANCE
-        for tile in range(1, cells):
-            table[T_DUAL_HOME + blank * MAX_CELLS + tile] = tile - 1
-        for before, cell in zip(path, path[1:]):  # the tile at home on ``cell`` steps back onto the path
-            tile = cell + 1
-            table[T_DUAL_HOME + blank * MAX_CELLS + tile] = before
-            if table[T_GROUP_OF + tile] < len(groups):
-                table[T_DUAL_LOSS + blank] += 1
-    reflect = [int(table[T_REFLECT_CELL + cell]) for cell in range(cells)]
-    for blank in range(cells):
-        for m in range(4):
-            source = int(table[T_MOVES + blank * 4 + m])
-            if source >= 0:
-                for side, (a, b) in enumerate(((blank, source), (reflect[blank], reflect[source]))):
-                    for g, tiles in enumerate(groups):
-                        if _dual_moves(table, a, b, tiles):
-                            table[T_DUAL_CHANGE + (blank * 4 + m) * 2 + side] |= STALE << (16 * g)
-    table[T_DUAL_ALL_STALE] = sum(STALE << (16 * g) for g in range(len(groups)))
-    # A move that keeps a side's dual values and takes the blank away from home lowers that side's estimate by
-    # one; the parent's was at most its bound, so the child's cannot prune.  (A parent's values are looked up
-    # whenever it is expanded with its blank near home; far from home they are not, and count 0.)
-    for blank in range(cells):
-        for m in range(4):
-            source = int(table[T_MOVES + blank * 4 + m])
-            if source < 0:
-                continue
-            change = table[T_DUAL_CHANGE + (blank * 4 + m) * 2:T_DUAL_CHANGE + (blank * 4 + m) * 2 + 2]
-            closer = (table[T_DUAL_LOSS + source] <= table[T_DUAL_LOSS + blank]
-                      or table[T_DUAL_LOSS + reflect[source]] <= table[T_DUAL_LOSS + reflect[blank]])
-            table[T_DUAL_USEFUL + blank * 4 + m] = closer or (bool(change.any()) and table[T_DUAL_WORTH + source])
     return table
-
-
-def _dual_moves(table: np.ndarray, blank: int, source: int, tiles) -> bool:
-    """Whether the tile at ``source`` sliding into the blank on ``blank`` moves the dual placement of ``tiles``.
-
-    Tile t's dual cell is ``board[H(t)] - 1`` (see :func:`_dual_group`), and the move swaps the board's
-    cells ``blank`` and ``source``: the cell stays for every board exactly when H before the move is H after
-    it with those two cells swapped.  That holds for every tile when the blank steps along its path
-    (lengthening or shortening it: the board and H change by the same swap, so D = G∘S⁻¹∘H does not).
-    """
-    swap = {blank: source, source: blank}
-    before = T_DUAL_HOME + blank * MAX_CELLS
-    after = T_DUAL_HOME + source * MAX_CELLS
-    return any(swap.get(int(table[after + t]), int(table[after + t])) != table[before + t] for t in tiles)
-
-
-def blank_path(width: int, blank: int) -> list[int]:
-    """The cells the blank walks from its goal cell (the last) to ``blank`` on a shortest path: up the last
-    column to the blank's row, then left along it (the dual lookup's path; see :func:`_dual_side`)."""
-    cell = width * width - 1
-    path = [cell]
-    while cell // width > blank // width:
-        cell -= width
-        path.append(cell)
-    while cell > blank:
-        cell -= 1
-        path.append(cell)
-    return path
 
 
 @njit(cache=True, nogil=True)
@@ -629,120 +554,6 @@ def pdb_undo(state, m, tables):
     _pdb_undo(state, m, tables[0])
 
 
-# --- the dual lookup --------------------------------------------------------------------------------
-# With boards as maps tile -> cell (the blank a tile too) and G the goal, a solution of S by moves
-# whose blank cells are b0 (S's blank), b1, ..., bm (the goal's) swaps those cells in turn: S = P∘G for
-# P = (b0 b1)...(b(m-1) bm).  Let Q be a shortest path of the blank from the goal's cell to b0, k cells
-# long, and H the goal with its blank walked along Q (each of the k tiles on Q one cell back along
-# it).  From H, whose blank is on b0, the same swaps are legal moves and reach the dual D = P⁻¹∘H,
-# whose blank is home: d(D, H) <= d(S).  D's tile t sits where S holds the tile that belongs on
-# H(t): D(t) = S_board[H(t)] - 1.  Per pattern, the moves of its tiles from D to H are at least
-# pdb(D) - q, q the pattern's tiles H displaced (triangle inequality in the pattern's abstract
-# space, where H is q moves from the goal, and pdb(D) a minimum over D's blank regions), and at
-# least 0; the sum over the disjoint patterns is an admissible estimate of S.  It is inconsistent:
-# its value may jump between neighbours, which the engine's pathmax turns into pruning.
-
-@njit(cache=True, nogil=True, inline="always")
-def _dual_entry(state, board, blank, g, T):
-    """The entry of D that group ``g``'s dual lookup reads, for the board ``state[board + cell]`` with its blank
-    on ``blank``: tile t of the dual sits on ``board[H(t)] - 1``."""
-    home = T_DUAL_HOME + blank * MAX_CELLS
-    used = 0
-    r = 0
-    for i in range(T[T_GROUP_SIZE + g]):
-        tile = T[T_GROUP_TILES + g * MAX_GROUP + i]
-        p = state[board + T[home + tile]] - 1
-        r += (p - bit_count(used & ((1 << p) - 1))) * T[T_MULT_OF + tile]
-        used |= 1 << p
-    return T[T_GROUP_BASE + g] + r
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _dual_side(state, side, board, blank, gated, T, D):
-    """One side's dual estimate: the groups' values less the tiles the blank's path shifts (at least 0).
-
-    The values are kept, 16 bits a group, in ``state[DUAL_VALUES + side]`` for the moves that follow,
-    which mark STALE those they change (``T_DUAL_CHANGE``, see :func:`_dual_moves`).  Stale values are
-    looked up afresh, the entries asked for together (:func:`prefetch`), unless ``gated`` and the blank is
-    far from home (then the estimate is 0).
-    """
-    values = state[DUAL_VALUES + side]
-    if values & STALE_BITS:
-        if gated and T[T_DUAL_WORTH + blank] == 0:
-            return 0
-        groups = T[T_GROUPS]
-        for g in range(groups):
-            if values >> (16 * g) & STALE:
-                entry = _dual_entry(state, board, blank, g, T)
-                prefetch(D, entry)
-                state[DUAL_ENTRIES + g] = entry
-        for g in range(groups):
-            if values >> (16 * g) & STALE:
-                values = values & ~(0xFFFF << (16 * g)) | np.int64(D[state[DUAL_ENTRIES + g]]) << (16 * g)
-        state[DUAL_VALUES + side] = values
-    total = (values & 0xFFFF) + (values >> 16 & 0xFFFF) + (values >> 32 & 0xFFFF) + (values >> 48)
-    return max(total - T[T_DUAL_LOSS + blank], 0)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _dual(state, cutoff, gated, T, D):
-    """The larger dual estimate of the board and its reflection (the reflection's skipped once the board's
-    exceeds ``cutoff``)."""
-    blank = state[BLANK]
-    value = _dual_side(state, 0, 0, blank, gated, T, D)
-    if value > cutoff:
-        return value
-    return max(value, _dual_side(state, 1, MIRROR_BOARD, T[T_REFLECT_CELL + blank], gated, T, D))
-
-
-@njit(cache=True, nogil=True)
-def pdb_dual_estimates(state, tables):
-    """``(regular, dual)``: the max of the board's and its reflection's regular lookups, and of their dual
-    ones, for a ``state`` set up by :func:`pdb_setup` (tests and tools; the search uses the same code)."""
-    T, D = tables
-    state[DUAL_VALUES] = T[T_DUAL_ALL_STALE]
-    state[DUAL_VALUES + 1] = T[T_DUAL_ALL_STALE]
-    return max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def pdb_dual_heuristic(state, tables):
-    T, D = tables
-    state[DUAL_VALUES] = T[T_DUAL_ALL_STALE]
-    state[DUAL_VALUES + 1] = T[T_DUAL_ALL_STALE]
-    return max(max(state[SUM], state[MIRROR_SUM]), _dual(state, 1 << 60, False, T, D))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def pdb_dual_try(state, m, h, cutoff, tables):
-    """:func:`pdb_try`, then, if that does not already exceed ``cutoff``, the dual estimate: kept from the parent
-    where the move leaves the dual placements alone, else looked up afresh when the blank lands near home."""
-    T, D = tables
-    # push the dual values, and mark stale those the move changes (none for an illegal move)
-    blank = state[BLANK]
-    saved = DUAL_STACK + 2 * state[SP]
-    change = T_DUAL_CHANGE + (blank * 4 + m) * 2
-    values = state[DUAL_VALUES]
-    mirror_values = state[DUAL_VALUES + 1]
-    state[saved] = values
-    state[saved + 1] = mirror_values
-    state[DUAL_VALUES] = values | T[change]
-    state[DUAL_VALUES + 1] = mirror_values | T[change + 1]
-    useful = T[T_DUAL_USEFUL + blank * 4 + m]
-    nh = _pdb_try(state, m, cutoff, T, D)
-    if nh < 0 or nh > cutoff or useful == 0:
-        return nh
-    return max(nh, _dual(state, cutoff, True, T, D))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def pdb_dual_undo(state, m, tables):
-    _pdb_undo(state, m, tables[0])
-    saved = DUAL_STACK + 2 * state[SP]
-    state[DUAL_VALUES] = state[saved]
-    state[DUAL_VALUES + 1] = state[saved + 1]
-
-
 @njit(cache=True, nogil=True, inline="always")
 def pdb_is_goal(state, tables):
     return is_goal(state, tables[0])
@@ -756,13 +567,6 @@ def ida_pdb(state, tables, max_bound, stop, progress, path_out):
 
 
 @njit(cache=True, nogil=True)
-def ida_pdb_dual(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(pdb_dual_heuristic, pdb_dual_try, pdb_dual_undo, pdb_is_goal, INVERSE, 4, state,
-                    (unowned(tables[0]), unowned(tables[1])), max_bound,
-                    stop, progress, path_out, True)
-
-
-@njit(cache=True, nogil=True)
 def ida_pdb_iteration(state, tables, h0, bound, split_depth, claim, stop, halt, counters, path_out):
     """One iteration of IDA* with the pattern databases, on one worker of a split search."""
     return ida_iteration(pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, unowned(state),
@@ -773,7 +577,7 @@ def ida_pdb_iteration(state, tables, h0, bound, split_depth, claim, stop, halt, 
 # --- driver -----------------------------------------------------------------------------------------
 
 def search(kind: str, board, tables, *, stop=None, progress=None, max_bound: int = MAX_PATH):
-    """Run IDA* with heuristic ``kind`` (``"mdlc"``, ``"wd"``, ``"pdb"`` or ``"pdb-dual"``) from ``board``.
+    """Run IDA* with heuristic ``kind`` (``"mdlc"``, ``"wd"`` or ``"pdb"``) from ``board``.
 
     Returns ``(moves, search_result, h0)`` with moves as tile-direction letters.
     """
@@ -787,10 +591,6 @@ def search(kind: str, board, tables, *, stop=None, progress=None, max_bound: int
     elif kind == "pdb":
         h0 = pdb_setup(state, tables)
         kernel = ida_pdb
-    elif kind == "pdb-dual":
-        pdb_setup(state, tables)
-        h0 = pdb_dual_heuristic(state, tables)
-        kernel = ida_pdb_dual
     else:
         raise ValueError(kind)
     result = run_ida(kernel, state, tables, max_bound=max_bound, stop=stop, progress=progress)

@@ -23,6 +23,7 @@ from solver.engines.cache_files import discard
 from solver.engines.pdb import build_memory_bytes, build_pattern, n_placements
 from solver.engines.tables import TableError, cached_table, read_table, table_path
 from solver.errors import KomaError
+from solver.search import sliding_dual
 from solver.search import sliding_kernels as search_kernels
 
 Notice = Callable[[str], None]
@@ -234,6 +235,12 @@ def wait_for_tables(timeout: float | None = None) -> bool:
 @lru_cache(maxsize=4)
 def _pdb_meta(name: str) -> np.ndarray:
     return search_kernels.pdb_tables(WIDTHS[name], PATTERNS[name], reverse=REVERSED_MOVES.get(name, False))
+
+
+@lru_cache(maxsize=4)
+def _pdb_dual_meta(name: str) -> np.ndarray:
+    """:func:`_pdb_meta` with what the dual lookups need (:mod:`solver.search.sliding_dual`)."""
+    return sliding_dual.pdb_dual_tables(WIDTHS[name], PATTERNS[name], reverse=REVERSED_MOVES.get(name, False))
 
 
 def build_in_memory(name: str) -> dict[str, Any]:

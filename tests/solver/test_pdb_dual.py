@@ -11,6 +11,7 @@ from solver.engines.pdb import build_pattern
 from solver.engines.permutations import unpack
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.search import sliding as fifteen
+from solver.search import sliding_dual as dual_kernels
 from solver.search import sliding_kernels as kernels
 
 EIGHT = SlidingPuzzle(3, 3)
@@ -29,21 +30,21 @@ def eight_distances():
 
 
 def eight_tables(groups):
-    return kernels.pdb_tables(3, groups), np.concatenate([build_pattern(3, 3, g) for g in groups])
+    return dual_kernels.pdb_dual_tables(3, groups), np.concatenate([build_pattern(3, 3, g) for g in groups])
 
 
 def estimates(board, tables) -> tuple[int, int]:
     """(regular, dual) for ``board``, by the kernels' own code."""
     state = kernels.new_state(board)
     kernels.pdb_setup(state, tables)
-    regular, dual = kernels.pdb_dual_estimates(state, tables)
+    regular, dual = dual_kernels.pdb_dual_estimates(state, tables)
     return int(regular), int(dual)
 
 
 @pytest.fixture(scope="module")
 def pdb663():
     fifteen.build_tables("6-6-3")
-    return fifteen._pdb_meta("pdb663"), fifteen._load("pdb663")
+    return fifteen._pdb_dual_meta("pdb663"), fifteen._load("pdb663")
 
 
 # --- admissibility, on every board of the 8-puzzle ------------------------------------------------
@@ -68,7 +69,7 @@ def test_the_check_catches_a_dual_without_the_blank_path_loss(eight_distances):
     """The same exhaustive check fails for the unsound variant that forgets the tiles the blank's path shifts."""
     queue, distances = eight_distances
     meta, data = eight_tables(((1, 2, 3, 4), (5, 6, 7, 8)))
-    meta[kernels.T_DUAL_LOSS:kernels.T_DUAL_LOSS + kernels.MAX_CELLS] = 0
+    meta[dual_kernels.T_DUAL_LOSS:dual_kernels.T_DUAL_LOSS + kernels.MAX_CELLS] = 0
     over = sum(estimates(unpack(int(packed), 9), (meta, data))[1] > distance
                for packed, distance in zip(queue[::7], distances[::7]))
     assert over > 0
@@ -82,7 +83,7 @@ def test_ida_with_the_dual_finds_shortest_solutions_on_the_eight_puzzle(eight_di
     rng = random.Random(11)
     for _ in range(150):
         board = EIGHT.random_state(rng.randrange(10**9))
-        moves, _result, h0 = kernels.search("pdb-dual", board, tables)
+        moves, _result, h0 = dual_kernels.search(board, tables)
         assert EIGHT.replay(board, moves)[-1] == EIGHT.goal
         assert len(moves) == table.distance(EIGHT, board) >= h0
 
@@ -94,7 +95,7 @@ def test_korf_instances_are_solved_optimally_with_fewer_nodes(pdb663):
     dual = fifteen.run_set(chosen, "pdb663+dual")
     assert dual["all_optimal"] and dual["instances"] == len(QUICK) and dual["heuristic"] == "pdb663+dual"
     assert dual["nodes"] < plain["nodes"]
-    index, board, length = chosen[0]
+    _index, board, length = chosen[0]
     solution = fifteen.solve_sliding(FIFTEEN, board, heuristic="6-6-3+dual")
     assert solution.method == "ida*:pdb663+dual" and solution.length == length
     assert FIFTEEN.replay(board, solution.moves)[-1] == FIFTEEN.goal
@@ -108,28 +109,28 @@ def test_kept_dual_values_equal_a_fresh_lookup_after_every_move_and_undo(pdb663)
     rng = random.Random(5)
     state = kernels.new_state(FIFTEEN.random_state(1))
     kernels.pdb_setup(state, tables)
-    kernels.pdb_dual_heuristic(state, tables)
+    dual_kernels.pdb_dual_heuristic(state, tables)
     checked = 0
 
     def check():
         nonlocal checked
         fresh = kernels.new_state(tuple(int(x) for x in state[:16]))
         kernels.pdb_setup(fresh, tables)
-        kernels.pdb_dual_estimates(fresh, tables)
+        dual_kernels.pdb_dual_estimates(fresh, tables)
         for side in (0, 1):
             for g in range(3):
                 kept = int(state[kernels.DUAL_VALUES + side]) >> (16 * g) & 0xFFFF
-                if not kept & kernels.STALE:
+                if not kept & dual_kernels.STALE:
                     assert kept == int(fresh[kernels.DUAL_VALUES + side]) >> (16 * g) & 0xFFFF
                     checked += 1
 
     for _ in range(1500):
         m = rng.randrange(4)
-        if kernels.pdb_dual_try(state, m, 0, NO_CUTOFF, tables) < 0:
+        if dual_kernels.pdb_dual_try(state, m, 0, NO_CUTOFF, tables) < 0:
             continue
         check()
         if rng.random() < 0.3:
-            kernels.pdb_dual_undo(state, m, tables)
+            dual_kernels.pdb_dual_undo(state, m, tables)
             check()
         else:
             state[kernels.SP] = 0  # walk on without filling the undo stacks
@@ -143,13 +144,13 @@ def test_a_move_and_its_undo_restore_the_state_exactly(pdb663):
     for seed in range(20):
         state = kernels.new_state(FIFTEEN.random_state(seed))
         kernels.pdb_setup(state, tables)
-        kernels.pdb_dual_heuristic(state, tables)
+        dual_kernels.pdb_dual_heuristic(state, tables)
         before = state[live].copy()
         for m in range(4):
             cutoff = rng.choice([NO_CUTOFF, rng.randrange(-1, 60)])
-            if kernels.pdb_dual_try(state, m, 0, cutoff, tables) < 0:
+            if dual_kernels.pdb_dual_try(state, m, 0, cutoff, tables) < 0:
                 continue
-            kernels.pdb_dual_undo(state, m, tables)
+            dual_kernels.pdb_dual_undo(state, m, tables)
             assert np.array_equal(state[live], before)
 
 

@@ -69,7 +69,7 @@ def unowned(array):
 
 @njit(nogil=True, inline="always")
 def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables, h0, bound, split_depth, claim,
-                  stop, halt, counters, path_out):
+                  stop, halt, counters, path_out, pathmax=False):
     """One depth-first iteration of IDA*: every node with ``f <= bound``; returns ``(length, next_bound)``.
 
     ``length`` is the solution's length (its moves in ``path_out``), ``NOT_FOUND`` or ``STOPPED``
@@ -80,6 +80,12 @@ def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables,
     ``split_depth`` alike, and numbers the nodes it would descend into at that depth in the order met;
     it searches below the node numbered ``c`` only when it claimed ``c`` (``fetch_add(claim, 0, 1)``),
     so every subtree is searched by exactly one worker, and a worker that finishes early claims the next.
+
+    With ``pathmax`` (for an inconsistent heuristic: bidirectional pathmax, BPMX, of Felner et al.), a node's
+    estimate is raised to a child's minus one, as moves cost 1 and can be undone; once that puts the node
+    above the bound its remaining children are skipped, and on the way back it raises its parent in turn.
+    In a split search, only estimates that every worker computes alike (those of nodes down to the split
+    depth) raise the levels above it, so that the workers keep numbering the same nodes.
     """
     nodes = 0
     top = 0
@@ -118,6 +124,12 @@ def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables,
                         if f < next_bound:
                             next_bound = f
                         undo_move(state, m, tables)
+                        if pathmax and nh - 1 > h_at[depth]:
+                            h_at[depth] = nh - 1
+                            if depth + nh - 1 > bound:  # this node is out of bounds too: skip its other children
+                                if depth + nh - 1 < next_bound:
+                                    next_bound = depth + nh - 1
+                                break
                     elif nh == 0 and is_goal(state, tables):
                         path_out[depth] = m
                         length = depth + 1
@@ -151,6 +163,12 @@ def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables,
             depth -= 1
             if depth >= 0:
                 undo_move(state, path_out[depth], tables)
+                if pathmax and depth >= split_depth and h_at[depth + 1] - 1 > h_at[depth]:
+                    h_at[depth] = h_at[depth + 1] - 1
+                    if depth + h_at[depth] > bound:
+                        if depth + h_at[depth] < next_bound:
+                            next_bound = depth + h_at[depth]
+                        move_at[depth] = n_moves  # no more children
     counters[C_NODES] += nodes
     counters[C_TOP] += top
     return NOT_FOUND, next_bound
@@ -158,13 +176,14 @@ def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables,
 
 @njit(nogil=True, inline="always")
 def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, tables, max_bound,
-             stop, progress, path_out):
+             stop, progress, path_out, pathmax=False):
     """Search for a shortest move sequence from ``state`` to the goal.
 
     Writes the moves into ``path_out`` and returns ``(length, nodes)``; ``length`` is
     ``STOPPED`` if ``stop[0]`` was set and ``NOT_FOUND`` if no solution has ``f <= max_bound``.
     ``nodes`` counts every legal child generated.  ``state`` is back to the start on return.
     Between iterations ``progress`` holds the bound, the nodes so far and the iteration number.
+    ``pathmax``: see :func:`ida_iteration`.
     """
     state = unowned(state)  # the caller's array outlives the search
     h0 = heuristic(state, tables)
@@ -179,7 +198,7 @@ def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, t
         progress[P_BOUND] = bound
         progress[P_ITERATION] = iteration
         length, bound = ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables, h0, bound, 0,
-                                      claim, stop, halt, progress, path_out)
+                                      claim, stop, halt, progress, path_out, pathmax)
         if length != NOT_FOUND:
             if length >= 0:
                 progress[P_DONE] = 1

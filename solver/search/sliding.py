@@ -1,7 +1,10 @@
 """The optimal sliding-puzzle solver: IDA* with the best heuristic at hand, and its tables.
 
 Heuristics (strongest first): ``pdb78`` and ``pdb663``, additive disjoint pattern databases for the
-15-puzzle (max of the board and its reflection about the main diagonal); ``wd``, Takahashi's
+15-puzzle (max of the board and its reflection about the main diagonal), each also ``+dual``: the
+same databases looked up a second time, on the dual of the board (see
+:mod:`solver.search.sliding_dual`), which prunes a fifth of the nodes but costs about as much time
+as it saves, so it is asked for by name; ``wd``, Takahashi's
 walking distance (its small table is built at first use), taking the larger of it and Manhattan +
 linear conflict, since neither dominates the other; ``md+lc``, Manhattan distance plus linear
 conflict, which needs no table.
@@ -35,8 +38,8 @@ from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzles.base import Solution
 from solver.puzzles.sliding import SlidingPuzzle
 from solver.puzzles.sliding_kernels import bidirectional_kernel
+from solver.search import sliding_dual, sliding_tables, twentyfour
 from solver.search import sliding_kernels as search_kernels
-from solver.search import sliding_tables, twentyfour
 from solver.search.loop import run_loop_method
 from solver.search.sliding_reduce import reduce_board, small_enough, sub_board
 from solver.search.sliding_tables import ALIASES as ALIASES
@@ -44,6 +47,7 @@ from solver.search.sliding_tables import LABELS as LABELS
 from solver.search.sliding_tables import PATTERNS as PATTERNS
 from solver.search.sliding_tables import _build_in_background as _build_in_background
 from solver.search.sliding_tables import _load as _load
+from solver.search.sliding_tables import _pdb_dual_meta as _pdb_dual_meta
 from solver.search.sliding_tables import _pdb_meta as _pdb_meta
 from solver.search.sliding_tables import bench_build as bench_build
 from solver.search.sliding_tables import build_in_memory as build_in_memory
@@ -55,13 +59,16 @@ from solver.search.sliding_tables import wait_for_tables as wait_for_tables
 Notice = Callable[[str], None]
 Progress = Callable[[dict[str, Any]], None]
 
-HEURISTICS = ("pdb78", "pdb663", "wd", "md+lc")
+HEURISTICS = ("pdb78+dual", "pdb78", "pdb663+dual", "pdb663", "wd", "md+lc")
 DESCRIPTIONS = {
+    "pdb78+dual": "7-8 additive pattern databases, max with the reflection and the dual lookups",
     "pdb78": "7-8 additive pattern databases, max with the reflection",
+    "pdb663+dual": "6-6-3 additive pattern databases, max with the reflection and the dual lookups",
     "pdb663": "6-6-3 additive pattern databases, max with the reflection",
     "wd": "walking distance (max with Manhattan + linear conflict)",
     "md+lc": "Manhattan distance + linear conflict",
 }
+DATABASES = {"pdb78+dual": "pdb78", "pdb78": "pdb78", "pdb663+dual": "pdb663", "pdb663": "pdb663"}  # each one's table
 WD_MAX_CELLS = 16  # walking-distance tables for bigger boards are too big to build at first use
 MAX_BOUND = 200
 
@@ -116,8 +123,9 @@ class _Run:
 def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None) -> _Run:
     """One IDA* search with heuristic ``kind`` (a name from HEURISTICS)."""
     tables: tuple[np.ndarray, np.ndarray | None] | np.ndarray
-    if kind in ("pdb663", "pdb78"):
-        tables = (_pdb_meta(kind), table)
+    dual = kind.endswith("+dual")
+    if kind in DATABASES:
+        tables = ((_pdb_dual_meta if dual else _pdb_meta)(DATABASES[kind]), table)
         engine = "pdb"
     elif kind == "wd":
         tables, engine = _small_tables("wd", puzzle.width, puzzle.height), "wd"
@@ -128,7 +136,10 @@ def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None)
         def report(info):
             progress({"phase": "search", "heuristic": kind, **info})
     began = time.perf_counter()
-    moves, result, h0 = search_kernels.search(engine, board, tables, stop=stop, progress=report, max_bound=MAX_BOUND)
+    if dual:
+        moves, result, h0 = sliding_dual.search(board, tables, stop=stop, progress=report, max_bound=MAX_BOUND)
+    else:
+        moves, result, h0 = search_kernels.search(engine, board, tables, stop=stop, progress=report, max_bound=MAX_BOUND)
     if not moves and tuple(board) != puzzle.goal:  # pragma: no cover - solvable boards always have a path
         raise KomaError("no solution found within the search bound")
     return _Run(moves, result.nodes, time.perf_counter() - began, kind, h0)
@@ -136,10 +147,11 @@ def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None)
 
 def _check_heuristic(puzzle: SlidingPuzzle, heuristic: str) -> str:
     key = heuristic.strip().lower().replace("md-lc", "md+lc").replace("mdlc", "md+lc")
-    key = ALIASES.get(key, key)
+    base, dual = (key[:-len("+dual")], "+dual") if key.endswith("+dual") else (key, "")
+    key = ALIASES.get(base, base) + dual
     if key not in HEURISTICS:
         raise KomaError(f"unknown heuristic {heuristic!r}; choose from {', '.join(HEURISTICS)}")
-    if key in PATTERNS and not _is_fifteen(puzzle):
+    if key in DATABASES and not _is_fifteen(puzzle):
         raise KomaError(f"pattern databases are for the 15-puzzle (4x4); for {puzzle.size_label} "
                         f"choose from {', '.join(available_heuristics(puzzle))}")
     if key == "wd" and puzzle.width * puzzle.height > WD_MAX_CELLS:
@@ -180,17 +192,18 @@ def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None,
     if heuristic is not None:
         kind = _check_heuristic(puzzle, heuristic)
         table = None
-        if kind in PATTERNS:
-            table = _load(kind, notice=notice, progress=progress, stop=stop, build=False)
+        if kind in DATABASES:
+            database = DATABASES[kind]
+            table = _load(database, notice=notice, progress=progress, stop=stop, build=False)
             if table is None:
-                if kind == "pdb78":
-                    needs = table_requirements(kind)
+                if database == "pdb78":
+                    needs = table_requirements(database)
                     raise KomaError(f"pattern database 7-8 is not built; build it once with `koma tables build 15 "
                                     f"--pdb 7-8` ({needs['build_memory_bytes'] / 2**30:.1f} GiB of memory, "
                                     f"{needs['disk_bytes'] / 2**20:.0f} MiB on disk, a few minutes)")
                 if notice is not None:
-                    notice(f"building pattern database {LABELS[kind]} (once, a few seconds)")
-                table = _load(kind, notice=notice, progress=progress, stop=stop, build=True)
+                    notice(f"building pattern database {LABELS[database]} (once, a few seconds)")
+                table = _load(database, notice=notice, progress=progress, stop=stop, build=True)
         run = _run(kind, puzzle, state, stop=stop, progress=progress, table=table)
         return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS[kind]}")
     if not _is_fifteen(puzzle):
@@ -311,9 +324,10 @@ def run_set(instances, heuristic: str) -> dict[str, Any]:
     solution replays to the goal in exactly the known optimal number of moves.
     """
     kind = _check_heuristic(FIFTEEN, heuristic)
-    table = _load(kind, build=kind == "pdb663") if kind in PATTERNS else None
-    if kind in PATTERNS and table is None:
-        raise KomaError(f"pattern database {LABELS[kind]} is not built")
+    database = DATABASES.get(kind)
+    table = _load(database, build=database == "pdb663") if database else None
+    if database and table is None:
+        raise KomaError(f"pattern database {LABELS[database]} is not built")
     times, nodes, optimal = [], 0, True
     for _, board, length in instances:
         run = _run(kind, FIFTEEN, board, stop=np.zeros(1, np.uint8), progress=None, table=table)
@@ -325,7 +339,8 @@ def run_set(instances, heuristic: str) -> dict[str, Any]:
     return {"heuristic": kind, "instances": len(times), "total_seconds": round(total, 4),
             "median_instance_seconds": round(statistics.median(times), 5),
             "max_instance_seconds": round(max(times), 4),
-            "nodes": nodes, "nodes_per_second": round(nodes / total) if total else 0, "all_optimal": optimal}
+            "nodes": nodes, "nodes_per_instance": round(nodes / len(times)) if times else 0,
+            "nodes_per_second": round(nodes / total) if total else 0, "all_optimal": optimal}
 
 
 def korf_subset(indices) -> list[tuple[int, tuple[int, ...], int]]:

@@ -35,9 +35,12 @@ RANKS = 130
 MIRROR_RANKS = 134
 SUM = 138
 MIRROR_SUM = 139
-SP = 140                        # undo stack: the two replaced pattern values and ranks per move
-STACK = 142
-STATE_SIZE = STACK + 4 * (MAX_PATH + 2)
+DUAL_VALUES = 140               # the dual lookups' values (solver.search.sliding_dual), this side's word, the mirror's
+SP = 142                        # undo stack: the two replaced pattern values and ranks per move
+STACK = 143
+DUAL_STACK = STACK + 4 * (MAX_PATH + 2)  # per move: the two words of dual values it replaced
+DUAL_ENTRIES = DUAL_STACK + 2 * (MAX_PATH + 2)  # scratch: the entries of D being looked up (4 at most)
+STATE_SIZE = DUAL_ENTRIES + 4
 
 # Every heuristic's tables are ONE flat int64 array ``T`` (plus one uint8 array of pattern values
 # for the databases): pulling several arrays out of a tuple in the hot loop costs numba a reference

@@ -25,6 +25,7 @@ from solver.engines.cache_files import discard
 from solver.engines.pdb import build_memory_bytes, build_pattern, build_pattern_file, n_placements
 from solver.engines.tables import Streamed, TableError, cached_table, read_table, table_path, write_streamed
 from solver.errors import KomaError
+from solver.search import sliding_dual
 from solver.search import sliding_kernels as search_kernels
 
 Notice = Callable[[str], None]
@@ -308,6 +309,12 @@ def bench_build(name: str) -> dict[str, Any]:
     if done.returncode != 0:
         return {"failed": (done.stderr.strip().splitlines() or ["no output"])[-1]}
     return json.loads(done.stdout)
+
+
+@lru_cache(maxsize=4)
+def _pdb_dual_meta(name: str) -> np.ndarray:
+    """:func:`_pdb_meta` with what the dual lookups need (:mod:`solver.search.sliding_dual`)."""
+    return sliding_dual.pdb_dual_tables(WIDTHS[name], PATTERNS[name], reverse=REVERSED_MOVES.get(name, False))
 
 
 def build_in_memory(name: str) -> dict[str, Any]:

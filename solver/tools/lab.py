@@ -26,6 +26,8 @@ DESCRIPTIONS = {
     "ida:wd": "IDA*, walking distance",
     "ida:pdb663": "IDA*, 6-6-3 pattern databases",
     "ida:pdb78": "IDA*, 7-8 pattern databases",
+    "ida:pdb663+dual": "IDA*, 6-6-3 pattern databases and their dual lookups",
+    "ida:pdb78+dual": "IDA*, 7-8 pattern databases and their dual lookups",
 }
 
 

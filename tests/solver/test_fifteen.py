@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections import deque
 
 import numpy as np
 import pytest
+from pdb_reference import brute_force_pattern
 
 from solver.engines.pdb import build_pattern, multipliers, n_placements, placement_rank, placement_unrank
 from solver.errors import Cancelled, KomaError, UnsolvableError
@@ -149,34 +149,6 @@ def test_big_boards_get_a_labelled_solution(size, pdb663):
 
 
 # --- pattern databases ------------------------------------------------------------------------
-
-def brute_force_pattern(width, height, tiles):
-    """0-1 BFS over (pattern cells, blank): moving a pattern tile costs 1, any other tile 0."""
-    cells = width * height
-    start = (tuple(t - 1 for t in tiles), cells - 1)
-    dist = {}
-    queue = deque([(0, start)])
-    while queue:
-        d, (pos, blank) = queue.popleft()
-        if (pos, blank) in dist:
-            continue
-        dist[(pos, blank)] = d
-        r, c = divmod(blank, width)
-        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            if 0 <= r + dr < height and 0 <= c + dc < width:
-                cell = (r + dr) * width + c + dc
-                if cell in pos:
-                    moved = tuple(blank if p == cell else p for p in pos)
-                    queue.append((d + 1, (moved, cell)))
-                else:
-                    queue.appendleft((d, (pos, cell)))
-    best = np.full(n_placements(cells, len(tiles)), 255, np.uint8)
-    mult = multipliers(cells, len(tiles))
-    for (pos, _), d in dist.items():
-        r = placement_rank(np.array(pos), len(tiles), mult)
-        best[r] = min(best[r], d)
-    return best
-
 
 @pytest.mark.parametrize("width,height,tiles", [(3, 3, [1, 2, 3]), (3, 3, [1, 2, 4, 5]), (4, 4, [11, 12, 15]),
                                                 (3, 4, [1, 5, 9]), (4, 3, [2, 7])])

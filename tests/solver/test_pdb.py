@@ -4,52 +4,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import deque
 
 import numpy as np
 import pytest
+from pdb_reference import brute_force_pattern
 
 from solver.engines import pdb
 from solver.engines.pdb import build_pattern, build_pattern_file, multipliers, n_placements, placement_rank
 from solver.engines.pdb_space import space_of
 from solver.engines.tables import Streamed, cached_table, read_table, table_path, write_streamed
 from solver.errors import Cancelled
-
-
-def plain_bfs(width, height, tiles):
-    """The fewest pattern-tile moves for every placement: a 0-1 BFS over (pattern cells, blank cell).
-
-    Moving the blank into a free cell costs 0 (it swaps with a tile of no interest), into a pattern
-    tile's cell 1; a placement's value is the least over its blank cells.
-    """
-    cells = width * height
-    start = (tuple(t - 1 for t in tiles), cells - 1)
-    dist: dict = {start: 0}
-    queue = deque([start])
-    done = set()
-    while queue:
-        state = queue.popleft()
-        if state in done:
-            continue
-        done.add(state)
-        pos, blank = state
-        r, c = divmod(blank, width)
-        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            if not (0 <= r + dr < height and 0 <= c + dc < width):
-                continue
-            cell = (r + dr) * width + c + dc
-            cost = 1 if cell in pos else 0
-            child = (tuple(blank if p == cell else p for p in pos), cell)
-            if dist.get(child, 1 << 30) > dist[state] + cost:
-                dist[child] = dist[state] + cost
-                (queue.append if cost else queue.appendleft)(child)
-    out = np.full(n_placements(cells, len(tiles)), 255, np.uint8)
-    mult = multipliers(cells, len(tiles))
-    for (pos, _), d in dist.items():
-        r = placement_rank(np.array(pos), len(tiles), mult)
-        out[r] = min(out[r], d)
-    return out
-
 
 # (width, height, tiles): several goals leave the blank more than one region (a corner cut off
 # by tiles 2 and its neighbour below, or a whole column)
@@ -62,8 +26,8 @@ CASES = [
 
 
 @pytest.mark.parametrize("width,height,tiles", CASES)
-def test_every_value_matches_a_plain_bfs(width, height, tiles):
-    expected = plain_bfs(width, height, tiles)
+def test_every_value_matches_a_brute_force_pattern(width, height, tiles):
+    expected = brute_force_pattern(width, height, tiles)
     assert np.array_equal(build_pattern(width, height, tiles), expected)
     # windows of a few placements: many prefixes, permutation runs that straddle words
     window = 3 if width * height <= 9 else 100
@@ -74,7 +38,7 @@ def test_new_placements_kept_apart_when_the_other_parity_has_too_few_blocks(monk
     """The engine keeps each layer's new placements in spare rows of the planes; without enough, in an array."""
     monkeypatch.setattr(pdb, "_scratch_rows", lambda block_parity, combos: None)
     for width, height, tiles in ((3, 3, (2, 4, 6, 8)), (4, 3, (2, 5, 7, 10))):
-        assert np.array_equal(build_pattern(width, height, tiles, threads=2), plain_bfs(width, height, tiles))
+        assert np.array_equal(build_pattern(width, height, tiles, threads=2), brute_force_pattern(width, height, tiles))
 
 
 def test_goals_with_several_regions_are_covered():
@@ -157,7 +121,7 @@ def test_a_cancelled_streamed_table_leaves_no_file(tmp_path, monkeypatch):
     assert not list((tmp_path / "tables").glob("streamed*.npy*"))
     stop[0] = 0
     table = cached_table("streamed", 1, build)
-    assert np.array_equal(table, plain_bfs(3, 3, (1, 2, 3)))
+    assert np.array_equal(table, brute_force_pattern(3, 3, (1, 2, 3)))
     assert np.array_equal(read_table(table_path("streamed"), 1), table)
     write_streamed(tmp_path / "again.npy", build(), 1)
     assert (tmp_path / "again.npy").read_bytes() == table_path("streamed").read_bytes()

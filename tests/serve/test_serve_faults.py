@@ -49,19 +49,8 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
-async def open_fifteen(server: BenchServer, user: str) -> tuple[Session, str]:
-    """Connect as ``user``, open the 15-puzzle (the saved game, if any) and play one move; the way back."""
-    session = Session(user)
-    await session.connect(server.port)
-    await session.wait_for(HOME, 0, DEADLINE)
-    mark = len(session.text)
-    session.key("2")
-    await session.wait_for(r"Moves \d+", mark, DEADLINE)
-    return session, await first_move(session, DEADLINE)
-
-
 async def open_saved(server: BenchServer, user: str) -> Session:
-    """Connect as ``user`` and open the 15-puzzle without moving."""
+    """Connect as ``user`` and open the 15-puzzle (the saved game, if any) without moving."""
     session = Session(user)
     await session.connect(server.port)
     await session.wait_for(HOME, 0, DEADLINE)
@@ -69,6 +58,12 @@ async def open_saved(server: BenchServer, user: str) -> Session:
     session.key("2")
     await session.wait_for(r"Moves \d+", mark, DEADLINE)
     return session
+
+
+async def open_fifteen(server: BenchServer, user: str) -> tuple[Session, str]:
+    """:func:`open_saved`, then play one move; the way back."""
+    session = await open_saved(server, user)
+    return session, await first_move(session, DEADLINE)
 
 
 async def quit_game(session: Session) -> float:

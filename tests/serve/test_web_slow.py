@@ -124,12 +124,7 @@ async def test_a_shutdown_tells_the_page_the_game_is_saved(tmp_path):
     server = WebServer(tmp_path / "data", "--open", "--rate-limit", "0")
     browser = Browser(server)
     try:
-        await browser.load()
-        await browser.connect()
-        await browser.wait_for("8-puzzle")
-        await browser.key("1")
-        await browser.wait_for(r"Moves 0\b")
-        assert await browser.move() == 1
+        assert await browser.first_move() == 1
         server.process.terminate()
         assert await browser.closed() == 1012  # service restart: the page says so, not "the game has ended"
         assert re.search(r"shutting down\. Your game is saved", browser.close_reason), browser.close_reason

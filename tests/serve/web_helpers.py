@@ -151,6 +151,15 @@ class Browser:
                 continue
         raise AssertionError(f"no move was played; the stream ends:\n{self.text[-1500:]}")
 
+    async def first_move(self) -> int:
+        """Load the page, connect, open the 8-puzzle from the home screen and play one move; the Moves count."""
+        await self.load()
+        await self.connect()
+        await self.wait_for("8-puzzle")
+        await self.key("1")
+        await self.wait_for(r"Moves 0\b")
+        return await self.move()
+
     async def drop(self) -> None:
         """The browser goes (a reload, a closed tab): the socket closes, the game keeps running."""
         if self.ws is not None:

@@ -1,4 +1,4 @@
-"""The shared IDA* engine: iterative, explicit stacks, incremental heuristics, parent-move pruning.
+"""The shared IDA* engine: iterative, explicit stacks, incremental heuristics, move pruning by an automaton.
 
 A puzzle plugs in numba kernels that work on its own mutable ``state`` array and a ``tables``
 value of its choosing (a tuple of arrays, typically):
@@ -15,8 +15,10 @@ value of its choosing (a tuple of arrays, typically):
 * ``undo_move(state, m, tables)``: revert a move made by ``try_move``;
 * ``is_goal(state, tables) -> bool``.
 
-``inverse[m]`` is the move that undoes ``m`` (-1 if none); the engine never plays it right after
-``m``.  Like :mod:`solver.engines.bfs`, the engine is ``inline="always"``: each puzzle keeps a thin cached
+``automaton`` prunes move strings (:mod:`solver.engines.move_automaton`): the engine follows it from
+state 0 along its path and never plays ``m`` from a state ``s`` with ``automaton[s, m] < 0``; the least
+one, :func:`~solver.engines.move_automaton.parent_pruning`, forbids undoing the last move.
+Like :mod:`solver.engines.bfs`, the engine is ``inline="always"``: each puzzle keeps a thin cached
 wrapper that passes its kernels in.
 """
 
@@ -68,7 +70,7 @@ def unowned(array):
 
 
 @njit(nogil=True, inline="always")
-def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables, h0, bound, split_depth, claim,
+def ida_iteration(try_move, undo_move, is_goal, automaton, n_moves, state, tables, h0, bound, split_depth, claim,
                   stop, halt, counters, path_out, pathmax=False):
     """One depth-first iteration of IDA*: every node with ``f <= bound``; returns ``(length, next_bound)``.
 
@@ -91,18 +93,20 @@ def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables,
     top = 0
     move_at = np.empty(MAX_PATH + 1, np.int64)
     h_at = np.empty(MAX_PATH + 1, np.int64)
+    seen_at = np.empty(MAX_PATH + 1, np.int64)  # the automaton's state after the path's first ``depth`` moves
     next_bound = 1 << 60
     depth = 0
     move_at[0] = -1
     h_at[0] = h0
+    seen_at[0] = 0
     numbered = 0  # nodes met at the split depth, that the search would descend into
     mine = -1  # the last number this worker claimed
     while depth >= 0:
         m = move_at[depth] + 1
-        banned = inverse[path_out[depth - 1]] if depth > 0 else -1
+        seen = seen_at[depth]
         descended = False
         while m < n_moves:
-            if m != banned:
+            if automaton[seen, m] >= 0:
                 nh = try_move(state, m, h_at[depth], bound - depth - 1, tables)
                 if nh >= 0:
                     nodes += 1
@@ -155,6 +159,7 @@ def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables,
                             depth += 1
                             move_at[depth] = -1
                             h_at[depth] = nh
+                            seen_at[depth] = automaton[seen, m]
                             descended = True
                             break
                         undo_move(state, m, tables)  # another worker's subtree
@@ -175,7 +180,7 @@ def ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables,
 
 
 @njit(nogil=True, inline="always")
-def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, tables, max_bound,
+def ida_star(heuristic, try_move, undo_move, is_goal, automaton, n_moves, state, tables, max_bound,
              stop, progress, path_out, pathmax=False):
     """Search for a shortest move sequence from ``state`` to the goal.
 
@@ -197,7 +202,7 @@ def ida_star(heuristic, try_move, undo_move, is_goal, inverse, n_moves, state, t
     while bound <= max_bound:
         progress[P_BOUND] = bound
         progress[P_ITERATION] = iteration
-        length, bound = ida_iteration(try_move, undo_move, is_goal, inverse, n_moves, state, tables, h0, bound, 0,
+        length, bound = ida_iteration(try_move, undo_move, is_goal, automaton, n_moves, state, tables, h0, bound, 0,
                                       claim, stop, halt, progress, path_out, pathmax)
         if length != NOT_FOUND:
             if length >= 0:

@@ -33,6 +33,7 @@ import numpy as np
 from solver.engines import tables as _tables
 from solver.engines.idastar import ida_star, run_ida, unowned
 from solver.engines.jit import njit
+from solver.engines.move_automaton import parent_pruning
 from solver.puzzles.base import Solution
 from solver.puzzles.goat import (
     ARTICLE_LONGEST,
@@ -65,6 +66,7 @@ NOTES = {
     "pdb": "IDA* with additive pattern databases (羊 ‖ ┘ 狼 | big piece ┌ │ └ ─ ─), built by 0-1 BFS and cached",
 }
 INVERSE = np.array([1, 0, 3, 2], dtype=np.int64)  # U<->D, L<->R (the big piece included)
+PARENT_PRUNING = parent_pruning(INVERSE)
 UNDO_SOURCE = np.array([-4, 4, -1, 1], dtype=np.int64)  # after move m, the moved piece's offset from the blank
 N_MOVES = 4
 POS = CELLS  # state[POS + code] is the cell of labelled code ``code`` (both searches)
@@ -181,7 +183,7 @@ def _is_goal(state, tables):
 
 @njit(cache=True, nogil=True)
 def _article_ida(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(_article_h, _article_try, _undo_untracked, _is_goal, INVERSE, N_MOVES, state, tables,
+    return ida_star(_article_h, _article_try, _undo_untracked, _is_goal, PARENT_PRUNING, N_MOVES, state, tables,
                     max_bound, stop, progress, path_out)
 
 
@@ -379,7 +381,7 @@ def _pdb_try(state, m, h, cutoff, tables):
 
 @njit(cache=True, nogil=True)
 def _pdb_ida(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(_pdb_h, _pdb_try, _undo, _is_goal, INVERSE, N_MOVES, state,
+    return ida_star(_pdb_h, _pdb_try, _undo, _is_goal, PARENT_PRUNING, N_MOVES, state,
                     (unowned(tables[0]),), max_bound, stop, progress, path_out)
 
 

@@ -35,7 +35,6 @@ from solver.search.sliding_kernels import (
     DUAL_ENTRIES,
     DUAL_STACK,
     DUAL_VALUES,
-    INVERSE,
     MAX_CELLS,
     MAX_GROUP,
     MIRROR_BOARD,
@@ -58,6 +57,8 @@ from solver.search.sliding_kernels import (
     pdb_is_goal,
     pdb_setup,
     pdb_tables,
+    pruning,
+    with_pruning,
 )
 
 STALE = 0x4000                  # a group's dual value to look up afresh: this bit set (no database value has it)
@@ -81,7 +82,7 @@ DUAL_MAX_DISTANCE = 2
 def pdb_dual_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
     """:func:`solver.search.sliding_kernels.pdb_tables` followed by what the dual lookup needs."""
     table = np.zeros(T_DUAL_SIZE, np.int64)
-    table[:T_PDB_SIZE] = pdb_tables(width, groups, reverse)
+    table[:T_PDB_SIZE] = pdb_tables(width, groups, reverse)[:T_PDB_SIZE]
     cells = width * width
     paths = [blank_path(width, blank) for blank in range(cells)]
     for blank in range(cells):
@@ -116,7 +117,7 @@ def pdb_dual_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
             closer = (table[T_DUAL_LOSS + step_to] <= table[T_DUAL_LOSS + blank]
                       or table[T_DUAL_LOSS + reflect[step_to]] <= table[T_DUAL_LOSS + reflect[blank]])
             table[T_DUAL_USEFUL + blank * 4 + move] = closer or (bool(change.any()) and table[T_DUAL_WORTH + step_to])
-    return table
+    return with_pruning(table, reverse)
 
 
 def _dual_moves(table: np.ndarray, blank: int, source: int, tiles) -> bool:
@@ -250,7 +251,7 @@ def pdb_dual_undo(state, m, tables):
 
 @njit(cache=True, nogil=True)
 def ida_pdb_dual(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(pdb_dual_heuristic, pdb_dual_try, pdb_dual_undo, pdb_is_goal, INVERSE, 4, state,
+    return ida_star(pdb_dual_heuristic, pdb_dual_try, pdb_dual_undo, pdb_is_goal, pruning(tables[0]), 4, state,
                     (unowned(tables[0]), unowned(tables[1])), max_bound,
                     stop, progress, path_out, True)
 

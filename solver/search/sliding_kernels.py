@@ -46,6 +46,7 @@ STATE_SIZE = DUAL_ENTRIES + 4
 # for the databases): pulling several arrays out of a tuple in the hot loop costs numba a reference
 # count update each, which made the search several times slower.  The common part:
 T_WIDTH, T_HEIGHT, T_CELLS = 0, 1, 2
+T_PRUNING, T_PRUNING_STATES = 4, 5  # where the move-pruning automaton's rows start in T, and how many (with_pruning)
 T_MOVES = 8                     # T[T_MOVES + cell * 4 + m]: the cell whose tile slides into the blank at cell
 T_ROW_OF = T_MOVES + 4 * MAX_CELLS
 T_COL_OF = T_ROW_OF + MAX_CELLS
@@ -83,6 +84,24 @@ def _common(width: int, height: int, size: int, reverse: bool = False) -> np.nda
     for cell in range(cells):
         table[T_ROW_OF + cell], table[T_COL_OF + cell] = divmod(cell, width)
     return table
+
+
+def with_pruning(table: np.ndarray, reverse: bool = False) -> np.ndarray:
+    """``table`` followed by the automaton of duplicate move strings that IDA* never plays
+    (:mod:`solver.search.sliding_pruning`), its place in ``T[T_PRUNING]`` (``reverse``: see :func:`_common`)."""
+    from solver.search.sliding_pruning import automaton
+
+    rows = automaton(reverse)
+    out = np.concatenate([table, rows.reshape(-1).astype(np.int64)])
+    out[T_PRUNING], out[T_PRUNING_STATES] = len(table), len(rows)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pruning(T):
+    """The automaton that :func:`with_pruning` put in ``T``, for :func:`solver.engines.idastar.ida_star`."""
+    start = T[T_PRUNING]
+    return unowned(T)[start:start + 4 * T[T_PRUNING_STATES]].reshape((T[T_PRUNING_STATES], 4))
 
 
 def new_state(board) -> np.ndarray:
@@ -166,7 +185,7 @@ def mdlc_tables(width: int, height: int) -> np.ndarray:
     rows, cols = _conflict_table(width), _conflict_table(height)
     table[T_ROW_CONFLICT:T_ROW_CONFLICT + len(rows)] = rows
     table[T_COL_CONFLICT:T_COL_CONFLICT + len(cols)] = cols
-    return table
+    return with_pruning(table)
 
 
 @njit(cache=True, nogil=True)
@@ -243,7 +262,7 @@ def mdlc_undo(state, m, T):
 
 @njit(cache=True, nogil=True)
 def ida_mdlc(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(mdlc_heuristic, mdlc_try, mdlc_undo, is_goal, INVERSE, 4, state, unowned(tables), max_bound,
+    return ida_star(mdlc_heuristic, mdlc_try, mdlc_undo, is_goal, pruning(tables), 4, state, unowned(tables), max_bound,
                     stop, progress, path_out)
 
 
@@ -268,7 +287,7 @@ def wd_tables(width: int, height: int) -> np.ndarray:
     cols = walking_table(width, height)
     parts = [rows.distance, rows.successor, cols.distance, cols.successor]
     table = np.zeros(T_WD_DATA + sum(len(p) for p in parts), np.int64)
-    table[:T_MDLC_SIZE] = mdlc_tables(width, height)
+    table[:T_MDLC_SIZE] = mdlc_tables(width, height)[:T_MDLC_SIZE]
     for tile in range(1, width * height):
         table[T_GOAL_ROW + tile], table[T_GOAL_COL + tile] = divmod(tile - 1, width)
     offset = T_WD_DATA
@@ -276,7 +295,7 @@ def wd_tables(width: int, height: int) -> np.ndarray:
         table[slot] = offset
         table[offset:offset + len(part)] = part
         offset += len(part)
-    return table
+    return with_pruning(table)
 
 
 def wd_setup(state: np.ndarray, T: np.ndarray, board) -> int:
@@ -341,7 +360,7 @@ def wd_undo(state, m, T):
 
 @njit(cache=True, nogil=True)
 def ida_wd(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(wd_heuristic, wd_try, wd_undo, is_goal, INVERSE, 4, state, unowned(tables), max_bound,
+    return ida_star(wd_heuristic, wd_try, wd_undo, is_goal, pruning(tables), 4, state, unowned(tables), max_bound,
                     stop, progress, path_out)
 
 
@@ -406,7 +425,7 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
         table[T_REFLECT_CELL + cell] = (cell % width) * width + cell // width
     for tile in range(1, cells):
         table[T_REFLECT_TILE + tile] = table[T_REFLECT_CELL + tile - 1] + 1
-    return table
+    return with_pruning(table, reverse)
 
 
 @njit(cache=True, nogil=True)
@@ -561,7 +580,7 @@ def pdb_is_goal(state, tables):
 
 @njit(cache=True, nogil=True)
 def ida_pdb(state, tables, max_bound, stop, progress, path_out):
-    return ida_star(pdb_heuristic, pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, state,
+    return ida_star(pdb_heuristic, pdb_try, pdb_undo, pdb_is_goal, pruning(tables[0]), 4, state,
                     (unowned(tables[0]), unowned(tables[1])), max_bound,
                     stop, progress, path_out)
 
@@ -569,7 +588,7 @@ def ida_pdb(state, tables, max_bound, stop, progress, path_out):
 @njit(cache=True, nogil=True)
 def ida_pdb_iteration(state, tables, h0, bound, split_depth, claim, stop, halt, counters, path_out):
     """One iteration of IDA* with the pattern databases, on one worker of a split search."""
-    return ida_iteration(pdb_try, pdb_undo, pdb_is_goal, INVERSE, 4, unowned(state),
+    return ida_iteration(pdb_try, pdb_undo, pdb_is_goal, pruning(tables[0]), 4, unowned(state),
                          (unowned(tables[0]), unowned(tables[1])), h0, bound, split_depth, claim, stop, halt,
                          counters, path_out)
 

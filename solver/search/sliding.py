@@ -120,17 +120,19 @@ class _Run:
     h0: int
 
 
-def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None) -> _Run:
-    """One IDA* search with heuristic ``kind`` (a name from HEURISTICS)."""
+def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None, parent_only: bool = False) -> _Run:
+    """One IDA* search with heuristic ``kind`` (a name from HEURISTICS); ``parent_only``: prune no duplicate
+    move strings but the undoing of the last move (see :func:`solver.search.sliding_kernels.parent_pruning_only`)."""
     tables: tuple[np.ndarray, np.ndarray | None] | np.ndarray
     dual = kind.endswith("+dual")
+    pruned = search_kernels.parent_pruning_only if parent_only else (lambda meta: meta)
     if kind in DATABASES:
-        tables = ((_pdb_dual_meta if dual else _pdb_meta)(DATABASES[kind]), table)
+        tables = (pruned((_pdb_dual_meta if dual else _pdb_meta)(DATABASES[kind])), table)
         engine = "pdb"
     elif kind == "wd":
-        tables, engine = _small_tables("wd", puzzle.width, puzzle.height), "wd"
+        tables, engine = pruned(_small_tables("wd", puzzle.width, puzzle.height)), "wd"
     else:
-        tables, engine = _small_tables("mdlc", puzzle.width, puzzle.height), "mdlc"
+        tables, engine = pruned(_small_tables("mdlc", puzzle.width, puzzle.height)), "mdlc"
     report = None
     if progress is not None:
         def report(info):
@@ -317,11 +319,12 @@ def hardest80() -> tuple[tuple[int, tuple[int, ...], int], ...]:
 FIFTEEN = SlidingPuzzle(4, 4)
 
 
-def run_set(instances, heuristic: str) -> dict[str, Any]:
+def run_set(instances, heuristic: str, *, parent_only: bool = False) -> dict[str, Any]:
     """Solve ``instances`` (index, board, optimal) with ``heuristic``; figures for the bench.
 
     Times are per solve, JIT and table loading excluded once warm; ``all_optimal`` means every
-    solution replays to the goal in exactly the known optimal number of moves.
+    solution replays to the goal in exactly the known optimal number of moves.  ``parent_only``: prune
+    only the undoing of the last move, as the published node counts do, not every duplicate move string.
     """
     kind = _check_heuristic(FIFTEEN, heuristic)
     database = DATABASES.get(kind)
@@ -330,13 +333,15 @@ def run_set(instances, heuristic: str) -> dict[str, Any]:
         raise KomaError(f"pattern database {LABELS[database]} is not built")
     times, nodes, optimal = [], 0, True
     for _, board, length in instances:
-        run = _run(kind, FIFTEEN, board, stop=np.zeros(1, np.uint8), progress=None, table=table)
+        run = _run(kind, FIFTEEN, board, stop=np.zeros(1, np.uint8), progress=None, table=table,
+                   parent_only=parent_only)
         if FIFTEEN.replay(board, run.moves)[-1] != FIFTEEN.goal or len(run.moves) != length:
             optimal = False
         times.append(run.seconds)
         nodes += run.nodes
     total = sum(times)
-    return {"heuristic": kind, "instances": len(times), "total_seconds": round(total, 4),
+    return {"heuristic": kind, "pruning": "parent" if parent_only else "duplicates",
+            "instances": len(times), "total_seconds": round(total, 4),
             "median_instance_seconds": round(statistics.median(times), 5),
             "max_instance_seconds": round(max(times), 4),
             "nodes": nodes, "nodes_per_instance": round(nodes / len(times)) if times else 0,

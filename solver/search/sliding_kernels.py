@@ -13,6 +13,7 @@ import numpy as np
 
 from solver.engines.idastar import MAX_PATH, ida_iteration, ida_star, run_ida, unowned
 from solver.engines.jit import njit
+from solver.engines.move_automaton import parent_pruning
 from solver.engines.ranking import popcount
 
 MAX_CELLS = 25
@@ -94,6 +95,16 @@ def with_pruning(table: np.ndarray, reverse: bool = False) -> np.ndarray:
     rows = automaton(reverse)
     out = np.concatenate([table, rows.reshape(-1).astype(np.int64)])
     out[T_PRUNING], out[T_PRUNING_STATES] = len(table), len(rows)
+    return out
+
+
+def parent_pruning_only(table: np.ndarray) -> np.ndarray:
+    """A copy of ``table`` (from :func:`with_pruning`) whose automaton only forbids undoing the last move: the
+    pruning behind the published node counts, for comparison (``koma bench``, tests)."""
+    rows = parent_pruning(INVERSE)
+    start = int(table[T_PRUNING])
+    out = np.concatenate([table[:start], rows.reshape(-1)])
+    out[T_PRUNING_STATES] = len(rows)
     return out
 
 

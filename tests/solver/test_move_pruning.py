@@ -17,7 +17,6 @@ from solver.puzzles.sliding import SlidingPuzzle
 from solver.search import sliding as fifteen
 from solver.search import sliding_kernels as kernels
 from solver.search import sliding_pruning as duplicates
-from solver.search import sliding_tables
 
 QUICK = (2, 4, 5, 9, 13, 19)  # Korf's instances that 6-6-3 solves in well under a second each
 
@@ -172,16 +171,22 @@ def pdb663():
     fifteen.build_tables("6-6-3")
 
 
-def test_korf_instances_take_fewer_nodes_than_with_parent_pruning_only(pdb663, monkeypatch):
-    """The same lengths, every solution replayed; the duplicates pruned save nodes."""
+def test_korf_instances_take_fewer_nodes_than_with_parent_pruning_only(pdb663):
+    """The same lengths, every solution replayed; the duplicates pruned save nodes, with and without the dual."""
     chosen = fifteen.korf_subset(QUICK)
-    pruned = fifteen.run_set(chosen, "pdb663")
-    monkeypatch.setattr(duplicates, "automaton", lambda reverse=False: parent_pruning(kernels.INVERSE))
-    sliding_tables._pdb_meta.cache_clear()
-    try:
-        parent_only = fifteen.run_set(chosen, "pdb663")
-    finally:
-        monkeypatch.undo()
-        sliding_tables._pdb_meta.cache_clear()
-    assert pruned["all_optimal"] and parent_only["all_optimal"]
-    assert pruned["nodes"] < 0.9 * parent_only["nodes"]
+    for heuristic in ("pdb663", "pdb663+dual"):
+        pruned = fifteen.run_set(chosen, heuristic)
+        parent_only = fifteen.run_set(chosen, heuristic, parent_only=True)
+        assert pruned["all_optimal"] and parent_only["all_optimal"]
+        assert (pruned["pruning"], parent_only["pruning"]) == ("duplicates", "parent")
+        assert pruned["nodes"] < 0.9 * parent_only["nodes"]
+
+
+def test_parent_pruning_only_keeps_the_tables_but_the_automaton():
+    table = kernels.pdb_tables(4, [list(range(1, 8)), list(range(8, 16))])
+    plain = kernels.parent_pruning_only(table)
+    start = int(table[kernels.T_PRUNING])
+    assert plain[kernels.T_PRUNING_STATES] == 5 and table[kernels.T_PRUNING_STATES] > 5000
+    keep = np.delete(np.arange(start), kernels.T_PRUNING_STATES)
+    assert np.array_equal(plain[keep], table[keep])
+    assert np.array_equal(plain[start:].reshape(5, 4), parent_pruning(kernels.INVERSE))

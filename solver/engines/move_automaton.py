@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 
-def parent_pruning(inverse: Sequence[int]) -> np.ndarray:
+def parent_pruning(inverse: Sequence[int] | np.ndarray) -> np.ndarray:
     """The automaton that forbids only ``inverse[m]`` right after ``m`` (state 1 + m: the last move was m)."""
     n_moves = len(inverse)
     automaton = np.empty((n_moves + 1, n_moves), np.int64)

@@ -15,6 +15,7 @@ from solver.engines.idastar import MAX_PATH, ida_iteration, ida_star, run_ida, u
 from solver.engines.jit import njit
 from solver.engines.move_automaton import parent_pruning
 from solver.engines.ranking import popcount
+from solver.search import sliding_pruning
 
 MAX_CELLS = 25
 MOVE_NAMES = "DRLU"  # the tile's direction for kernel moves 0..3
@@ -90,9 +91,7 @@ def _common(width: int, height: int, size: int, reverse: bool = False) -> np.nda
 def with_pruning(table: np.ndarray, reverse: bool = False) -> np.ndarray:
     """``table`` followed by the automaton of duplicate move strings that IDA* never plays
     (:mod:`solver.search.sliding_pruning`), its place in ``T[T_PRUNING]`` (``reverse``: see :func:`_common`)."""
-    from solver.search.sliding_pruning import automaton
-
-    rows = automaton(reverse)
+    rows = sliding_pruning.automaton(reverse)
     out = np.concatenate([table, rows.reshape(-1).astype(np.int64)])
     out[T_PRUNING], out[T_PRUNING_STATES] = len(table), len(rows)
     return out

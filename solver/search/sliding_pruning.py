@@ -15,7 +15,6 @@ The strings up to :data:`MAX_LENGTH` moves are shipped in ``solver/data/sliding_
 
 from __future__ import annotations
 
-import argparse
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -86,6 +85,8 @@ def automaton(reverse: bool = False) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
     parser = argparse.ArgumentParser(description="Write the sliding puzzles' duplicate move strings.")
     parser.add_argument("--max-length", type=int, default=MAX_LENGTH)
     parser.add_argument("--output", type=Path, default=DATA_FILE)

@@ -50,7 +50,7 @@ from solver.engines.atomic import fetch_add
 from solver.engines.bits import low_zeros, ones
 from solver.engines.jit import njit
 from solver.engines.pdb_space import colex_rank, multipliers, perms_of, space_of, words_per_block
-from solver.engines.ranking import popcount
+from solver.engines.ranking import nth_set_bit, popcount
 from solver.errors import Cancelled
 
 UNREACHED = 255
@@ -85,14 +85,7 @@ def placement_unrank(r, k, mult, pos):
     for i in range(k):
         digit = r // mult[i]
         r -= digit * mult[i]
-        # the digit-th free cell
-        p = 0
-        while True:
-            if not (used >> p) & 1:
-                if digit == 0:
-                    break
-                digit -= 1
-            p += 1
+        p = nth_set_bit(~used, digit)  # the digit-th free cell
         pos[i] = p
         used |= 1 << p
     return used

@@ -15,7 +15,7 @@ from math import comb, factorial
 import numpy as np
 
 from solver.engines.jit import njit
-from solver.engines.ranking import popcount
+from solver.engines.ranking import nth_set_bit, popcount
 
 
 def multipliers(cells: int, k: int) -> np.ndarray:
@@ -177,14 +177,7 @@ def _perm_tables(k, mult, fact, maps):
         for i in range(k):
             digit = r // fact[k - 1 - i]
             r -= digit * fact[k - 1 - i]
-            s = 0
-            left = digit
-            while True:
-                if not (used >> s) & 1:
-                    if left == 0:
-                        break
-                    left -= 1
-                s += 1
+            s = nth_set_bit(~used, digit)  # the digit-th free slot
             sigma[i] = s
             used |= 1 << s
             base[p] += digit * mult[i]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from solver.errors import KomaError
 from solver.puzzles.base import Puzzle
 
-from .store import SavedGame
+from .records import SavedGame
 
 State = tuple
 

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from .daily import shift_day
 from .records import Replay
-from .store import Result
+from .records import Result
 
 TREND_DAYS = 30
 

@@ -28,20 +28,19 @@ from solver.engines import cache_files
 from solver.errors import KomaError
 from solver.puzzles.base import Proof, Puzzle
 
-from .app_view import KomaAppView
+from .app_view import KeepsAGame, KomaAppView
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from .driver import QuietLinuxDriver
 from .game import game_metrics
-from .game.daily import daily_board, daily_key, puzzle_for_id, puzzle_id
+from .game.daily import daily_board, puzzle_for_id
 from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
 from .game.players import player_identity
-from .game.records import Replay, SavedGame
+from .game.records import Replay
 from .game.storage import Answer, News, Storage
 from .game.store import Store
 from .game.stores import connect_store
 from .screens.home import HomeScreen
-from .screens.play import PlayScreen
 from .screens.play_variants import play_screen_for
 from .strip_caches import defer_strip_caches
 from .stylesheet import SharedStylesheet
@@ -177,19 +176,16 @@ class KomaApp(App):
     def _server_restarting(self) -> None:
         """SIGURG from ``koma serve`` draining for a restart (a signal ignored by default, so a game that has no
         handler yet is not hurt): save every game now and tell the player in one line; the game goes on."""
-        for screen in self.screen_stack:
-            if isinstance(screen, PlayScreen):
-                screen.session.save()
+        for screen in self._games():
+            screen.save_game()
         self.notify(SERVER_RESTARTING, title="Server restarting", severity="warning", timeout=600)
 
     def _signalled(self) -> None:
         """Every game's snapshot goes to the outbox (durable at once), then the app exits without waiting for
         the database: what it has not taken yet, the next game of this player or the server writes."""
         self.stop_all()
-        for screen in self.screen_stack:
-            if isinstance(screen, PlayScreen):
-                screen.session.clock.pause()
-                screen.session.save()
+        for screen in self._games():
+            screen.save_game(pause=True)
         self.exit()
 
     def _first_frame(self) -> None:
@@ -210,9 +206,8 @@ class KomaApp(App):
 
     def _told(self, news: News) -> None:
         """Storage news goes to the play screens (their panel says it, once); the rest is a notice."""
-        for screen in self.screen_stack:
-            if isinstance(screen, PlayScreen):
-                screen.storage_news(news)
+        for screen in self._games():
+            screen.storage_news(news)
         self.show_store_notices()
 
     def read(self, node: Any, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None:
@@ -235,30 +230,17 @@ class KomaApp(App):
             self.notify(notice, title="Caches", severity="warning", timeout=8)
 
     def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
-                    solve: bool = False) -> PlayScreen:
-        """Open a puzzle's play screen: a given board, else the saved game, else a random board.
+                    solve: bool = False) -> Screen:
+        """Open a puzzle's play screen: a given board, else the saved game (the screen reads it), else a random board.
 
         With ``daily`` (a day), the day's board of the puzzle, or the player's game on it in progress.
         With ``solve``, Koma starts solving it at once.
         """
-        key = daily_key(daily, puzzle_id(puzzle)) if daily else puzzle_id(puzzle)
         if daily:
             start = daily_board(puzzle, daily)
         screen = play_screen_for(puzzle, self.storage, start=start, ascii_only=self.ascii_only, daily=daily, solve=solve)
         self.push_screen(screen)
-        if start is None or daily:
-            self._read_saved_game(screen, key)
         return screen
-
-    def _read_saved_game(self, screen: PlayScreen, key: str) -> None:
-        """The game saved under ``key``, read off the UI thread: the screen resumes it, or learns that it is
-        unknown (then its new game is saved guarded: it never replaces the stored one).  A save of this
-        session's still in the outbox is the latest: it is resumed without asking the database."""
-        pending = self.storage.pending_save(key)
-        if pending is not False:
-            screen.saved_game_read(Answer(pending if isinstance(pending, SavedGame) else None))
-            return
-        self.read(screen, lambda store: store.load_game(key), screen.saved_game_read)
 
     # --- screens open each other through these (screens never import one another) ---
     def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None:
@@ -338,9 +320,12 @@ class KomaApp(App):
 
     def stop_all(self) -> None:
         self.stop_flags.stop_all()
-        for screen in self.screen_stack:
-            if isinstance(screen, PlayScreen):
-                screen.cancel_jobs()
+        for screen in self._games():
+            screen.cancel_jobs()
+
+    def _games(self) -> list[KeepsAGame]:
+        """The screens that hold a game in progress, whatever their class."""
+        return [screen for screen in self.screen_stack if isinstance(screen, KeepsAGame)]
 
     async def action_quit(self) -> None:
         self.stop_all()

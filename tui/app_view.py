@@ -8,7 +8,7 @@ clock and the other screens through :func:`koma_app`, which mypy checks against 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 from textual.message_pump import MessagePump
 from textual.screen import Screen
@@ -17,8 +17,20 @@ from solver.puzzles.base import Proof, Puzzle
 
 from .game.jobs import StopFlags
 from .game.records import Replay
-from .game.storage import Answer, Storage
+from .game.storage import Answer, News, Storage
 from .game.store import Store
+
+
+@runtime_checkable
+class KeepsAGame(Protocol):
+    """A screen that holds a game in progress (the play screens): the app saves it, stops its work and tells it
+    the store's news through these three, without knowing its class."""
+
+    def save_game(self, *, pause: bool = False) -> None: ...
+
+    def cancel_jobs(self) -> None: ...
+
+    def storage_news(self, news: News) -> None: ...
 
 
 class KomaAppView(Protocol):

@@ -225,6 +225,42 @@ async def test_keys_typed_while_the_saved_game_is_read_are_played_on_it(tmp_path
         assert screen.start == screen.puzzle.parse("8 6 7/2 5 4/3 _ 1")
 
 
+async def test_no_board_is_drawn_before_the_saved_game_arrives(tmp_path):
+    """A reconnecting player never sees a fresh board that the saved game then replaces: while the read is under
+    way the board and its figures are hidden (the phase is LOADING); the first board shown is the saved one."""
+    import threading
+
+    from tui_helpers import store_of
+
+    from tui.game.phase import Phase
+
+    path = tmp_path / "koma.db"
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("left", "down")
+        saved = app.screen.state
+    again = make_app(tmp_path, store=Store(path))
+    release = threading.Event()
+    async with again.run_test(size=(80, 24)) as pilot:
+        store = store_of(again)
+        load_game = store.load_game
+        store.load_game = lambda key: (release.wait(30), load_game(key))[1]  # a slow database
+        await pilot.press("1")
+        screen = again.screen
+        await pilot.pause()
+        board = screen.query_one(Board)
+        assert isinstance(screen, PlayScreen) and screen.phase is Phase.LOADING
+        assert not board.visible and not screen.query_one("#counters").visible
+        assert "Loading your game" in str(screen.query_one("#solver").render())
+        shown: list[tuple] = []
+        show = board.show
+        board.show = lambda state, animate=True: (shown.append(tuple(state)), show(state, animate))[1]
+        release.set()
+        await wait_for(pilot, lambda: screen.phase is not Phase.LOADING, what="the saved game")
+        assert board.visible and board.state == saved and shown[0] == saved
+        assert screen.phase is Phase.PLAYING and screen.position == 2
+
+
 async def test_corrupt_database_is_moved_aside_and_play_goes_on(tmp_path):
     path = tmp_path / "koma.db"
     path.write_bytes(b"\x00garbage" * 512)

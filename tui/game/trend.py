@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from .daily import shift_day
-from .records import Replay
-from .records import Result
+from .records import Replay, Result
 
 TREND_DAYS = 30
 

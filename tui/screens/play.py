@@ -2,10 +2,12 @@
 
 The game is a :class:`~tui.game.session.GameSession` (its moves, clock, hints, outcome and saves, in
 ``tui.game``); the auto-solve a ``PlaybackController``, the searches a ``PlaySolver`` (answers come back as
-tui.messages), and the side panel a ``GameStatus`` whose reactives redraw only the lines that changed.  The
-saved game arrives from the storage service (:meth:`PlayScreen.saved_game_read`), and so does its news
-(:meth:`PlayScreen.storage_news`): the screen never waits for the database.  Escape or leaving the screen
-cancels a search; a hidden screen holds its timers.
+tui.messages), and the side panel a ``GameStatus`` whose reactives redraw only the lines that changed.  Where the
+game is (loading, ready, playing, solving, playback, paused, won) is one reactive, :attr:`PlayScreen.phase`: its
+watcher alone runs the clock and the key bar, and the panel binds to it.  The screen reads its saved game itself
+(:meth:`PlayScreen.read_saved_game`) and draws no board until the answer: a board it would replace is never shown.
+The store's news arrives through :meth:`PlayScreen.storage_news`: the screen never waits for the database.
+Escape or leaving the screen cancels a search; a hidden screen holds its timers.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from ..app_view import koma_app
 from ..game.history import KOMA, PLAYER
 from ..game.jobs import SolverJob
 from ..game.live import heartbeat
+from ..game.phase import Phase
 from ..game.playback import PlaybackController, Step
+from ..game.records import SavedGame
 from ..game.session import GameSession, Push, Saver, recorded_text, saving_text, session_view
 from ..game.storage import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
 from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
@@ -47,19 +51,24 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
     BINDINGS = PLAY_BINDINGS
 
     message: reactive[str] = reactive("", init=False)
+    phase: reactive[Phase] = reactive(Phase.LOADING, init=False)
 
     def __init__(self, puzzle: Puzzle, saver: Saver, *, start: tuple | None = None, note: str = "",
                  ascii_only: bool = False, daily: str | None = None, solve: bool = False, now: Callable[[], float] | None = None):
-        """Play ``puzzle`` from ``start``; without one, a new board shows until the saved game is read
-        (:meth:`saved_game_read`)."""
+        """Play ``puzzle`` from ``start``; without one (or on a daily board), the saved game is read first and no
+        board is drawn until it is (a new board then, if there is none)."""
         super().__init__(classes=f"play -{puzzle.key}")
         self.puzzle = puzzle
         self.session = GameSession(puzzle, saver, now or (lambda: koma_app(self).clock()), start=start, daily=daily)
         self.awaiting_saved_game = start is None or bool(daily)
+        self.set_reactive(PlayScreen.phase, Phase.LOADING if self.awaiting_saved_game else Phase.READY)
+        if self.awaiting_saved_game:
+            self.add_class("-loading")
         self.held_moves: list[str] = []  # typed while the saved game was read: played on it once it is
         self.look = look_for(puzzle, ascii_only)
         self.solve_at_once = solve
         self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
+        self.shown = True  # False while another screen covers this one (its clock and timers hold)
         self.solver = PlaySolver(self, puzzle)
         self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
         self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
@@ -89,6 +98,16 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
 
 
     # --- the saved game and the store's news (from the storage service) ------------------------------
+    def read_saved_game(self) -> None:
+        """Read the game saved under this screen's key off the UI thread (:meth:`saved_game_read` gets the answer).
+        A save of this session's still in the outbox is the latest: it is resumed without asking the database."""
+        storage, key = koma_app(self).storage, self.session.save_key
+        pending = storage.pending_save(key)
+        if pending is not False:
+            self.saved_game_read(Answer(pending if isinstance(pending, SavedGame) else None))
+        else:
+            koma_app(self).read(self, lambda store: store.load_game(key), self.saved_game_read)
+
     def saved_game_read(self, answer: Answer) -> None:
         """The saved game's read answered: the session resumes it, keeps this game, or guards it (unknown)."""
         if not self.awaiting_saved_game:
@@ -100,8 +119,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
             self.message = note
         if session is not self.session:
             self.session = session
-            if self.is_mounted:
-                self._show(animate=False, save=False)
+        self._show(animate=False)
         for move in self.held_moves:
             self.play(move)
         self.held_moves = []
@@ -117,6 +135,12 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:
             self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
 
+    def save_game(self, *, pause: bool = False) -> None:
+        """Save the game now (the app's signals and restarts ask it); ``pause`` stops its clock first."""
+        if pause:
+            self.session.clock.pause()
+        self.session.save()
+
     def key_for(self, binding_id: str, default: str) -> str:
         return bound_key(self, binding_id, default)
 
@@ -129,6 +153,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
                                      animate_spinner=koma_app(self).animate_spinner, id="side", beat=self._beat)
             yield self.status
         yield KeyBar()
+        self.status.data_bind(PlayScreen.phase)
 
     def on_mount(self) -> None:
         self.title = "Koma"
@@ -138,7 +163,9 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         if koma_app(self).storage.in_trouble:
             self.storage_news(SavingDelayed(koma_app(self).storage.trouble_reason, 0))
         self.update_status()
-        if not self.awaiting_saved_game:
+        if self.awaiting_saved_game:
+            self.read_saved_game()
+        else:
             self.session.save()
         if self.solve_at_once:
             self.call_after_refresh(self.action_solve)
@@ -154,19 +181,21 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         koma_app(self).read(self, lambda store: heartbeat(store, key), answered)
 
     def on_screen_suspend(self) -> None:
-        self._pause_clock()
+        self.shown = False
+        self._run_clock()
         self.session.save()
         self.playback.hold(True)  # a hidden screen does no work
         self.status.hold(True)
 
     def on_screen_resume(self) -> None:
-        self._start_clock()
+        self.shown = True
+        self._run_clock()
         self.playback.hold(False)
         self.status.hold(False)
 
     def on_unmount(self) -> None:
         self.cancel_jobs()
-        self._pause_clock()
+        self._run_clock(False)
         if not self.awaiting_saved_game:
             self.session.save()
 
@@ -174,18 +203,38 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         if self.is_mounted:
             self.status.message = message
 
+    # --- the phase: the one place the clock runs or stops and the keys turn on or off -----------
+    def _phase_now(self) -> Phase:
+        if self.awaiting_saved_game:
+            return Phase.LOADING
+        if self.won:
+            return Phase.WON
+        if self.playback.active:
+            return Phase.PAUSED if self.playback.paused else Phase.PLAYBACK
+        if self.job is not None:
+            return Phase.SOLVING
+        return Phase.READY if self.position == 0 and not self.clock.elapsed() else Phase.PLAYING
+
+    def watch_phase(self, phase: Phase) -> None:
+        self.set_class(phase is Phase.LOADING, "-loading")
+        self._run_clock()
+        self.refresh_bindings()
+
     # --- the clock: one tick a second, only while it runs ----------------------------------------
-    def _start_clock(self) -> None:
-        if self.position > 0 and not self.won and self.is_current:
-            self.clock.start()  # a move started it already: the session's clock runs from the first move
+    def _run_clock(self, run: bool | None = None) -> None:
+        """Run the clock if the phase says so and the screen is shown (``run`` overrides); the one place it
+        starts or stops.  The session's clock starts on the first move (the push), this keeps it and its tick."""
+        if run is None:
+            run = self.phase.clock_runs and self.position > 0 and self.shown
+        if run:
+            self.clock.start()
             if self.clock_timer is None:
                 self.clock_timer = self.set_interval(1.0, self._tick)
-
-    def _pause_clock(self) -> None:
-        self.clock.pause()
-        if self.clock_timer is not None:
-            self.clock_timer.stop()
-            self.clock_timer = None
+        else:
+            self.clock.pause()
+            if self.clock_timer is not None:
+                self.clock_timer.stop()
+                self.clock_timer = None
 
     def _tick(self) -> None:
         self.status.seconds = int(self.clock.elapsed())
@@ -202,9 +251,11 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         status.solver = self.solver.job_text() or self.playback.text(self.key_for)
 
     def refresh_view(self) -> None:
-        """The side panel, and the key bar when a key turned on or off (every binding is checked again then)."""
+        """After the game, the solver or the playback changed: the phase (its watcher runs the clock and the keys),
+        the side panel's lines that changed, and the key bar when undo or redo turned on or off."""
+        self.phase = self._phase_now()
         self.update_status()
-        keys = (self.history.can_undo, self.history.can_redo, self.won, self.playback.active and self.playback.paused)
+        keys = (self.history.can_undo, self.history.can_redo)
         if keys != self._keys:
             self._keys = keys
             self.refresh_bindings()
@@ -237,14 +288,12 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
             self.message = ""
         self.awaiting_saved_game = False  # a move was played: a saved game read late does not replace it
         pushed = self.session.push(move, origin)
-        self._start_clock()
         self._show()
         if pushed is Push.WON:
             self.on_goal()
         return True
 
     def on_goal(self) -> None:
-        self._pause_clock()
         outcome = self.session.finish(self.distances.get(self.start))
         self.message = outcome.message()
         if outcome.notice():
@@ -314,7 +363,6 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         self.awaiting_saved_game = False
         self._take_over()
         self.message = message
-        self._start_clock()
         self._show()
         if self.session.reached_goal_again:
             self.on_goal()
@@ -330,14 +378,17 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
 
     # --- solving and hints -----------------------------------------------------------------------
     def action_solve(self) -> None:
-        if self.puzzle.is_goal(self.state):
+        if self.solver.offer is not None and self.job is not None and not self.playback.active:
+            moves, self.message = self.solver.take_offer()  # the 24-puzzle's reduction, offered while it proves
+            self.playback.start(moves)
+        elif self.puzzle.is_goal(self.state):
             self.message = f"Already solved. Press {self.key_for('play.new', 'n')} for a new game."
         elif self.playback.active or self.job is None or self.solver.hinting:
             if self.playback.stop():
                 self.message = ""
             self.cancel_job(quiet=True)
             self.start_job()
-        self.update_status()
+        self.refresh_view()
 
     def action_hint(self) -> None:
         state = self.state
@@ -425,7 +476,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
 
     def action_speed(self, delta: int) -> None:
         self.playback.change_speed(delta)
-        self.update_status()
+        self.refresh_view()
 
     def action_step(self, delta: int) -> None:
         if not (self.playback.active and self.playback.paused):
@@ -480,7 +531,6 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
 
     def new_game(self, state: tuple, note: str = "") -> None:
         self._take_over()
-        self._pause_clock()
         self.awaiting_saved_game = False
         self.session.new_game(state)
         self.solver.solution_path, self.solver.solution_moves = [], []

@@ -21,11 +21,13 @@ from solver.puzzles.base import Proof
 from ..ascii import Static
 from ..game.formatting import clock_text, plural
 from ..game.live import PLAYER_BEAT_SECONDS
+from ..game.phase import Phase
 
 SPIN = "{spinner}"  # replaced by the spinner's current frame
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"
 SPIN_SECONDS = 0.1
+LOADING = "Loading your game…"
 
 
 class GameStatus(Vertical):
@@ -41,6 +43,7 @@ class GameStatus(Vertical):
     frame: reactive[int] = reactive(0, init=False, repaint=False)  # the spinner's frame
     watchers: reactive[int] = reactive(0, init=False, repaint=False)  # how many watch the game live
     saving: reactive[str] = reactive("", init=False, repaint=False)  # whether saving is delayed (one line), or back
+    phase: reactive[Phase] = reactive(Phase.READY, init=False, repaint=False)  # bound to the play screen's phase
 
     def __init__(self, title: str, *, ascii_only: bool = False, animate_spinner: bool = True, id: str | None = None,
                  beat: Callable[[], None] | None = None):
@@ -69,6 +72,7 @@ class GameStatus(Vertical):
         self.watch_proof(self.proof)
         self.watch_message(self.message)
         self.watch_saving(self.saving)
+        self.watch_phase(self.phase)
         self._spun()
         self._keep_beating()
 
@@ -108,12 +112,12 @@ class GameStatus(Vertical):
         self._keep_spinning()
 
     def watch_solver(self) -> None:
-        self._show("solver", self._spin(self.solver))
+        self._show("solver", LOADING if self.phase is Phase.LOADING else self._spin(self.solver))
         self._keep_spinning()
 
     def watch_frame(self) -> None:
         for line_id, text in (("distance", self.distance), ("solver", self.solver)):
-            if SPIN in text:
+            if SPIN in text and not (line_id == "solver" and self.phase is Phase.LOADING):
                 self._show(line_id, self._spin(text))
 
     def watch_proof(self, proof: Proof | None) -> None:
@@ -127,6 +131,11 @@ class GameStatus(Vertical):
 
     def watch_message(self, message: str) -> None:
         self._show("message", message)
+
+    def watch_phase(self, phase: Phase) -> None:
+        """While the saved game is read, the panel shows no board's figures (they would be replaced), one line instead."""
+        self.set_class(phase is Phase.LOADING, "-loading")
+        self.watch_solver()
 
     def watch_saving(self, saving: str) -> None:
         self._line("saving").set_class(bool(saving), "-shown")  # an empty line takes no room at all

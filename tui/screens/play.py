@@ -279,7 +279,8 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         if self.awaiting_saved_game and origin == PLAYER:
             self.held_moves.append(move)  # the saved game is being read (milliseconds; 4 s at most)
             return True
-        if not self.session.legal(move) or (self.won and origin != KOMA):
+        pushed = self.session.push(move, origin)  # the session checks the move: the screen does not again
+        if pushed is Push.ILLEGAL:
             if origin != KOMA:
                 self.app.bell()
             return False
@@ -287,7 +288,6 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
             self._take_over()
             self.message = ""
         self.awaiting_saved_game = False  # a move was played: a saved game read late does not replace it
-        pushed = self.session.push(move, origin)
         self._show()
         if pushed is Push.WON:
             self.on_goal()

@@ -1,13 +1,30 @@
 """Shared test setup: a private table cache, so tests never touch (or depend on) the user's."""
 
 import os
+import shutil
 import tempfile
 
 import pytest
 
+# The table cache is shared by every process of a run (pytest-xdist's workers inherit it from the controller,
+# which imports this first): a table is built once per run, and its writes are atomic (mkstemp, then replace).
+# The data directory is each process's own: no two workers ever share a koma.db.
 _CACHE = tempfile.mkdtemp(prefix="koma-test-cache-")
 os.environ.setdefault("KOMA_CACHE_DIR", _CACHE)
-os.environ.setdefault("KOMA_DATA_DIR", tempfile.mkdtemp(prefix="koma-test-data-"))
+os.environ["KOMA_DATA_DIR"] = tempfile.mkdtemp(prefix="koma-test-data-")
+if os.environ["KOMA_CACHE_DIR"] != _CACHE:
+    os.rmdir(_CACHE)  # a worker's: the controller's is used
+
+
+def pytest_sessionfinish(session):
+    """The controller (or a run without workers) removes the directories it made; workers leave the cache to it."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(os.environ["KOMA_DATA_DIR"], ignore_errors=True)
+        return
+    for name in ("KOMA_CACHE_DIR", "KOMA_DATA_DIR"):
+        path = os.environ.get(name, "")
+        if os.path.basename(path).startswith(("koma-test-cache-", "koma-test-data-")):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

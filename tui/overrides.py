@@ -1,4 +1,5 @@
-"""What Koma's overrides of Textual internals share: checking what they rely on, and stepping aside.
+"""What Koma's overrides of Textual internals (and of asyncssh's and argparse's) share: checking what they rely on,
+and stepping aside.
 
 Four modules replace or lean on parts of Textual that are not its public API: :mod:`tui.rendering`
 (the compositor), :mod:`tui.stylesheet` (the parse cache), :mod:`tui.strip_caches` (``Strip``'s slots)
@@ -30,8 +31,9 @@ def textual_version() -> str:
         return "(version unknown)"
 
 
-def step_aside(override: str, problem: str, instead: str) -> None:
-    """Say once per process that ``override`` does not fit this Textual (``problem``) and what runs ``instead``.
+def step_aside(override: str, problem: str, instead: str, library: str | None = None) -> None:
+    """Say once per process that ``override`` does not fit this Textual (``problem``) and what runs ``instead``;
+    ``library`` names another library and its version (``"asyncssh 2.24.1"``).
 
     The notice goes where Koma's other notices go (:func:`solver.engines.cache_files.post`: the game
     shows it, ``koma`` prints what the game did not show); where stderr is not a terminal, as in
@@ -40,7 +42,7 @@ def step_aside(override: str, problem: str, instead: str) -> None:
     if override in _told:
         return
     _told.add(override)
-    message = f"Textual {textual_version()} is not what Koma's {override} was written for ({problem}); {instead}"
+    message = f"{library or 'Textual ' + textual_version()} is not what Koma's {override} was written for ({problem}); {instead}"
     cache_files.post(message)
     stderr = sys.stderr
     try:
@@ -54,11 +56,19 @@ def step_aside(override: str, problem: str, instead: str) -> None:
             pass
 
 
-def told_if_misfit(override: str, problem: str | None, instead: str) -> str | None:
+def told_if_misfit(override: str, problem: str | None, instead: str, library: str | None = None) -> str | None:
     """``problem`` (an override's misfit, or None), told once through :func:`step_aside` if there is one."""
     if problem:
-        step_aside(override, problem, instead)
+        step_aside(override, problem, instead, library)
     return problem
+
+
+def library_version(distribution: str) -> str:
+    """``"asyncssh 2.24.1"``: a library's name and installed version, for :func:`step_aside`."""
+    try:
+        return f"{distribution} {metadata.version(distribution)}"
+    except Exception:  # a version is only information for the notice
+        return f"{distribution} (version unknown)"
 
 
 def missing(owner: Any, names: Iterable[str]) -> str | None:

@@ -332,7 +332,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
     def action_solve(self) -> None:
         if self.puzzle.is_goal(self.state):
             self.message = f"Already solved. Press {self.key_for('play.new', 'n')} for a new game."
-        elif self.playback.active or self.job is None or self.solver.hinting:
+        elif not self.play_offer() and (self.playback.active or self.job is None or self.solver.hinting):  # a waiting offer plays instead
             if self.playback.stop():
                 self.message = ""
             self.cancel_job(quiet=True)

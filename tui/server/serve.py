@@ -35,10 +35,11 @@ import asyncssh
 from solver.engines.paths import data_dir
 from solver.tools.doctor import HOST_KEY_NAME
 from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
+from tui.patches.ssh_environment import session_channel
 
 from . import lifecycle, metrics
 from .admin import AdminListener
-from .channels import GameChannel, GameProcess
+from .channels import CLIENT_VARIABLES, GameProcess
 from .colour import colour_environment
 from .environment import base_environment, safe_username
 from .host_key import host_key
@@ -393,8 +394,7 @@ class Connection(asyncssh.SSHServer):
         if self.refusal or self.conn is None:
             return False
         player, name = self.identity()
-        channel = self.conn.create_server_channel()  # asyncssh's, with the connection's settings...
-        channel.__class__ = GameChannel  # ...that keeps only the environment a game reads
+        channel = session_channel(self.conn, CLIENT_VARIABLES)  # it keeps only the environment a game reads
         return channel, GameProcess(lambda process: self.server.play(process, player, name, self), None, 0, False)
 
     # Everything but a session is refused (these are asyncssh's defaults, stated here on purpose).

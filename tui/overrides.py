@@ -4,7 +4,7 @@ and stepping aside.
 Four modules replace or lean on parts of Textual that are not its public API: :mod:`tui.rendering`
 (the compositor), :mod:`tui.stylesheet` (the parse cache), :mod:`tui.strip_caches` (``Strip``'s slots)
 and :mod:`tui.driver` (the Linux driver's input thread).  Koma pins the Textual releases they were
-written and tested for (``pyproject.toml``), and each also checks, when it is imported, the attributes,
+written and tested for (``pyproject.toml``), and each also checks, on its first use (never at import), the attributes,
 method signatures and slots it relies on.  If one is not there, that override steps aside: Koma runs
 with Textual's own behaviour for that part, and says so once (:func:`step_aside`).
 

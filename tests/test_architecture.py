@@ -173,16 +173,10 @@ class LibraryPrivates:
         return names
 
 
-def _module_bindings(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """The names a module binds to the libraries (or to what it imports from them), and to other modules."""
-    library, other = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                (library if _from_a_library(alias.name) else other).add((alias.asname or alias.name).split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.module and _from_a_library(node.module):
-            library.update(alias.asname or alias.name for alias in node.names)
-    return library, other
+def _other_modules(tree: ast.Module) -> set[str]:
+    """The names a module binds to modules that are not the libraries' (``os``: ``os._exit`` is not argparse's)."""
+    return {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+            for alias in node.names if not _from_a_library(alias.name)}
 
 
 def _private_uses(name: str, tree: ast.Module, privates: LibraryPrivates) -> list[str]:
@@ -191,7 +185,7 @@ def _private_uses(name: str, tree: ast.Module, privates: LibraryPrivates) -> lis
     import importlib
 
     module = importlib.import_module(name.removesuffix(".py").replace("/", "."))
-    library_names, other_modules = _module_bindings(tree)
+    other_modules = _other_modules(tree)
     found: list[str] = []
 
     def say(node: ast.AST, what: str) -> None:
@@ -232,10 +226,10 @@ def _private_uses(name: str, tree: ast.Module, privates: LibraryPrivates) -> lis
             elif node.attr in privates.everywhere and not (
                     isinstance(node.value, ast.Name) and (node.value.id in ("self", "cls") or node.value.id in other_modules)):
                 say(node, f"uses .{node.attr}, a library private")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
-                "getattr", "setattr", "hasattr", "delattr"):
-            if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in privates.everywhere:
-                say(node, f"{node.func.id}(..., {node.args[1].value!r}), a library private")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) > 1
+              and isinstance(node.args[1], ast.Constant) and node.args[1].value in privates.everywhere):
+            say(node, f"{node.func.id}(..., {node.args[1].value!r}), a library private")
     return found
 
 

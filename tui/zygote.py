@@ -37,9 +37,9 @@ from rich.emoji import Emoji
 from solver import search
 from solver.puzzles.registry import get_puzzle
 from solver.search import goat as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
-from solver.tools.cli import parse_args
 
 from .app import KomaApp
+from .cli import parse_args
 from .game import game_metrics
 from .game.store import MEMORY, Store
 from .launch import launch

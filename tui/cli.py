@@ -15,11 +15,9 @@ from typing import Any
 from solver.errors import KomaError
 from solver.tools import cli as solver_cli
 from solver.tools.cli import CommandError, board_hint, package_version, report_error, tell_cache_notices, wants_json
-from solver.tools.doctor import DoctorSection, Problem
 
 from .patches.arguments import DashWordParser
 from .server.bench_cases import SERVE_CASES
-from .server.host_key import DOCTOR_SECTION as SERVING_SECTION
 from .server.options import add_serve_command
 from .server.web_options import add_web_command
 
@@ -62,7 +60,7 @@ def web(args) -> int:
     return web_command(args)
 
 
-def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """``koma doctor``'s game part: the saved games database, the keymap and the outbox."""
     from .game.health import game_health
 
@@ -70,8 +68,14 @@ def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[Pr
     return game, game.pop("problems")
 
 
-# koma doctor's parts that are the game's: serving (asyncssh, the host key), then the saved games
-DOCTOR_SECTIONS = (SERVING_SECTION, DoctorSection("game", game_health_section))
+def doctor_sections() -> tuple[Any, ...]:
+    """``koma doctor``'s parts that are the game's: serving (asyncssh, the host key), then the saved games (imported
+    when doctor runs)."""
+    from solver.tools.doctor import DoctorSection
+
+    from .server.host_key import serving_health, serving_line
+
+    return DoctorSection("serve", serving_health, serving_line), DoctorSection("game", game_health_section)
 
 
 def add_play_command(commands: Any) -> None:
@@ -99,7 +103,7 @@ def build_parser(bench_cases: Sequence[Any] = SERVE_CASES) -> Parser:
                         "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     add_play_command(commands)
-    solver_cli.add_commands(commands, bench_cases=bench_cases, doctor_sections=DOCTOR_SECTIONS)
+    solver_cli.add_commands(commands, bench_cases=bench_cases, doctor_sections=doctor_sections)
     add_serve_command(commands).set_defaults(handler=serve)
     add_web_command(commands).set_defaults(handler=web)
     return parser

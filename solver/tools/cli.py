@@ -159,10 +159,11 @@ def puzzle_arguments(sub: argparse.ArgumentParser, board: str | None = None) -> 
     sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..5x5, ura: 2x2..6x6)")
 
 
-def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections: Sequence[Any] = ()) -> None:
+def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections: Callable[[], Sequence[Any]] = tuple) -> None:
     """Register the solver's commands into the ``koma`` parser's subcommands (``commands``, argparse's), each with its
     ``handler``: solve, parity, longest, generate, bench (plus ``bench_cases``, cases that live outside the solver),
-    doctor (plus ``doctor_sections``, the parts of its report that live outside the solver) and tables."""
+    doctor (plus the parts of its report that live outside the solver, :class:`solver.tools.doctor.DoctorSection`
+    that ``doctor_sections()`` gives when doctor runs) and tables."""
     from solver.tools import bench_cases as solver_bench_cases  # the registered benchmark groups, for the help
 
     solve = add_command(commands, "solve", "an optimal solution: length, moves, path, nodes, seconds")
@@ -194,7 +195,7 @@ def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     bench.set_defaults(handler=functools.partial(cmd_bench, extra_cases=tuple(bench_cases)))
     doctor = add_command(commands, "doctor", "versions, caches, tables, terminal: what to check when something is off")
-    doctor.set_defaults(handler=functools.partial(cmd_doctor, sections=tuple(doctor_sections)))
+    doctor.set_defaults(handler=functools.partial(cmd_doctor, sections=doctor_sections))
 
     tables = add_command(commands, "tables", "build the big tables ahead of time")
     tables.add_argument("action", choices=["build"], help="build (or check) a table")
@@ -397,11 +398,12 @@ def cmd_bench(args, extra_cases: tuple = ()) -> int:
     return 0
 
 
-def cmd_doctor(args, sections: Sequence[Any] = ()) -> int:
-    """``koma doctor``: the solver's checks plus ``sections`` (:class:`solver.tools.doctor.DoctorSection`); exit 1 on a
-    fault (advice alone: 0)."""
+def cmd_doctor(args, sections: Callable[[], Sequence[Any]] = tuple) -> int:
+    """``koma doctor``: the solver's checks plus ``sections()`` (:class:`solver.tools.doctor.DoctorSection`); exit 1
+    on a fault (advice alone: 0)."""
     from solver.tools.doctor import diagnose, render, something_is_wrong
 
+    sections = sections()
     report = diagnose(sections)
     emit(args, report, lambda: render(report, sections))
     return EXIT_PROBLEMS_FOUND if something_is_wrong(report) else 0

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import platform
 from typing import Any
 
 from tui.overrides import first_problem, missing, parameters_differ, told_if_misfit
@@ -37,6 +36,8 @@ def parser_misfit() -> str | None:
 @functools.cache
 def misfit() -> str | None:
     """:func:`parser_misfit`, checked on first use and told once (:func:`tui.overrides.step_aside`) if there is one."""
+    import platform
+
     return told_if_misfit(OVERRIDE, parser_misfit(), INSTEAD, f"Python {platform.python_version()}'s argparse")
 
 

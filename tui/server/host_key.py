@@ -1,5 +1,5 @@
 """The server's SSH host key: made once (ed25519, mode 0600, written atomically), then reused by every replica given it;
-and the server's part of ``koma doctor`` (:data:`DOCTOR_SECTION`).  asyncssh is imported only to read or make a key.
+and the server's part of ``koma doctor`` (:func:`serving_health`).  asyncssh is imported only to read or make a key.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from solver.engines.paths import data_dir
-from solver.tools.doctor import DoctorSection, Problem
 
 if TYPE_CHECKING:
     import asyncssh
+
+    from solver.tools.doctor import Problem
 
 HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless koma serve --host-key names another file
 
@@ -79,6 +80,3 @@ def serving_health(report: dict[str, Any]) -> tuple[dict[str, Any], list[Problem
 def serving_line(serve: dict[str, Any]) -> str:
     return (f"serve         asyncssh={'yes' if serve['asyncssh'] else 'no'}  host key {serve['host_key']}"
             f" ({'present' if serve['host_key_exists'] else 'not generated yet'})")
-
-
-DOCTOR_SECTION = DoctorSection("serve", serving_health, serving_line)

@@ -403,9 +403,9 @@ def cmd_doctor(args, sections: Callable[[], Sequence[Any]] = tuple) -> int:
     on a fault (advice alone: 0)."""
     from solver.tools.doctor import diagnose, render, something_is_wrong
 
-    sections = sections()
-    report = diagnose(sections)
-    emit(args, report, lambda: render(report, sections))
+    parts = sections()
+    report = diagnose(parts)
+    emit(args, report, lambda: render(report, parts))
     return EXIT_PROBLEMS_FOUND if something_is_wrong(report) else 0
 
 

@@ -1,12 +1,14 @@
-"""What Koma's overrides of Textual internals (and of asyncssh's and argparse's) share: checking what they rely on,
-and stepping aside.
+"""What Koma's overrides of library internals share: checking what they rely on, and stepping aside.
 
 Four modules replace or lean on parts of Textual that are not its public API: :mod:`tui.rendering`
 (the compositor), :mod:`tui.stylesheet` (the parse cache), :mod:`tui.strip_caches` (``Strip``'s slots)
-and :mod:`tui.driver` (the Linux driver's input thread).  Koma pins the Textual releases they were
-written and tested for (``pyproject.toml``), and each also checks, on its first use (never at import), the attributes,
-method signatures and slots it relies on.  If one is not there, that override steps aside: Koma runs
-with Textual's own behaviour for that part, and says so once (:func:`step_aside`).
+and :mod:`tui.driver` (the Linux driver's input thread); two do so for other libraries:
+:mod:`tui.patches.ssh_environment` (asyncssh's env requests) and :mod:`tui.patches.arguments` (argparse's
+option detection).  No other module touches a library's private names (tests/test_architecture.py).
+Koma pins the Textual releases they were written and tested for (``pyproject.toml``), and each also
+checks, on its first use (never at import), the attributes, method signatures and slots it relies on.
+If one is not there, that override steps aside: Koma runs with the library's own behaviour for that
+part, and says so once (:func:`step_aside`).
 
 Never imports Textual (the version is read from the package metadata).
 """

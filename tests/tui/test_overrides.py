@@ -261,3 +261,38 @@ def test_the_ssh_environment_limit_steps_aside_when_asyncssh_changes(monkeypatch
         assert ssh_environment.session_channel(Connection(), {b"COLORTERM": 16}) is Connection.made  # asyncssh's own
     finally:
         ssh_environment.misfit.cache_clear()
+
+
+# --- argparse: words that begin with "-" ------------------------------------------------------------
+DASH_BOARD = "-BBd/.WrS/-jli"  # Goat: a fence in the top-left corner
+
+
+def test_the_board_aware_parser_fits_the_installed_argparse():
+    from tui.cli import parse_args
+    from tui.patches import arguments
+
+    assert arguments.parser_misfit() is None and arguments.misfit() is None
+    assert parse_args(["solve", "goat", DASH_BOARD, "--json"]).board == DASH_BOARD
+    assert parse_args(["solve", "8", "--json", "1 2 3/4 5 6/7 8 _"]).board == "1 2 3/4 5 6/7 8 _"
+
+
+def test_the_board_aware_parser_steps_aside_when_argparse_changes(monkeypatch, told):
+    import argparse
+
+    from solver.tools.cli import CommandError
+    from tui.cli import parse_args
+    from tui.patches import arguments
+
+    original = argparse.ArgumentParser._parse_optional
+    monkeypatch.setattr(argparse.ArgumentParser, "_parse_optional",
+                        lambda self, arg_string, prefix_chars=None: original(self, arg_string))
+    arguments.misfit.cache_clear()
+    try:
+        with pytest.raises(CommandError):  # argparse's own: the board is taken for an option
+            parse_args(["solve", "goat", DASH_BOARD])
+        assert parse_args(["solve", "goat", "--", DASH_BOARD]).board == DASH_BOARD  # as the error says
+        posted, stderr = told()
+        assert len(posted) == 1 and stderr == [f"koma: {posted[0]}"]
+        assert posted[0].startswith("Python ") and "argparse" in posted[0] and "prefix_chars" in posted[0]
+    finally:
+        arguments.misfit.cache_clear()

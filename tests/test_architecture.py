@@ -249,3 +249,14 @@ def test_no_module_outside_the_patches_touches_a_library_private():
     """Textual's, aiohttp's, asyncssh's and argparse's private modules and names are used only in tui/patches, where
     each use checks itself."""
     assert library_private_uses() == []
+
+
+def test_the_command_line_imports_no_front_end():
+    """``koma solve`` starts as fast as the solver alone: the product's parser, the game's commands and the solver's
+    registered, imports neither Textual nor the servers' libraries (nor numpy, which a solve may not need)."""
+    probe = ("import sys; from tui.cli import build_parser; build_parser()\n"
+             "print(' '.join(sorted(m for m in ('textual', 'asyncssh', 'aiohttp', 'prometheus_client', 'numpy', 'numba')"
+             " if m in sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""

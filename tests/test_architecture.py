@@ -103,3 +103,160 @@ def test_no_module_is_too_long_to_read():
     assert len(lengths) > 50  # the packages were found
     assert {path: n for path, n in lengths.items() if n > MAX_MODULE_LINES} == {}
     assert lengths[str(Path("tui", "screens", "play.py"))] <= MAX_PLAY_SCREEN_LINES
+
+
+# --- library privates: only in tui/patches ----------------------------------------------------------
+PRIVATE_LIBRARIES = ("textual", "aiohttp", "asyncssh", "argparse")
+# The modules allowed to touch them: tui/patches, and the override modules that move there.
+PATCH_MODULES = ("tui/patches/", "tui/driver.py", "tui/rendering.py", "tui/stylesheet.py", "tui/strip_caches.py",
+                 "tui/overrides.py")
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _from_a_library(module: str) -> bool:
+    return module.split(".")[0] in PRIVATE_LIBRARIES
+
+
+def _library_sources(library: str) -> list[Path]:
+    import importlib.util
+
+    spec = importlib.util.find_spec(library)
+    assert spec is not None and spec.origin is not None, f"{library} is not installed"
+    origin = Path(spec.origin)
+    return sorted(origin.parent.rglob("*.py")) if origin.name == "__init__.py" else [origin]
+
+
+def _private_names_defined(node: ast.AST) -> set[str]:
+    """The private names ``node`` defines: functions, classes, assigned names, and attributes assigned on anything."""
+    names: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(inner.name)
+        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
+            names.add(inner.id)
+        elif isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store):
+            names.add(inner.attr)
+    return {name for name in names if _is_private(name)}
+
+
+class LibraryPrivates:
+    """The libraries' private names, read from their installed sources: all of them (:attr:`everywhere`), and those
+    of each library class with its methods' attributes (:meth:`of_class`)."""
+
+    def __init__(self) -> None:
+        self.everywhere: set[str] = set()
+        self.by_class: dict[tuple[str, str], set[str]] = {}
+        for library in PRIVATE_LIBRARIES:
+            for path in _library_sources(library):
+                tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+                self.everywhere |= _private_names_defined(tree)
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.ClassDef):
+                        self.by_class.setdefault((str(path.resolve()), node.name), set()).update(_private_names_defined(node))
+
+    def of_class(self, cls: type) -> set[str]:
+        """The private names ``cls`` inherits from the libraries' classes in its MRO."""
+        import inspect
+
+        names: set[str] = set()
+        for ancestor in cls.__mro__:
+            if _from_a_library(ancestor.__module__):
+                names |= {name for name in vars(ancestor) if _is_private(name)}
+                try:
+                    source = str(Path(inspect.getsourcefile(ancestor) or "").resolve())
+                except TypeError:  # a builtin
+                    continue
+                names |= self.by_class.get((source, ancestor.__name__), set())
+        return names
+
+
+def _other_modules(tree: ast.Module) -> set[str]:
+    """The names a module binds to modules that are not the libraries' (``os``: ``os._exit`` is not argparse's)."""
+    return {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+            for alias in node.names if not _from_a_library(alias.name)}
+
+
+def _private_uses(name: str, tree: ast.Module, privates: LibraryPrivates) -> list[str]:
+    """What in module ``name`` (a path) touches a library's private: imports, overrides, attributes, ``getattr``s, plus
+    ``_action_*`` methods (Textual prefers them to ``action_*``) and ``__class__`` assignments."""
+    import importlib
+
+    module = importlib.import_module(name.removesuffix(".py").replace("/", "."))
+    other_modules = _other_modules(tree)
+    found: list[str] = []
+
+    def say(node: ast.AST, what: str) -> None:
+        found.append(f"{name}:{getattr(node, 'lineno', 0)} {what}")
+
+    inherited_by_class: dict[str, set[str]] = {}
+    for node in tree.body:
+        cls = getattr(module, node.name, None) if isinstance(node, ast.ClassDef) else None
+        if isinstance(cls, type):
+            inherited_by_class[node.name] = privates.of_class(cls)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _from_a_library(alias.name) and any(_is_private(part) for part in alias.name.split(".")):
+                    say(node, f"imports {alias.name}")
+        elif isinstance(node, ast.ImportFrom) and node.module and _from_a_library(node.module):
+            if any(_is_private(part) for part in node.module.split(".")):
+                say(node, f"imports from {node.module}")
+            found.extend(f"{name}:{node.lineno} imports {alias.name} from {node.module}"
+                         for alias in node.names if _is_private(alias.name))
+        elif isinstance(node, ast.ClassDef):
+            inherited = inherited_by_class.get(node.name, set())
+            for item in node.body:
+                for defined in sorted(_private_names_defined(item) if not isinstance(item, ast.ClassDef) else {item.name}):
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and defined != item.name:
+                        continue  # a method's own locals
+                    if defined.startswith("_action_"):
+                        say(item, f"defines {node.name}.{defined} (Textual runs it instead of action_*)")
+                    elif defined in inherited:
+                        say(item, f"overrides {node.name}.{defined}, a library private")
+            for inner in ast.walk(node):
+                if (isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+                        and inner.value.id in ("self", "cls") and inner.attr in inherited):
+                    say(inner, f"uses {inner.value.id}.{inner.attr} in {node.name}, a library private")
+        elif isinstance(node, ast.Attribute):
+            if node.attr == "__class__" and isinstance(node.ctx, ast.Store):
+                say(node, "assigns __class__")
+            elif node.attr in privates.everywhere and not (
+                    isinstance(node.value, ast.Name) and (node.value.id in ("self", "cls") or node.value.id in other_modules)):
+                say(node, f"uses .{node.attr}, a library private")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "setattr", "hasattr", "delattr") and len(node.args) > 1
+              and isinstance(node.args[1], ast.Constant) and node.args[1].value in privates.everywhere):
+            say(node, f"{node.func.id}(..., {node.args[1].value!r}), a library private")
+    return found
+
+
+def library_private_uses() -> list[str]:
+    """Every use of a library private outside tui/patches (and the override modules that move there)."""
+    privates = LibraryPrivates()
+    assert {"_thread_id", "_exit_renderables", "_process_env_request", "_server", "_parse_optional"} <= privates.everywhere
+    from tui.app import KomaApp
+
+    assert "_exit_renderables" in privates.of_class(KomaApp)  # an attribute Textual's App sets in a method
+    return [use for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
+            if not (name := str(path.relative_to(ROOT))).startswith(PATCH_MODULES)
+            for use in _private_uses(name, ast.parse(path.read_text()), privates)]
+
+
+def test_no_module_outside_the_patches_touches_a_library_private():
+    """Textual's, aiohttp's, asyncssh's and argparse's private modules and names are used only in tui/patches, where
+    each use checks itself."""
+    assert library_private_uses() == []
+
+
+def test_the_command_line_imports_no_front_end():
+    """``koma solve`` starts as fast as the solver alone: the product's parser, the game's commands and the solver's
+    registered, imports neither Textual nor the servers' libraries (nor numpy, which a solve may not need)."""
+    probe = ("import sys; from tui.cli import build_parser; build_parser()\n"
+             "print(' '.join(sorted(m for m in ('textual', 'asyncssh', 'aiohttp', 'prometheus_client', 'numpy', 'numba')"
+             " if m in sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""

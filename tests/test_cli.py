@@ -164,7 +164,7 @@ def test_a_goat_board_that_begins_with_a_dash_is_a_board(capsys, argv):
 def test_parity_and_play_take_a_dash_board_too(capsys):
     code, data, _ = run_json(capsys, "parity", "goat", DASH_BOARD)
     assert code == 0 and data["board"] == DASH_BOARD and data["solvable"] is True
-    from solver.tools.cli import parse_args
+    from tui.cli import parse_args
 
     for argv in (["play", "goat", "--board", DASH_BOARD], ["play", "--board", DASH_BOARD, "goat"]):
         args = parse_args(argv)
@@ -230,7 +230,7 @@ def test_bench_validates_against_the_groups_the_caller_adds(capsys):
     """The tui side adds koma serve's cases; a group is known only if some case, the solver's or the caller's, has it."""
     from solver.tools import bench_cases
     from solver.tools.bench import Case
-    from solver.tools.cli import main as cli_main
+    from tui.cli import main as cli_main
 
     extra = (Case("a case added by the caller", "extra", lambda: {"answer": 42}, runs=1, on_request=True),)
     assert bench_cases.groups(extra) == ["8", "goat", "ura", "15", "24", "extra"]
@@ -240,7 +240,7 @@ def test_bench_validates_against_the_groups_the_caller_adds(capsys):
     data = json.loads(out)
     assert code == 0 and [r["name"] for r in data["results"]] == ["a case added by the caller"]
     assert data["results"][0]["answer"] == 42
-    code = cli_main(["bench", "extra", "--json"])  # without the caller's cases the group is unknown
+    code = cli_main(["bench", "extra", "--json"])  # without the caller's cases (koma serve's by default) it is unknown
     out, _ = capsys.readouterr()
     assert code == 2 and "unknown benchmark group 'extra'" in json.loads(out)["error"]
 

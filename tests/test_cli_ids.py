@@ -10,7 +10,7 @@ import pytest
 
 from solver.puzzles.ids import game_id
 from solver.puzzles.registry import get_puzzle
-from solver.tools.cli import parse_args
+from tui.cli import parse_args
 from tui.launch import prepare
 from tui.main import main
 

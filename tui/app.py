@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -48,6 +49,19 @@ from .themes import KOMA_THEMES, other_theme
 
 SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
 QUIT_DRAIN_SECONDS = 0.3  # quitting gives the database this long to take the last saves; the outbox keeps the rest
+
+
+class OneLineErrors(Console):
+    """A served game's ``error_console``: whatever Textual prints there (the traceback of an error that ended the app,
+    which would name the server's files), the player reads one line, once."""
+
+    told = False
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        if not self.told:
+            self.told = True
+            super().print("koma: the game stopped on an internal error; connect again to play.", markup=False,
+                          highlight=False)
 
 
 class KomaCommands(Provider):
@@ -110,6 +124,7 @@ class KomaApp(App):
                  database: str | None = None):
         defer_strip_caches()
         super().__init__()
+        self.ui_thread = threading.get_ident()  # where news is handled at once; the app's own thread once it runs
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())  # a forked game finds its CSS parsed
         for theme in KOMA_THEMES:
             self.register_theme(theme)
@@ -135,6 +150,8 @@ class KomaApp(App):
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
         self.served = os.environ.get("KOMA_SERVE") == "1"  # a game of ``koma serve``: it runs on the server
+        if self.served:  # Textual prints the traceback of an error that ended the app here; a player reads one line
+            self.error_console = OneLineErrors(stderr=True)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, with the quiet input thread on Linux and macOS."""
@@ -142,6 +159,7 @@ class KomaApp(App):
         return QuietLinuxDriver if driver_class is LinuxDriver else driver_class
 
     def on_mount(self) -> None:
+        self.ui_thread = threading.get_ident()
         keymap = check_bindings(self._keymap_override) if self._keymap_override is not None else read_keymap()
         if keymap.bindings:
             self.set_keymap(keymap.bindings)
@@ -196,7 +214,7 @@ class KomaApp(App):
         self._from_storage_thread(self._told, news)
 
     def _from_storage_thread(self, callback: Callable[..., None], *args: Any) -> None:
-        if self._thread_id == threading.get_ident():
+        if self.ui_thread == threading.get_ident():
             callback(*args)
         elif self.is_running:
             try:
@@ -400,15 +418,6 @@ class KomaApp(App):
     def action_suspend_process(self) -> None:
         if not self.served:  # served: ctrl+z is a key that does nothing
             super().action_suspend_process()
-
-    def _print_error_renderables(self) -> None:
-        """Textual prints the traceback of an error that ended the app; a served game prints one line."""
-        if self.served and self._exit_renderables:
-            self._exit_renderables.clear()
-            self.error_console.print("koma: the game stopped on an internal error; connect again to play.",
-                                     markup=False, highlight=False)
-            return
-        super()._print_error_renderables()
 
 
 def _satisfies_the_screens_view(app: KomaApp) -> KomaAppView:

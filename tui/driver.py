@@ -17,13 +17,14 @@ Everything else is Textual's driver unchanged.
 
 The driver relies on ``LinuxDriver``'s internals (``run_input_thread``, ``_sigcont_application``,
 ``_file``, ``exit_event``, ``_must_signal_resume``) and on ``XTermParser``'s; the class-level ones are
-checked at import (:func:`driver_misfit`), the others when a driver is made.  If they are not as in
+checked when the first driver is made (:func:`driver_misfit`), the others for each driver.  If they are not as in
 Textual 8.2, the driver is Textual's own (polling, as before) and Koma says so once
 (:func:`tui.overrides.step_aside`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import selectors
 import threading
@@ -139,20 +140,23 @@ def driver_misfit() -> str | None:
 
 
 def check() -> str | None:
-    """:func:`driver_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
+    """:func:`driver_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one."""
     return told_if_misfit(OVERRIDE, driver_misfit(), INSTEAD)
 
 
-MISFIT = check()  # None: the override is on
+@functools.cache
+def misfit() -> str | None:
+    """:func:`check`, run on first use (not at import) and remembered: None while the override is on."""
+    return check()
 
 
 class QuietLinuxDriver(LinuxDriver):
     """Textual's Linux driver with an input thread that blocks until a key, a parser timeout or exit;
-    Textual's own, unchanged, when this Textual is not the one it knows (:data:`MISFIT`, :attr:`quiet`)."""
+    Textual's own, unchanged, when this Textual is not the one it knows (:func:`misfit`, :attr:`quiet`)."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.quiet = not MISFIT  # told at import if not
+        self.quiet = not misfit()  # told once if not
         if self.quiet:
             problem = missing(self, INSTANCE_ATTRIBUTES)
             if problem is None and not isinstance(self.exit_event, threading.Event):

@@ -1,11 +1,14 @@
-"""What Koma's overrides of Textual internals share: checking what they rely on, and stepping aside.
+"""What Koma's overrides of library internals share: checking what they rely on, and stepping aside.
 
 Four modules replace or lean on parts of Textual that are not its public API: :mod:`tui.rendering`
 (the compositor), :mod:`tui.stylesheet` (the parse cache), :mod:`tui.strip_caches` (``Strip``'s slots)
-and :mod:`tui.driver` (the Linux driver's input thread).  Koma pins the Textual releases they were
-written and tested for (``pyproject.toml``), and each also checks, when it is imported, the attributes,
-method signatures and slots it relies on.  If one is not there, that override steps aside: Koma runs
-with Textual's own behaviour for that part, and says so once (:func:`step_aside`).
+and :mod:`tui.driver` (the Linux driver's input thread); two do so for other libraries:
+:mod:`tui.patches.ssh_environment` (asyncssh's env requests) and :mod:`tui.patches.arguments` (argparse's
+option detection).  No other module touches a library's private names (tests/test_architecture.py).
+Koma pins the Textual releases they were written and tested for (``pyproject.toml``), and each also
+checks, on its first use (never at import), the attributes, method signatures and slots it relies on.
+If one is not there, that override steps aside: Koma runs with the library's own behaviour for that
+part, and says so once (:func:`step_aside`).
 
 Never imports Textual (the version is read from the package metadata).
 """
@@ -30,8 +33,9 @@ def textual_version() -> str:
         return "(version unknown)"
 
 
-def step_aside(override: str, problem: str, instead: str) -> None:
-    """Say once per process that ``override`` does not fit this Textual (``problem``) and what runs ``instead``.
+def step_aside(override: str, problem: str, instead: str, library: str | None = None) -> None:
+    """Say once per process that ``override`` does not fit this Textual (``problem``) and what runs ``instead``;
+    ``library`` names another library and its version (``"asyncssh 2.24.1"``).
 
     The notice goes where Koma's other notices go (:func:`solver.engines.cache_files.post`: the game
     shows it, ``koma`` prints what the game did not show); where stderr is not a terminal, as in
@@ -40,7 +44,7 @@ def step_aside(override: str, problem: str, instead: str) -> None:
     if override in _told:
         return
     _told.add(override)
-    message = f"Textual {textual_version()} is not what Koma's {override} was written for ({problem}); {instead}"
+    message = f"{library or 'Textual ' + textual_version()} is not what Koma's {override} was written for ({problem}); {instead}"
     cache_files.post(message)
     stderr = sys.stderr
     try:
@@ -54,11 +58,19 @@ def step_aside(override: str, problem: str, instead: str) -> None:
             pass
 
 
-def told_if_misfit(override: str, problem: str | None, instead: str) -> str | None:
+def told_if_misfit(override: str, problem: str | None, instead: str, library: str | None = None) -> str | None:
     """``problem`` (an override's misfit, or None), told once through :func:`step_aside` if there is one."""
     if problem:
-        step_aside(override, problem, instead)
+        step_aside(override, problem, instead, library)
     return problem
+
+
+def library_version(distribution: str) -> str:
+    """``"asyncssh 2.24.1"``: a library's name and installed version, for :func:`step_aside`."""
+    try:
+        return f"{distribution} {metadata.version(distribution)}"
+    except Exception:  # a version is only information for the notice
+        return f"{distribution} (version unknown)"
 
 
 def missing(owner: Any, names: Iterable[str]) -> str | None:

@@ -13,12 +13,13 @@ reaches the terminal is the same: an update only ever writes the changed spans.
 
 It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
 ``visible_widgets``) and on the screen keeping its compositor in ``_compositor``; these are checked
-at import (:func:`compositor_misfit`) and when a screen is made.  If they are not as in Textual 8.2,
+when the first screen is made (:func:`compositor_misfit`), and then for each screen.  If they are not as in Textual 8.2,
 screens keep Textual's own compositor, and Koma says so once (:func:`tui.overrides.step_aside`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from textual._compositor import ChopsUpdate, Compositor
@@ -101,11 +102,14 @@ def compositor_misfit() -> str | None:
 
 
 def check() -> str | None:
-    """:func:`compositor_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
+    """:func:`compositor_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one."""
     return told_if_misfit(OVERRIDE, compositor_misfit(), INSTEAD)
 
 
-MISFIT = check()  # None: the override is on
+@functools.cache
+def misfit() -> str | None:
+    """:func:`check`, run on first use (not at import) and remembered: None while the override is on."""
+    return check()
 
 
 class DirtyOnlyRendering(Screen):
@@ -113,8 +117,8 @@ class DirtyOnlyRendering(Screen):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        if MISFIT:
-            return  # told at import
+        if misfit():
+            return  # told once
         if type(getattr(self, "_compositor", None)) is not Compositor:
             step_aside(OVERRIDE, "a Screen keeps no Compositor in _compositor", INSTEAD)
             return

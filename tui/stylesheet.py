@@ -8,12 +8,13 @@ forked from it finds the rules parsed.  Parsed rules depend on the CSS variables
 colours), so they are kept by the variables as well; Textual never changes a parsed rule set.
 
 It relies on ``Stylesheet._parse_rules``'s parameters and on ``_variables``; these are checked at
-import (:func:`stylesheet_misfit`).  If they are not as in Textual 8.2, every stylesheet parses its
+the first parse (:func:`stylesheet_misfit`).  If they are not as in Textual 8.2, every stylesheet parses its
 own CSS, as Textual does, and Koma says so once (:func:`tui.overrides.step_aside`).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 from textual.css.model import RuleSet
@@ -34,17 +35,20 @@ def stylesheet_misfit() -> str | None:
 
 
 def check() -> str | None:
-    """:func:`stylesheet_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one; run at import."""
+    """:func:`stylesheet_misfit`, told once (:func:`tui.overrides.step_aside`) if there is one."""
     return told_if_misfit("shared stylesheet", stylesheet_misfit(),
                           "each game parses its own CSS, as Textual does (slower game starts in koma serve)")
 
 
-MISFIT = check()  # None: the override is on
+@functools.cache
+def misfit() -> str | None:
+    """:func:`check`, run on first use (not at import) and remembered: None while the override is on."""
+    return check()
 
 
 class SharedStylesheet(Stylesheet):
     """Textual's stylesheet, with parsed rules shared across instances (by CSS text, origin and variables);
-    Textual's own, unchanged, when :data:`MISFIT` says this Textual is not the one it knows."""
+    Textual's own, unchanged, when :func:`misfit` says this Textual is not the one it knows."""
 
     parsed: ClassVar[dict[tuple, list[RuleSet]]] = {}
 
@@ -57,7 +61,7 @@ class SharedStylesheet(Stylesheet):
         self._variables_key = None
 
     def _parse_rules(self, *args: Any, **kwargs: Any) -> list[RuleSet]:
-        if MISFIT:
+        if misfit():
             return super()._parse_rules(*args, **kwargs)
         return self._shared_rules(*args, **kwargs)
 

@@ -37,9 +37,10 @@ from rich.emoji import Emoji
 from solver import search
 from solver.puzzles.registry import get_puzzle
 from solver.search import goat as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
-from solver.tools.cli import parse_args
 
 from .app import KomaApp
+from .cli import parse_args
+from .game import game_metrics
 from .game.store import MEMORY, Store
 from .launch import launch
 from .screens import algorithm_lab as preloaded_algorithm_lab  # noqa: F401 - the screens the app imports when first shown
@@ -74,6 +75,7 @@ def warm_up() -> float:
         except Exception as problem:  # a game then warms up that puzzle itself, as it would alone
             log(f"could not warm the {name} puzzle ({problem})")
     Emoji.replace(":koma:")  # loads Rich's emoji table, which the leaderboard's markup needs
+    game_metrics.instruments()  # the games' metrics (when the server asked for them), shared by every game
     try:
         rehearse()
     except Exception as problem:  # each game then parses its stylesheet itself, as it would alone

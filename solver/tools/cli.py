@@ -1,13 +1,14 @@
-"""The scriptable command line: ``koma solve|parity|longest|generate|bench`` (every command takes ``--json``), ``koma serve``.
+"""The solver's commands of the ``koma`` command line: ``koma solve|parity|longest|generate|bench|doctor|tables`` (every
+command takes ``--json``), registered into the product's parser (:mod:`tui.cli`) by :func:`add_commands`.
 
-Bad input never produces a traceback: it prints ``koma: error: <one line>`` on stderr and exits 2.
-The interactive commands (no command, ``play``) live in :mod:`tui.main`, which hands every other
-command to :func:`run` here, so this module never imports Textual.
+Bad input never produces a traceback: it prints ``koma: error: <one line>`` on stderr and exits 2 (:func:`run`,
+:func:`report_error`).  Never imports Textual.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -26,32 +27,6 @@ EXIT_GAVE_UP = 1  # koma solve --limit: no answer in time (the lower bound prove
 
 class CommandError(KomaError):
     """A usage error found by argparse; reported as one line like any other bad input."""
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2, no usage dump
-        raise CommandError(message)
-
-    def _parse_optional(self, arg_string: str):
-        """argparse's "is this an option?": a board that begins with ``-`` (Goat's fence) is not one."""
-        if might_be_a_board(arg_string) and parses_as_a_board(arg_string):
-            return None  # a positional, or the value of the option before it (``--board -BBd/...``)
-        return super()._parse_optional(arg_string)
-
-    def _match_arguments_partial(self, actions, arg_strings_pattern):
-        """argparse's "which positionals do the words before the next option fill", minus empty optional ones.
-
-        argparse gives an optional positional (BOARD, ``nargs="?"``) nothing as soon as an option follows
-        PUZZLE, and then has nowhere to put the board: ``koma solve 8 --json BOARD`` and
-        ``koma solve 8 --json -- BOARD`` left ``BOARD`` (and the ``--``) over.  Here a trailing optional
-        positional that would match nothing while options (``O``) follow stays open for the words after them;
-        at the end of the line it still takes its default.
-        """
-        counts = super()._match_arguments_partial(actions, arg_strings_pattern)
-        if "O" in arg_strings_pattern:
-            while counts and counts[-1] == 0 and actions[len(counts) - 1].nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
-                counts.pop()
-        return counts
 
 
 # --- boards that begin with "-" ------------------------------------------------------------------
@@ -76,6 +51,11 @@ def parses_as_a_board(text: str) -> bool:
             continue
         return True
     return False
+
+
+def is_a_board(word: str) -> bool:
+    """Whether a word argparse would take for an option is a board (Goat's fence, ``-BBd/...``): an argument."""
+    return might_be_a_board(word) and parses_as_a_board(word)
 
 
 def board_hint(argv: Sequence[str]) -> str:
@@ -160,76 +140,70 @@ def package_version() -> str:
         return "unknown (not installed)"
 
 
-def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
-    """The ``koma`` parser; each extension adds subcommands that live outside the solver (``serve``)."""
-    from solver.tools import bench_cases  # the registered benchmark groups, for the help
+def add_command(commands: Any, name: str, help_text: str) -> argparse.ArgumentParser:
+    """A ``koma`` subcommand taking ``--json`` (every command but ``play`` has JSON output)."""
+    sub = commands.add_parser(name, help=help_text, description=help_text)
+    sub.add_argument("--json", action="store_true", help="machine-readable output")
+    return sub
 
-    parser = Parser(prog="koma", description="Koma (駒): play, understand and optimally solve sliding and flip puzzles.")
-    # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
-    parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
-                        help="draw with ASCII characters only (automatic when the locale is not UTF-8)")
-    parser.add_argument("--theme", metavar="NAME", help="colours of the game: colorblind (Okabe-Ito, safe for colour-blind "
-                        "players), textual-dark (default), or another Textual theme")
-    parser.add_argument("--version", action="store_true", help="print Koma's version and exit")
-    parser.add_argument("--database", metavar="URL", help="where games are saved: postgresql://… or sqlite:///PATH "
-                        "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def add(name: str, help_text: str) -> Parser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("--json", action="store_true", help="machine-readable output")
-        return sub
+def puzzle_arguments(sub: argparse.ArgumentParser, board: str | None = None) -> None:
+    """PUZZLE (or a game ID, when the command takes a board), the BOARD when ``board="positional"``, and ``--size``."""
+    if board is None:
+        sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura")
+    else:  # a game ID (koma generate prints one) names the puzzle, the size and the board at once
+        sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura; or a game ID such as 15-…")
+    if board == "positional":
+        sub.add_argument("board", metavar="BOARD", nargs="?", help="the board in the puzzle's notation (quote it); "
+                         "none after a game ID")
+    sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..5x5, ura: 2x2..6x6)")
 
-    def puzzle_arguments(sub: Parser, board: str | None = None) -> None:
-        if board is None:
-            sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura")
-        else:  # a game ID (koma generate prints one) names the puzzle, the size and the board at once
-            sub.add_argument("puzzle", metavar="PUZZLE", help="8, 15, sliding, goat or ura; or a game ID such as 15-…")
-        if board == "positional":
-            sub.add_argument("board", metavar="BOARD", nargs="?", help="the board in the puzzle's notation (quote it); "
-                             "none after a game ID")
-        sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..5x5, ura: 2x2..6x6)")
 
-    play = add("play", "open one puzzle in the game")
-    puzzle_arguments(play, "option")
-    play.add_argument("--board", metavar="BOARD", help="start from this board")
-    play.add_argument("--seed", type=seed_number, metavar="N", help="random board from this seed (0 or more)")
-    play.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections: Callable[[], Sequence[Any]] = tuple) -> None:
+    """Register the solver's commands into the ``koma`` parser's subcommands (``commands``, argparse's), each with its
+    ``handler``: solve, parity, longest, generate, bench (plus ``bench_cases``, cases that live outside the solver),
+    doctor (plus the parts of its report that live outside the solver, :class:`solver.tools.doctor.DoctorSection`
+    that ``doctor_sections()`` gives when doctor runs) and tables."""
+    from solver.tools import bench_cases as solver_bench_cases  # the registered benchmark groups, for the help
 
-    solve = add("solve", "an optimal solution: length, moves, path, nodes, seconds")
+    solve = add_command(commands, "solve", "an optimal solution: length, moves, path, nodes, seconds")
     puzzle_arguments(solve, "positional")
     solve.add_argument("--method", metavar="NAME", help="solving method (see the puzzle's list; default: the fastest optimal one)")
     solve.add_argument("--heuristic", metavar="NAME", help="IDA* heuristic for the 15-puzzle family")
     solve.add_argument("--limit", type=seconds_limit, metavar="SECONDS",
                        help="give up after this long with the lower bound proved so far (the 24-puzzle's optimal search)")
+    solve.set_defaults(handler=cmd_solve)
 
-    parity = add("parity", "solvable or not, with the proof")
+    parity = add_command(commands, "parity", "solvable or not, with the proof")
     puzzle_arguments(parity, "positional")
+    parity.set_defaults(handler=cmd_parity)
 
-    longest = add("longest", "full BFS: states, max depth, the positions at max depth, per-depth counts")
+    longest = add_command(commands, "longest", "full BFS: states, max depth, the positions at max depth, per-depth counts")
     puzzle_arguments(longest)
     longest.add_argument("--classes", action="store_true", help="group the longest positions by board symmetry")
+    longest.set_defaults(handler=cmd_longest)
 
-    generate = add("generate", "a random solvable problem")
+    generate = add_command(commands, "generate", "a random solvable problem")
     puzzle_arguments(generate)
     generate.add_argument("--seed", type=seed_number, metavar="N", help="same seed, same board (0 or more)")
     generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
+    generate.set_defaults(handler=cmd_generate)
 
-    bench = add("bench", "performance figures: first call and median of warm runs")
+    bench = add_command(commands, "bench", "performance figures: first call and median of warm runs")
     bench.add_argument("groups", nargs="*", metavar="GROUP",
-                       help=f"only these groups ({', '.join(bench_cases.groups())}; serve, serve-crowd run only when named)")
+                       help=f"only these groups ({', '.join(solver_bench_cases.groups())}; serve, serve-crowd run only when named)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
-    add("doctor", "versions, caches, tables, terminal: what to check when something is off")
+    bench.set_defaults(handler=functools.partial(cmd_bench, extra_cases=tuple(bench_cases)))
+    doctor = add_command(commands, "doctor", "versions, caches, tables, terminal: what to check when something is off")
+    doctor.set_defaults(handler=functools.partial(cmd_doctor, sections=doctor_sections))
 
-    tables = add("tables", "build the big tables ahead of time")
+    tables = add_command(commands, "tables", "build the big tables ahead of time")
     tables.add_argument("action", choices=["build"], help="build (or check) a table")
     tables.add_argument("puzzle", metavar="PUZZLE", choices=["15", "sliding"], help="15, or sliding with --size 4x4 or 5x5")
     tables.add_argument("--size", metavar="WxH", help="sliding: 4x4 (the 15-puzzle's tables) or 5x5 (6-6-6-6)")
     tables.add_argument("--pdb", default=None, metavar="NAME", help="pattern database: 6-6-3 (default) or 7-8 on "
                         "the 4x4; 6-6-6-6 on the 5x5")
-    for extend in extensions:
-        extend(commands)
-    return parser
+    tables.set_defaults(handler=cmd_tables)
 
 
 # --- output helpers -------------------------------------------------------------------------------
@@ -424,11 +398,14 @@ def cmd_bench(args, extra_cases: tuple = ()) -> int:
     return 0
 
 
-def cmd_doctor(args) -> int:
+def cmd_doctor(args, sections: Callable[[], Sequence[Any]] = tuple) -> int:
+    """``koma doctor``: the solver's checks plus ``sections()`` (:class:`solver.tools.doctor.DoctorSection`); exit 1
+    on a fault (advice alone: 0)."""
     from solver.tools.doctor import diagnose, render, something_is_wrong
 
-    report = diagnose()
-    emit(args, report, lambda: render(report))
+    parts = sections()
+    report = diagnose(parts)
+    emit(args, report, lambda: render(report, parts))
     return EXIT_PROBLEMS_FOUND if something_is_wrong(report) else 0
 
 
@@ -477,20 +454,9 @@ def progress_bar(label: str):
     return throttled(report, 0.1 if live else 5.0)
 
 
-COMMANDS = {"doctor": cmd_doctor, "tables": cmd_tables, "solve": cmd_solve, "parity": cmd_parity, "longest": cmd_longest,
-            "generate": cmd_generate, "bench": cmd_bench}
-
-
-def run(args, commands: dict[str, Callable[[Any], int]] | None = None) -> int:
-    """Run a parsed non-interactive command; bad input becomes one line on stderr and exit 2.
-
-    ``commands`` adds handlers that live outside the solver (``serve``, from :mod:`tui.main`).
-    """
-    handlers = {**COMMANDS, **(commands or {})}
+def run(handler: Callable[[Any], int], args) -> int:
+    """Run a parsed non-interactive command's ``handler``; bad input becomes one line on stderr and exit 2."""
     try:
-        handler = handlers.get(args.command)
-        if handler is None:
-            raise KomaError(f"'koma {args.command}' is part of the game; run it with the koma command")
         code = handler(args)
         sys.stdout.flush()  # a failed write is reported here, not as a traceback at exit
         return code
@@ -519,45 +485,3 @@ def discard_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):  # no stdout file descriptor (captured in tests)
         pass
-
-
-def parse_args(argv: Sequence[str] | None, extensions: Sequence[Callable[[Any], None]] = ()):
-    """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
-    parser = build_parser(extensions)
-    return parser.parse_args(argv)
-
-
-def main(argv: Sequence[str] | None = None, play: Callable[[Any], int] | None = None,
-         commands: dict[str, Callable[[Any], int]] | None = None,
-         extensions: Sequence[Callable[[Any], None]] = (), bench_cases: Sequence[Any] = ()) -> int:
-    """Parse and run a command; ``play(args)`` runs the game for no command or ``play``.
-
-    The ``koma`` console script (:mod:`tui.main`) passes ``play``, the ``serve`` handler and the
-    extension that adds ``serve``'s arguments, and ``bench_cases`` (``koma bench serve``);
-    without them, as in ``python -m solver.tools.cli``, only the solver's commands are available.
-    """
-    words = list(sys.argv[1:] if argv is None else argv)
-    try:
-        args = parse_args(words, extensions)
-    except CommandError as error:
-        return report_error(f"{error}{board_hint(words)}", wants_json(words))
-    if args.version:
-        print(f"koma {package_version()}")
-        return 0
-    if args.command in (None, "play"):
-        if getattr(args, "json", False):
-            return report_error("'koma play' opens the game, which has no JSON output; "
-                                "--json is for solve, parity, longest, generate, bench, doctor and tables", True)
-        if play is None:
-            return report_error("the game needs the tui package; run 'koma' instead", False)
-        try:
-            return play(args)
-        finally:
-            tell_cache_notices()  # any the game did not drain and show itself
-    if bench_cases:
-        commands = {"bench": lambda parsed: cmd_bench(parsed, tuple(bench_cases)), **(commands or {})}
-    return run(args, commands)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

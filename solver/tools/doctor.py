@@ -1,4 +1,9 @@
-"""``koma doctor``: what a user needs to see when something is off, each problem with its fix."""
+"""``koma doctor``: what a user needs to see when something is off, each problem with its fix.
+
+This is the solver's part (versions, the numba and table caches, the data dir, the terminal); the parts that live
+outside the solver (the SSH server's host key, the saved games) are :class:`DoctorSection`s that the ``koma``
+command line registers (see :func:`solver.tools.cli.add_commands`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import shlex
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -16,7 +23,18 @@ from solver.engines import jit_cache, tables
 from solver.engines.paths import data_dir
 
 PACKAGES = ("koma", "textual", "numba", "numpy", "platformdirs", "asyncssh")
-HOST_KEY_NAME = "ssh_host_ed25519_key"
+Problem = dict[str, str]  # {"problem", "fix", "severity": "error" or "advice"}
+
+
+@dataclass(frozen=True)
+class DoctorSection:
+    """A part of the report that lives outside the solver: ``diagnose(report)`` gets the solver's report and returns
+    the section's figures (kept under ``name``; None: none) and its problems (listed after the solver's);
+    ``line(figures)``, if given, is its line in the text report, after the terminal's."""
+
+    name: str
+    diagnose: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, list[Problem]]]
+    line: Callable[[dict[str, Any]], str] | None = None
 
 
 def _version(name: str) -> str | None:
@@ -96,8 +114,8 @@ def _terminal() -> dict[str, Any]:
             "encoding": encoding}
 
 
-def diagnose() -> dict[str, Any]:
-    """Everything ``koma doctor`` reports, plus ``problems``: a list of {problem, fix}."""
+def diagnose(sections: Sequence[DoctorSection] = ()) -> dict[str, Any]:
+    """Everything ``koma doctor`` reports, ``sections`` included, plus ``problems``: a list of {problem, fix, severity}."""
     report: dict[str, Any] = {
         "versions": {"python": sys.version.split()[0], **{name: _version(name) for name in PACKAGES}},
         "numba_cache": _numba_cache(),
@@ -106,10 +124,7 @@ def diagnose() -> dict[str, Any]:
         "tables": _table_files(),
         "terminal": _terminal(),
     }
-    host_key = data_dir() / HOST_KEY_NAME
-    report["serve"] = {"asyncssh": report["versions"]["asyncssh"] is not None,
-                       "host_key": str(host_key), "host_key_exists": host_key.exists()}
-    problems: list[dict[str, str]] = []
+    problems: list[Problem] = []
 
     def wrong(problem: str, fix: str) -> None:
         problems.append({"problem": problem, "fix": fix, "severity": "error"})
@@ -151,8 +166,11 @@ def diagnose() -> dict[str, Any]:
         advice(f"the locale encoding is {terminal['encoding']}, not UTF-8: Koma draws with ASCII letters", "export LANG=C.UTF-8")
     if terminal["columns"] and (terminal["columns"] < 80 or terminal["lines"] < 24):
         advice(f"the terminal is {terminal['columns']}x{terminal['lines']}; Koma needs at least 80x24", "enlarge the window")
-    if not report["serve"]["asyncssh"]:
-        advice("asyncssh is missing, so 'koma serve' is unavailable", "pip install -e '.[ssh]'")
+    for section in sections:
+        figures, found = section.diagnose(report)
+        if figures is not None:
+            report[section.name] = figures
+        problems += found
     report["problems"] = problems
     return report
 
@@ -169,7 +187,7 @@ def something_is_wrong(report: dict[str, Any]) -> bool:
     return any(problem["severity"] == "error" for problem in report["problems"])
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: dict[str, Any], sections: Sequence[DoctorSection] = ()) -> str:
     versions = "  ".join(f"{k} {v or 'missing'}" for k, v in report["versions"].items())
     cache = report["numba_cache"]
     terminal = report["terminal"]
@@ -181,10 +199,9 @@ def render(report: dict[str, Any]) -> str:
         f"data dir      {report['data_dir']}",
         f"terminal      TERM={terminal['term'] or '?'}  colours={terminal['colour_system']}  NO_COLOR={terminal['no_color']}  "
         f"size={terminal['columns']}x{terminal['lines']}  utf8={terminal['utf8']}",
-        f"serve         asyncssh={'yes' if report['serve']['asyncssh'] else 'no'}  host key {report['serve']['host_key']}"
-        f" ({'present' if report['serve']['host_key_exists'] else 'not generated yet'})",
-        "tables" + ("        (none built yet)" if not report["tables"] else ""),
     ]
+    lines += [section.line(report[section.name]) for section in sections if section.line and section.name in report]
+    lines.append("tables" + ("        (none built yet)" if not report["tables"] else ""))
     lines += [f"  {t['name']:<24} {t['bytes']:>14,} bytes  {t['status']}" for t in report["tables"]]
     if report["problems"]:
         lines.append("problems")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from serve_helpers import KOMA
 
-from tui.server.options import add_serve_command, options_from
+from tui.server.options import options_from
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 
@@ -27,11 +27,11 @@ def unit_commands(unit: Path) -> list[list[str]]:
 
 
 def test_the_unit_runs_koma_with_options_koma_has():
-    from solver.tools.cli import build_parser
+    from tui.cli import build_parser
 
     commands = unit_commands(DEPLOY / "koma-serve.service")
     assert [c[1] for c in commands] == ["tables", "serve"]
-    parser = build_parser([add_serve_command])
+    parser = build_parser()
     for command in commands:
         assert Path(command[0]).name == "koma"
         args = parser.parse_args(command[1:])  # a usage error raises

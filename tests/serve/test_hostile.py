@@ -634,8 +634,6 @@ def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, serv
     """Textual prints the traceback of an error that ended the app (it names the server's files); served, one line."""
     import io
 
-    from rich.console import Console
-
     from tui.app import KomaApp
     from tui.game.store import Store
 
@@ -645,13 +643,20 @@ def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, serv
         monkeypatch.delenv("KOMA_SERVE", raising=False)
     app = KomaApp(store=Store(tmp_path / "koma.db"), animate_spinner=False, keymap={})
     shown = io.StringIO()
-    app.error_console = Console(file=shown, width=100)
-    app._exit_renderables.append('Traceback (most recent call last):\n  File "/srv/koma/tui/app.py", line 1')
-    app._print_error_renderables()
+    app.error_console.file = shown
+
+    def fail() -> None:
+        raise ValueError("a bug in a handler")
+
+    async def break_it(pilot) -> None:
+        pilot.app.call_later(fail)  # raised in the app's message loop: Textual ends the app and keeps the traceback
+
+    app.run(headless=True, size=(80, 24), auto_pilot=break_it)
+    assert app.return_code == 1
     if served:
         assert shown.getvalue() == "koma: the game stopped on an internal error; connect again to play.\n"
     else:
-        assert "/srv/koma/tui/app.py" in shown.getvalue()
+        assert "a bug in a handler" in shown.getvalue() and "test_hostile.py" in shown.getvalue()
 
 
 # --- 7. distinct usernames are distinct players -------------------------------------------------------------

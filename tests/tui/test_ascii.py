@@ -214,7 +214,7 @@ async def test_leaderboard(tmp_path, monkeypatch):
     ([], False),
 ])
 def test_the_command_line_asks_for_ascii(argv, expected):
-    from solver.tools.cli import parse_args
+    from tui.cli import parse_args
     from tui.launch import wants_ascii
 
     assert wants_ascii(parse_args(argv)) is expected

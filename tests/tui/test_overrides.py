@@ -41,8 +41,30 @@ def assert_told_once(told, *fragments: str) -> None:
 
 
 def test_the_overrides_fit_the_installed_textual():
-    assert rendering.MISFIT is None and stylesheet.MISFIT is None and driver.MISFIT is None
+    assert rendering.misfit() is None and stylesheet.misfit() is None and driver.misfit() is None
     assert strip_caches.strip_misfit() is None
+
+
+def test_importing_an_override_tells_nothing_its_first_use_tells_once():
+    """No override checks (or tells) at import: a misfit is told when the override is first used."""
+    import subprocess
+    import sys
+
+    code = "\n".join([
+        "import sys",
+        "from textual._compositor import Compositor",
+        "del Compositor._get_renders  # as if Textual had changed",
+        "from tui import driver, rendering, stylesheet, strip_caches",
+        "from tui.patches import ssh_environment",
+        "print('imported', file=sys.stderr, flush=True)",
+        "rendering.DirtyOnlyRendering()",
+        "rendering.DirtyOnlyRendering()",
+    ])
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0] == "imported" and len(lines) == 2, lines
+    assert lines[1].startswith("koma: Textual ") and "no Compositor._get_renders" in lines[1]
 
 
 # --- strip caches ----------------------------------------------------------------------------------
@@ -72,7 +94,7 @@ def test_rendering_steps_aside_when_the_compositor_changes(monkeypatch, told):
     assert problem == "no Compositor._get_renders"
     assert rendering.check() == problem  # checked again: not told again
     assert_told_once(told, "partial-update compositor", "no Compositor._get_renders", "Textual's own compositor")
-    monkeypatch.setattr(rendering, "MISFIT", problem)
+    monkeypatch.setattr(rendering, "misfit", lambda: problem)
     screen = rendering.DirtyOnlyRendering()
     assert type(screen._compositor) is Compositor
     assert told() == ([], [])
@@ -104,7 +126,7 @@ def test_stylesheet_steps_aside_when_parse_rules_changes(monkeypatch, told):
     assert problem is not None and "layer" in problem
     stylesheet.check()
     assert_told_once(told, "shared stylesheet", "layer", "each game parses its own CSS")
-    monkeypatch.setattr(stylesheet, "MISFIT", problem)
+    monkeypatch.setattr(stylesheet, "misfit", lambda: problem)
     monkeypatch.setattr(stylesheet.SharedStylesheet, "parsed", {})
     sheet = stylesheet.SharedStylesheet(variables={})
     sheet.add_source("Label { color: red; }", read_from=("test.tcss", ""))
@@ -156,7 +178,7 @@ def test_driver_steps_aside_when_the_key_parser_changes(monkeypatch, told):
 
 
 async def test_a_driver_that_does_not_fit_is_textuals_own(monkeypatch, told, signal_handlers):
-    monkeypatch.setattr(driver, "MISFIT", "no LinuxDriver._sigcont_application")
+    monkeypatch.setattr(driver, "misfit", lambda: "no LinuxDriver._sigcont_application")
     ran: list[str] = []
     monkeypatch.setattr(LinuxDriver, "run_input_thread", lambda self: ran.append("textual's loop"))
     quiet = driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24))
@@ -164,7 +186,7 @@ async def test_a_driver_that_does_not_fit_is_textuals_own(monkeypatch, told, sig
     assert not isinstance(quiet._file, driver.HangupSafeTerminal) and not isinstance(quiet.exit_event, driver.WakingEvent)
     quiet.run_input_thread()
     assert ran == ["textual's loop"]
-    assert told() == ([], [])  # told at import, not again per driver
+    assert told() == ([], [])  # told on first use, not again per driver
 
 
 async def test_a_driver_missing_what_it_holds_steps_aside_when_made(monkeypatch, told, signal_handlers):
@@ -205,3 +227,72 @@ def test_textual_is_pinned_to_the_series_the_overrides_were_written_for():
     assert not pin.specifier.contains(f"{major}.{minor - 1}.0" if minor else f"{major - 1}.99.0")
     extras = [Requirement(r) for group in project["optional-dependencies"].values() for r in group]
     assert [r for r in extras if r.name == "textual"] == []
+
+
+# --- asyncssh: the session channel's environment ----------------------------------------------------
+def test_the_ssh_environment_limit_fits_the_installed_asyncssh():
+    pytest.importorskip("asyncssh")
+    from tui.patches import ssh_environment
+
+    assert ssh_environment.channel_misfit() is None and ssh_environment.misfit() is None
+
+
+def test_the_ssh_environment_limit_steps_aside_when_asyncssh_changes(monkeypatch, told):
+    asyncssh = pytest.importorskip("asyncssh")
+    from tui.patches import ssh_environment
+
+    monkeypatch.delattr(asyncssh.SSHServerChannel, "_process_env_request")
+    problem = ssh_environment.channel_misfit()
+    assert problem == "no SSHServerChannel._process_env_request"
+    ssh_environment.misfit.cache_clear()
+    try:
+        assert ssh_environment.misfit() == problem
+        assert ssh_environment.misfit() == problem
+        posted, stderr = told()
+        assert len(posted) == 1 and stderr == [f"koma: {posted[0]}"]
+        assert posted[0].startswith("asyncssh ") and problem in posted[0] and "every variable" in posted[0]
+
+        class Connection:  # what session_channel asks of a connection
+            made = object()
+
+            def create_server_channel(self):
+                return self.made
+
+        assert ssh_environment.session_channel(Connection(), {b"COLORTERM": 16}) is Connection.made  # asyncssh's own
+    finally:
+        ssh_environment.misfit.cache_clear()
+
+
+# --- argparse: words that begin with "-" ------------------------------------------------------------
+DASH_BOARD = "-BBd/.WrS/-jli"  # Goat: a fence in the top-left corner
+
+
+def test_the_board_aware_parser_fits_the_installed_argparse():
+    from tui.cli import parse_args
+    from tui.patches import arguments
+
+    assert arguments.parser_misfit() is None and arguments.misfit() is None
+    assert parse_args(["solve", "goat", DASH_BOARD, "--json"]).board == DASH_BOARD
+    assert parse_args(["solve", "8", "--json", "1 2 3/4 5 6/7 8 _"]).board == "1 2 3/4 5 6/7 8 _"
+
+
+def test_the_board_aware_parser_steps_aside_when_argparse_changes(monkeypatch, told):
+    import argparse
+
+    from solver.tools.cli import CommandError
+    from tui.cli import parse_args
+    from tui.patches import arguments
+
+    original = argparse.ArgumentParser._parse_optional
+    monkeypatch.setattr(argparse.ArgumentParser, "_parse_optional",
+                        lambda self, arg_string, prefix_chars=None: original(self, arg_string))
+    arguments.misfit.cache_clear()
+    try:
+        with pytest.raises(CommandError):  # argparse's own: the board is taken for an option
+            parse_args(["solve", "goat", DASH_BOARD])
+        assert parse_args(["solve", "goat", "--", DASH_BOARD]).board == DASH_BOARD  # as the error says
+        posted, stderr = told()
+        assert len(posted) == 1 and stderr == [f"koma: {posted[0]}"]
+        assert posted[0].startswith("Python ") and "argparse" in posted[0] and "prefix_chars" in posted[0]
+    finally:
+        arguments.misfit.cache_clear()

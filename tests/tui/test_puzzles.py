@@ -139,7 +139,7 @@ def test_bad_play_arguments_are_one_line_and_exit_2(capsys, argv, problem):
 
 
 def test_play_seed_gives_the_same_board():
-    from solver.tools.cli import parse_args
+    from tui.cli import parse_args
     from tui.launch import prepare
 
     one = prepare(parse_args(["play", "15", "--seed", "7"]))

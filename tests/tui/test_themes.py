@@ -10,7 +10,7 @@ from textual.theme import BUILTIN_THEMES
 from tui_helpers import make_app
 
 from solver.errors import KomaError
-from solver.tools.cli import parse_args
+from tui.cli import parse_args
 from tui.launch import chosen_theme
 from tui.main import main
 from tui.themes import COLORBLIND, check_theme

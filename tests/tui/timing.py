@@ -20,7 +20,7 @@ from pathlib import Path
 CHILD = r'''
 import json, os, sys, time
 T0 = float(os.environ["KOMA_T0"])
-from solver.tools.cli import parse_args
+from tui.cli import parse_args
 from tui.launch import prepare
 from tui.app import KomaApp
 

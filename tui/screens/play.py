@@ -378,12 +378,9 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
 
     # --- solving and hints -----------------------------------------------------------------------
     def action_solve(self) -> None:
-        if self.solver.offer is not None and self.job is not None and not self.playback.active:
-            moves, self.message = self.solver.take_offer()  # the 24-puzzle's reduction, offered while it proves
-            self.playback.start(moves)
-        elif self.puzzle.is_goal(self.state):
+        if self.puzzle.is_goal(self.state):
             self.message = f"Already solved. Press {self.key_for('play.new', 'n')} for a new game."
-        elif self.playback.active or self.job is None or self.solver.hinting:
+        elif not self.play_offer() and (self.playback.active or self.job is None or self.solver.hinting):  # a waiting offer plays instead
             if self.playback.stop():
                 self.message = ""
             self.cancel_job(quiet=True)

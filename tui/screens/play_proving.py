@@ -1,9 +1,9 @@
 """The play screen's part of the 24-puzzle's proof (see :mod:`tui.game.proving`), as a mixin so ``play.py`` stays small.
 
 While ``s`` proves the optimum of a 5x5 board, the reduction's solution may be offered (:class:`OfferMade`);
-``s`` again plays it while the proof goes on (the screen's ``action_solve`` takes the offer), and the proof's
-answer is told when it comes.  Textual calls every ``on_*`` handler along the MRO besides the screen's own ``@on``
-ones, so this adds to the screen without touching its handlers.
+``s`` again plays it while the proof goes on (the screen's ``action_solve`` asks :meth:`ProvingPlay.play_offer`
+first), and the proof's answer is told when it comes.  Textual calls every ``on_*`` handler along the MRO besides
+the screen's own ``@on`` ones, so the handlers here add to the screen's without touching them.
 """
 
 from __future__ import annotations
@@ -15,6 +15,15 @@ from ..messages import OfferMade, SolutionFound
 
 class ProvingPlay:
     """Mixed into :class:`~tui.screens.play.PlayScreen` (it uses the screen's solver, playback and message)."""
+
+    def play_offer(self) -> bool:
+        """Play the reduction's solution offered while the proof goes on, if one waits; whether it did."""
+        screen: Any = self
+        if screen.solver.offer is None or screen.job is None or screen.playback.active:
+            return False
+        moves, screen.message = screen.solver.take_offer()
+        screen.playback.start(moves)
+        return True
 
     def on_offer_made(self, event: OfferMade) -> None:
         screen: Any = self

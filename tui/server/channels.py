@@ -1,10 +1,8 @@
-"""The SSH session of a game: a channel that keeps only the environment a game reads, and a process that only
-ever runs the game (exec and subsystems refused; the one exec allowed is ``link``, which answers with a browser's
-link code).  Never imports Textual."""
+"""The SSH session of a game: a channel that keeps only the environment a game reads (:data:`CLIENT_VARIABLES`, by
+:func:`tui.patches.ssh_environment.session_channel`), and a process that only ever runs the game (exec and subsystems
+refused; the one exec allowed is ``link``, which answers with a browser's link code).  Never imports Textual."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import asyncssh
 
@@ -13,18 +11,6 @@ from .server_log import log
 # The only variable a client may send (see colour.py), and its longest value: other env requests are refused
 # and never stored, so a flood of them costs the server nothing.
 CLIENT_VARIABLES = {b"COLORTERM": 16}
-
-class GameChannel(asyncssh.SSHServerChannel):
-    """A session channel that stores only the environment a game reads (:data:`CLIENT_VARIABLES`, short values);
-    every other ``env`` request is refused before it is stored (asyncssh would keep them all)."""
-
-    def _process_env_request(self, packet: Any) -> bool:
-        name, value = packet.get_string(), packet.get_string()
-        packet.check_end()
-        if len(value) > CLIENT_VARIABLES.get(name, -1):
-            return False
-        self._env[name] = value
-        return True
 
 
 class GameProcess(asyncssh.SSHServerProcess):

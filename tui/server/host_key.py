@@ -1,16 +1,33 @@
-"""The server's SSH host key: made once (ed25519, mode 0600, written atomically), then reused by every replica given it."""
+"""The server's SSH host key: made once (ed25519, mode 0600, written atomically), then reused by every replica given it;
+and the server's part of ``koma doctor`` (:func:`serving_health`).  asyncssh is imported only to read or make a key.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import asyncssh
+from solver.engines.paths import data_dir
+
+if TYPE_CHECKING:
+    import asyncssh
+
+    from solver.tools.doctor import Problem
+
+HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless koma serve --host-key names another file
+
+
+def default_host_key_path() -> Path:
+    return data_dir() / HOST_KEY_NAME
 
 
 def host_key(path: Path, log: Callable[[str], None] = lambda line: None) -> asyncssh.SSHKey:
     """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
+    import asyncssh
+
     if path.exists():
         try:
             if path.stat().st_mode & 0o077:
@@ -46,3 +63,20 @@ def why_not_written(path: Path, problem: OSError) -> str:
         if folder.exists() and not folder.is_dir():
             return f"{folder} is not a directory"
     return problem.strerror or str(problem)
+
+
+def serving_health(report: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """``koma doctor``'s figures about serving (asyncssh installed, the default host key) and its advice."""
+    try:
+        have_asyncssh = bool(metadata.version("asyncssh"))
+    except metadata.PackageNotFoundError:
+        have_asyncssh = False
+    path = default_host_key_path()
+    problems = [] if have_asyncssh else [{"problem": "asyncssh is missing, so 'koma serve' is unavailable",
+                                          "fix": "pip install -e '.[ssh]'", "severity": "advice"}]
+    return {"asyncssh": have_asyncssh, "host_key": str(path), "host_key_exists": path.exists()}, problems
+
+
+def serving_line(serve: dict[str, Any]) -> str:
+    return (f"serve         asyncssh={'yes' if serve['asyncssh'] else 'no'}  host key {serve['host_key']}"
+            f" ({'present' if serve['host_key_exists'] else 'not generated yet'})")

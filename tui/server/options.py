@@ -54,8 +54,8 @@ LOWEST = (("port", 0), ("max_sessions", 1), ("max_startups", 1), ("login_grace_t
           ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0), ("admin_port", 0), ("drain_seconds", 0))
 
 
-def add_serve_command(commands: Any) -> None:
-    """Add ``koma serve`` and its options to the ``koma`` parser's subcommands."""
+def add_serve_command(commands: Any) -> argparse.ArgumentParser:
+    """Add ``koma serve`` and its options to the ``koma`` parser's subcommands; returns its parser."""
     d = DEFAULTS
     serve = commands.add_parser("serve", help="host Koma as an SSH game (needs the ssh extra)",
                                 description="Host Koma as an SSH game: one sandboxed game per connection.")
@@ -88,6 +88,7 @@ def add_serve_command(commands: Any) -> None:
     add_game_options(serve)
     serve.add_argument("--log-format", choices=("text", "json"), default=d.log_format,
                        help="the server's log on stderr: readable lines (default), or one JSON object per line")
+    return serve
 
 
 def add_game_options(command: argparse.ArgumentParser) -> None:

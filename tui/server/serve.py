@@ -33,15 +33,15 @@ from typing import Any
 import asyncssh
 
 from solver.engines.paths import data_dir
-from solver.tools.doctor import HOST_KEY_NAME
 from tui.game.stores import DATABASE_VARIABLE, check_database, database_url
+from tui.patches.ssh_environment import session_channel
 
 from . import lifecycle, metrics
 from .admin import AdminListener
-from .channels import GameChannel, GameProcess
+from .channels import CLIENT_VARIABLES, GameProcess
 from .colour import colour_environment
 from .environment import base_environment, safe_username
-from .host_key import host_key
+from .host_key import default_host_key_path, host_key
 from .options import ServeOptions, options_from
 from .outbox_drain import OutboxDrainer
 from .procfs import doing
@@ -393,8 +393,7 @@ class Connection(asyncssh.SSHServer):
         if self.refusal or self.conn is None:
             return False
         player, name = self.identity()
-        channel = self.conn.create_server_channel()  # asyncssh's, with the connection's settings...
-        channel.__class__ = GameChannel  # ...that keeps only the environment a game reads
+        channel = session_channel(self.conn, CLIENT_VARIABLES)  # it keeps only the environment a game reads
         return channel, GameProcess(lambda process: self.server.play(process, player, name, self), None, 0, False)
 
     # Everything but a session is refused (these are asyncssh's defaults, stated here on purpose).
@@ -556,7 +555,7 @@ class KomaServer:
             except (OSError, ValueError, asyncssh.KeyImportError) as problem:
                 raise ValueError(f"cannot read the authorized keys {options.authorized_keys}: {problem}") from None
         database = self.use_database()
-        key_path = Path(options.host_key) if options.host_key else data_dir() / HOST_KEY_NAME
+        key_path = Path(options.host_key) if options.host_key else default_host_key_path()
         key = host_key(key_path, log)
         ssh_options: dict[str, Any] = dict(
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,

@@ -19,14 +19,27 @@ from typing import Any, TextIO
 from .log_lines import escape_controls
 
 PREFIX = "koma serve: "
+FORMAT_VARIABLE = "KOMA_LOG_FORMAT"  # the server's format, for the warm process and the games' failure reports
 
 
 class ServerLog:
-    """Writes one event per line in the chosen format; a callable ``log(message, event=..., **fields)``."""
+    """Writes one event per line in the chosen format; a callable ``log(message, event=..., **fields)``.  Without a
+    format given, it is ``$KOMA_LOG_FORMAT`` (else text), read on first use: the server sets it for its warm process
+    and games."""
 
-    def __init__(self, form: str = "text", stream: TextIO | None = None):
-        self.form = form
+    def __init__(self, form: str | None = None, stream: TextIO | None = None):
+        self.chosen = form
         self.stream = stream
+
+    @property
+    def form(self) -> str:
+        if self.chosen is None:
+            self.chosen = os.environ.get(FORMAT_VARIABLE, "text")
+        return self.chosen
+
+    @form.setter
+    def form(self, form: str) -> None:
+        self.chosen = form
 
     def line(self, message: str, event: str = "log", **fields: Any) -> str:
         if self.form == "json":
@@ -42,8 +55,7 @@ class ServerLog:
             pass
 
 
-FORMAT_VARIABLE = "KOMA_LOG_FORMAT"  # the server's format, for the warm process and the games' failure reports
-SERVER_LOG = ServerLog(os.environ.get(FORMAT_VARIABLE, "text"))
+SERVER_LOG = ServerLog()
 
 
 def log(message: str, event: str = "log", **fields: Any) -> None:

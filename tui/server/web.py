@@ -118,9 +118,9 @@ class WebServer:
         except OSError as problem:
             raise ValueError(f"cannot listen on {self.options.host}:{self.options.port}: "
                              f"{problem.strerror or problem}") from None
-        sockets = getattr(getattr(site, "_server", None), "sockets", None) or []
+        addresses = self.runner.addresses  # (host, port, ...) of each socket the site listens on
         self.port = (self.listener.get_port() if self.listener else
-                     sockets[0].getsockname()[1] if sockets else self.options.port)
+                     addresses[0][1] if addresses else self.options.port)
         self.server.links = self.links
         mode = "guests welcome" if self.options.open else "linked browsers only"
         log(f"listening on http://{self.options.host}:{self.port}/ ({mode}; {self.options.max_connections} sockets, "
@@ -273,14 +273,14 @@ class WebServer:
                 await ws.close(code=1008, message=b"that session is not yours; reload the page")
                 return ws
             if session is None:
-                session = await self.new_session(ws, token, player, name, peer, columns, rows, connected)
+                session = await self.new_session(ws, request, token, player, name, peer, columns, rows, connected)
                 if session is None:
                     return ws
             else:
                 log(f"{peer} player {player}: back to its game")
                 if session.transport.socket is not None:
                     session.transport.detach(session.transport.socket, "the game was opened again elsewhere")
-                session.transport.attach(ws, columns, rows, reconnect=True)
+                session.transport.attach(ws, columns, rows, reconnect=True, wire=request.transport)
             await self.read(ws, session.transport)
         finally:
             self.sockets.pop(ws, None)
@@ -288,8 +288,8 @@ class WebServer:
                 session.transport.detach(ws)
         return ws
 
-    async def new_session(self, ws: web.WebSocketResponse, token: str, player: str, name: str, peer: str,
-                          columns: int, rows: int, connected: float) -> WebSession | None:
+    async def new_session(self, ws: web.WebSocketResponse, request: web.Request, token: str, player: str, name: str,
+                          peer: str, columns: int, rows: int, connected: float) -> WebSession | None:
         wait = self.options.reconnect_seconds
 
         def gone(why: str) -> None:
@@ -307,7 +307,7 @@ class WebServer:
             self.server.leave(cast(Any, session))
             return None
         self.sessions[token] = session
-        transport.attach(ws, columns, rows, reconnect=False)
+        transport.attach(ws, columns, rows, reconnect=False, wire=request.transport)
         session.task = asyncio.get_running_loop().create_task(self.run(session, peer, connected))
         return session
 

@@ -43,8 +43,8 @@ class WebOptions:
 LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("reconnect_seconds", 0), ("heartbeat", 1))
 
 
-def add_web_command(commands: Any) -> None:
-    """Add ``koma web`` and its options to the ``koma`` parser's subcommands."""
+def add_web_command(commands: Any) -> argparse.ArgumentParser:
+    """Add ``koma web`` and its options to the ``koma`` parser's subcommands; returns its parser."""
     d, s = WebOptions(), DEFAULTS
     web = commands.add_parser("web", help="serve Koma to browsers over a WebSocket (needs the web extra)",
                               description="Serve Koma to browsers: the same game processes as koma serve, over a "
@@ -83,6 +83,7 @@ def add_web_command(commands: Any) -> None:
     web.add_argument("--database", metavar="URL", default=argparse.SUPPRESS,
                      help="where games are saved (as koma serve)")
     add_game_options(web)
+    return web
 
 
 def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:

@@ -43,6 +43,7 @@ class WebTransport:
         self.size: Size = (columns, rows, 0, 0)
         self.inbox: asyncio.Queue[bytes | Size] = asyncio.Queue(INBOX)
         self.socket: Any = None  # an aiohttp WebSocketResponse while attached
+        self.wires: dict[Any, Any] = {}  # each attached socket's TCP transport (asyncio's), from its request
         self.outbox = bytearray()
         self.wake = asyncio.Event()
         self.emptied = asyncio.Event()
@@ -106,12 +107,14 @@ class WebTransport:
             self.size = item
         await self.inbox.put(item)
 
-    def attach(self, socket: Any, columns: int, rows: int, reconnect: bool) -> None:
-        """Send the game's output to ``socket`` from now on; on a reconnect, restore the modes and redraw."""
+    def attach(self, socket: Any, columns: int, rows: int, reconnect: bool, wire: Any = None) -> None:
+        """Send the game's output to ``socket`` from now on; on a reconnect, restore the modes and redraw.  ``wire`` is
+        its TCP transport (its request's), whose buffer counts in the backlog and which a slow socket's drop aborts."""
         if self.expiry is not None:
             self.expiry.cancel()
             self.expiry = None
         self.socket = socket
+        self.wires[socket] = wire
         self.outbox.clear()
         self.emptied.set()
         self.sender = self._spawn(self._send(socket))
@@ -122,6 +125,7 @@ class WebTransport:
 
     def detach(self, socket: Any, why: str = "") -> None:
         """``socket`` has gone (or is dropped): the game waits :data:`RECONNECT_SECONDS` for another."""
+        self.wires.pop(socket, None)
         if self.socket is not socket or socket is None:
             return
         self.socket = None
@@ -153,10 +157,9 @@ class WebTransport:
 
     # --- inside ---
 
-    @staticmethod
-    def _wire(socket: Any) -> Any:
+    def _wire(self, socket: Any) -> Any:
         """The socket's TCP transport (asyncio's), or None."""
-        return getattr(getattr(socket, "_req", None), "transport", None)
+        return self.wires.get(socket)
 
     def _spawn(self, coroutine: Any) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coroutine)

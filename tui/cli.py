@@ -1,0 +1,135 @@
+"""The ``koma`` command line, owned by the product: its flags, the game's commands (``koma``, ``play``, ``serve``,
+``web``, doctor's game part) and the solver's, which :func:`solver.tools.cli.add_commands` registers into it.
+
+Every command but ``play`` takes ``--json``; bad input is one line on stderr and exit status 2.  Imports neither
+Textual nor asyncssh nor aiohttp: the game, the SSH server and the web server are imported when their command runs,
+so ``koma solve`` starts as fast as the solver alone.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from solver.errors import KomaError
+from solver.tools import cli as solver_cli
+from solver.tools.cli import CommandError, board_hint, package_version, report_error, tell_cache_notices, wants_json
+
+from .patches.arguments import DashWordParser
+from .server.bench_cases import SERVE_CASES
+from .server.options import add_serve_command
+from .server.web_options import add_web_command
+
+
+class Parser(DashWordParser):
+    """The ``koma`` parser: a usage error is one line (:class:`~solver.tools.cli.CommandError`), never a usage dump,
+    and a board that begins with ``-`` (Goat's fence) is an argument, not an option."""
+
+    is_argument = staticmethod(solver_cli.is_a_board)
+
+    def error(self, message: str):  # argparse's documented hook for usage errors
+        raise CommandError(message)
+
+
+# --- the game's commands -------------------------------------------------------------------------
+
+def play(args) -> int:
+    from .launch import launch  # Textual is imported only when the game runs
+
+    return launch(args)
+
+
+def serve(args) -> int:
+    try:
+        from .server.serve import serve_command  # asyncssh is imported only when serving
+    except ModuleNotFoundError as missing:
+        if missing.name not in ("asyncssh", "prometheus_client", "aiohttp"):  # the ssh extra's
+            raise
+        raise KomaError(f"{missing.name} is missing: pip install -e '.[ssh]'") from None
+    return serve_command(args)
+
+
+def web(args) -> int:
+    try:
+        from .server.web import web_command  # aiohttp and asyncssh are imported only when serving
+    except ModuleNotFoundError as missing:
+        if missing.name not in ("aiohttp", "asyncssh", "prometheus_client"):  # the web extra's
+            raise
+        raise KomaError(f"{missing.name} is missing: pip install -e '.[web]'") from None
+    return web_command(args)
+
+
+def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """``koma doctor``'s game part: the saved games database, the keymap and the outbox."""
+    from .game.health import game_health
+
+    game = game_health()
+    return game, game.pop("problems")
+
+
+def doctor_sections() -> tuple[Any, ...]:
+    """``koma doctor``'s parts that are the game's: serving (asyncssh, the host key), then the saved games (imported
+    when doctor runs)."""
+    from solver.tools.doctor import DoctorSection
+
+    from .server.host_key import serving_health, serving_line
+
+    return DoctorSection("serve", serving_health, serving_line), DoctorSection("game", game_health_section)
+
+
+def add_play_command(commands: Any) -> None:
+    play_command = solver_cli.add_command(commands, "play", "open one puzzle in the game")
+    solver_cli.puzzle_arguments(play_command, "option")
+    play_command.add_argument("--board", metavar="BOARD", help="start from this board")
+    play_command.add_argument("--seed", type=solver_cli.seed_number, metavar="N", help="random board from this seed (0 or more)")
+    play_command.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    play_command.set_defaults(handler=play)
+
+
+# --- the parser ----------------------------------------------------------------------------------
+
+def build_parser(bench_cases: Sequence[Any] = SERVE_CASES) -> Parser:
+    """The ``koma`` parser: the product's flags and the game's commands, with the solver's registered in between
+    (``bench_cases``: the benchmark cases that live outside the solver, ``koma bench serve``'s)."""
+    parser = Parser(prog="koma", description="Koma (駒): play, understand and optimally solve sliding and flip puzzles.")
+    # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
+    parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
+                        help="draw with ASCII characters only (automatic when the locale is not UTF-8)")
+    parser.add_argument("--theme", metavar="NAME", help="colours of the game: colorblind (Okabe-Ito, safe for colour-blind "
+                        "players), textual-dark (default), or another Textual theme")
+    parser.add_argument("--version", action="store_true", help="print Koma's version and exit")
+    parser.add_argument("--database", metavar="URL", help="where games are saved: postgresql://… or sqlite:///PATH "
+                        "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    add_play_command(commands)
+    solver_cli.add_commands(commands, bench_cases=bench_cases, doctor_sections=doctor_sections)
+    add_serve_command(commands).set_defaults(handler=serve)
+    add_web_command(commands).set_defaults(handler=web)
+    return parser
+
+
+def parse_args(argv: Sequence[str] | None, bench_cases: Sequence[Any] = SERVE_CASES):
+    """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
+    return build_parser(bench_cases).parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None, bench_cases: Sequence[Any] = SERVE_CASES) -> int:
+    """Parse and run a command: the game for no command or ``play``, the command's handler otherwise."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parse_args(words, bench_cases)
+    except CommandError as error:
+        return report_error(f"{error}{board_hint(words)}", wants_json(words))
+    if args.version:
+        print(f"koma {package_version()}")
+        return 0
+    if args.command in (None, "play"):
+        if getattr(args, "json", False):
+            return report_error("'koma play' opens the game, which has no JSON output; "
+                                "--json is for solve, parity, longest, generate, bench, doctor and tables", True)
+        try:
+            return play(args)
+        finally:
+            tell_cache_notices()  # any the game did not drain and show itself
+    return solver_cli.run(args.handler, args)

@@ -168,8 +168,12 @@ class SqliteBackend:
 
     @contextmanager
     def transaction(self, lock: str) -> Iterator[Callable[[str, tuple], list[tuple]]]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``: SQLite locks the whole file, so one writer at a time."""
+        """``BEGIN IMMEDIATE`` … ``COMMIT``: SQLite locks the whole file, so one writer at a time.  Inside a
+        :meth:`batch`, it joins the batch's transaction."""
         db = self._connection()
+        if db.in_transaction:
+            yield lambda sql, args=(): db.execute(sql, args).fetchall()
+            return
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as problem:
@@ -189,6 +193,12 @@ class SqliteBackend:
             if isinstance(problem, sqlite3.Error):
                 raise self._failure(problem) from None
             raise
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Every statement of the block in one ``BEGIN IMMEDIATE`` transaction."""
+        with self.transaction(""):
+            yield
 
     def close(self) -> None:
         if self._db is not None:

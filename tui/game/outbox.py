@@ -63,7 +63,12 @@ MAX_QUEUED = 50_000  # records waiting for the disk past which a write is refuse
 
 
 class OutboxFull(Exception):
-    """The journal's pending ops passed :data:`MAX_BYTES` (the database has been away a long time)."""
+    """The journal's pending ops passed :data:`MAX_BYTES` (the database has been away a long time); the first
+    ``taken`` ops given were written nonetheless."""
+
+    def __init__(self, message: str, taken: int = 0):
+        super().__init__(message)
+        self.taken = taken
 
 
 def _is_game_write(op: Op) -> bool:
@@ -188,17 +193,26 @@ class Journal:
         return self.append_many([op])[0]
 
     def append_many(self, ops: list[Op]) -> list[Op]:
-        """Write ``ops`` in one write and keep them pending; returns them numbered.  Raises OutboxFull, or OSError
-        (then none is kept, and the journal is as it was: a line the disk took only in part is cut off again)."""
-        if self.pending_bytes() > MAX_BYTES:
-            self.compact()
-            if self.pending_bytes() > MAX_BYTES:
-                raise OutboxFull(f"the outbox holds {self.pending_bytes() // 1024} KiB not yet saved")
+        """Write ``ops`` (in as few writes as the bound allows) and keep them pending; returns them numbered.  Past
+        :data:`MAX_BYTES` pending, the journal is compacted first; if still past it, OutboxFull (the ops before
+        were taken, see its ``taken``).  OSError: the failed write's ops are not kept, and the journal is as it was
+        (a line the disk took only in part is cut off again)."""
         numbered = self._numbered(ops)
         lines = [encode_record(op=op) for op in numbered]
-        self._write(b"".join(lines))
-        for op, line in zip(numbered, lines, strict=True):
-            self._taken(op, len(line))
+        start = 0
+        while start < len(numbered):
+            if self.pending_bytes() > MAX_BYTES:
+                self.compact()
+                if self.pending_bytes() > MAX_BYTES:
+                    raise OutboxFull(f"the outbox holds {self.pending_bytes() // 1024} KiB not yet saved", taken=start)
+            room, end = MAX_BYTES - self.pending_bytes(), start
+            while end < len(lines) and room >= 0:  # the op that crosses the bound is taken; the next one waits
+                room -= len(lines[end])
+                end += 1
+            self._write(b"".join(lines[start:end]))
+            for op, line in zip(numbered[start:end], lines[start:end], strict=True):
+                self._taken(op, len(line))
+            start = end
         return numbered
 
     def _write(self, data: bytes) -> None:
@@ -556,7 +570,7 @@ class JournalWriter:
         try:
             self.journal.append_many(ops)
         except OutboxFull as problem:
-            for op in ops:
+            for op in ops[problem.taken:]:
                 self.journal.keep(op)
             self._say(f"The outbox on disk is full ({problem}); your moves are kept in memory until the database "
                       "takes them.")

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -186,7 +187,7 @@ def journal_sizes(tmp_path: Path, moves: int) -> list[int]:
 
 def test_a_move_journals_the_same_few_bytes_whatever_the_games_length(tmp_path):
     sizes = journal_sizes(tmp_path, 200)
-    per_move = [after - before for before, after in zip(sizes, sizes[1:], strict=False)]
+    per_move = [after - before for before, after in pairwise(sizes)]
     assert max(per_move) < 260, f"a move journalled {max(per_move)} bytes"
     assert max(per_move) - min(per_move) <= 16  # only the digits of the position, the clock and the time differ
     first_ten, all_two_hundred = sizes[10] - sizes[0], sizes[200] - sizes[0]
@@ -247,3 +248,68 @@ def test_a_game_killed_after_its_moves_were_accepted_loses_none(tmp_path, disk):
         assert isinstance(saved, SavedGame) and saved.moves == moves and saved.position == 120
     finally:
         again.close()
+
+
+KEY_FOR = {"L": "left", "R": "right", "U": "up", "D": "down"}
+
+
+async def test_the_disk_stall_probe_keys_reach_the_board_while_the_fsync_is_held(tmp_path, monkeypatch):
+    """The app (Pilot) on a data dir whose journal fsync is then held for good: keys reach the board as fast as they
+    did before the stall (Pilot's press, which waits for the frame, timed), the player is told once of the stall and
+    once of its end, and after the release every move is in the journal and the database."""
+    from tui.app import KomaApp
+    from tui.game import storage as storage_module
+
+    monkeypatch.setattr(outbox_module, "STALL_SECONDS", 0.5)
+    monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("KOMA_PLAYER", PLAYER)
+    disk = StalledDisk()
+    monkeypatch.setitem(storage_module.Storage.__init__.__kwdefaults__, "fsync", disk)
+    app = KomaApp(puzzle=get_puzzle("8"), database=f"sqlite:///{tmp_path / 'koma.db'}", clock=lambda: 0.0,
+                  animate_spinner=False, keymap={})
+    app.animation_level = "none"  # a key's time is its handling and its frame, not a slide's 150 ms
+    toasts: list[str] = []
+    notify = app.notify
+    app.notify = lambda message, **options: (toasts.append(str(message)), notify(message, **options))[1]  # type: ignore[method-assign]
+    healthy: list[float] = []
+    stalled: list[float] = []
+    async with app.run_test() as pilot:
+        screen = app.screen
+        await wait_for_app(pilot, lambda: getattr(screen, "session", None) is not None and app.storage.durable(0))
+        await play_keys(pilot, screen, 30, healthy)
+        disk.hold()
+        await play_keys(pilot, screen, 30, stalled)
+        assert disk.waiting.is_set() and not app.storage.durable(0)  # the fsync was held all along
+        await wait_for_app(pilot, lambda: any("slow to confirm" in n for n in toasts))
+        moves = screen.session.snapshot().moves
+        disk.release()
+        await wait_for_app(pilot, lambda: app.storage.settle(0))
+        await wait_for_app(pilot, lambda: any("answered again" in n for n in toasts))
+    print(f"Pilot key to frame: healthy p50 {percentile(healthy, 50) * 1e3:.1f} ms p95 {percentile(healthy, 95) * 1e3:.1f} "
+          f"ms; fsync held p50 {percentile(stalled, 50) * 1e3:.1f} ms p95 {percentile(stalled, 95) * 1e3:.1f} ms")
+    assert len([n for n in toasts if "slow to confirm" in n]) == 1 and len([n for n in toasts if "answered" in n]) == 1
+    # a key that waited for the held fsync would wait for good: none did, and the stall cost the keys nothing
+    assert max(stalled) < 5.0 and percentile(stalled, 50) < percentile(healthy, 50) * 1.5 + 0.02
+    saved = Store(tmp_path / "koma.db", PLAYER).load_game("8")
+    assert saved is not None and saved.moves == moves and len(moves) == 60
+
+
+async def play_keys(pilot, screen, count: int, took: list[float]) -> None:
+    """``count`` legal arrow keys (never undoing the last move), each timed until Pilot has its frame."""
+    undo = {"U": "D", "D": "U", "L": "R", "R": "L"}
+    for _ in range(count):
+        session = screen.session
+        last = session.history.moves[session.position - 1] if session.position else ""
+        move = next(m for m in sorted(session.puzzle.moves(session.state)) if m != undo.get(last))
+        before = session.position
+        began = time.perf_counter()
+        await pilot.press(KEY_FOR[move])
+        took.append(time.perf_counter() - began)
+        assert screen.session.position == before + 1, f"{move} did not reach the board"
+
+
+async def wait_for_app(pilot, condition: Callable[[], object], timeout: float = DEADLINE) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout} s: {condition}"
+        await pilot.pause(0.02)

@@ -416,3 +416,31 @@ def test_a_flip_puzzle_session_replays_to_its_board(moves):
             session.finish(None)
     assert session.save_key == "ura-3x3"
     assert session.state == ura.replay(start, moves)[-1]
+
+
+# --- what the session hands the saver ------------------------------------------------------------------------------
+def test_a_move_is_handed_over_as_the_move_after_one_whole_game():
+    saver = Recorder()
+    session = session_at(saver=saver)
+    for move in ["L", "D", "R"]:
+        session.push(move)
+    session.undo()
+    session.hint_shown("U")
+    assert [type(write) for write in saver.ops] == [SaveGame, PlayMove, PlayMove, Travel, Travel]
+    assert saver.ops[1] == PlayMove("8", "D", PLAYER, 2, 0.0) and saver.ops[4] == Travel("8", 2, 0.0, 1)
+    assert saver.last == session.snapshot()  # folded, the changes are the game
+
+
+def test_a_change_the_saver_refused_is_followed_by_the_whole_game():
+    """A saver that refuses a write (its queue is full) gets the whole game with the next one: nothing is lost."""
+    saver = Recorder()
+    session = session_at(saver=saver)
+    session.push("L")
+    refusing = saver.write
+    saver.write = lambda write, guard=Guard.NONE: False  # type: ignore[method-assign]
+    session.push("D")
+    assert not session.based
+    saver.write = refusing  # type: ignore[method-assign]
+    session.push("R")
+    assert [type(write) for write in saver.ops] == [SaveGame, SaveGame]
+    assert saver.last == session.snapshot() and saver.last.moves == ["L", "D", "R"]

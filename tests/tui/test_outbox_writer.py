@@ -142,6 +142,12 @@ def test_a_stalled_fsync_never_holds_a_key_and_loses_nothing(tmp_path, monkeypat
         assert len([n for n in notices(told) if "slow to confirm" in n]) == 1
         assert len([n for n in notices(told) if "answered again" in n]) == 1
         assert storage.outbox is not None and storage.outbox.stalls == 1
+        disk.hold()  # a second stall is news again, once, and so is its end
+        legal_walk(session, 3)
+        wait_until(lambda: len([n for n in notices(told) if "slow to confirm" in n]) == 2, what="the second stall")
+        disk.release()
+        wait_until(lambda: len([n for n in notices(told) if "answered again" in n]) == 2, what="the second recovery")
+        assert storage.durable(DEADLINE) and storage.outbox.stalls == 2
     finally:
         disk.release()
         storage.close()

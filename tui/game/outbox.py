@@ -417,12 +417,14 @@ class JournalWriter:
     fsync that outlasts :data:`STALL_SECONDS` (and when it is done).  The lock the caller takes is never held
     during file I/O."""
 
-    def __init__(self, journal: Journal, tell: Callable[[str], None], *, sync_delay: float = SYNC_DELAY_SECONDS,
-                 stall_seconds: float = STALL_SECONDS):
+    def __init__(self, journal: Journal, tell: Callable[[str], None], *, stall_news: Callable[[str], None] | None = None,
+                 sync_delay: float = SYNC_DELAY_SECONDS, stall_seconds: float | None = None):
+        """``tell`` hears each trouble once; ``stall_news`` (default ``tell``) hears each stall and its end."""
         self.journal = journal
         self.tell = tell
+        self.stall_news = stall_news or tell
         self.sync_delay = sync_delay
-        self.stall_seconds = stall_seconds
+        self.stall_seconds = STALL_SECONDS if stall_seconds is None else stall_seconds
         self._lock = threading.Condition()
         self._queue: list[Op | tuple[str, object]] = []  # ops, ("done", [ops]), ("owned", key), ("claim", _Claim)
         self._writing = False  # the writer holds items taken from the queue
@@ -538,8 +540,8 @@ class JournalWriter:
         if not self._stall_told:
             self._stall_told = True
             self.stalls += 1
-            self._say(f"The disk is slow to confirm saves (no answer for {waited:.0f} s); your moves are kept and "
-                      "written as soon as it answers.")
+            self.stall_news(f"The disk is slow to confirm saves (no answer for {waited:.0f} s); your moves are kept "
+                            "and written as soon as it answers.")
         return None
 
     def _write(self, items: list[Op | tuple[str, object]]) -> list[_Claim]:
@@ -627,7 +629,7 @@ class JournalWriter:
             if failed is not None and str(failed) != "closed":
                 self._refused(failed)
             if recovered:
-                self.tell(f"The disk answered again after {took:.0f} s; every move is saved on it.")
+                self.stall_news(f"The disk answered again after {took:.0f} s; every move is saved on it.")
             for claim in done:
                 with contextlib.suppress(OSError):
                     claim.path.unlink()

@@ -187,7 +187,7 @@ class Storage:
         self.kept_apart: set[str] = set()  # guarded keys where a stored game was found: not saved over
         self.adopted = 0
         if self.journal is not None:
-            self.outbox = JournalWriter(self.journal, self._tell)
+            self.outbox = JournalWriter(self.journal, self._tell, stall_news=self._news)
             with contextlib.suppress(OSError):
                 self._adopt_orphans()
         self._writer = threading.Thread(target=self._write_loop, name="koma-store-writer", daemon=True)
@@ -348,6 +348,12 @@ class Storage:
             if notice in self._told:
                 return
             self._told.add(notice)
+            self.notices.append(notice)
+        self.post(Noticed((notice,)))
+
+    def _news(self, notice: str) -> None:
+        """Tell the game ``notice`` now, however often it was said before (a disk stall, and its end, each time)."""
+        with self._lock:
             self.notices.append(notice)
         self.post(Noticed((notice,)))
 

@@ -171,17 +171,18 @@ class SqliteBackend:
         """``BEGIN IMMEDIATE`` … ``COMMIT``: SQLite locks the whole file, so one writer at a time.  Inside a
         :meth:`batch`, it joins the batch's transaction."""
         db = self._connection()
+
+        def query(sql: str, args: tuple = ()) -> list[tuple]:
+            return db.execute(sql, args).fetchall()
+
         if db.in_transaction:
-            yield lambda sql, args=(): db.execute(sql, args).fetchall()
+            yield query
             return
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as problem:
             raise self._failure(problem) from None
         try:
-            def query(sql: str, args: tuple = ()) -> list[tuple]:
-                return db.execute(sql, args).fetchall()
-
             yield query
             db.execute("COMMIT")
         except BaseException as problem:

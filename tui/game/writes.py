@@ -265,7 +265,7 @@ def decode_record(line: bytes) -> Record:
             raise DamagedRecord(f"format {version} (this Koma reads {FORMAT_VERSION})")
         record = msgspec.json.decode(payload, type=Record)
         if record.op is not None:
-            write = msgspec.json.decode(record.op.write, type=WRITE_TYPES[record.op.kind])
+            write: Any = msgspec.json.decode(record.op.write, type=WRITE_TYPES[record.op.kind])  # in Raw's place
             return replace(record, op=_OpRecord(record.op.kind, record.op.player, record.op.guard, record.op.id,
                                                 record.op.at, record.op.seq, write))
         return record

@@ -71,10 +71,6 @@ class OutboxFull(Exception):
         self.taken = taken
 
 
-def _is_game_write(op: Op) -> bool:
-    return op.kind.value in ("save", "move", "travel")
-
-
 def outbox_dir() -> Path:
     return data_dir() / OUTBOX_DIR
 
@@ -117,7 +113,7 @@ def read_journal(path: Path, damaged: Callable[[str], None] | None = None) -> li
         op = record_op(record)
         if op is None:
             continue
-        if _is_game_write(op):
+        if op.changes_game:
             try:
                 state = states[op.key] = GameState.after(states.get(op.key), op.write)  # type: ignore[arg-type]
             except FoldError as problem:
@@ -136,10 +132,10 @@ def coalesced(ops: list[Op]) -> list[Op]:
     """``ops`` without the game writes that a later write of the same game (same player, same guard) replaces."""
     last: dict[tuple[str, str, Guard], int] = {}
     for index, op in enumerate(ops):
-        if _is_game_write(op) or isinstance(op.write, ClearGame | FinishGame):
+        if op.changes_game or isinstance(op.write, ClearGame | FinishGame):
             last[(op.player, op.key, op.guard)] = index
     return [op for index, op in enumerate(ops)
-            if not _is_game_write(op) or last.get((op.player, op.key, op.guard)) == index]
+            if not op.changes_game or last.get((op.player, op.key, op.guard)) == index]
 
 
 class Journal:
@@ -182,7 +178,7 @@ class Journal:
         self._seq = max(self._seq, op.seq)
         self._pending[op.seq] = op
         self._sizes[op.seq] = size
-        if _is_game_write(op):
+        if op.changes_game:
             try:
                 self.games[op.key] = GameState.after(self.games.get(op.key), op.write)  # type: ignore[arg-type]
             except FoldError:
@@ -281,7 +277,7 @@ class Journal:
         changes become one whole save, and a save a later write replaces is dropped."""
         pending = []
         for op in coalesced(self.pending):
-            if _is_game_write(op) and not isinstance(op.write, SaveGame) and op.key in self.games:
+            if op.changes_game and not isinstance(op.write, SaveGame) and op.key in self.games:
                 op = as_save(op, self.games[op.key])
             pending.append(op)
         bases = [encode_record(base=SaveGame(key, state.snapshot())) for key, state in self.games.items()]

@@ -451,7 +451,7 @@ class Storage:
         of each kept (a later one replaces it); and the games as they stand after it."""
         survivors = {id(op) for op in coalesced(batch)}
         for op in batch:  # but a guarded game's first save is tried: whether it went in is news (GameKeptApart)
-            if op.guarded and isinstance(op.write, SaveGame | PlayMove | Travel) and op.key not in self.owned:
+            if op.guarded and op.changes_game and op.key not in self.owned:
                 survivors.add(id(op))
                 break
         games: dict[str, GameState] = {}

@@ -154,6 +154,11 @@ class Op:
     def guarded(self) -> bool:
         return self.guard is Guard.ABSENT
 
+    @property
+    def changes_game(self) -> bool:
+        """A save, a move or a travel: it changes the game in progress under its key (and folds onto its save)."""
+        return isinstance(self.write, SaveGame | PlayMove | Travel)
+
 
 class FoldError(ValueError):
     """A change that does not fit the game it is folded onto (its base is missing, or another game's)."""

@@ -319,3 +319,32 @@ async def wait_for_app(pilot, condition: Callable[[], object], timeout: float = 
     while not condition():
         assert time.monotonic() < deadline, f"not within {timeout} s: {condition}"
         await pilot.pause(0.02)
+
+
+def test_a_damaged_record_in_an_adopted_journal_is_skipped_with_one_notice(tmp_path):
+    """A dead game's journal with a line damaged on the disk: the next game is told once, and takes the rest."""
+    from tui.game.outbox import Journal
+    from tui.game.writes import Op, SaveGame
+
+    outbox = tmp_path / "outbox"
+    dead = Journal(PLAYER, outbox)
+    games = {key: SavedGame("1 2 3/4 5 6/7 8 _", ["L"] * n, "p" * n, n) for n, key in enumerate(["8", "15", "goat"], 1)}
+    for key, saved in games.items():
+        dead.append(Op(SaveGame(key, saved), PLAYER))
+    dead.close()  # its ops pending: an orphan
+    lines = dead.path.read_bytes().splitlines(keepends=True)
+    damaged = bytearray(lines[1])
+    damaged[40] ^= 0x20  # one bit of the 15's record flipped on the disk
+    dead.path.write_bytes(lines[0] + bytes(damaged) + lines[2])
+    told = Told()
+    db = tmp_path / "koma.db"
+    storage = Storage(lambda: Store(db, PLAYER), PLAYER, told, outbox=outbox)
+    try:
+        assert storage.adopted == 2 and storage.settle(DEADLINE)
+        skipped = [n for n in notices(told) if "damaged record" in n]
+        assert len(skipped) == 1 and "Skipped 1 damaged record of the outbox journal" in skipped[0]
+        store = Store(db, PLAYER)
+        assert store.load_game("8") == games["8"] and store.load_game("goat") == games["goat"]
+        assert store.load_game("15") is None and not dead.path.exists()
+    finally:
+        storage.close()

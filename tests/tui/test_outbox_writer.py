@@ -348,3 +348,65 @@ def test_a_damaged_record_in_an_adopted_journal_is_skipped_with_one_notice(tmp_p
         assert store.load_game("15") is None and not dead.path.exists()
     finally:
         storage.close()
+
+
+@pytest.fixture
+def stalling_disk(tmp_path):
+    """A real FUSE passthrough (tests/stalling_fs.py) whose fsync stalls while ``flag`` exists: (mountpoint, flag)."""
+    import shutil
+
+    pytest.importorskip("mfusepy")
+    if shutil.which("fusermount3") is None or not os.path.exists("/dev/fuse"):
+        pytest.skip("no FUSE here (fusermount3, /dev/fuse)")
+    root, mountpoint, flag = tmp_path / "root", tmp_path / "mnt", tmp_path / "stall"
+    root.mkdir()
+    mountpoint.mkdir()
+    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "stalling_fs.py"), str(root), str(mountpoint),
+                               str(flag)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while not os.path.ismount(mountpoint):
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.skip(f"FUSE cannot mount here: {server.stderr.read().decode()[-300:] if server.stderr else ''}")
+            time.sleep(0.02)
+        yield mountpoint, flag
+    finally:
+        flag.unlink(missing_ok=True)
+        subprocess.run(["fusermount3", "-u", str(mountpoint)], capture_output=True, timeout=60)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            server.kill()
+            server.wait(30)
+
+
+def test_on_a_real_stalling_filesystem_keys_flow_and_nothing_is_lost(stalling_disk, tmp_path, monkeypatch):
+    """The journal on a FUSE filesystem whose fsync is held (a saturated or failing volume, as the kernel sees it):
+    the game's writes return at once, the player is told once, and after the stall the journal holds every move."""
+    monkeypatch.setattr(outbox_module, "STALL_SECONDS", 0.5)
+    mountpoint, flag = stalling_disk
+    told = Told()
+    storage = Storage(unreachable, PLAYER, told, outbox=mountpoint / "outbox")  # the real os.fsync: no seam
+    try:
+        session = GameSession(FIFTEEN, storage, time.monotonic, seed=12)
+        legal_walk(session, 1)
+        assert storage.durable(DEADLINE)
+        flag.touch()
+        writes: list[float] = []
+        session.saver = TimedSaver(storage, writes)
+        for _ in range(4):  # 60 keys, 6 a second for 10 s... here 15 at a time, the stall held throughout
+            legal_walk(session, 15)
+            wait_until(lambda: storage.outbox is not None and storage.outbox.stalled or not flag.exists(), 5.0)
+        assert storage.outbox is not None and storage.outbox.stalled and not storage.durable(0)
+        assert max(writes) < 0.5 and percentile(writes, 95) < KEY_BUDGET_SECONDS, (
+            f"Storage.write p95 {percentile(writes, 95) * 1e3:.3f} ms, max {max(writes) * 1e3:.1f} ms")
+        wait_until(lambda: any("slow to confirm" in n for n in notices(told)), what="the stall notice")
+        flag.unlink()
+        assert storage.durable(DEADLINE)
+        wait_until(lambda: any("answered again" in n for n in notices(told)), what="the recovery notice")
+        assert storage.journal is not None
+        journalled = read_journal(storage.journal.path)
+        assert len(journalled) == 61 and journalled[-1].write.game.moves == session.snapshot().moves
+    finally:
+        flag.unlink(missing_ok=True)
+        storage.close(0)

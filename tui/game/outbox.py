@@ -411,7 +411,7 @@ class JournalWriter:
     them (in order, many in one write), the *syncer* makes them durable (one fsync for all written within
     :data:`SYNC_DELAY_SECONDS`).  ``tell(notice)`` hears, once each, of a disk that refuses the journal, and of an
     fsync that outlasts :data:`STALL_SECONDS` (and when it is done).  The lock the caller takes is never held
-    during file I/O."""
+    during file I/O, nor while telling (the storage service's lock comes first)."""
 
     def __init__(self, journal: Journal, tell: Callable[[str], None], *, stall_news: Callable[[str], None] | None = None,
                  sync_delay: float = SYNC_DELAY_SECONDS, stall_seconds: float | None = None):
@@ -507,15 +507,19 @@ class JournalWriter:
     def _write_loop(self) -> None:
         while True:
             with self._lock:
-                wait = self._stall_check()
-                while not self._queue and not self._closing:
+                wait, stalled = self._stall_check()
+                while not self._queue and not self._closing and not stalled:
                     self._lock.wait(wait)
-                    wait = self._stall_check()
+                    wait, stalled = self._stall_check()
                 items, self._queue = self._queue, []
                 if not items and self._closing:
                     self._lock.notify_all()
                     return
-                self._writing = True
+                self._writing = bool(items)
+            if stalled:  # told with no lock held: the news takes the storage service's lock
+                self.stall_news(stalled)
+            if not items:
+                continue
             claims = self._write(items)
             with self._lock:
                 self._writing = False
@@ -525,20 +529,20 @@ class JournalWriter:
                     self._unsynced_since = time.monotonic()
                 self._lock.notify_all()
 
-    def _stall_check(self) -> float | None:
-        """(Lock held.)  Tell once of an fsync that has outlasted the stall threshold; how long to wait before
-        looking again (None: until woken)."""
+    def _stall_check(self) -> tuple[float | None, str]:
+        """(Lock held.)  How long to wait before looking again (None: until woken), and the notice of an fsync that
+        has outlasted the stall threshold, once a stall ("" if none: the caller tells it, with no lock held)."""
         if self._sync_began is None:
-            return None
+            return None, ""
         waited = time.monotonic() - self._sync_began
         if waited < self.stall_seconds:
-            return self.stall_seconds - waited + 0.01
-        if not self._stall_told:
-            self._stall_told = True
-            self.stalls += 1
-            self.stall_news(f"The disk is slow to confirm saves (no answer for {waited:.0f} s); your moves are kept "
-                            "and written as soon as it answers.")
-        return None
+            return self.stall_seconds - waited + 0.01, ""
+        if self._stall_told:
+            return None, ""
+        self._stall_told = True
+        self.stalls += 1
+        return None, (f"The disk is slow to confirm saves (no answer for {waited:.0f} s); your moves are kept and "
+                      "written as soon as it answers.")
 
     def _write(self, items: list[Op | tuple[str, object]]) -> list[_Claim]:
         """Write ``items`` in order: runs of ops in one write each; done and owned marks; claims returned."""

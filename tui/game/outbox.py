@@ -409,9 +409,9 @@ class _Claim:
 class JournalWriter:
     """The journal's own threads: the caller hands over ops and marks and returns at once; the *writer* appends
     them (in order, many in one write), the *syncer* makes them durable (one fsync for all written within
-    :data:`SYNC_DELAY_SECONDS`).  ``tell(notice)`` hears, once each, of a disk that refuses the journal, and of an
-    fsync that outlasts :data:`STALL_SECONDS` (and when it is done).  The lock the caller takes is never held
-    during file I/O, nor while telling (the storage service's lock comes first)."""
+    :data:`SYNC_DELAY_SECONDS`), the *watcher* tells of an fsync that outlasts :data:`STALL_SECONDS` (and of its
+    end: ``stall_news``).  ``tell(notice)`` hears, once each, of a disk that refuses the journal.  The lock the
+    caller takes is never held during file I/O, nor while telling (the storage service's lock comes first)."""
 
     def __init__(self, journal: Journal, tell: Callable[[str], None], *, stall_news: Callable[[str], None] | None = None,
                  sync_delay: float = SYNC_DELAY_SECONDS, stall_seconds: float | None = None):
@@ -435,8 +435,10 @@ class JournalWriter:
         self.stalls = 0  # fsyncs that outlasted stall_seconds (for tests and metrics)
         self._writer = threading.Thread(target=self._write_loop, name="koma-outbox-writer", daemon=True)
         self._syncer = threading.Thread(target=self._sync_loop, name="koma-outbox-syncer", daemon=True)
+        self._watcher = threading.Thread(target=self._watch_loop, name="koma-outbox-watcher", daemon=True)
         self._writer.start()
         self._syncer.start()
+        self._watcher.start()
 
     # --- any thread; never blocks on the disk ----------------------------------------------------------------
     def submit(self, op: Op) -> bool:
@@ -507,19 +509,13 @@ class JournalWriter:
     def _write_loop(self) -> None:
         while True:
             with self._lock:
-                wait, stalled = self._stall_check()
-                while not self._queue and not self._closing and not stalled:
-                    self._lock.wait(wait)
-                    wait, stalled = self._stall_check()
+                while not self._queue and not self._closing:
+                    self._lock.wait()
                 items, self._queue = self._queue, []
                 if not items and self._closing:
                     self._lock.notify_all()
                     return
-                self._writing = bool(items)
-            if stalled:  # told with no lock held: the news takes the storage service's lock
-                self.stall_news(stalled)
-            if not items:
-                continue
+                self._writing = True
             claims = self._write(items)
             with self._lock:
                 self._writing = False
@@ -528,6 +524,20 @@ class JournalWriter:
                 if self._unsynced_since is None:
                     self._unsynced_since = time.monotonic()
                 self._lock.notify_all()
+
+    def _watch_loop(self) -> None:
+        """Tell of an fsync that outlasts the stall threshold, once a stall, with no lock held (the news takes the
+        storage service's lock).  Its own thread: on some filesystems (FUSE) a write waits behind an fsync in flight,
+        so the writer may be held too."""
+        while True:
+            with self._lock:
+                wait, stalled = self._stall_check()
+                while not stalled and not (self._closing and not self._syncer.is_alive()):
+                    self._lock.wait(wait if wait is not None else (0.5 if self._closing else None))
+                    wait, stalled = self._stall_check()
+            if not stalled:
+                return
+            self.stall_news(stalled)
 
     def _stall_check(self) -> tuple[float | None, str]:
         """(Lock held.)  How long to wait before looking again (None: until woken), and the notice of an fsync that
@@ -605,7 +615,7 @@ class JournalWriter:
                 target = self._written
                 self._unsynced_since = None
                 self._sync_began = time.monotonic()
-                self._lock.notify_all()  # the writer watches for a stall
+                self._lock.notify_all()  # the watcher times it
             failed: OSError | None = None
             try:
                 self.journal.sync()

@@ -363,6 +363,7 @@ def test_full_tmpfs_never_moves_the_database_and_saves_when_space_returns(tiny_d
     told.wait_for(SavingDelayed, timeout=DEADLINE)
     [delayed] = told.of(SavingDelayed)
     assert delayed.reason.startswith("disk full"), delayed
+    assert storage.durable(DEADLINE)  # the outbox's writer has met the full disk (its thread, not the game's)
     outbox = [n for n in said(told) if "outbox" in n]
     assert len(outbox) == 1 and "kept in memory" in outbox[0] and "\n" not in outbox[0]  # once, not per move
     assert not any("moved" in n or "was empty" in n for n in said(told))

@@ -41,6 +41,7 @@ from .game.records import Replay
 from .game.storage import Answer, News, Storage
 from .game.store import Store
 from .game.stores import connect_store
+from .game.writes import Seen, Write
 from .screens.home import HomeScreen
 from .screens.play_variants import play_screen_for
 from .strip_caches import defer_strip_caches
@@ -141,7 +142,7 @@ class KomaApp(App):
             self.player, self.player_name = player_identity()
             self.storage = Storage(lambda: connect_store(database, self.player, self.player_name), self.player,
                                    self._storage_news)
-        self.storage.write("seen")  # the player came: their name is what leaderboards and the watch list show
+        self.storage.write(Seen())  # the player came: their name is what leaderboards and the watch list show
         self.clock = clock
         self.animate_spinner = animate_spinner
         self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all
@@ -236,9 +237,9 @@ class KomaApp(App):
 
         self.storage.read(run, answered)
 
-    def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None) -> None:
-        """Accept a write (durable in the outbox at once; the database takes it when it can)."""
-        self.storage.write(kind, key, data)
+    def write(self, write: Write) -> None:
+        """Accept a write (it returns at once: the outbox makes it durable, the database takes it when it can)."""
+        self.storage.write(write)
 
     def show_store_notices(self) -> None:
         """Show what the store and the caches (tables, compiled kernels) had to say since the last call."""

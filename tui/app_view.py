@@ -19,6 +19,7 @@ from .game.jobs import StopFlags
 from .game.records import Replay
 from .game.storage import Answer, News, Storage
 from .game.store import Store
+from .game.writes import Write
 
 
 @runtime_checkable
@@ -50,7 +51,7 @@ class KomaAppView(Protocol):
 
     def read(self, node: Any, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None: ...
 
-    def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None) -> None: ...
+    def write(self, write: Write) -> None: ...
 
     def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
                     solve: bool = False) -> Screen: ...

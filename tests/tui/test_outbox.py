@@ -7,19 +7,21 @@ process on journals in a temporary dir.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 import tui.game.outbox as outbox
-from tui.game.outbox import Journal, Op, OutboxFull, claimed_orphans, coalesced, outbox_depth, player_tag, read_journal
+from tui.game.outbox import Journal, OutboxFull, claimed_orphans, coalesced, outbox_depth, player_tag, read_journal
+from tui.game.records import SavedGame
+from tui.game.writes import ClearGame, FinishGame, Guard, Op, SaveGame, Seen, decode_record, encode_record
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYER = "user:ann"
@@ -27,12 +29,16 @@ PLAYER = "user:ann"
 
 def save(key: str, moves: int, player: str = PLAYER, guard: str = "") -> Op:
     """A save op of a game with ``moves`` moves (its size grows with them, as a real game's does)."""
-    return Op("save", player, key, {"start": "1 2 3/4 5 6/7 8 _", "moves": ["L"] * moves, "origins": "p" * moves,
-                                    "position": moves, "seconds": 1.0, "hints": 0}, guard)
+    return Op(SaveGame(key, SavedGame("1 2 3/4 5 6/7 8 _", ["L"] * moves, "p" * moves, moves, 1.0, 0)), player,
+              Guard(guard))
 
 
-def lines_of(path: Path) -> list[dict]:
-    return [json.loads(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
+def finish(key: str) -> Op:
+    return Op(FinishGame(key, key, None, "1 2 3/4 5 6/7 8 _", (), "", 0, 1.0, None, 0, False, True), PLAYER)
+
+
+def lines_of(path: Path) -> list:
+    return [decode_record(raw) for raw in path.read_bytes().splitlines() if raw.strip()]
 
 
 def ids(ops: list[Op]) -> list[str]:
@@ -44,9 +50,12 @@ def dead_writer(directory: Path, player: str, count: int) -> tuple[Path, list[st
     journal path and the ids of its ops, in order."""
     script = (
         "import sys, pathlib\n"
-        "from tui.game.outbox import Journal, Op\n"
+        "from tui.game.outbox import Journal\n"
+        "from tui.game.records import SavedGame\n"
+        "from tui.game.writes import Op, SaveGame\n"
         f"journal = Journal({player!r}, pathlib.Path({str(directory)!r}))\n"
-        f"ops = [journal.append(Op('save', {player!r}, 'k%d' % n, {{'n': n}})) for n in range({count})]\n"
+        f"ops = [journal.append(Op(SaveGame('k%d' % n, SavedGame('s', ['L'] * n, 'p' * n, n)), {player!r})) "
+        f"for n in range({count})]\n"
         "print(journal.path, *[op.id for op in ops], flush=True)\n"
         "sys.stdin.read()\n"  # alive (holding the lock) until killed
     )
@@ -65,10 +74,10 @@ def dead_writer(directory: Path, player: str, count: int) -> tuple[Path, list[st
 # --- durability -----------------------------------------------------------------------------------------
 def test_an_append_is_on_disk_before_it_returns(tmp_path):
     journal = Journal(PLAYER, tmp_path)
-    ops = [journal.append(save("8", 1)), journal.append(Op("seen", PLAYER)), journal.append(save("15", 2))]
+    ops = [journal.append(save("8", 1)), journal.append(Op(Seen(), PLAYER)), journal.append(save("15", 2))]
     assert [op.seq for op in ops] == [1, 2, 3] and journal.pending == ops
     assert ids(read_journal(journal.path)) == ids(ops)  # another reader, while the writer still holds it
-    assert read_journal(journal.path)[2].data == ops[2].data
+    assert read_journal(journal.path)[2].write == ops[2].write
     assert journal.path.name.startswith(f"{player_tag(PLAYER)}.{os.getpid()}.")
     assert (journal.path.stat().st_mode & 0o777) == 0o600
 
@@ -86,39 +95,45 @@ def test_a_killed_writers_journal_is_read_whole_by_the_next_game(tmp_path):
 
 
 # --- done markers and torn lines ---------------------------------------------------------------------------
-def test_done_markers_leave_the_rest_pending_and_an_empty_journal_is_truncated(tmp_path):
+def test_done_markers_leave_the_rest_pending_and_no_write_truncates(tmp_path):
     journal = Journal(PLAYER, tmp_path)
     a, b, c = (journal.append(save(f"k{n}", 1)) for n in range(3))
     journal.acknowledge(b)
     assert journal.pending == [a, c] and ids(read_journal(journal.path)) == [a.id, c.id]
-    assert lines_of(journal.path)[-1] == {"done": b.seq}
+    assert lines_of(journal.path)[-1].done == b.seq
     journal.acknowledge(b)  # twice: harmless
     assert ids(read_journal(journal.path)) == [a.id, c.id]
+    size = journal.path.stat().st_size
     journal.acknowledge(a)
     journal.acknowledge(c)
-    assert journal.pending == [] and journal.path.stat().st_size == 0 and read_journal(journal.path) == []
-    d = journal.append(save("k3", 1))  # appends go on after a truncation
+    assert journal.pending == [] and read_journal(journal.path) == []
+    assert journal.path.stat().st_size > size  # two done lines: never a truncation per write (see compaction)
+    d = journal.append(save("k3", 1))
     assert d.seq == 4 and ids(read_journal(journal.path)) == [d.id]
 
 
-def test_a_torn_last_line_is_ignored_and_a_damaged_line_skipped(tmp_path):
+def test_a_torn_last_line_is_ignored_and_a_damaged_line_skipped_with_one_notice(tmp_path):
     journal = Journal(PLAYER, tmp_path)
     kept = [journal.append(save("8", n)) for n in range(1, 4)]
-    torn = save("8", 4)
-    torn.seq = 4
+    torn = replace(save("8", 4), seq=4)
     with open(journal.path, "ab") as raw:
-        raw.write(torn.line()[:40])  # a crash in the middle of an append
-    assert ids(read_journal(journal.path)) == ids(kept)
+        raw.write(encode_record(op=torn)[:40])  # a crash in the middle of an append
+    told: list[str] = []
+    assert ids(read_journal(journal.path, told.append)) == ids(kept) and told == []  # torn: never acknowledged
+    flipped = bytearray(encode_record(op=replace(save("15", 2), seq=9)))
+    flipped[30] ^= 0x01  # one bit of a whole line flipped on the disk
+    newer = b'00000000 {"v":99}\n'
     with open(journal.path, "ab") as raw:
-        raw.write(b"\n{not json}\n[1, 2]\n" + json.dumps({"kind": "save"}).encode() + b"\n")
-    assert ids(read_journal(journal.path)) == ids(kept)
+        raw.write(b"\n{not json}\n[1, 2]\n" + bytes(flipped) + newer + b'{"kind": "save"}\n')  # the torn line ends now: damaged too
+    assert ids(read_journal(journal.path, told.append)) == ids(kept)
+    assert len(told) == 1 and "Skipped 6 damaged records" in told[0] and journal.path.name in told[0]
     assert read_journal(tmp_path / "missing.jsonl") == []
 
 
 def test_a_torn_journal_is_still_adopted(tmp_path):
     path, op_ids = dead_writer(tmp_path, PLAYER, 2)
     with open(path, "ab") as raw:
-        raw.write(b'{"kind":"save","player":"user:ann","key":"8","da')
+        raw.write(encode_record(op=replace(save("8", 3), seq=3))[:50])
     journal = Journal(PLAYER, tmp_path)
     assert journal.adopt_orphans() == 2 and ids(journal.pending) == op_ids
 
@@ -126,26 +141,25 @@ def test_a_torn_journal_is_still_adopted(tmp_path):
 # --- compaction ----------------------------------------------------------------------------------------------
 def test_compaction_keeps_exactly_the_pending_ops_in_order(tmp_path):
     journal = Journal(PLAYER, tmp_path)
-    ops = [journal.append(Op("seen", PLAYER, f"k{n}", {"n": n})) for n in range(10)]
+    ops = [journal.append(Op(ClearGame(f"k{n}"), PLAYER)) for n in range(10)]
     for op in ops[::3]:
         journal.acknowledge(op)
     pending = [op for n, op in enumerate(ops) if n % 3]
     journal.compact()
     assert journal.pending == pending
-    assert [line["id"] for line in lines_of(journal.path)] == ids(pending)  # no done markers, no acknowledged op
+    assert [line.op.id for line in lines_of(journal.path)] == ids(pending)  # no done markers, no acknowledged op
     assert ids(read_journal(journal.path)) == ids(pending)
-    later = journal.append(Op("seen", PLAYER, "later"))  # the journal goes on after it
+    later = journal.append(Op(ClearGame("later"), PLAYER))  # the journal goes on after it
     assert later.seq == 11 and ids(read_journal(journal.path)) == [*ids(pending), later.id]
     assert list(claimed_orphans(tmp_path)) == []  # the rewritten file is still locked by its writer
     assert [p.name for p in tmp_path.iterdir()] == [journal.path.name]  # no temporary file left
 
 
 def test_compaction_drops_only_saves_that_a_later_write_of_the_same_game_replaces():
-    ops = [save("8", 1), save("15", 1), save("8", 2), Op("finish", PLAYER, "15"), save("8", 3, guard="absent"),
-           Op("seen", PLAYER), save("8", 4), save("8", 5, player="user:bob"), Op("clear", PLAYER, "goat"),
+    ops = [save("8", 1), save("15", 1), save("8", 2), finish("15"), save("8", 3, guard="absent"),
+           Op(Seen(), PLAYER), save("8", 4), save("8", 5, player="user:bob"), Op(ClearGame("goat"), PLAYER),
            save("goat", 1)]
-    for seq, op in enumerate(ops, 1):
-        op.seq = seq
+    ops = [replace(op, seq=seq) for seq, op in enumerate(ops, 1)]
     # save 8 (1, 2) give way to save 8 (4); save 15 to the finish of 15; the guarded save and bob's stand apart
     assert [op.seq for op in coalesced(ops)] == [4, 5, 6, 7, 8, 9, 10]
 
@@ -153,11 +167,12 @@ def test_compaction_drops_only_saves_that_a_later_write_of_the_same_game_replace
 def test_acknowledging_compacts_a_journal_grown_past_its_threshold(tmp_path, monkeypatch):
     monkeypatch.setattr(outbox, "COMPACT_BYTES", 4096)
     journal = Journal(PLAYER, tmp_path)
-    keep = journal.append(Op("seen", PLAYER, "first"))
+    keep = journal.append(Op(ClearGame("first"), PLAYER))
     for n in range(60):  # a game saving move after move while the database takes them one by one
         journal.acknowledge(journal.append(save("8", n)))
-        assert journal.path.stat().st_size <= 4096 + 2 * len(save("8", n).line())
+        assert journal.path.stat().st_size <= 4096 + 3 * len(encode_record(op=save("8", n)))  # its base, the save, done
     assert journal.pending == [keep] and ids(read_journal(journal.path)) == [keep.id]
+    assert [line.base.key for line in lines_of(journal.path) if line.base] == ["8"]  # the game's base, once
 
 
 # --- the size bound ---------------------------------------------------------------------------------------------
@@ -169,7 +184,7 @@ def test_past_the_bound_an_append_is_refused_and_not_kept(tmp_path, monkeypatch)
         for n in range(100):  # different games: nothing to coalesce
             accepted.append(journal.append(save(f"k{n}", 5)))
     assert journal.pending_bytes() > 2000  # the op that crossed the bound was taken; the next one is not
-    assert journal.pending_bytes() - len(accepted[-1].line()) <= 2000
+    assert journal.pending_bytes() - len(encode_record(op=accepted[-1])) <= 2000
     assert journal.pending == accepted and ids(read_journal(journal.path)) == ids(accepted)
     for op in accepted[:3]:
         journal.acknowledge(op)
@@ -183,8 +198,9 @@ def test_one_games_saves_never_fill_the_outbox(tmp_path, monkeypatch):
     journal = Journal(PLAYER, tmp_path)
     for n in range(60):
         journal.append(save("15", n % 40))
-    assert journal.pending_bytes() <= 2000 + len(save("15", 40).line())
-    assert read_journal(journal.path)[-1].id == journal.pending[-1].id and journal.pending[-1].data["position"] == 59 % 40
+    assert journal.pending_bytes() <= 2000 + len(encode_record(op=save("15", 40)))
+    assert read_journal(journal.path)[-1].id == journal.pending[-1].id
+    assert journal.pending[-1].write.game.position == 59 % 40
 
 
 def test_an_append_costs_the_same_with_a_long_outage_behind_it(tmp_path, monkeypatch):
@@ -200,7 +216,8 @@ def test_an_append_costs_the_same_with_a_long_outage_behind_it(tmp_path, monkeyp
         journal.append(save("15", n))
         took.append(time.perf_counter() - began)
     assert sorted(took)[len(took) // 2] < 0.05, f"an append took {sorted(took)[len(took) // 2] * 1000:.0f} ms"
-    assert len(journal.pending) == 610 and journal.pending_bytes() == sum(len(op.line()) for op in journal.pending)
+    assert len(journal.pending) == 610
+    assert journal.pending_bytes() == sum(len(encode_record(op=op)) for op in journal.pending)
 
 
 # --- live journals, orphans and claims ------------------------------------------------------------------------
@@ -307,9 +324,10 @@ def test_an_owned_line_makes_the_guarded_ops_of_that_game_plain_for_whoever_repl
     other = journal.append(save("15", 1, guard="absent"))
     journal.acknowledge(first)  # its guarded insert went in: the game is the session's own
     journal.own("8")
-    assert [op.guard for op in journal.pending] == ["", "absent"]
-    assert journal.pending_bytes() == sum(len(op.line()) for op in journal.pending)
-    assert lines_of(journal.path)[-1] == {"owned": "8"}
-    assert [(op.id, op.guard) for op in read_journal(journal.path)] == [(second.id, ""), (other.id, "absent")]
+    assert [op.guard for op in journal.pending] == [Guard.NONE, Guard.ABSENT]
+    assert journal.pending_bytes() == sum(len(encode_record(op=op)) for op in journal.pending)
+    assert lines_of(journal.path)[-1].owned == "8"
+    plain_then_guarded = [(second.id, Guard.NONE), (other.id, Guard.ABSENT)]
+    assert [(op.id, op.guard) for op in read_journal(journal.path)] == plain_then_guarded
     journal.compact()  # the rewritten journal holds them plain, with no marker
-    assert [(op.id, op.guard) for op in read_journal(journal.path)] == [(second.id, ""), (other.id, "absent")]
+    assert [(op.id, op.guard) for op in read_journal(journal.path)] == plain_then_guarded

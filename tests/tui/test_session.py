@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from solver.puzzles import ids
 from solver.puzzles.registry import get_puzzle
 from tui.game.history import HINT, KOMA, PLAYER
-from tui.game.outbox import Op
 from tui.game.records import SavedGame, Stats
 from tui.game.session import GUARDED, GameSession, Outcome, Push, recorded_text
 from tui.game.storage import Finished, apply_op
 from tui.game.store import Store
+from tui.game.writes import FinishGame, GameState, Guard, Op, PlayMove, SaveGame, Travel
 
 EIGHT = get_puzzle("8")
 TWO_TO_GO = EIGHT.parse("1 2 3/4 5 6/_ 7 8")  # L, L reaches the goal
@@ -30,18 +30,25 @@ NEAR = EIGHT.parse("1 2 3/4 _ 5/6 7 8")  # an ordinary board, far from the goal
 
 
 class Recorder:
-    """A saver that keeps every call (the storage service's place); it always accepts."""
+    """A saver that keeps every call (the storage service's place); it accepts a change only after a whole save, as
+    the storage service does.  ``saves`` holds the game as it stood after each save or change (folded, as the
+    store gets it), with its guard; ``ops`` every write taken; ``writes`` the others (finishes)."""
 
     def __init__(self) -> None:
         self.saves: list[tuple[str, SavedGame, str]] = []
-        self.writes: list[tuple[str, str, dict, str]] = []
+        self.writes: list[tuple[FinishGame, Guard]] = []
+        self.ops: list = []
+        self.state: GameState | None = None
 
-    def save_game(self, key: str, game: SavedGame, guard: str = "") -> bool:
-        self.saves.append((key, game, guard))
-        return True
-
-    def write(self, kind: str, key: str = "", data: dict | None = None, guard: str = "") -> bool:
-        self.writes.append((kind, key, dict(data or {}), guard))
+    def write(self, write, guard: Guard = Guard.NONE) -> bool:
+        if isinstance(write, PlayMove | Travel) and self.state is None:
+            return False
+        self.ops.append(write)
+        if isinstance(write, SaveGame | PlayMove | Travel):
+            self.state = GameState.after(self.state, write)
+            self.saves.append((write.key, self.state.snapshot(), guard.value))
+        else:
+            self.writes.append((write, guard))
         return True
 
     @property
@@ -159,7 +166,7 @@ def test_undo_after_a_win_plays_on_and_redo_reaches_the_goal_again():
     assert session.reached_goal_again
     again = session.finish(2)
     assert not again.first and again.moves == 2  # the same board won twice is recorded once
-    assert [data["first"] for kind, _, data, _ in saver.writes if kind == "finish"] == [True, False]
+    assert [write.first for write, _ in saver.writes] == [True, False]
 
 
 # --- the clock ----------------------------------------------------------------------------------------
@@ -226,12 +233,12 @@ def test_a_players_win_is_an_outcome_with_the_optimum_time_and_hints():
     assert outcome == Outcome(moves=2, seconds=pytest.approx(61.0), optimal=2, hints=1, by_koma=False, first=True)
     assert "Solved in 2 moves; optimal 2" in outcome.message() and "1 hint" in outcome.message()
     assert outcome.notice() == "Solved in 2 moves; optimal 2. Time 01:01."
-    kind, key, data, guard = saver.writes[-1]
-    assert (kind, key, guard) == ("finish", "daily/2025-01-31/8", "")
-    assert data == {"first": True, "game": "daily/2025-01-31/8", "stats_id": "8", "daily": "2025-01-31",
-                    "start": EIGHT.format(TWO_TO_GO), "played": ["L", "L"], "origins": HINT + PLAYER, "moves": 2,
-                    "seconds": pytest.approx(61.0), "optimal": 2, "hints": 1, "by_koma": False}
-    assert EIGHT.is_goal(replayed(EIGHT.parse(data["start"]), data["played"]))
+    finish, guard = saver.writes[-1]
+    assert guard is Guard.NONE
+    assert finish == FinishGame("daily/2025-01-31/8", stats_id="8", daily="2025-01-31", start=EIGHT.format(TWO_TO_GO),
+                                played=("L", "L"), origins=HINT + PLAYER, moves=2, seconds=pytest.approx(61.0),
+                                optimal=2, hints=1, by_koma=False, first=True)
+    assert EIGHT.is_goal(replayed(EIGHT.parse(finish.start), finish.played))
 
 
 def test_a_game_koma_finished_is_not_the_players():
@@ -254,7 +261,7 @@ def test_the_finish_reports_only_the_moves_up_to_the_goal_shown():
     assert session.state == GOAL and session.reached_goal_again
     outcome = session.finish(2)
     assert outcome.moves == 2 and not outcome.by_koma  # Koma's move lies ahead of the board shown
-    assert saver.writes[-1][2]["played"] == ["L", "L"]
+    assert saver.writes[-1][0].played == ("L", "L")
 
 
 def test_the_recorded_text_is_the_stores_answer_to_a_finish():
@@ -265,8 +272,8 @@ def test_the_recorded_text_is_the_stores_answer_to_a_finish():
     session.push("L")
     session.push("L")
     session.finish(2)
-    kind, key, data, guard = saver.writes[-1]
-    news = apply_op(store, Op(kind, "user:ann", key, data, guard), set(), set())
+    finish, guard = saver.writes[-1]
+    news = apply_op(store, Op(finish, "user:ann", guard), set(), set())
     assert isinstance(news, Finished) and news.key == "daily/2025-01-31/8"
     assert news.stats is not None and news.stats.solved == 1 and news.rank == 1
     text = recorded_text(news.stats, news.rank, session.daily, "b")
@@ -329,7 +336,7 @@ def test_a_seeded_session_starts_on_the_seeded_board():
 def test_a_session_whose_saved_game_was_unknown_guards_every_write():
     saver = Recorder()
     session = session_at(TWO_TO_GO, saver=saver, read_unknown=True)
-    assert session.guard == GUARDED == "absent"
+    assert session.guard is GUARDED is Guard.ABSENT
     session.save()
     session.push("L")
     session.hint_shown("L")
@@ -338,7 +345,7 @@ def test_a_session_whose_saved_game_was_unknown_guards_every_write():
     session.push("L")
     session.finish(2)
     assert len(saver.saves) == 6 and all(guard == "absent" for _, _, guard in saver.saves)
-    assert [(kind, guard) for kind, _, _, guard in saver.writes] == [("finish", "absent")]
+    assert [(type(write), guard) for write, guard in saver.writes] == [(FinishGame, Guard.ABSENT)]
     plain = Recorder()
     session_at(saver=plain).save()
     assert plain.saves[-1][2] == ""
@@ -409,3 +416,31 @@ def test_a_flip_puzzle_session_replays_to_its_board(moves):
             session.finish(None)
     assert session.save_key == "ura-3x3"
     assert session.state == ura.replay(start, moves)[-1]
+
+
+# --- what the session hands the saver ------------------------------------------------------------------------------
+def test_a_move_is_handed_over_as_the_move_after_one_whole_game():
+    saver = Recorder()
+    session = session_at(saver=saver)
+    for move in ["L", "D", "R"]:
+        session.push(move)
+    session.undo()
+    session.hint_shown("U")
+    assert [type(write) for write in saver.ops] == [SaveGame, PlayMove, PlayMove, Travel, Travel]
+    assert saver.ops[1] == PlayMove("8", "D", PLAYER, 2, 0.0) and saver.ops[4] == Travel("8", 2, 0.0, 1)
+    assert saver.last == session.snapshot()  # folded, the changes are the game
+
+
+def test_a_change_the_saver_refused_is_followed_by_the_whole_game():
+    """A saver that refuses a write (its queue is full) gets the whole game with the next one: nothing is lost."""
+    saver = Recorder()
+    session = session_at(saver=saver)
+    session.push("L")
+    refusing = saver.write
+    saver.write = lambda write, guard=Guard.NONE: False  # type: ignore[method-assign]
+    session.push("D")
+    assert not session.based
+    saver.write = refusing  # type: ignore[method-assign]
+    session.push("R")
+    assert [type(write) for write in saver.ops] == [SaveGame, SaveGame]
+    assert saver.last == session.snapshot() and saver.last.moves == ["L", "D", "R"]

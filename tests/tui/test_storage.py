@@ -28,8 +28,11 @@ from tui.game.session import GameSession, Push
 from tui.game.storage import Answer, Finished, GameKeptApart, SavingDelayed, SavingResumed, Storage
 from tui.game.store import Store
 from tui.game.store_sqlite import SqliteBackend
+from tui.game.writes import OpKind, Seen, SetWatchable
 from tui.server import outbox_drain
 from tui.server.outbox_drain import OutboxDrainer
+
+SAVE = OpKind.SAVE
 
 EIGHT = get_puzzle("8")
 NEAR = EIGHT.parse("1 2 3/4 _ 5/6 7 8")
@@ -105,6 +108,12 @@ class Faulty:
         self.faults.gate()
         with self.inner.transaction(lock) as query:
             yield query
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        self.faults.gate()
+        with self.inner.batch():
+            yield
 
     def close(self) -> None:
         self.inner.close()
@@ -197,8 +206,9 @@ def test_a_write_is_on_disk_before_the_database_has_it(world):
     storage = world.service()
     session = game(storage)
     play(session, ["L", "U"])
-    journalled = read_journal(storage.journal.path)
-    assert [(op.kind, op.key, op.data["position"]) for op in journalled] == [("save", "8", 1), ("save", "8", 2)]
+    assert storage.durable(DEADLINE)  # fsync'd within the outbox's group delay
+    journalled = read_journal(storage.journal.path)  # the move after the whole game, folded onto it
+    assert [(op.kind, op.key, op.write.game.position) for op in journalled] == [(SAVE, "8", 1), (SAVE, "8", 2)]
     assert same_game(storage.pending_save("8"), session.snapshot())  # the game's latest save answers from the outbox
     assert storage.pending_save("15") is False
     world.faults.heal()
@@ -217,6 +227,7 @@ def test_saving_delayed_is_told_once_and_resumed_once(world):
     wait_until(lambda: storage.journal is not None and len(world.faults.saves) == 1 and storage.in_trouble)
     delayed = told.of(SavingDelayed)
     assert len(delayed) == 1 and "unreachable" in delayed[0].reason and delayed[0].pending >= 1
+    assert storage.durable(DEADLINE)
     assert outbox_depth(world.outbox)[0] == len(storage.pending_ops()) >= 1
     world.faults.heal()
     wait_until(lambda: told.of(SavingResumed), what="SavingResumed")
@@ -247,23 +258,42 @@ def test_a_stalled_database_never_holds_the_caller(world):
     storage.read(lambda store: store.load_game("8"), lambda answer: None)
     took.append(time.monotonic() - began)
     assert max(took) < PROMPT, f"a call waited {max(took):.3f} s"
-    assert len(read_journal(storage.journal.path)) == len(WALK)
+    assert storage.durable(DEADLINE) and len(read_journal(storage.journal.path)) == len(WALK)
 
 
 def test_a_full_outbox_refuses_a_write_with_a_notice_and_the_game_plays_on(world, monkeypatch):
-    monkeypatch.setattr(outbox_module, "MAX_BYTES", 600)
+    monkeypatch.setattr(storage_module, "MAX_PENDING_OPS", 12)
     storage = world.service()
     world.faults.fail()
     accepted = 0
-    while storage.write("watchable", data={"allowed": True}):  # writes no later one replaces
+    while storage.write(SetWatchable(True)):  # writes no later one replaces
         accepted += 1
         assert accepted < 50, "the bound never came"
-    assert storage.notices[-1].startswith("Not saved: the outbox cannot take more (the outbox holds")
+    assert accepted == 12 and storage.notices[-1].startswith("Not saved: 12 writes already wait")
+    assert storage.durable(DEADLINE)
     assert len(storage.pending_ops()) == accepted and len(read_journal(storage.journal.path)) == accepted
     session = game(storage)
-    assert session.push("L") is Push.PLAYED  # the player is not stopped
+    assert session.push("L") is Push.PLAYED and not session.based  # the player is not stopped
     world.faults.heal()
-    assert storage.settle(DEADLINE) and storage.write("seen")  # room again once the database took them
+    assert storage.settle(DEADLINE) and storage.write(Seen())  # room again once the database took them
+    assert session.push("U") is Push.PLAYED and session.based  # the whole game went, with the move refused before
+    assert storage.settle(DEADLINE) and same_game(world.stored(), session.snapshot())
+
+
+def test_past_the_disk_bound_writes_are_kept_in_memory_with_a_notice(world, monkeypatch):
+    monkeypatch.setattr(outbox_module, "MAX_BYTES", 600)
+    storage = world.service()
+    world.faults.fail()
+    session = game(storage)
+    play(session, WALK)  # one game's moves never fill it: a compaction folds them into one whole game
+    assert storage.durable(DEADLINE) and not any("full" in notice for notice in storage.notices)
+    for _ in range(20):  # writes no later one replaces
+        assert storage.write(SetWatchable(True))  # still accepted: kept in memory
+    assert storage.durable(DEADLINE)
+    assert any(notice.startswith("The outbox on disk is full") for notice in storage.notices)
+    assert len(read_journal(storage.journal.path)) < len(storage.pending_ops()) == len(WALK) + 20
+    world.faults.heal()
+    assert storage.settle(DEADLINE) and same_game(world.stored(), session.snapshot())
 
 
 # --- reads ----------------------------------------------------------------------------------------------------
@@ -351,7 +381,7 @@ def test_close_keeps_to_its_budget_while_stalled_and_leaves_the_rest_in_the_jour
     assert 0.25 <= took < 0.3 + PROMPT, f"close took {took:.2f} s"
     assert left == 4
     journal = storage.journal.path
-    assert [op.data["position"] for op in read_journal(journal)] == [1, 2, 3, 4]
+    assert [op.write.game.position for op in read_journal(journal)] == [1, 2, 3, 4]
     assert outbox_depth(world.outbox) == (4, 1)
     world.faults.heal()  # the stalled statement goes through late; the journal is the drainer's now
     OutboxDrainer(f"sqlite:///{world.db}", lambda line: None, world.outbox).drain()
@@ -381,7 +411,7 @@ def finished_in_an_outage(world: World) -> tuple[GameSession, Path]:
     other = GameSession(get_puzzle("15"), storage, time.monotonic, seed=5)
     play(other, [sorted(other.puzzle.moves(other.state))[0]])
     wait_until(lambda: storage.in_trouble)
-    assert storage.close(0.1) == 4  # two saves, the finish, the 15's save
+    assert storage.close(0.1) == 4  # the whole game, a move, the finish, the 15's save
     journal = storage.journal.path
     copy = journal.with_name(f"{player_tag(PLAYER)}.99999.copy.jsonl.saved")
     shutil.copy(journal, copy)
@@ -399,14 +429,14 @@ def test_the_next_game_adopts_the_journal_and_a_second_replay_changes_nothing(wo
     other, copy = finished_in_an_outage(world)
     told = Told()
     next_game = world.service(told)  # the player's next game takes the dead one's journal
-    assert next_game.adopted == 4
+    assert next_game.adopted == 2  # the finish, and the 15's save (the 8's saves give way to its finish)
     assert next_game.settle(DEADLINE)
     assert rows(world) == (1, 1, 1) and world.stored("8") is None  # recorded, and the won game cleared
     assert same_game(world.stored("15"), other.snapshot())
     assert [n.key for n in told.of(Finished)] == ["8"]
     copy.rename(copy.with_suffix(""))  # the same journal again (a crash before its done markers)
     again = world.service()
-    assert again.adopted == 4 and again.settle(DEADLINE)
+    assert again.adopted == 2 and again.settle(DEADLINE)
     assert rows(world) == (1, 1, 1)  # one replay, counted once
     assert same_game(world.stored("15"), other.snapshot())
 
@@ -415,11 +445,11 @@ def test_the_drainer_applies_a_dead_games_journal_once(world):
     other, copy = finished_in_an_outage(world)
     logged: list[str] = []
     drainer = OutboxDrainer(f"sqlite:///{world.db}", logged.append, world.outbox)
-    assert drainer.drain() == 4
+    assert drainer.drain() == 2  # the finish, and the 15's save (the 8's saves give way to its finish)
     assert rows(world) == (1, 1, 1) and same_game(world.stored("15"), other.snapshot())
-    assert outbox_depth(world.outbox) == (0, 0) and logged == ["wrote 4 saved move(s) that games left in the outbox"]
+    assert outbox_depth(world.outbox) == (0, 0) and logged == ["wrote 2 saved move(s) that games left in the outbox"]
     copy.rename(copy.with_suffix(""))
-    assert drainer.drain() == 4 and rows(world) == (1, 1, 1)
+    assert drainer.drain() == 2 and rows(world) == (1, 1, 1)
     assert drainer.drain() == 0 and list(world.outbox.iterdir()) == []
 
 
@@ -445,8 +475,8 @@ def test_the_drainer_tells_the_operator_once_when_trouble_starts_and_ends(world,
     assert len(logged) == 1 and logged[0].startswith("database trouble: unreachable")
     assert "(2 op(s) in 1 journal(s))" in logged[0]
     world.faults.heal()
-    assert drainer.drain() == 2
-    assert logged[1] == "wrote 2 saved move(s) that games left in the outbox"
+    assert drainer.drain() == 1  # two moves of one game: its whole game, once
+    assert logged[1] == "wrote 1 saved move(s) that games left in the outbox"
     assert logged[2].startswith("database back after") and logged[2].endswith("outbox depth 0 op(s) in 0 journal(s)")
     assert drainer.drain() == 0 and len(logged) == 3
 
@@ -504,5 +534,5 @@ def test_a_guarded_game_that_got_in_keeps_its_later_moves_across_a_restart(world
     world.faults.heal()
     told = Told()
     again = world.service(told)
-    assert again.adopted == 3 and again.settle(DEADLINE)
+    assert again.adopted == 1 and again.settle(DEADLINE)  # three moves, folded into one whole game
     assert same_game(world.stored(), session.snapshot()) and told.of(GameKeptApart) == []

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from store_helpers import Told, moves_of, play_moves
@@ -24,6 +25,7 @@ from tui.game.session import GameSession
 from tui.game.storage import GameKeptApart, SavingDelayed, SavingResumed, Storage
 from tui.game.store import Store
 from tui.game.stores import connect_store
+from tui.game.writes import Op, SaveGame, encode_record
 
 SEED = 7
 MOVE_BUDGET_SECONDS = 0.05  # a move (push + durable journal append) never waits for the database
@@ -169,16 +171,21 @@ def test_a_locked_sqlite_file_holds_no_move_and_loses_none(tmp_path):
     told.wait_for(SavingResumed)
 
 
+def saved(position: int) -> Op:
+    """A save of the 8-puzzle's game at ``position``."""
+    return Op(SaveGame("8", SavedGame("s", ["L"] * position, "p" * position, position)), "local")
+
+
 def test_the_outbox_survives_a_torn_last_line(tmp_path):
-    from tui.game.outbox import Journal, Op
+    from tui.game.outbox import Journal
 
     journal = Journal("local", tmp_path)
-    first = journal.append(Op("save", "local", "8", {"n": 1}))
-    journal.append(Op("save", "local", "8", {"n": 2}))
+    first = journal.append(saved(1))
+    journal.append(saved(2))
     journal.acknowledge(first)
     with open(journal.path, "ab") as handle:
-        handle.write(b'{"kind":"save","player":"loc')  # the process dies mid-append
-    assert [op.data for op in read_journal(journal.path)] == [{"n": 2}]
+        handle.write(encode_record(op=replace(saved(3), seq=3))[:30])  # the process dies mid-append
+    assert [op.write.game.position for op in read_journal(journal.path)] == [2]
 
 
 def test_sqlite_never_opens_a_fifo(tmp_path):
@@ -220,11 +227,11 @@ def test_the_server_drains_what_an_ended_game_left_and_tells_the_operator_once(p
 
 def test_koma_doctor_reports_a_non_empty_outbox(tmp_path, monkeypatch):
     from tui.game.health import game_health
-    from tui.game.outbox import Journal, Op
+    from tui.game.outbox import Journal
 
     monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path))
     journal = Journal("local")
-    journal.append(Op("save", "local", "8", {"n": 1}))
+    journal.append(saved(1))
     report = game_health(tmp_path / "koma.db", tmp_path / "keymap.toml")
     assert report["outbox"]["waiting"] == 1
     assert any("wait in the outbox" in p["problem"] for p in report["problems"])
@@ -253,10 +260,10 @@ def test_a_line_the_disk_took_in_part_is_cut_off(tmp_path, monkeypatch):
     """A nearly full disk takes part of a line, then refuses: the journal is cut back, so the next line is not glued
     to the torn one (and lost with it on replay)."""
     import tui.game.outbox as outbox
-    from tui.game.outbox import Journal, Op
+    from tui.game.outbox import Journal
 
     journal = Journal("local", tmp_path)
-    journal.append(Op("save", "local", "8", {"n": 1}))
+    journal.append(saved(1))
 
     class NearlyFull:
         def __getattr__(self, name):
@@ -270,12 +277,12 @@ def test_a_line_the_disk_took_in_part_is_cut_off(tmp_path, monkeypatch):
 
     monkeypatch.setattr(outbox, "os", NearlyFull())
     try:
-        journal.append(Op("save", "local", "8", {"n": 2}))
+        journal.append(saved(2))
         raise AssertionError("the append should have failed")
     except OSError:
         pass
     monkeypatch.undo()
-    assert [op.data for op in read_journal(journal.path)] == [{"n": 1}]
-    journal.append(Op("save", "local", "8", {"n": 3}))
-    assert [op.data for op in read_journal(journal.path)] == [{"n": 1}, {"n": 3}]
+    assert [op.write.game.position for op in read_journal(journal.path)] == [1]
+    journal.append(saved(3))
+    assert [op.write.game.position for op in read_journal(journal.path)] == [1, 3]
     journal.close()

@@ -39,6 +39,7 @@ from tui.game.session import GameSession, Push
 from tui.game.storage import Answer, Finished, Noticed, SavingDelayed, SavingResumed, Storage
 from tui.game.store import SCHEMA_VERSION, SavedGame, Store
 from tui.game.store_sqlite import SqliteBackend
+from tui.game.writes import ClearGame, FinishGame
 
 BOARD = "1 2 3/4 5 6/7 _ 8"
 GAME = SavedGame(BOARD, ["L", "R", "L"], "ppk", 2, 42.5, 1)
@@ -188,10 +189,11 @@ def read(storage: Storage, run: Callable[[Store], Any]) -> Answer:
     return answers[0]
 
 
-def finish_record(game: str, *, daily: str | None = None, by_koma: bool = False) -> dict:
+def finish_record(game: str, *, daily: str | None = None, by_koma: bool = False) -> FinishGame:
     """A won 8-puzzle game (two moves from TWO_AWAY), as :meth:`GameSession.finish` writes it."""
-    return {"first": True, "game": game, "stats_id": "8", "daily": daily, "start": TWO_AWAY, "played": ["L", "L"],
-            "origins": "kk" if by_koma else "pp", "moves": 2, "seconds": 9.0, "optimal": 2, "hints": 0, "by_koma": by_koma}
+    return FinishGame(game, stats_id="8", daily=daily, start=TWO_AWAY, played=("L", "L"),
+                      origins="kk" if by_koma else "pp", moves=2, seconds=9.0, optimal=2, hints=0, by_koma=by_koma,
+                      first=True)
 
 
 def said(told: Told) -> list[str]:
@@ -219,7 +221,8 @@ def test_disk_full_on_write_keeps_the_game_in_memory_and_saves_it_later(tmp_path
     assert storage.pending_save("15") == big  # the session's game, from the outbox
     assert read(storage, lambda store: store.load_game("8")) == Answer(GAME)  # the file is there, only full
     assert not told.of(Finished) and not moved_aside(tmp_path)  # no rank until the finish is saved
-    assert len(read_journal(storage.journal.path)) == 4  # on disk: the big save, two moves, the finish
+    assert storage.durable(DEADLINE)  # within the outbox's group delay
+    assert len(read_journal(storage.journal.path)) == 4  # on disk: the big save, the 8's whole game, a move, the finish
     read(storage, lambda store: store.backend.query("PRAGMA max_page_count = 1073741823"))  # room again
     told.wait_for(SavingResumed, timeout=DEADLINE)
     assert storage.settle(DEADLINE)
@@ -262,6 +265,13 @@ class FullDisk:
             if self.full:
                 self._refuse()
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        with self.real.batch():
+            yield
+            if self.full:
+                self._refuse()
+
     def close(self) -> None:
         self.real.close()
 
@@ -275,12 +285,12 @@ def test_disk_full_simulated_on_every_write(tmp_path):
     store = Store(player="local", backend=disk)
     told = Told()
     storage = Storage(lambda: store, "local", told, outbox=tmp_path / "outbox", one_connection=True)
-    storage.write("finish", f"daily/{DAY}/8", finish_record(f"daily/{DAY}/8", daily=DAY))  # the first to wait
+    storage.write(finish_record(f"daily/{DAY}/8", daily=DAY))  # the first to wait
     storage.save_game("8", SavedGame(BOARD, ["L"], "p", 1, 1.0))
     assert storage.pending_save("8") == SavedGame(BOARD, ["L"], "p", 1, 1.0)
-    storage.write("clear", "8")
+    storage.write(ClearGame("8"))
     assert storage.pending_save("8") is None and storage.pending_save("15") is False
-    storage.write("finish", "8", finish_record("8", by_koma=True))
+    storage.write(finish_record("8", by_koma=True))
     told.wait_for(SavingDelayed, timeout=DEADLINE)
     assert "database or disk is full" in told.of(SavingDelayed)[0].reason
     deadline = time.monotonic() + DEADLINE
@@ -349,10 +359,11 @@ def test_full_tmpfs_never_moves_the_database_and_saves_when_space_returns(tiny_d
     assert storage.settle(DEADLINE) and read(storage, lambda store: store.load_game("8")) == Answer(GAME)
     filler = fill(tiny_disk)
     play_moves(session, 30)
-    assert not storage.write("finish", f"daily/{DAY}/8", finish_record(f"daily/{DAY}/8", daily=DAY))  # not on disk, kept
+    assert storage.write(finish_record(f"daily/{DAY}/8", daily=DAY))  # accepted: kept in memory (the disk refuses it)
     told.wait_for(SavingDelayed, timeout=DEADLINE)
     [delayed] = told.of(SavingDelayed)
     assert delayed.reason.startswith("disk full"), delayed
+    assert storage.durable(DEADLINE)  # the outbox's writer has met the full disk (its thread, not the game's)
     outbox = [n for n in said(told) if "outbox" in n]
     assert len(outbox) == 1 and "kept in memory" in outbox[0] and "\n" not in outbox[0]  # once, not per move
     assert not any("moved" in n or "was empty" in n for n in said(told))
@@ -449,6 +460,7 @@ from pathlib import Path
 from tui.game.records import SavedGame
 from tui.game.storage import Storage
 from tui.game.store import Store
+from tui.game.writes import FinishGame, Seen
 print("ready", flush=True)
 deadline = time.monotonic() + 60
 while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:  # all start together
@@ -462,12 +474,12 @@ def connect():
 
 # as a game starts: its writer and its reader each open the database, at once
 storage = Storage(connect, player, news.append, outbox=Path(sys.argv[4]))
-storage.write("seen")
+storage.write(Seen())
 storage.read(lambda store: store.games_in_progress(), answers.append)
 storage.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8", ["L"], "p", 1, 1.0))
-storage.write("finish", "daily/2025-01-31/8", {
-    "first": True, "game": "daily/2025-01-31/8", "stats_id": "8", "daily": "2025-01-31", "start": "1 2 3/4 5 6/_ 7 8",
-    "played": ["L", "L"], "origins": "pp", "moves": 2, "seconds": 5.0, "optimal": 2, "hints": 0, "by_koma": False})
+storage.write(FinishGame("daily/2025-01-31/8", stats_id="8", daily="2025-01-31", start="1 2 3/4 5 6/_ 7 8",
+                         played=("L", "L"), origins="pp", moves=2, seconds=5.0, optimal=2, hints=0, by_koma=False,
+                         first=True))
 settled = storage.settle(60)
 print(repr(storage.drain_notices()), sorted({type(n).__name__ for n in news}), len(stores),
       any(s.memory_only for s in stores), [a.known for a in answers], settled, flush=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -17,6 +18,7 @@ from solver.puzzles.registry import get_puzzle
 from tui.game.records import Replay
 from tui.game.store import SavedGame, Store
 from tui.game.stores import database_url, open_store, redacted
+from tui.game.writes import FinishGame
 
 GAME = SavedGame("1 2 3/4 5 6/7 _ 8", ["L", "R", "L"], "ppk", 2, 42.5, 1)
 
@@ -104,10 +106,10 @@ def test_one_player_in_two_sessions_loses_no_update(database):
 
 
 def finish_record(stats_id: str, game: str, start: str, origins: str, seconds: float, *, by_koma: bool,
-                  daily: str | None) -> dict:
+                  daily: str | None) -> FinishGame:
     """A finish as :meth:`tui.game.session.GameSession.finish` writes it: two moves to the goal."""
-    return {"first": True, "game": game, "stats_id": stats_id, "daily": daily, "start": start, "played": ["L", "L"],
-            "origins": origins, "moves": 2, "seconds": seconds, "optimal": 2, "hints": 0, "by_koma": by_koma}
+    return FinishGame(game, stats_id=stats_id, daily=daily, start=start, played=("L", "L"), origins=origins, moves=2,
+                      seconds=seconds, optimal=2, hints=0, by_koma=by_koma, first=True)
 
 
 def test_finished_games_keep_their_moves_for_replay(database):
@@ -119,7 +121,7 @@ def test_finished_games_keep_their_moves_for_replay(database):
     stats, _ = ann.finish("op-1", mine, 100.0)
     assert stats is not None and stats.solved == 1
     assert ann.finish("op-1", mine, 100.0)[0].solved == 1  # the outbox replays it: applied once
-    ann.finish("op-2", {**mine, "first": False}, 101.0)  # a redo that reaches the goal again is not a second game
+    ann.finish("op-2", replace(mine, first=False), 101.0)  # a redo that reaches the goal again is not a second game
     koma = finish_record("8", "daily/2025-01-31/8", puzzle.format(start), "pk", 3.0, by_koma=True, daily="2025-01-31")
     ann.finish("op-3", koma, 102.0)
     bob.record_replay(Replay("15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15", ["L"], "p", 1.0, 1))

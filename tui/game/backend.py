@@ -21,7 +21,8 @@ Query = Callable[[str, tuple], list[tuple]]
 class Backend(Protocol):
     """How the store reaches one database.  ``query`` runs one statement in its own transaction and returns
     its rows; ``transaction(lock)`` gives a query function whose statements run in one transaction, one at a
-    time per ``lock`` (a player) across every process.  Both raise :class:`StoreError`.  ``where`` names the
+    time per ``lock`` (a player) across every process; ``batch()`` runs every statement of its block in one
+    transaction (a ``transaction`` inside it joins it).  They raise :class:`StoreError`.  ``where`` names the
     database for messages (no password); ``notices`` holds what opening it had to say."""
 
     where: str
@@ -30,6 +31,7 @@ class Backend(Protocol):
 
     def query(self, sql: str, args: tuple = ()) -> list[tuple]: ...
     def transaction(self, lock: str) -> AbstractContextManager[Query]: ...
+    def batch(self) -> AbstractContextManager[None]: ...
     def close(self) -> None: ...
 
 

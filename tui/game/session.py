@@ -4,7 +4,8 @@ A :class:`GameSession` owns everything a game is: the :class:`~tui.game.history.
 ``undo``, ``redo``, ``restart``), the :class:`~tui.game.clock.GameClock`, the hints, the outcome, and its two
 identities: the **save key** (``8``, ``daily/2025-01-31/8``: the row its progress is saved under) and the
 **board ID** (``8-0eYgW``: the shareable name of its start board).  Every change it accepts is saved at
-once through its :class:`Saver` (the storage service, which never blocks).  A screen renders the session
+once through its :class:`Saver` (the storage service, which never blocks): the whole game first, then each
+change as itself (a move is a few bytes, whatever the game's length).  A screen renders the session
 and dispatches keys to it; it never saves, and never decides a rule.
 
 A session whose saved game could not be read (``read_unknown``) starts a new board and saves it
@@ -27,17 +28,18 @@ from .daily import daily_key, puzzle_id
 from .formatting import clock_text, plural
 from .history import HINT, KOMA, PLAYER, GameHistory, resumed
 from .records import SavedGame, Stats
+from .writes import FinishGame, Guard, PlayMove, SaveGame, Travel, Write
 
-GUARDED = "absent"
+GUARDED = Guard.ABSENT
 UNREAD_TEXT = ("Your saved game could not be read (the database is unreachable). It is safe and will be back; this new "
                "game will not replace it.")
 
 
 class Saver(Protocol):
-    """Where a session's writes go (the storage service): each call returns at once."""
+    """Where a session's writes go (the storage service): each call returns at once, True if the write was taken.
+    A change (:class:`PlayMove`, :class:`Travel`) is taken only after the game's whole :class:`SaveGame`."""
 
-    def save_game(self, key: str, game: SavedGame, guard: str = "") -> bool: ...
-    def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None, guard: str = "") -> bool: ...
+    def write(self, write: Write, guard: Guard = Guard.NONE) -> bool: ...
 
 
 class Push(Enum):
@@ -118,7 +120,8 @@ class GameSession:
         self.stats_key = puzzle_id(puzzle)  # stats are per puzzle; a daily game is saved apart
         self.daily = daily
         self.save_key = daily_key(daily, self.stats_key) if daily else self.stats_key
-        self.guard = GUARDED if read_unknown else ""
+        self.guard = GUARDED if read_unknown else Guard.NONE
+        self.based = False  # the saver has this session's whole game: changes go as changes
         self.clock = GameClock(now)
         self.hints = 0
         self.hinted: str | None = None  # the move the hint shown points at
@@ -141,7 +144,7 @@ class GameSession:
         stored one).  A game the player has begun (or Koma works on, ``busy``) is kept, and so is one whose save
         no longer fits the puzzle (it replaces that save)."""
         if not known:
-            self.guard = GUARDED
+            self.guard, self.based = GUARDED, False  # its next write is its whole game, guarded
             return self, UNREAD_TEXT
         if saved is None or self.position or busy:
             if saved is None:
@@ -188,9 +191,14 @@ class GameSession:
                          self.clock.elapsed(), self.hints)
 
     def save(self) -> None:
-        """Hand the game to the saver (never blocks); a won game is not saved (it was cleared)."""
+        """Hand the whole game to the saver (never blocks); a won game is not saved (it was cleared)."""
         if not self.won:
-            self.saver.save_game(self.save_key, self.snapshot(), self.guard)
+            self.based = self.saver.write(SaveGame(self.save_key, self.snapshot()), self.guard)
+
+    def _changed(self, change: PlayMove | Travel) -> None:
+        """Hand a change to the saver: as itself once the saver has the whole game, else the whole game."""
+        if not self.won and not (self.based and self.saver.write(change, self.guard)):
+            self.save()
 
     # --- moves --------------------------------------------------------------------------------------
     def push(self, move: str, origin: str = PLAYER) -> Push:
@@ -203,7 +211,7 @@ class GameSession:
         self.hinted = None
         self.history.play(move, self.puzzle.apply(self.state, move), origin)
         self.clock.start()
-        self.save()
+        self._changed(PlayMove(self.save_key, move, origin, self.position, self.clock.elapsed()))
         return Push.WON if self.puzzle.is_goal(self.state) else Push.PLAYED
 
     def undo(self) -> bool:
@@ -223,8 +231,11 @@ class GameSession:
         if self.position < before:
             self.won = False
         self.hinted = None
-        self.save()
+        self._changed(self._travelled())
         return True
+
+    def _travelled(self) -> Travel:
+        return Travel(self.save_key, self.position, self.clock.elapsed(), self.hints)
 
     @property
     def reached_goal_again(self) -> bool:
@@ -235,7 +246,7 @@ class GameSession:
         """The player was shown ``move`` as a hint: counted, and a move that follows it is marked."""
         self.hinted = move
         self.hints += 1
-        self.save()
+        self._changed(self._travelled())
 
     def new_game(self, state: tuple) -> None:
         """Start over on ``state``, under the same save key."""
@@ -255,11 +266,10 @@ class GameSession:
         self.win_recorded = True
         moves, origins = self.history.played()
         outcome = Outcome(self.position, self.clock.seconds, optimal, self.hints, self.history.koma_played, first)
-        self.saver.write("finish", self.save_key, {
-            "first": first, "game": self.save_key, "stats_id": self.stats_key, "daily": self.daily,
-            "start": self.puzzle.format(self.start), "played": list(moves), "origins": origins, "moves": outcome.moves,
-            "seconds": outcome.seconds, "optimal": optimal, "hints": self.hints, "by_koma": outcome.by_koma,
-        }, self.guard)
+        self.saver.write(FinishGame(
+            self.save_key, stats_id=self.stats_key, daily=self.daily, start=self.puzzle.format(self.start),
+            played=tuple(moves), origins=origins, moves=outcome.moves, seconds=outcome.seconds, optimal=optimal,
+            hints=self.hints, by_koma=outcome.by_koma, first=first), self.guard)
         return outcome
 
     def unfinish(self) -> None:

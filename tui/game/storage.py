@@ -2,9 +2,11 @@
 
 :class:`Storage` runs every store call of one game process on its own threads, never on the caller's:
 
-- **writes** (:meth:`Storage.write`) are journalled in the durable outbox (:mod:`tui.game.outbox`, fsync'd)
-  and return at once; the *writer* thread applies them to the database in order, and acknowledges each.
-  While the database is down, stalled or locked they wait in the outbox, and the writer tries again;
+- **writes** (:meth:`Storage.write`, a typed write of :mod:`tui.game.writes`) are handed to the durable outbox's
+  threads (:mod:`tui.game.outbox`: written at once, fsync'd in groups within 50 ms) and return at once, with no
+  file I/O on the caller's thread; the *writer* thread applies them to the database in order, many in one
+  transaction (a game's moves folded onto its last save: one row written), and acknowledges them.  While the
+  database is down, stalled or locked they wait in the outbox, and the writer tries again;
 - **reads** (:meth:`Storage.read`) run on the *reader* thread with their own connection.  The answer is
   an :class:`Answer`: the value, or ``unknown`` with the reason (never an empty result in disguise).  A
   read that has not answered by its deadline is answered ``unknown`` then.  A saved game still in the
@@ -15,7 +17,9 @@
 
 If the outbox cannot be written (its disk is full, the data dir is unusable), a write is kept in memory
 instead, in order with the others, and still reaches the database when it can: play goes on, and the
-player is told once.
+player is told once.  If the disk stalls, moves keep flowing (they wait in memory, and in the journal's file
+without its fsync); past :data:`MAX_PENDING_OPS` writes waiting, a write is refused with one notice (the game
+then sends its whole game with its next write, so it is saved whole once the disk and the database take it).
 
 ``post`` (given by the app) receives every answer and news item from these threads; the app hands them
 to its UI thread.  Every database call has a deadline (see the backends), so a stalled server holds only
@@ -25,20 +29,40 @@ these threads, and :meth:`close` never waits longer than it is told.  Never impo
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from tui.game import game_metrics
 from tui.game.backend import StoreError, one_line
-from tui.game.outbox import GUARD, Journal, Op, OutboxFull
+from tui.game.outbox import Journal, JournalWriter, adoptable, claimed_orphans, coalesced
 from tui.game.records import SavedGame, Stats
 from tui.game.store import Store
+from tui.game.writes import (
+    ClearGame,
+    FinishGame,
+    FoldError,
+    GameState,
+    Guard,
+    Op,
+    PlayMove,
+    SaveGame,
+    Seen,
+    SetWatchable,
+    Travel,
+    Write,
+    as_save,
+)
 
 T = TypeVar("T")
+MAX_PENDING_OPS = 50_000  # accepted writes waiting (for the database) past which a write is refused, with a notice
+BATCH_OPS = 128  # the most ops the writer applies in one transaction
 READ_DEADLINE_SECONDS = 4.0
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # the writer's waits after a failure, then every 2 s
 WRITES_FIRST_SECONDS = 1.0  # how long a read waits for the writes accepted before it (a locked database: then it reads)
@@ -123,10 +147,12 @@ class Storage:
     """One game process's store service (see the module's docstring)."""
 
     def __init__(self, connect: Callable[[], Store], player: str, post: Callable[[News], None], *,
-                 outbox: Path | None = None, durable: bool = True, one_connection: bool = False):
+                 outbox: Path | None = None, durable: bool = True, one_connection: bool = False,
+                 fsync: Callable[[int], None] = os.fsync):
         """``connect`` opens a store (StoreError when the database cannot be reached now); ``durable=False``
         keeps the outbox in memory only (tests, the warm process's rehearsal); ``one_connection``: ``connect``
-        always gives the same store, so the two threads take turns with it."""
+        always gives the same store, so the two threads take turns with it.  ``fsync`` is how the outbox makes
+        its journal durable (a seam for tests that stall the disk)."""
         self.connect = connect
         self.player = player
         self.post = post
@@ -134,14 +160,18 @@ class Storage:
         self._told: set[str] = set()  # the outbox's own notices, said once a session
         self._unsaid: list[str] = []  # the store's notices the game has not been told of yet
         self.journal: Journal | None = None
+        self.outbox: JournalWriter | None = None
         if durable:
             try:
-                self.journal = Journal(player, outbox)
+                self.journal = Journal(player, outbox, fsync=fsync)
             except OSError as problem:  # an unusable data dir: play goes on, the writes wait in memory
                 self.notices.append(f"The outbox cannot be made ({one_line(problem)}); your moves are kept in memory "
                                     "until the database takes them.")
-        self._pending: list[Op] = []  # the pending ops when there is no journal
-        self._lock = threading.Condition()
+        self._pending: deque[Op] = deque()  # accepted, not yet in the database, in order
+        self._seq = 0
+        self._games: dict[str, list[Op]] = {}  # each game's last whole save and its changes since, as accepted
+        self._db_games: dict[str, GameState] = {}  # each game as the database has it (the writer's; folds changes)
+        self._lock = threading.Condition()  # never held during file or database I/O
         self._reads: list[_Read] = []
         self._awaited: list[_Read] = []  # reads not yet answered, for their deadlines
         self._busy = 0  # reads being run now
@@ -149,6 +179,7 @@ class Storage:
         self._writer_store: Store | None = None
         self._reader_store: Store | None = None
         self._one_store = threading.Lock() if one_connection else contextlib.nullcontext()
+        self._batch_limit = BATCH_OPS
         self.trouble_since: float | None = None
         self.trouble_reason = ""
         self.written_in_trouble = 0
@@ -156,8 +187,9 @@ class Storage:
         self.kept_apart: set[str] = set()  # guarded keys where a stored game was found: not saved over
         self.adopted = 0
         if self.journal is not None:
-            with contextlib.suppress(OSError, OutboxFull):
-                self.adopted = self.journal.adopt_orphans()
+            self.outbox = JournalWriter(self.journal, self._tell, stall_news=self._news)
+            with contextlib.suppress(OSError):
+                self._adopt_orphans()
         self._writer = threading.Thread(target=self._write_loop, name="koma-store-writer", daemon=True)
         self._reader = threading.Thread(target=self._read_loop, name="koma-store-reader", daemon=True)
         self._deadlines = threading.Thread(target=self._deadline_loop, name="koma-store-deadlines", daemon=True)
@@ -165,39 +197,68 @@ class Storage:
         self._reader.start()
         self._deadlines.start()
 
-    # --- what the game calls (any thread; never blocks on the database) --------------------------------
-    def write(self, kind: str, key: str = "", data: dict[str, Any] | None = None, guard: str = "") -> bool:
-        """Accept one write: in the outbox (durable, when the service has one) when this returns True.  When the
-        outbox's disk refuses it (full, failing), it is kept in memory (it still reaches the database in order)
-        and this returns False; past the outbox's bound it is not kept.  Either way the player is told once."""
-        notice = ""
-        with self._lock:
-            if guard == GUARD and key in self.owned:
-                guard = ""  # the session's guarded game went in: this is its own game now
-            op = Op(kind, self.player, key, data or {}, guard)
+    def _adopt_orphans(self) -> None:
+        """This player's journals whose games are gone: their ops are this session's first (at start, once)."""
+        assert self.journal is not None and self.outbox is not None
+        for path, fd in claimed_orphans(self.journal.directory, self.player):
             try:
-                if self.journal is not None:
-                    self.journal.append(op)
-                else:
-                    self._pending.append(op)
-                durable = True
-            except OutboxFull as problem:
-                notice = f"Not saved: the outbox cannot take more ({one_line(problem)})."
-                durable = False
-            except OSError as problem:
-                assert self.journal is not None
-                self.journal.keep(op)
-                notice = (f"The outbox cannot be written ({one_line(problem)}); your moves are kept in memory until the "
-                          "database takes them.")
-                durable = False
-            self._lock.notify_all()
-        if notice:
-            self._tell(notice)
-        return durable
+                ops = adoptable(path, self._tell)
+            except BaseException:
+                os.close(fd)
+                raise
+            with self._lock:
+                numbered = [self._accepted(op.write, op.guard, op) for op in ops]
+            self.outbox.adopted(numbered, path, fd)  # removed once they are durable in this journal
+            self.adopted += len(numbered)
 
-    def save_game(self, key: str, game: SavedGame, guard: str = "") -> bool:
-        return self.write("save", key, {"start": game.start, "moves": list(game.moves), "origins": game.origins,
-                                        "position": game.position, "seconds": game.seconds, "hints": game.hints}, guard)
+    # --- what the game calls (any thread; never blocks on the disk or the database) --------------------
+    def write(self, write: Write, guard: Guard = Guard.NONE) -> bool:
+        """Accept one write; returns at once, with no file I/O (the outbox's threads journal it).  False when it is
+        not accepted: a change (:class:`PlayMove`, :class:`Travel`) of a game whose whole save this service has not
+        had (the caller sends the whole game instead), or past :data:`MAX_PENDING_OPS` (told once)."""
+        key = getattr(write, "key", "")
+        with self._lock:
+            if isinstance(write, PlayMove | Travel) and key not in self._games:
+                return False
+            full = len(self._pending) >= MAX_PENDING_OPS
+            if not full:
+                if guard is Guard.ABSENT and key in self.owned:
+                    guard = Guard.NONE  # the session's guarded game went in: this is its own game now
+                op = self._accepted(write, guard)
+                if self.outbox is not None and not self.outbox.submit(op):
+                    self._forget_last(op)
+                    full = True
+                else:
+                    self._lock.notify_all()
+        if full:
+            self._tell(f"Not saved: {MAX_PENDING_OPS} writes already wait for the disk or the database; the game is "
+                       "saved whole once they are taken.")
+            return False
+        return True
+
+    def _accepted(self, write: Write, guard: Guard, was: Op | None = None) -> Op:
+        """(Lock held.)  ``write`` numbered and pending; its game's log kept for :meth:`pending_save`."""
+        self._seq += 1
+        op = Op(write, self.player, guard, seq=self._seq) if was is None else Op(write, self.player, guard, was.id,
+                                                                                 was.at, self._seq)
+        self._pending.append(op)
+        if isinstance(write, SaveGame):
+            self._games[write.key] = [op]
+        elif isinstance(write, PlayMove | Travel):
+            self._games[write.key].append(op)
+        return op
+
+    def _forget_last(self, op: Op) -> None:
+        """(Lock held.)  Take back the op just accepted (the outbox refused it)."""
+        self._pending.pop()
+        log = self._games.get(op.key)
+        if log and log[-1] is op:
+            log.pop()
+            if not log:
+                del self._games[op.key]
+
+    def save_game(self, key: str, game: SavedGame, guard: Guard = Guard.NONE) -> bool:
+        return self.write(SaveGame(key, game), guard)
 
     def read(self, run: Callable[[Store], T], reply: Callable[[Answer[T]], None],
              deadline: float = READ_DEADLINE_SECONDS) -> None:
@@ -207,7 +268,7 @@ class Storage:
         :data:`WRITES_FIRST_SECONDS` or is in trouble: then it reads what the database has."""
         request = _Read(run, reply, time.monotonic() + deadline)
         with self._lock:
-            pending = self.pending_ops()
+            pending = self._pending
             request.after = pending[-1] if pending else None
             self._reads.append(request)
             self._awaited.append(request)
@@ -216,42 +277,62 @@ class Storage:
     def pending_save(self, key: str) -> SavedGame | bool | None:
         """The latest save (or clear: None) of ``key`` still in the outbox; False if there is none."""
         with self._lock:
-            for op in reversed(self.pending_ops()):
-                if op.key == key and op.kind in ("save", "clear", "finish"):
-                    return _saved_game(op.data) if op.kind == "save" else None
-        return False
+            latest = next((op for op in reversed(self._pending) if op.key == key and not isinstance(
+                op.write, Seen | SetWatchable)), None)
+            if latest is None:
+                return False
+            if isinstance(latest.write, ClearGame | FinishGame):
+                return None
+            log = list(self._games.get(key, ()))
+        state = None
+        try:
+            for op in log:
+                state = GameState.after(state, op.write)  # type: ignore[arg-type]
+        except FoldError:
+            return False
+        return state.snapshot() if state is not None else False
 
     def pending_ops(self) -> list[Op]:
-        return list(self.journal.pending) if self.journal is not None else list(self._pending)
+        with self._lock:
+            return list(self._pending)
 
     def settle(self, seconds: float = 10.0) -> bool:
-        """Wait (off the UI thread: tests, tools) until every write is in the database and every read answered;
-        False if that took longer than ``seconds``."""
+        """Wait (off the UI thread: tests, tools) until every write is in the database (and its done mark in the
+        journal) and every read answered; False if that took longer than ``seconds``."""
         deadline = time.monotonic() + seconds
         with self._lock:
-            while (self.pending_ops() or self._reads or self._busy) and time.monotonic() < deadline:
+            while (self._pending or self._reads or self._busy) and time.monotonic() < deadline:
                 self._lock.wait(0.02)
-            return not (self.pending_ops() or self._reads or self._busy)
+            if self._pending or self._reads or self._busy:
+                return False
+        return self.outbox is None or self.outbox.flush(max(0.0, deadline - time.monotonic()))
+
+    def durable(self, seconds: float = 10.0) -> bool:
+        """Wait (off the UI thread: tests) until every write accepted is fsync'd in the journal."""
+        return self.outbox is None or self.outbox.flush(seconds)
 
     @property
     def in_trouble(self) -> bool:
         return self.trouble_since is not None
 
-    def close(self, seconds: float = 0.5) -> int:
-        """Let the writer drain for up to ``seconds``, then stop; returns the ops left in the outbox (they stay
-        on disk, and the next game of this player, or the server, writes them)."""
+    def close(self, seconds: float = 0.5, disk_seconds: float = 1.0) -> int:
+        """Let the writer drain for up to ``seconds``, then stop; the outbox writes everything accepted (a crash of
+        the process after this loses nothing) and makes it durable for up to ``disk_seconds``.  Returns the ops
+        left for the database (they stay in the journal, and the next game of this player, or the server, writes
+        them)."""
         deadline = time.monotonic() + seconds
         with self._lock:
-            while self.pending_ops() and not self.in_trouble and time.monotonic() < deadline:
+            while self._pending and not self.in_trouble and time.monotonic() < deadline:
                 self._lock.wait(max(0.0, deadline - time.monotonic()))
             self._closing = True
             self._lock.notify_all()
-            left = len(self.pending_ops())
-            if self.journal is not None:
-                self.journal.close()
         for thread in (self._writer, self._reader, self._deadlines):  # they end at once unless a database call holds them
             if thread is not threading.current_thread():
                 thread.join(max(0.05, deadline - time.monotonic()))
+        with self._lock:
+            left = len(self._pending)
+        if self.outbox is not None:
+            self.outbox.close(disk_seconds)
         return left
 
     # --- notices -------------------------------------------------------------------------------------
@@ -267,6 +348,12 @@ class Storage:
             if notice in self._told:
                 return
             self._told.add(notice)
+            self.notices.append(notice)
+        self.post(Noticed((notice,)))
+
+    def _news(self, notice: str) -> None:
+        """Tell the game ``notice`` now, however often it was said before (a disk stall, and its end, each time)."""
+        with self._lock:
             self.notices.append(notice)
         self.post(Noticed((notice,)))
 
@@ -291,37 +378,38 @@ class Storage:
         failures = 0
         while True:
             with self._lock:
-                while not self._closing and not self.pending_ops():
+                while not self._closing and not self._pending:
                     self._lock.wait()
                 if self._closing:
                     return
-                op = self.pending_ops()[0]
+                batch = list(islice(self._pending, self._batch_limit))
             began = time.perf_counter()
             try:
-                news = self._apply(op)
+                news = self._apply(batch)
             except StoreError as problem:
                 game_metrics.store_error()
                 self._troubled(str(problem))
                 self._say()
                 failures += 1
+                self._batch_limit = 1  # one op at a time until one goes in: a bad op holds back only itself
                 with self._lock:
                     if not self._closing:
                         self._lock.wait(RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1])
                 continue
             game_metrics.saved(time.perf_counter() - began)
             failures = 0
+            self._batch_limit = BATCH_OPS
             with self._lock:
-                if self.journal is not None:
-                    with contextlib.suppress(OSError):
-                        self.journal.acknowledge(op)
-                else:
-                    self._pending.remove(op)
+                for _ in batch:
+                    self._pending.popleft()  # the batch is the queue's head: only this thread takes from it
                 if self.trouble_since is not None:
-                    self.written_in_trouble += 1
-                left = len(self.pending_ops())
+                    self.written_in_trouble += len(batch)
+                left = len(self._pending)
                 self._lock.notify_all()
-            if news is not None:
-                self.post(news)
+            if self.outbox is not None:
+                self.outbox.acknowledge(batch)
+            for item in news:
+                self.post(item)
             self._say()
             if not left:
                 self._recovered()
@@ -337,21 +425,54 @@ class Storage:
                 self._reader_store = store
         return store
 
-    def _apply(self, op: Op) -> News | None:
-        """Apply one op to the database (StoreError if it cannot be now); the news it makes, if any."""
+    def _apply(self, batch: list[Op]) -> list[News]:
+        """Apply ``batch`` to the database in one transaction (StoreError if it cannot be now); the news it made.
+        A game's changes are folded onto its last save: one whole save of each game the batch touched."""
         store = self._store("writer")
-        owned_before = op.key in self.owned
+        ops, games = self._folded(batch)
+        owned, kept_apart = set(self.owned), set(self.kept_apart)
         with self._one_store:
             try:
-                news = apply_op(store, op, self.owned, self.kept_apart)
+                with store.batch():
+                    news = [item for op in ops if (item := apply_op(store, op, owned, kept_apart)) is not None]
             finally:
                 self._collect(store)
-        if not owned_before and op.key in self.owned:
-            with self._lock:  # whoever replays this journal must know the guarded game is this session's own
-                if self.journal is not None:
-                    with contextlib.suppress(OSError):
-                        self.journal.own(op.key)
+        with self._lock:
+            newly_owned = owned - self.owned
+            self.owned, self.kept_apart = owned, kept_apart
+        self._db_games.update(games)
+        if self.outbox is not None:
+            for key in newly_owned:  # whoever replays this journal must know the guarded game is this session's own
+                self.outbox.own(key)
         return news
+
+    def _folded(self, batch: list[Op]) -> tuple[list[Op], dict[str, GameState]]:
+        """``batch`` as the store takes it: each game's changes folded onto its save, and only the last whole game
+        of each kept (a later one replaces it); and the games as they stand after it."""
+        survivors = {id(op) for op in coalesced(batch)}
+        for op in batch:  # but a guarded game's first save is tried: whether it went in is news (GameKeptApart)
+            if op.guarded and op.changes_game and op.key not in self.owned:
+                survivors.add(id(op))
+                break
+        games: dict[str, GameState] = {}
+        ops = []
+        for op in batch:
+            if isinstance(op.write, SaveGame | PlayMove | Travel):
+                key = op.key
+                state = games.get(key)
+                if state is None and not isinstance(op.write, SaveGame) and key in self._db_games:
+                    state = self._db_games[key].copy()
+                try:
+                    games[key] = state = GameState.after(state, op.write)
+                except FoldError as problem:
+                    games.pop(key, None)
+                    self._tell(f"Skipped a move that does not fit its saved game ({problem}).")
+                    continue
+                if id(op) in survivors:
+                    ops.append(op if isinstance(op.write, SaveGame) else as_save(op, state))
+            else:
+                ops.append(op)
+        return ops, games
 
     def _troubled(self, reason: str) -> None:
         with self._lock:
@@ -360,7 +481,7 @@ class Storage:
                 self.trouble_since = time.monotonic()
                 self.written_in_trouble = 0
             self.trouble_reason = reason
-            pending = len(self.pending_ops())
+            pending = len(self._pending)
             self._lock.notify_all()  # reads waiting for the writer read what the database has
         if first:
             self.post(SavingDelayed(reason, pending))
@@ -414,7 +535,7 @@ class Storage:
         until = min(request.due, time.monotonic() + WRITES_FIRST_SECONDS)
         with self._lock:
             while (not self._closing and not self.in_trouble and not request.answered
-                   and any(op is request.after for op in self.pending_ops())):
+                   and any(op is request.after for op in self._pending)):
                 left = until - time.monotonic()
                 if left <= 0:
                     return
@@ -446,36 +567,32 @@ class Storage:
 
 
 def apply_op(store: Store, op: Op, owned: set[str], kept_apart: set[str]) -> News | None:
-    """Apply ``op`` to ``store`` (StoreError if the database cannot take it now).  ``owned`` and ``kept_apart``
-    track the guarded keys of the session the op comes from: a guarded save becomes a plain one once its
-    insert went in, and is dropped (with :class:`GameKeptApart`, once) where a stored game was found."""
-    if op.kind == "save":
-        game = _saved_game(op.data)
-        if op.guard == GUARD and op.key not in owned:
+    """Apply ``op`` to ``store`` (StoreError if the database cannot take it now).  A change (a move) must have been
+    folded onto its save first (:func:`tui.game.writes.as_save`).  ``owned`` and ``kept_apart`` track the guarded
+    keys of the session the op comes from: a guarded save becomes a plain one once its insert went in, and is
+    dropped (with :class:`GameKeptApart`, once) where a stored game was found."""
+    write = op.write
+    guarded = op.guarded and op.key not in owned
+    if isinstance(write, SaveGame):
+        if guarded:
             if op.key in kept_apart:
                 return None
-            if store.save_game(op.key, game, at=op.at, guard=GUARD):
+            if store.save_game(op.key, write.game, at=op.at, guard=Guard.ABSENT):
                 owned.add(op.key)
                 return None
             kept_apart.add(op.key)
             return GameKeptApart(op.key)
-        store.save_game(op.key, game, at=op.at)
-    elif op.kind == "clear":
-        if op.guard != GUARD or op.key in owned:
+        store.save_game(op.key, write.game, at=op.at)
+    elif isinstance(write, ClearGame):
+        if not guarded:
             store.clear_game(op.key, at=op.at)
-    elif op.kind == "finish":
-        data = dict(op.data)
-        if op.guard == GUARD and op.key not in owned:
-            data["clear"] = False  # the stored game is not this session's to clear
-        stats, rank = store.finish(op.id, data, op.at)
+    elif isinstance(write, FinishGame):
+        stats, rank = store.finish(op.id, write, op.at, clear=not guarded)  # a guarded game is not this session's to clear
         return Finished(op.key, stats, rank)
-    elif op.kind == "seen":
+    elif isinstance(write, Seen):
         store.seen()
-    elif op.kind == "watchable":
-        store.set_watchable(bool(op.data.get("allowed", True)))
+    elif isinstance(write, SetWatchable):
+        store.set_watchable(write.allowed)
+    else:
+        raise FoldError(f"a {write.KIND.value} of {op.key} applied unfolded")
     return None
-
-
-def _saved_game(data: dict[str, Any]) -> SavedGame:
-    return SavedGame(str(data["start"]), list(data["moves"]), str(data["origins"]), int(data["position"]),
-                     float(data["seconds"]), int(data["hints"]))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from tui.game.records import (
     stats_from_row,
 )
 from tui.game.store_sqlite import MEMORY, MIGRATIONS, SCHEMA_VERSION, SqliteBackend, database_path, inspect, run_script
+from tui.game.writes import FinishGame, Guard
 
 __all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Backend", "Replay", "Result", "SavedGame", "Stats", "Store", "StoreError",
            "database_path", "inspect", "one_line", "run_script"]
@@ -121,6 +123,10 @@ class Store(LiveGames):
     def close(self) -> None:
         self.backend.close()
 
+    def batch(self) -> AbstractContextManager[None]:
+        """Every statement in the block in one transaction (the storage service's writer applies many ops so)."""
+        return self.backend.batch()
+
     def _rows(self, table: str, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
         """The rows that pass ``check``; a damaged one is skipped with a notice, once a session (it never stops
         the game, and a list read again and again does not say it again)."""
@@ -144,11 +150,11 @@ class Store(LiveGames):
         return {str(row[0]): game for row in rows
                 for game in self._rows("games", [tuple(row[1:])], game_from_row, f"player {self.player}, {row[0]}")}
 
-    def save_game(self, key: str, game: SavedGame, *, at: float | None = None, guard: str = "") -> bool:
+    def save_game(self, key: str, game: SavedGame, *, at: float | None = None, guard: Guard = Guard.NONE) -> bool:
         """Save ``game`` under ``key``, accepted at ``at``; False if a newer save is stored, or (guard
-        ``absent``) any game is stored."""
+        ``ABSENT``) any game is stored."""
         at = time.time() if at is None else at
-        sql = INSERT_GAME_IF_ABSENT if guard == "absent" else UPSERT_GAME
+        sql = INSERT_GAME_IF_ABSENT if guard is Guard.ABSENT else UPSERT_GAME
         args = (self.player, key, game.start, json.dumps(game.moves), game.origins, game.position, game.seconds, game.hints,
                 time.time(), at)
         return bool(self.backend.query(sql + " RETURNING puzzle", args))
@@ -229,33 +235,32 @@ class Store(LiveGames):
         return list(self._rows("replays", rows, replay_from_row, f"player {who}"))[::-1]
 
     # --- a finished game, once ------------------------------------------------------------------------
-    def finish(self, op_id: str, finish: dict[str, Any], at: float) -> tuple[Stats | None, int | None]:
+    def finish(self, op_id: str, finish: FinishGame, at: float, *, clear: bool = True) -> tuple[Stats | None, int | None]:
         """Record a finished game in one transaction, once per ``op_id``: its replay, the stats, the daily result,
-        and the saved game cleared.  A replay from the outbox records nothing the second time, but clears the game
-        again (the saves replayed before it brought it back).  ``finish`` is
-        :meth:`tui.game.results.Finish.record`.  Returns the stats and the daily rank (None when not counted)."""
+        and (``clear``) the saved game cleared.  A replay from the outbox records nothing the second time, but
+        clears the game again (the saves replayed before it brought it back).  Returns the stats and the daily
+        rank (None when not counted)."""
         stats: Stats | None = None
         with self.backend.transaction(self.player) as query:
             query(FORGET_OLD_OPS, (time.time() - OPS_KEPT_SECONDS,))
             first_time = query(CLAIM_OP + " RETURNING op", (op_id, time.time()))
-            if first_time:
-                if finish["first"] and finish["game"]:
-                    query(INSERT_REPLAY, self._replay_args(Replay(
-                        finish["game"], finish["start"], list(finish["played"]), finish["origins"], finish["seconds"],
-                        finish["optimal"], finish["by_koma"], at)))
-                if finish["first"] and finish["by_koma"]:
-                    stats = self._update_stats(query, finish["stats_id"], _koma_finished)
-                elif finish["first"]:
-                    stats = self._update_stats(query, finish["stats_id"], lambda old: after_win(
-                        old, finish["moves"], finish["optimal"], finish["seconds"]))
-                    if finish["daily"]:
-                        self._keep_best_result(query, finish["daily"], finish["stats_id"], finish["moves"],
-                                               finish["optimal"], finish["seconds"], finish["hints"])
-            if finish["game"] and finish.get("clear", True):  # also when replayed: the saves before it came back too
-                query(DELETE_GAME, (self.player, finish["game"], at))
-        rank = self.rank(finish["daily"], finish["stats_id"]) if finish["daily"] and not finish["by_koma"] else None
-        if stats is None and not finish["by_koma"]:
-            stats = self.stats(finish["stats_id"])
+            if first_time and finish.first:
+                query(INSERT_REPLAY, self._replay_args(Replay(
+                    finish.key, finish.start, list(finish.played), finish.origins, finish.seconds, finish.optimal,
+                    finish.by_koma, at)))
+                if finish.by_koma:
+                    stats = self._update_stats(query, finish.stats_id, _koma_finished)
+                else:
+                    stats = self._update_stats(query, finish.stats_id, lambda old: after_win(
+                        old, finish.moves, finish.optimal, finish.seconds))
+                    if finish.daily:
+                        self._keep_best_result(query, finish.daily, finish.stats_id, finish.moves, finish.optimal,
+                                               finish.seconds, finish.hints)
+            if clear:  # also when replayed: the saves before it came back too
+                query(DELETE_GAME, (self.player, finish.key, at))
+        rank = self.rank(finish.daily, finish.stats_id) if finish.daily and not finish.by_koma else None
+        if stats is None and not finish.by_koma:
+            stats = self.stats(finish.stats_id)
         return stats, rank
 
     # --- live games and watching (the methods are tui.game.live.LiveGames's) -------------------------

@@ -148,6 +148,14 @@ class PostgresBackend:
             connection.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (PLAYER_LOCK_CLASS, lock))
             yield query
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Every statement of the block in one transaction (a ``transaction`` inside it is a savepoint), under one
+        deadline."""
+        connection = self._connection()
+        with self._deadline(connection), connection.transaction():
+            yield
+
     def close(self) -> None:
         if self._db is not None:
             with contextlib.suppress(Exception):

@@ -168,16 +168,21 @@ class SqliteBackend:
 
     @contextmanager
     def transaction(self, lock: str) -> Iterator[Callable[[str, tuple], list[tuple]]]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``: SQLite locks the whole file, so one writer at a time."""
+        """``BEGIN IMMEDIATE`` … ``COMMIT``: SQLite locks the whole file, so one writer at a time.  Inside a
+        :meth:`batch`, it joins the batch's transaction."""
         db = self._connection()
+
+        def query(sql: str, args: tuple = ()) -> list[tuple]:
+            return db.execute(sql, args).fetchall()
+
+        if db.in_transaction:
+            yield query
+            return
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as problem:
             raise self._failure(problem) from None
         try:
-            def query(sql: str, args: tuple = ()) -> list[tuple]:
-                return db.execute(sql, args).fetchall()
-
             yield query
             db.execute("COMMIT")
         except BaseException as problem:
@@ -189,6 +194,12 @@ class SqliteBackend:
             if isinstance(problem, sqlite3.Error):
                 raise self._failure(problem) from None
             raise
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Every statement of the block in one ``BEGIN IMMEDIATE`` transaction."""
+        with self.transaction(""):
+            yield
 
     def close(self) -> None:
         if self._db is not None:

@@ -21,6 +21,7 @@ from ..game.records import Replay, Stats
 from ..game.storage import Answer
 from ..game.store import Store
 from ..game.trend import personal_caption, personal_series
+from ..game.writes import SetWatchable
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
 from ..widgets.titlebar import TitleBar
@@ -129,7 +130,7 @@ class StatsScreen(DirtyOnlyRendering):
         """Let others watch or not: the setting is written through the outbox (it holds even while the database
         is away), and shown at once."""
         self.watching = not self.watching
-        koma_app(self).write("watchable", data={"allowed": self.watching})
+        koma_app(self).write(SetWatchable(self.watching))
         self.show_puzzle()
 
     def action_puzzle(self, delta: int) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.game.backend import StoreError
-from tui.game.outbox import claimed_orphans, outbox_depth, outbox_dir, read_journal
+from tui.game.outbox import adoptable, claimed_orphans, outbox_depth, outbox_dir
 from tui.game.storage import apply_op
 from tui.game.store import Store
 from tui.game.stores import connect_store
@@ -70,7 +70,7 @@ class OutboxDrainer:
                 try:
                     owned: set[str] = set()
                     kept_apart: set[str] = set()
-                    for op in read_journal(path):
+                    for op in adoptable(path, self.damaged):
                         store = stores.get(op.player)
                         if store is None:
                             store = stores[op.player] = connect_store(self.database, op.player)
@@ -100,6 +100,9 @@ class OutboxDrainer:
             return written
         self._healthy()
         return written
+
+    def damaged(self, notice: str) -> None:
+        self.say(f"outbox: {notice}", "outbox_damaged")
 
     def say(self, message: str, event: str, **fields: Any) -> None:
         if self.events is not None:

@@ -188,7 +188,7 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
         if board == "positional":
             sub.add_argument("board", metavar="BOARD", nargs="?", help="the board in the puzzle's notation (quote it); "
                              "none after a game ID")
-        sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..5x5, ura: 2x2..6x6)")
+        sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..10x10, solved up to 5x5; ura: 2x2..6x6)")
 
     play = add("play", "open one puzzle in the game")
     puzzle_arguments(play, "option")

@@ -37,6 +37,7 @@ from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
 from .game.players import player_identity
 from .game.records import Replay, SavedGame
+from .game.speed import SpeedSession
 from .game.storage import Answer, News, Storage
 from .game.store import Store
 from .game.stores import connect_store
@@ -132,6 +133,7 @@ class KomaApp(App):
         self.animate_spinner = animate_spinner
         self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all
         self.warm_seconds: dict[str, float] = {}
+        self.speed_session = SpeedSession()  # this run's speed solves (the Speed screen's averages)
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -320,6 +322,12 @@ class KomaApp(App):
         from .screens.algorithm_lab import AlgorithmLabScreen
 
         self.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
+
+    def action_speed(self) -> None:
+        """Speed solves by the speedsolvers' rules, with the session's averages."""
+        from .screens.speed import SpeedScreen
+
+        self.push_screen(SpeedScreen(ascii_only=self.ascii_only))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_text

@@ -17,6 +17,7 @@ from solver.puzzles.base import Proof, Puzzle
 
 from .game.jobs import StopFlags
 from .game.records import Replay
+from .game.speed import SpeedSession
 from .game.storage import Answer, Storage
 from .game.store import Store
 
@@ -32,6 +33,7 @@ class KomaAppView(Protocol):
     animate_spinner: bool
     clock: Callable[[], float]
     warm_seconds: dict[str, float]
+    speed_session: SpeedSession
     last_solve_seconds: float | None
 
     def show_store_notices(self) -> None: ...
@@ -62,6 +64,8 @@ class KomaAppView(Protocol):
     def action_loop_demo(self) -> None: ...
 
     def action_algorithm_lab(self) -> None: ...
+
+    def action_speed(self) -> None: ...
 
 
 def koma_app(node: MessagePump) -> KomaAppView:

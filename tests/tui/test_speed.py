@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -39,7 +40,7 @@ def test_the_clock_waits_for_the_first_move_then_stops_on_the_solve():
     assert solve.elapsed_ms() == 500
     result = solve.result()
     assert result.times_ms == (0, 200, 350, 500)
-    assert result.time_ms == sum(b - a for a, b in zip(result.times_ms, result.times_ms[1:]))
+    assert result.time_ms == sum(b - a for a, b in pairwise(result.times_ms))
     assert (result.stm, result.mtm, result.tps) == (4, 2, 8.0)  # U U is one MTM move (U2), as in slidy
     assert result.final_state() == SlidingPuzzle(3, 3).goal
     assert solve.play("R") is Play.ILLEGAL  # over

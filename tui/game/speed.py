@@ -17,10 +17,12 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from itertools import groupby
+from itertools import groupby, pairwise
 
 from solver.errors import KomaError
 from solver.puzzles.sliding import MAX_SIDE, TILE_DELTA, SlidingPuzzle
+
+from .averages import SessionSummary, summarize
 
 SPEED_MIN_SIDE, SPEED_MAX_SIDE = 3, MAX_SIDE
 DIRECTIONS = "UDLR"
@@ -119,7 +121,7 @@ class SpeedResult:
     def __post_init__(self) -> None:
         if len(self.moves) != len(self.times_ms):
             raise KomaError(f"a solve needs one time per tile moved: {len(self.moves)} moves, {len(self.times_ms)} times")
-        if self.times_ms and (self.times_ms[0] != 0 or any(b < a for a, b in zip(self.times_ms, self.times_ms[1:]))):
+        if self.times_ms and (self.times_ms[0] != 0 or any(b < a for a, b in pairwise(self.times_ms))):
             raise KomaError("move times must start at 0 ms (the clock starts on the first move) and never go back")
 
     @property
@@ -251,3 +253,20 @@ class SpeedSolve:
             raise KomaError("the solve is not over")
         return SpeedResult(self.puzzle.width, self.puzzle.height, self.scramble, tuple(self.moves),
                            tuple(self.times_ms), dnf=self.abandoned, event=self.event)
+
+
+class SpeedSession:
+    """The speed solves of one session (oldest first), and their figures per size."""
+
+    def __init__(self) -> None:
+        self.results: list[SpeedResult] = []
+
+    def add(self, result: SpeedResult) -> None:
+        self.results.append(result)
+
+    def of_size(self, width: int, height: int) -> list[SpeedResult]:
+        return [r for r in self.results if (r.width, r.height) == (width, height)]
+
+    def summary(self, width: int, height: int) -> SessionSummary:
+        """Single, mo3, ao5 … ao100, mean, std dev and counts of the size's solves (see :mod:`.averages`)."""
+        return summarize([r.result_ms for r in self.of_size(width, height)])

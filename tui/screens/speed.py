@@ -1,0 +1,249 @@
+"""The Speed screen: timed solves of random-state scrambles by the speedsolvers' rules, 3x3 to 10x10.
+
+The solve is a :class:`~tui.game.speed.SpeedSolve` (the clock starts on the first move, each tile's time kept) and
+the session's figures come from :mod:`tui.game.averages`; the screen draws the board and the panel and dispatches
+keys and clicks.  A click on a tile in the blank's row or column slides the whole line (one line move); the arrows
+slide one tile, the way the tile goes, or the way the blank goes once ``i`` turns the scheme over.  Every key has
+a binding id (``speed.up`` …) for ``keymap.toml``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+
+from solver.puzzles import ids
+
+from ..app_view import koma_app
+from ..ascii import Static
+from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
+from ..game.speed import LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
+from ..game.speed_notation import export_solve
+from ..rendering import DirtyOnlyRendering
+from ..widgets.board import Board
+from ..widgets.keybar import KeyBar
+from ..widgets.looks import look_for
+from ..widgets.status import shown_id
+from ..widgets.titlebar import TitleBar
+
+SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))
+DEFAULT_SIZE = (4, 4)
+TICK_SECONDS = 0.1  # the running clock's redraw; each move redraws it too
+NO_CURSOR = -1
+OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
+SCHEMES = {"tile": "arrows: tile", "blank": "arrows: blank"}  # which way an arrow slides: the tile's, the blank's
+MOVE = Binding.Group("move", compact=True)
+
+SPEED_BINDINGS: list[BindingType] = [
+    Binding("up,k", "arrow('U')", "", id="speed.up", group=MOVE),
+    Binding("down,j", "arrow('D')", "", id="speed.down", group=MOVE),
+    Binding("left,h", "arrow('L')", "", id="speed.left", group=MOVE),
+    Binding("right,l", "arrow('R')", "move", id="speed.right", group=MOVE),
+    Binding("space,enter", "next", "next", id="speed.next",
+            tooltip="A new scramble (a solve under way is given up: a DNF)"),
+    Binding("minus", "size(-1)", "smaller", id="speed.smaller", tooltip="A smaller board"),
+    Binding("plus,equals_sign", "size(1)", "larger", id="speed.larger", tooltip="A larger board"),
+    Binding("i", "scheme", "keys", id="speed.scheme", tooltip="Arrows move a tile, or the blank"),
+    Binding("e", "export", "export", id="speed.export", tooltip="Copy the last solve in slidy's notation"),
+    Binding("y", "copy_id", "copy ID", id="speed.copy_id", show=False, tooltip="Copy the scramble's game ID"),
+    Binding("escape", "back", "back", id="speed.back", tooltip="Back home (a solve under way is a DNF)"),
+]
+
+
+def figures_line(stm: int, mtm: int, tps: float | None) -> str:
+    return f"STM {stm}  MTM {mtm}  TPS {'-' if tps is None else f'{tps:.2f}'}"
+
+
+def result_lines(result: SpeedResult) -> str:
+    """What the panel says of a finished solve."""
+    if result.dnf:
+        return f"[b]DNF[/b] (given up at {seconds_text(result.time_ms)})"
+    return (f"[b]Solved in {seconds_text(result.time_ms)}[/b]\n"
+            + figures_line(result.stm, result.mtm, result.tps))
+
+
+def averages_text(size_label: str, summary: SessionSummary) -> str:
+    """The session's figures by their usual names: current and best of single, mo3, ao5 … ao100."""
+    dnfs = f", {summary.dnfs} DNF" if summary.dnfs else ""
+    lines = [f"[b]Session {size_label}[/b]: {summary.count} solve{'s' if summary.count != 1 else ''}{dnfs}",
+             f"{'':6} {'current':>9} {'best':>9}",
+             f"{'single':6} {result_text(summary.single.current):>9} {result_text(summary.single.best):>9}"]
+    for name, _size in AVERAGES:
+        figure = summary.averages[name]
+        lines.append(f"{name:6} {result_text(figure.current):>9} {result_text(figure.best):>9}")
+    sd = "-" if summary.std_dev is None else seconds_text(summary.std_dev)
+    lines.append(f"mean {result_text(summary.mean)}  σ {sd}")
+    return "\n".join(lines)
+
+
+class SpeedScreen(DirtyOnlyRendering):
+    """Speed solves, one after another, with the session's averages."""
+
+    BINDINGS = SPEED_BINDINGS
+
+    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, *, ascii_only: bool = False,
+                 rng: random.Random | None = None):
+        """``rng`` draws the scrambles (by default the system's; tests give a seeded one)."""
+        super().__init__(classes="speed")
+        self.ascii_only = ascii_only
+        self.rng = rng or random.SystemRandom()
+        self.size_wh = size
+        self.scheme = "tile"
+        self.clock_timer: Timer | None = None
+        self.last: SpeedResult | None = None
+        self.solve = self._new_solve()
+
+    # --- the solve -----------------------------------------------------------------------------------
+    def _new_solve(self) -> SpeedSolve:
+        puzzle = speed_puzzle(*self.size_wh)
+        return SpeedSolve(puzzle, random_scramble(puzzle, self.rng), lambda: koma_app(self).clock())
+
+    @property
+    def session(self):
+        return koma_app(self).speed_session
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="speed-body"):
+            yield self._board()
+            with Vertical(id="speed-side"):
+                yield Static(id="speed-title")
+                yield Static(id="speed-id")
+                yield Static(id="speed-clock")
+                yield Static(id="speed-figures")
+                yield Static(id="speed-message")
+                yield Static(id="speed-averages")
+        yield KeyBar()
+
+    def _board(self) -> Board:
+        board = Board(look_for(self.solve.puzzle, self.ascii_only), self.solve.state, id="speed-board")
+        board.set_reactive(Board.cursor, NO_CURSOR)  # moves are keys and clicks: no cursor to show
+        return board
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self._show_all("The clock starts on your first move: look as long as you like.")
+
+    def on_unmount(self) -> None:
+        self._give_up()
+        self._stop_clock()
+
+    def _show_all(self, message: str) -> None:
+        puzzle = self.solve.puzzle
+        self.sub_title = f"Speed {puzzle.size_label}"
+        self._show_title()
+        self.query_one("#speed-id", Static).update(f"[dim]ID {shown_id(ids.game_id(puzzle, self.solve.scramble))}[/dim]")
+        self.query_one("#speed-message", Static).update(message)
+        self._show_clock()
+        self._show_averages()
+
+    def _show_clock(self) -> None:
+        solve = self.solve
+        self.query_one("#speed-clock", Static).update(f"Time [b]{seconds_text(solve.elapsed_ms())}[/b]")
+        self.query_one("#speed-figures", Static).update(figures_line(solve.stm, solve.mtm, solve.live_tps()))
+
+    def _show_averages(self) -> None:
+        puzzle = self.solve.puzzle
+        summary = self.session.summary(puzzle.width, puzzle.height)
+        self.query_one("#speed-averages", Static).update(averages_text(puzzle.size_label, summary))
+
+    def _start_clock(self) -> None:
+        if self.clock_timer is None:
+            self.clock_timer = self.set_interval(TICK_SECONDS, self._show_clock)
+
+    def _stop_clock(self) -> None:
+        if self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
+
+    def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
+        """One move (a line move, or the click on ``cell``); the board, clock and figures follow."""
+        outcome = self.solve.press(cell) if cell is not None else self.solve.play(move) if move else Play.ILLEGAL
+        if outcome is Play.ILLEGAL:
+            return outcome
+        self.query_one("#speed-board", Board).show(self.solve.state, animate=False)  # instant, at any TPS
+        self._show_clock()
+        if outcome is Play.SOLVED:
+            self._finish()
+        else:
+            self._start_clock()
+        return outcome
+
+    def _finish(self) -> None:
+        self._stop_clock()
+        result = self.solve.result()
+        self.session.add(result)
+        self.last = result
+        self._show_clock()
+        self.query_one("#speed-message", Static).update(result_lines(result) + "\n[dim]space: next scramble[/dim]")
+        self._show_averages()
+
+    def _give_up(self) -> None:
+        """A solve under way is given up: it counts as a DNF."""
+        if self.solve.abandon():
+            self.session.add(self.solve.result())
+            self.last = self.solve.result()
+
+    async def _next(self, message: str = "") -> None:
+        """A new scramble (of a new size: a new board widget)."""
+        self._give_up()
+        self._stop_clock()
+        old_size = (self.solve.puzzle.width, self.solve.puzzle.height)
+        self.solve = self._new_solve()
+        board = self.query_one("#speed-board", Board)
+        if old_size == self.size_wh:
+            board.show(self.solve.state, animate=False)
+        else:
+            await board.remove()
+            await self.query_one("#speed-body", Horizontal).mount(self._board(), before=0)
+        self._show_all(message or "A new scramble. The clock starts on your first move.")
+
+    # --- input -----------------------------------------------------------------------------------------
+    def action_arrow(self, direction: str) -> None:
+        self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
+
+    def on_board_cell_pressed(self, event: Board.CellPressed) -> None:
+        event.stop()
+        event.board.cursor = NO_CURSOR
+        self.play(cell=event.cell)
+
+    async def action_next(self) -> None:
+        await self._next()
+
+    async def action_size(self, delta: int) -> None:
+        index = SIZES.index(self.size_wh) if self.size_wh in SIZES else SIZES.index(DEFAULT_SIZE)
+        self.size_wh = SIZES[max(0, min(len(SIZES) - 1, index + delta))]
+        await self._next(f"Speed on the {self.size_wh[0]}x{self.size_wh[1]}. The clock starts on your first move.")
+
+    def action_scheme(self) -> None:
+        self.scheme = "blank" if self.scheme == "tile" else "tile"
+        self._show_title()
+
+    def _show_title(self) -> None:
+        self.query_one("#speed-title", Static).update(
+            f"[b]Speed[/b]  {self.solve.puzzle.size_label}  [dim]{SCHEMES[self.scheme]}[/dim]")
+
+    def action_export(self) -> None:
+        if self.last is None:
+            self.notify("No solve to export yet.", timeout=3)
+            return
+        self.app.copy_to_clipboard(export_solve(self.last))
+        self.notify("Copied the last solve (slidy's notation).", timeout=3)
+
+    def action_copy_id(self) -> None:
+        game_id = ids.game_id(self.solve.puzzle, self.solve.scramble)
+        self.app.copy_to_clipboard(game_id)
+        self.notify(f"Copied the game ID {shown_id(game_id)}", timeout=3)
+
+    def action_back(self) -> None:
+        self._give_up()
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export" and self.last is None:
+            return None
+        return True

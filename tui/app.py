@@ -336,7 +336,8 @@ class KomaApp(App):
         puzzle = getattr(screen, "puzzle", None)
         if isinstance(screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(help_text(screen, puzzle.key if puzzle else None)))
+        key = getattr(screen, "help_key", None) or (puzzle.key if puzzle else None)
+        self.push_screen(HelpScreen(help_text(screen, key)))
 
     def action_colorblind_theme(self) -> None:
         """Switch between the colour-blind-safe theme and the theme in use before it."""

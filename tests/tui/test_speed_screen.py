@@ -197,3 +197,13 @@ async def test_a_10x10_board_fits_80x24_with_every_tile_readable(tmp_path):
             if piece.spec.code:
                 assert str(piece.spec.code) in str(piece.render())
         assert panel(screen, "speed-id").startswith("ID sliding10x10-")
+
+
+async def test_help_opens_on_the_speed_rules(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_speed(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = " ".join(str(w.render()) for w in app.screen.query("Static"))
+        assert "Speed (the speedsolvers' rules" in text and "ao100" in text

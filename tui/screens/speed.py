@@ -84,6 +84,7 @@ class SpeedScreen(DirtyOnlyRendering):
     """Speed solves, one after another, with the session's averages."""
 
     BINDINGS = SPEED_BINDINGS
+    help_key = "speed"  # help (?) opens on the speed rules
 
     def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, *, ascii_only: bool = False,
                  rng: random.Random | None = None):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from itertools import pairwise
 
-from tui_helpers import make_app, wait_for
+from tui_helpers import make_app, read_store, wait_for
 
 from solver import search
 from solver.puzzles.sliding import TILE_DELTA, SlidingPuzzle
@@ -207,3 +207,19 @@ async def test_help_opens_on_the_speed_rules(tmp_path):
         await pilot.pause()
         text = " ".join(str(w.render()) for w in app.screen.query("Static"))
         assert "Speed (the speedsolvers' rules" in text and "ao100" in text
+
+
+async def test_solves_reach_the_store_whole(tmp_path):
+    app = make_app(tmp_path)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_speed(pilot, seed=21)
+        await solve_by_keys(pilot, screen, clock)
+        solved = screen.last
+        await pilot.press("space")
+        await pilot.press(KEYS[optimal_moves(screen)[0]])
+        await pilot.press("space")  # given up: a DNF
+        await pilot.pause()
+        given_up = screen.last
+        assert given_up is not None and given_up.dnf
+        assert await read_store(pilot, lambda store: store.speed_solves("3x3")) == [solved, given_up]

@@ -46,7 +46,7 @@ class OutboxFull(Exception):
 
 @dataclass
 class Op:
-    """One accepted write.  ``kind`` names it (``save``, ``clear``, ``finish``, ``seen``, ``watchable``); ``key``
+    """One accepted write.  ``kind`` names it (``save``, ``clear``, ``finish``, ``seen``, ``watchable``, ``speed``); ``key``
     is the game key it concerns (``""`` for none); ``data`` its payload; ``id`` makes it idempotent;
     ``at`` is when it was accepted (a save never replaces a newer one); ``guard`` is ``"absent"`` for a write
     that must not replace a stored game this session could not read."""

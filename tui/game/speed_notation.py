@@ -149,3 +149,20 @@ def import_solve(text: str) -> SpeedResult:
     if not dnf and not puzzle.is_goal(final):
         raise KomaError("the solution does not solve the scramble (and the solve is not marked 'result: DNF')")
     return result
+
+
+def solve_record(result: SpeedResult) -> dict[str, object]:
+    """A solve as the store keeps it (and as the write carries it): the notation's strings."""
+    puzzle = SlidingPuzzle(result.width, result.height)
+    return {"size": result.size_label, "event": result.event, "scramble": format_scramble(puzzle, result.scramble),
+            "moves": format_solution(result.moves), "times": format_times(result.times_ms), "time_ms": result.time_ms,
+            "dnf": result.dnf}
+
+
+def solve_from_record(record: dict[str, object]) -> SpeedResult:
+    """A solve from :func:`solve_record`'s strings (KomaError naming the problem); the moves are not replayed."""
+    puzzle, scramble = parse_scramble(str(record["scramble"]))
+    if str(record["size"]) != puzzle.size_label:
+        raise KomaError(f"size {shown(str(record['size']))} does not match the scramble's {puzzle.size_label}")
+    return SpeedResult(puzzle.width, puzzle.height, scramble, parse_solution(str(record["moves"])),
+                       parse_times(str(record["times"])), dnf=bool(record["dnf"]), event=str(record["event"]) or SINGLE)

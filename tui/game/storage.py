@@ -469,6 +469,8 @@ def apply_op(store: Store, op: Op, owned: set[str], kept_apart: set[str]) -> New
             data["clear"] = False  # the stored game is not this session's to clear
         stats, rank = store.finish(op.id, data, op.at)
         return Finished(op.key, stats, rank)
+    elif op.kind == "speed":
+        store.record_speed_solve(op.id, op.data, op.at)
     elif op.kind == "seen":
         store.seen()
     elif op.kind == "watchable":

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from solver.errors import KomaError
 from tui.game.backend import Backend, Query, StoreError, one_line
 from tui.game.live import LiveGames
 from tui.game.players import player_identity
@@ -43,6 +44,8 @@ from tui.game.records import (
     result_from_row,
     stats_from_row,
 )
+from tui.game.speed import SpeedResult
+from tui.game.speed_notation import solve_from_record
 from tui.game.store_sqlite import MEMORY, MIGRATIONS, SCHEMA_VERSION, SqliteBackend, database_path, inspect, run_script
 
 __all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Backend", "Replay", "Result", "SavedGame", "Stats", "Store", "StoreError",
@@ -85,6 +88,13 @@ SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts t
     "SELECT r.player, COALESCE(p.name, r.player), r.game, r.start, r.moves, r.origins, r.seconds, r.optimal, r.by_koma, "
     "r.finished FROM replays r LEFT JOIN players p ON p.player = r.player "
     "WHERE r.player = ? AND (CAST(? AS TEXT) IS NULL OR r.game = ?) ORDER BY r.finished DESC, r.id DESC LIMIT ?")
+INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
+    "INSERT INTO speed_solves (player, op, size, event, scramble, moves, times, time_ms, dnf, finished) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
+SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
+    "SELECT size, event, scramble, moves, times, dnf FROM speed_solves WHERE player = ? "
+    "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
+SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
 CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
 FORGET_OLD_OPS = "DELETE FROM applied_ops WHERE applied < ?"
 OPS_KEPT_SECONDS = 30 * 86400.0  # an outbox older than this is not replayed (see tui.game.outbox)
@@ -228,6 +238,18 @@ class Store(LiveGames):
         rows = self.backend.query(SELECT_REPLAYS, (who, game, game, limit))
         return list(self._rows("replays", rows, replay_from_row, f"player {who}"))[::-1]
 
+    # --- speed solves --------------------------------------------------------------------------------
+    def record_speed_solve(self, op_id: str, record: dict[str, Any], at: float) -> None:
+        """Keep one speed solve (:func:`tui.game.speed_notation.solve_record`), once per ``op_id``."""
+        self.backend.query(INSERT_SPEED_SOLVE, (
+            self.player, op_id, str(record["size"]), str(record["event"]), str(record["scramble"]),
+            str(record["moves"]), str(record["times"]), int(record["time_ms"]), int(bool(record["dnf"])), at))
+
+    def speed_solves(self, size: str | None = None, limit: int = SPEED_SOLVES_READ) -> list[SpeedResult]:
+        """This player's last ``limit`` speed solves (of one size ``WxH`` if given), oldest first."""
+        rows = self.backend.query(SELECT_SPEED_SOLVES, (self.player, size, size, limit))
+        return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
+
     # --- a finished game, once ------------------------------------------------------------------------
     def finish(self, op_id: str, finish: dict[str, Any], at: float) -> tuple[Stats | None, int | None]:
         """Record a finished game in one transaction, once per ``op_id``: its replay, the stats, the daily result,
@@ -267,6 +289,15 @@ class Store(LiveGames):
 
     def _live_rows(self, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
         return self._rows("games", rows, check, where)
+
+
+def _speed_solve_from_row(row: tuple) -> SpeedResult:
+    size, event, scramble, moves, times, dnf = row
+    try:
+        return solve_from_record({"size": size, "event": event, "scramble": scramble, "moves": moves, "times": times,
+                                  "dnf": dnf})
+    except (KomaError, TypeError, ValueError) as problem:
+        raise BadRow(str(problem)) from None
 
 
 def _koma_finished(old: Stats) -> Stats:

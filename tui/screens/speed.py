@@ -22,7 +22,7 @@ from ..app_view import koma_app
 from ..ascii import Static
 from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from ..game.speed import LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
-from ..game.speed_notation import export_solve
+from ..game.speed_notation import export_solve, solve_record
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
@@ -174,11 +174,16 @@ class SpeedScreen(DirtyOnlyRendering):
             self._start_clock()
         return outcome
 
+    def _keep(self, result: SpeedResult) -> None:
+        """Count a solve in the session, and hand it to the store (never waits)."""
+        self.session.add(result)
+        self.last = result
+        koma_app(self).write("speed", result.size_label, solve_record(result))
+
     def _finish(self) -> None:
         self._stop_clock()
         result = self.solve.result()
-        self.session.add(result)
-        self.last = result
+        self._keep(result)
         self._show_clock()
         self.query_one("#speed-message", Static).update(result_lines(result) + "\n[dim]space: next scramble[/dim]")
         self._show_averages()
@@ -186,8 +191,7 @@ class SpeedScreen(DirtyOnlyRendering):
     def _give_up(self) -> None:
         """A solve under way is given up: it counts as a DNF."""
         if self.solve.abandon():
-            self.session.add(self.solve.result())
-            self.last = self.solve.result()
+            self._keep(self.solve.result())
 
     async def _next(self, message: str = "") -> None:
         """A new scramble (of a new size: a new board widget)."""

@@ -111,3 +111,21 @@ def test_speed_sizes():
     for size in [(2, 3), (11, 4), (3, 11)]:
         with pytest.raises(KomaError):
             speed_puzzle(*size)
+
+
+def test_timed_steps_group_the_tiles_of_one_line_move():
+    from tui.game.speed import SpeedResult, timed_steps
+
+    result = SpeedResult(3, 3, SCRAMBLE, tuple("UULL"), (0, 0, 876, 900))
+    assert [(at, str(move)) for at, move in timed_steps(result)] == [(0, "U2"), (876, "L"), (900, "L")]
+
+
+def test_efficiency_is_optimal_over_stm():
+    from tui.game.speed import SpeedResult, SpeedSession, optimum_applies
+
+    session = SpeedSession()
+    index = session.add(SpeedResult(3, 3, SCRAMBLE, tuple("UULLRL"), (0, 1, 2, 3, 4, 5)))
+    assert session.efficiency(index) is None
+    session.optimal[index] = 4
+    assert session.efficiency(index) == 4 / 6
+    assert optimum_applies(speed_puzzle(4, 4)) and not optimum_applies(speed_puzzle(5, 5))

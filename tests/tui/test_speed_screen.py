@@ -223,3 +223,69 @@ async def test_solves_reach_the_store_whole(tmp_path):
         given_up = screen.last
         assert given_up is not None and given_up.dnf
         assert await read_store(pilot, lambda store: store.speed_solves("3x3")) == [solved, given_up]
+
+
+async def test_the_session_screen_and_a_replay_on_the_solve_s_own_times(tmp_path):
+    from tui.screens.speed_replay import SpeedReplayScreen
+    from tui.screens.speed_session import SpeedSessionScreen
+
+    app = make_app(tmp_path)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_speed(pilot, seed=2)
+        for _ in range(2):
+            await solve_by_keys(pilot, screen, clock)
+            await pilot.press("space")
+        await wait_for(pilot, lambda: len(screen.session.optimal) == 2, what="the optimal lengths")
+        for index, result in enumerate(screen.session.results):  # the optimum, checked by the solver's own replay
+            assert screen.session.optimal[index] == len(search.solve(SlidingPuzzle(3, 3), result.scramble).moves)
+            assert screen.session.efficiency(index) == 1.0  # the tests play optimal solutions
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpeedSessionScreen), what="the session screen")
+        session_screen = app.screen
+        await wait_for(pilot, lambda: "Records 3x3: 2 solves" in panel(session_screen, "speed-session-records"),
+                       what="the records")
+        assert "This session 3x3: 2 solves" in panel(session_screen, "speed-session-averages")
+        newest = screen.session.results[-1]
+        delays: list[float] = []
+        real_set_timer = SpeedReplayScreen.set_timer
+
+        def recording(self, delay, callback=None, **kwargs):
+            delays.append(delay)
+            return real_set_timer(self, 0.001, callback, **kwargs)
+
+        SpeedReplayScreen.set_timer = recording  # type: ignore[method-assign]
+        try:
+            await pilot.press("r")  # the newest solve is the first row
+            await wait_for(pilot, lambda: isinstance(app.screen, SpeedReplayScreen), what="the replay")
+            replay = app.screen
+            await wait_for(pilot, lambda: replay.done, what="the replay's end")
+        finally:
+            SpeedReplayScreen.set_timer = real_set_timer  # type: ignore[method-assign]
+        assert replay.result == newest and replay.state == SlidingPuzzle(3, 3).goal
+        gaps = [(b - a) / 1000 for a, b in pairwise(newest.times_ms)]
+        assert delays[1:] == gaps  # after the scramble's pause, each move waits its own gap (at x1)
+        assert f"Time {seconds_text(newest.time_ms)} / {seconds_text(newest.time_ms)}" in panel(replay, "replay-clock")
+
+
+async def test_a_replay_twice_as_fast_waits_half_each_gap(tmp_path, monkeypatch):
+    from tui.game.speed import SpeedResult
+    from tui.screens.speed_replay import SpeedReplayScreen
+
+    result = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 0, 876, 1000))
+    delays: list[float] = []
+    real_set_timer = SpeedReplayScreen.set_timer
+
+    def recording(self, delay, callback=None, **kwargs):
+        delays.append(delay)
+        return real_set_timer(self, 0.001, callback, **kwargs)
+
+    monkeypatch.setattr(SpeedReplayScreen, "set_timer", recording)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        replay = SpeedReplayScreen(result, speed=2.0)
+        await app.push_screen(replay)
+        await wait_for(pilot, lambda: replay.done, what="the replay's end")
+        assert replay.state == SlidingPuzzle(3, 3).goal
+        assert delays[-2:] == [0.876 / 2, 0.124 / 2]  # U2 (one click) at 0, L at 876 ms, L at 1000 ms
+        assert "x2" in panel(replay, "replay-title")

@@ -157,6 +157,21 @@ class SpeedResult:
         return puzzle.replay(self.scramble, self.moves)[-1]
 
 
+def optimum_applies(puzzle: SlidingPuzzle) -> bool:
+    """Whether Koma finds a scramble's optimal length cheaply enough to do it after every solve: boards of up to
+    16 cells (3x3, 3x4, 4x3, 4x4, 3x5, 5x3); the 5x5's proof can take minutes, and larger boards have no solver."""
+    return puzzle.cells <= 16 and puzzle.solvable_by_koma
+
+
+def timed_steps(result: SpeedResult) -> list[tuple[int, LineMove]]:
+    """The solve as it was played, for a replay in real time: each run of tiles moved the same way at the same
+    millisecond (one click, or one key) as one line move, with its time."""
+    steps: list[tuple[int, LineMove]] = []
+    for (at, direction), run in groupby(zip(result.times_ms, result.moves)):
+        steps.append((at, LineMove(direction, len(list(run)))))
+    return steps
+
+
 class Play(Enum):
     """What :meth:`SpeedSolve.play` did."""
 
@@ -256,13 +271,24 @@ class SpeedSolve:
 
 
 class SpeedSession:
-    """The speed solves of one session (oldest first), and their figures per size."""
+    """The speed solves of one session (oldest first), their figures per size, and the optimal length of each
+    scramble once known (``optimal[k]`` for ``results[k]``)."""
 
     def __init__(self) -> None:
         self.results: list[SpeedResult] = []
+        self.optimal: dict[int, int] = {}
 
-    def add(self, result: SpeedResult) -> None:
+    def add(self, result: SpeedResult) -> int:
+        """Keep ``result``; its index."""
         self.results.append(result)
+        return len(self.results) - 1
+
+    def efficiency(self, index: int) -> float | None:
+        """Optimal length / STM of a finished solve (1.0: an optimal solve), when the optimum is known."""
+        result, optimal = self.results[index], self.optimal.get(index)
+        if optimal is None or result.dnf or not result.stm:
+            return None
+        return optimal / result.stm
 
     def of_size(self, width: int, height: int) -> list[SpeedResult]:
         return [r for r in self.results if (r.width, r.height) == (width, height)]

@@ -10,18 +10,22 @@ a binding id (``speed.up`` …) for ``keymap.toml``.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.timer import Timer
 
+from solver import search
 from solver.puzzles import ids
 
 from ..app_view import koma_app
 from ..ascii import Static
 from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
-from ..game.speed import LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
+from ..game.jobs import SolverJob
+from ..game.speed import LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, random_scramble, speed_puzzle
 from ..game.speed_notation import export_solve, solve_record
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
@@ -29,6 +33,9 @@ from ..widgets.keybar import KeyBar
 from ..widgets.looks import look_for
 from ..widgets.status import shown_id
 from ..widgets.titlebar import TitleBar
+from .jobs import Report, run_job
+from .speed_replay import SpeedReplayScreen
+from .speed_session import SpeedSessionScreen
 
 SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))
 DEFAULT_SIZE = (4, 4)
@@ -48,10 +55,22 @@ SPEED_BINDINGS: list[BindingType] = [
     Binding("minus", "size(-1)", "smaller", id="speed.smaller", tooltip="A smaller board"),
     Binding("plus,equals_sign", "size(1)", "larger", id="speed.larger", tooltip="A larger board"),
     Binding("i", "scheme", "keys", id="speed.scheme", tooltip="Arrows move a tile, or the blank"),
+    Binding("v", "session", "session", id="speed.session",
+            tooltip="The session: a plot of its times, its averages, the records, and replays"),
+    Binding("r", "replay", "replay", id="speed.replay", tooltip="Replay the last solve in real time"),
     Binding("e", "export", "export", id="speed.export", tooltip="Copy the last solve in slidy's notation"),
     Binding("y", "copy_id", "copy ID", id="speed.copy_id", show=False, tooltip="Copy the scramble's game ID"),
     Binding("escape", "back", "back", id="speed.back", tooltip="Back home (a solve under way is a DNF)"),
 ]
+
+
+@dataclass
+class OptimumFound(Message):
+    """The optimal length of the session's solve ``index`` (``index`` -1: the job's batch is done)."""
+
+    job: SolverJob
+    index: int
+    length: int
 
 
 def figures_line(stm: int, mtm: int, tps: float | None) -> str:
@@ -96,6 +115,8 @@ class SpeedScreen(DirtyOnlyRendering):
         self.scheme = "tile"
         self.clock_timer: Timer | None = None
         self.last: SpeedResult | None = None
+        self.optimum_job: SolverJob | None = None  # finding the optimal lengths of the solves in optimum_wanted
+        self.optimum_wanted: list[int] = []  # session indices of solves whose optimum is not sought yet
         self.solve = self._new_solve()
 
     # --- the solve -----------------------------------------------------------------------------------
@@ -117,6 +138,7 @@ class SpeedScreen(DirtyOnlyRendering):
                 yield Static(id="speed-clock")
                 yield Static(id="speed-figures")
                 yield Static(id="speed-message")
+                yield Static(id="speed-optimum")
                 yield Static(id="speed-averages")
         yield KeyBar()
 
@@ -132,6 +154,8 @@ class SpeedScreen(DirtyOnlyRendering):
     def on_unmount(self) -> None:
         self._give_up()
         self._stop_clock()
+        if self.optimum_job is not None:
+            self.optimum_job.cancel()
 
     def _show_all(self, message: str) -> None:
         puzzle = self.solve.puzzle
@@ -139,6 +163,7 @@ class SpeedScreen(DirtyOnlyRendering):
         self._show_title()
         self.query_one("#speed-id", Static).update(f"[dim]ID {shown_id(ids.game_id(puzzle, self.solve.scramble))}[/dim]")
         self.query_one("#speed-message", Static).update(message)
+        self.query_one("#speed-optimum", Static).update("")
         self._show_clock()
         self._show_averages()
 
@@ -175,10 +200,45 @@ class SpeedScreen(DirtyOnlyRendering):
         return outcome
 
     def _keep(self, result: SpeedResult) -> None:
-        """Count a solve in the session, and hand it to the store (never waits)."""
-        self.session.add(result)
+        """Count a solve in the session, hand it to the store (never waits), and find its scramble's optimal
+        length in the background where that is cheap (see :func:`~tui.game.speed.optimum_applies`)."""
+        index = self.session.add(result)
         self.last = result
         koma_app(self).write("speed", result.size_label, solve_record(result))
+        if not result.dnf and optimum_applies(self.solve.puzzle):
+            self.optimum_wanted.append(index)
+            if self.optimum_job is None:
+                self._find_optimum()
+
+    def _find_optimum(self) -> None:
+        """Solve the scrambles waiting, one after another, in one thread worker; each answer comes back as it is
+        found (:class:`OptimumFound`)."""
+        session, wanted = self.session, list(self.optimum_wanted)
+        self.optimum_wanted.clear()
+        job = self.optimum_job = SolverJob("speed-optimum")
+
+        def compute(job: SolverJob, report: Report) -> None:
+            for index in wanted:
+                result = session.results[index]
+                puzzle = speed_puzzle(result.width, result.height)
+                self.post_message(OptimumFound(job, index, search.distance(puzzle, result.scramble, stop=job.stop)))
+            self.post_message(OptimumFound(job, -1, -1))  # the batch is done
+
+        run_job(self, job, compute, group="speed-optimum", answer=None)
+
+    def on_optimum_found(self, event: OptimumFound) -> None:
+        if event.job is not self.optimum_job:
+            return
+        if event.index < 0:
+            self.optimum_job = None
+            if self.optimum_wanted:
+                self._find_optimum()
+            return
+        self.session.optimal[event.index] = event.length
+        if self.last is self.session.results[event.index]:
+            efficiency = self.session.efficiency(event.index)
+            self.query_one("#speed-optimum", Static).update(
+                f"optimal {event.length} · efficiency {efficiency:.0%}" if efficiency is not None else "")
 
     def _finish(self) -> None:
         self._stop_clock()
@@ -239,6 +299,16 @@ class SpeedScreen(DirtyOnlyRendering):
         self.app.copy_to_clipboard(export_solve(self.last))
         self.notify("Copied the last solve (slidy's notation).", timeout=3)
 
+    def action_session(self) -> None:
+        puzzle = self.solve.puzzle
+        self.app.push_screen(SpeedSessionScreen(puzzle.width, puzzle.height, ascii_only=self.ascii_only))
+
+    def action_replay(self) -> None:
+        if self.last is None or (self.solve.started and not self.solve.over):
+            self.app.bell()
+            return
+        self.app.push_screen(SpeedReplayScreen(self.last, ascii_only=self.ascii_only))
+
     def action_copy_id(self) -> None:
         game_id = ids.game_id(self.solve.puzzle, self.solve.scramble)
         self.app.copy_to_clipboard(game_id)
@@ -249,6 +319,6 @@ class SpeedScreen(DirtyOnlyRendering):
         self.app.pop_screen()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "export" and self.last is None:
+        if action in ("export", "replay") and self.last is None:
             return None
         return True

@@ -37,7 +37,7 @@ from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
 from .game.players import player_identity
 from .game.records import Replay, SavedGame
-from .game.speed import SpeedSession
+from .game.speed_events import SpeedSession
 from .game.storage import Answer, News, Storage
 from .game.store import Store
 from .game.stores import connect_store

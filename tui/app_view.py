@@ -17,7 +17,7 @@ from solver.puzzles.base import Proof, Puzzle
 
 from .game.jobs import StopFlags
 from .game.records import Replay
-from .game.speed import SpeedSession
+from .game.speed_events import SpeedSession
 from .game.storage import Answer, Storage
 from .game.store import Store
 

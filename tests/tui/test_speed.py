@@ -121,7 +121,8 @@ def test_timed_steps_group_the_tiles_of_one_line_move():
 
 
 def test_efficiency_is_optimal_over_stm():
-    from tui.game.speed import SpeedResult, SpeedSession, optimum_applies
+    from tui.game.speed import SpeedResult, optimum_applies
+    from tui.game.speed_events import SpeedSession
 
     session = SpeedSession()
     index = session.add(SpeedResult(3, 3, SCRAMBLE, tuple("UULLRL"), (0, 1, 2, 3, 4, 5)))

@@ -22,8 +22,6 @@ from itertools import groupby, pairwise
 from solver.errors import KomaError
 from solver.puzzles.sliding import MAX_SIDE, TILE_DELTA, SlidingPuzzle
 
-from .averages import SessionSummary, summarize
-
 SPEED_MIN_SIDE, SPEED_MAX_SIDE = 3, MAX_SIDE
 DIRECTIONS = "UDLR"
 SINGLE = "single"  # the one event so far; relay, marathon and BLD would be others
@@ -108,7 +106,9 @@ def line_moves(tile_moves: Sequence[str]) -> list[LineMove]:
 class SpeedResult:
     """A finished (or abandoned: ``dnf``) speed solve: what is kept, exported and averaged.
 
-    ``moves`` are single-tile moves and ``times_ms[k]`` the time of ``moves[k]`` in ms from the first move."""
+    ``moves`` are single-tile moves and ``times_ms[k]`` the time of ``moves[k]`` in ms from the first move.  A solve
+    that is leg ``leg`` (from 0) of a multi-solve event (relay, marathon: see :mod:`.speed_events`) carries the
+    event's ``run`` id, and its times run on from the event's first move (so only leg 0 starts at 0)."""
 
     width: int
     height: int
@@ -117,12 +117,17 @@ class SpeedResult:
     times_ms: tuple[int, ...]
     dnf: bool = False
     event: str = SINGLE
+    run: str = ""
+    leg: int = 0
 
     def __post_init__(self) -> None:
         if len(self.moves) != len(self.times_ms):
             raise KomaError(f"a solve needs one time per tile moved: {len(self.moves)} moves, {len(self.times_ms)} times")
-        if self.times_ms and (self.times_ms[0] != 0 or any(b < a for a, b in pairwise(self.times_ms))):
+        if self.times_ms and ((self.times_ms[0] != 0 if self.leg == 0 else self.times_ms[0] < 0)
+                              or any(b < a for a, b in pairwise(self.times_ms))):
             raise KomaError("move times must start at 0 ms (the clock starts on the first move) and never go back")
+        if self.leg < 0 or (self.leg and not self.run):
+            raise KomaError(f"leg {self.leg} needs an event run (and legs count from 0)")
 
     @property
     def size_label(self) -> str:
@@ -148,8 +153,9 @@ class SpeedResult:
 
     @property
     def tps(self) -> float | None:
-        """STM per second; None for a solve of no measurable time (one move)."""
-        return self.stm * 1000 / self.time_ms if self.time_ms else None
+        """STM per second from its first move to its last; None for a solve of no measurable time (one move)."""
+        duration = self.time_ms - (self.times_ms[0] if self.times_ms else 0)
+        return self.stm * 1000 / duration if duration else None
 
     def final_state(self) -> tuple[int, ...]:
         """The board the moves lead to (KomaError if one is not legal)."""
@@ -178,23 +184,25 @@ class Play(Enum):
     ILLEGAL = "illegal"  # not possible here, or the solve is over: nothing changed
     PLAYED = "played"
     SOLVED = "solved"  # played, and the board is solved: the clock stopped
+    LEG = "leg"  # played, and one leg of a multi-solve event is solved: the next scramble shows, the clock runs on
 
 
 class SpeedSolve:
     """One speed solve: the scramble shown, the clock waiting for the first move, the moves and their times.
 
-    ``now`` is a monotonic clock in seconds (the app's; tests drive their own)."""
+    ``now`` is a monotonic clock in seconds (the app's; tests drive their own).  A later leg of an event is made
+    with the event's ``started_at``: its clock runs already, and its times run on from the event's first move."""
 
     def __init__(self, puzzle: SlidingPuzzle, scramble: Sequence[int], now: Callable[[], float], *,
-                 event: str = SINGLE):
+                 event: str = SINGLE, run: str = "", leg: int = 0, started_at: float | None = None):
         self.puzzle = puzzle
         self.scramble = tuple(scramble)
         self.state = self.scramble
         self.now = now
-        self.event = event
+        self.event, self.run, self.leg = event, run, leg
         self.moves: list[str] = []
         self.times_ms: list[int] = []
-        self.started_at: float | None = None
+        self.started_at: float | None = started_at
         self.solved = False
         self.abandoned = False
 
@@ -210,7 +218,7 @@ class SpeedSolve:
         """The clock: 0 before the first move, running until the solve, then the solve's time."""
         if self.started_at is None:
             return 0
-        if self.over:
+        if self.over and self.times_ms:
             return self.times_ms[-1]
         return self._ms_since_start()
 
@@ -267,32 +275,5 @@ class SpeedSolve:
         if not self.over:
             raise KomaError("the solve is not over")
         return SpeedResult(self.puzzle.width, self.puzzle.height, self.scramble, tuple(self.moves),
-                           tuple(self.times_ms), dnf=self.abandoned, event=self.event)
+                           tuple(self.times_ms), dnf=self.abandoned, event=self.event, run=self.run, leg=self.leg)
 
-
-class SpeedSession:
-    """The speed solves of one session (oldest first), their figures per size, and the optimal length of each
-    scramble once known (``optimal[k]`` for ``results[k]``)."""
-
-    def __init__(self) -> None:
-        self.results: list[SpeedResult] = []
-        self.optimal: dict[int, int] = {}
-
-    def add(self, result: SpeedResult) -> int:
-        """Keep ``result``; its index."""
-        self.results.append(result)
-        return len(self.results) - 1
-
-    def efficiency(self, index: int) -> float | None:
-        """Optimal length / STM of a finished solve (1.0: an optimal solve), when the optimum is known."""
-        result, optimal = self.results[index], self.optimal.get(index)
-        if optimal is None or result.dnf or not result.stm:
-            return None
-        return optimal / result.stm
-
-    def of_size(self, width: int, height: int) -> list[SpeedResult]:
-        return [r for r in self.results if (r.width, r.height) == (width, height)]
-
-    def summary(self, width: int, height: int) -> SessionSummary:
-        """Single, mo3, ao5 … ao100, mean, std dev and counts of the size's solves (see :mod:`.averages`)."""
-        return summarize([r.result_ms for r in self.of_size(width, height)])

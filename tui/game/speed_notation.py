@@ -111,6 +111,8 @@ def export_solve(result: SpeedResult) -> str:
              f"time: {seconds_text(result.time_ms)}"]
     if result.event != SINGLE:
         lines.append(f"event: {result.event}")
+    if result.run:
+        lines += [f"run: {result.run}", f"leg: {result.leg}"]
     if result.dnf:
         lines.append("result: DNF")
     tps = f"{result.tps:.3f}" if result.tps is not None else "-"
@@ -138,8 +140,11 @@ def import_solve(text: str) -> SpeedResult:
     moves = parse_solution(fields["solution"])
     times = parse_times(fields["movetimes"])
     dnf = fields.get("result", "").upper() == "DNF"
+    leg = fields.get("leg", "0")
+    if not leg.isascii() or not leg.isdigit() or len(leg) > 3:
+        raise KomaError(f"leg {shown(leg)} is not a leg's number (0, 1, 2 …)")
     result = SpeedResult(puzzle.width, puzzle.height, scramble, moves, times, dnf=dnf,
-                         event=fields.get("event", SINGLE) or SINGLE)
+                         event=fields.get("event", SINGLE) or SINGLE, run=fields.get("run", ""), leg=int(leg))
     if "time" in fields and parse_time(fields["time"]) != result.time_ms:
         raise KomaError(f"time {shown(fields['time'])} is not the last move's time ({seconds_text(result.time_ms)})")
     try:
@@ -156,7 +161,7 @@ def solve_record(result: SpeedResult) -> dict[str, object]:
     puzzle = SlidingPuzzle(result.width, result.height)
     return {"size": result.size_label, "event": result.event, "scramble": format_scramble(puzzle, result.scramble),
             "moves": format_solution(result.moves), "times": format_times(result.times_ms), "time_ms": result.time_ms,
-            "dnf": result.dnf}
+            "dnf": result.dnf, "run": result.run, "leg": result.leg}
 
 
 def solve_from_record(record: dict[str, object]) -> SpeedResult:
@@ -165,4 +170,5 @@ def solve_from_record(record: dict[str, object]) -> SpeedResult:
     if str(record["size"]) != puzzle.size_label:
         raise KomaError(f"size {shown(str(record['size']))} does not match the scramble's {puzzle.size_label}")
     return SpeedResult(puzzle.width, puzzle.height, scramble, parse_solution(str(record["moves"])),
-                       parse_times(str(record["times"])), dnf=bool(record["dnf"]), event=str(record["event"]) or SINGLE)
+                       parse_times(str(record["times"])), dnf=bool(record["dnf"]), event=str(record["event"]) or SINGLE,
+                       run=str(record.get("run") or ""), leg=int(str(record.get("leg") or 0)))

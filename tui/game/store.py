@@ -89,10 +89,10 @@ SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts t
     "r.finished FROM replays r LEFT JOIN players p ON p.player = r.player "
     "WHERE r.player = ? AND (CAST(? AS TEXT) IS NULL OR r.game = ?) ORDER BY r.finished DESC, r.id DESC LIMIT ?")
 INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
-    "INSERT INTO speed_solves (player, op, size, event, scramble, moves, times, time_ms, dnf, finished) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
+    "INSERT INTO speed_solves (player, op, size, event, run, leg, scramble, moves, times, time_ms, dnf, finished) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
 SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
-    "SELECT size, event, scramble, moves, times, dnf FROM speed_solves WHERE player = ? "
+    "SELECT size, event, run, leg, scramble, moves, times, dnf FROM speed_solves WHERE player = ? "
     "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
 SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
 CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
@@ -242,11 +242,13 @@ class Store(LiveGames):
     def record_speed_solve(self, op_id: str, record: dict[str, Any], at: float) -> None:
         """Keep one speed solve (:func:`tui.game.speed_notation.solve_record`), once per ``op_id``."""
         self.backend.query(INSERT_SPEED_SOLVE, (
-            self.player, op_id, str(record["size"]), str(record["event"]), str(record["scramble"]),
+            self.player, op_id, str(record["size"]), str(record["event"]), str(record.get("run") or ""),
+            int(str(record.get("leg") or 0)), str(record["scramble"]),
             str(record["moves"]), str(record["times"]), int(record["time_ms"]), int(bool(record["dnf"])), at))
 
     def speed_solves(self, size: str | None = None, limit: int = SPEED_SOLVES_READ) -> list[SpeedResult]:
-        """This player's last ``limit`` speed solves (of one size ``WxH`` if given), oldest first."""
+        """This player's last ``limit`` speed solves (every leg of an event; of one size ``WxH`` if given), oldest
+        first."""
         rows = self.backend.query(SELECT_SPEED_SOLVES, (self.player, size, size, limit))
         return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
 
@@ -292,10 +294,10 @@ class Store(LiveGames):
 
 
 def _speed_solve_from_row(row: tuple) -> SpeedResult:
-    size, event, scramble, moves, times, dnf = row
+    size, event, run, leg, scramble, moves, times, dnf = row
     try:
-        return solve_from_record({"size": size, "event": event, "scramble": scramble, "moves": moves, "times": times,
-                                  "dnf": dnf})
+        return solve_from_record({"size": size, "event": event, "run": run, "leg": leg, "scramble": scramble,
+                                  "moves": moves, "times": times, "dnf": dnf})
     except (KomaError, TypeError, ValueError) as problem:
         raise BadRow(str(problem)) from None
 

@@ -25,7 +25,8 @@ from ..app_view import koma_app
 from ..ascii import Static
 from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from ..game.jobs import SolverJob
-from ..game.speed import LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, random_scramble, speed_puzzle
+from ..game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
+from ..game.speed_events import BY_KEY, EVENTS, Event, EventResult, EventRun
 from ..game.speed_notation import export_solve, solve_record
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
@@ -55,6 +56,7 @@ SPEED_BINDINGS: list[BindingType] = [
     Binding("minus", "size(-1)", "smaller", id="speed.smaller", tooltip="A smaller board"),
     Binding("plus,equals_sign", "size(1)", "larger", id="speed.larger", tooltip="A larger board"),
     Binding("i", "scheme", "keys", id="speed.scheme", tooltip="Arrows move a tile, or the blank"),
+    Binding("x", "event", "event", id="speed.event", tooltip="The event: single, BLD, marathon x5, relay 3x3-5x5"),
     Binding("v", "session", "session", id="speed.session",
             tooltip="The session: a plot of its times, its averages, the records, and replays"),
     Binding("r", "replay", "replay", id="speed.replay", tooltip="Replay the last solve in real time"),
@@ -77,18 +79,19 @@ def figures_line(stm: int, mtm: int, tps: float | None) -> str:
     return f"STM {stm}  MTM {mtm}  TPS {'-' if tps is None else f'{tps:.2f}'}"
 
 
-def result_lines(result: SpeedResult) -> str:
-    """What the panel says of a finished solve."""
+def result_lines(result: EventResult) -> str:
+    """What the panel says of a finished run (a solve, or a multi-solve event)."""
     if result.dnf:
         return f"[b]DNF[/b] (given up at {seconds_text(result.time_ms)})"
-    return (f"[b]Solved in {seconds_text(result.time_ms)}[/b]\n"
-            + figures_line(result.stm, result.mtm, result.tps))
+    what = "Solved" if result.event.key == SINGLE else result.event.title
+    legs = f" ({len(result.legs)} solves)" if len(result.legs) > 1 else ""
+    return f"[b]{what} in {seconds_text(result.time_ms)}[/b]{legs}\n" + figures_line(result.stm, result.mtm, result.tps)
 
 
-def averages_text(size_label: str, summary: SessionSummary) -> str:
+def averages_text(label: str, summary: SessionSummary) -> str:
     """The session's figures by their usual names: current and best of single, mo3, ao5 … ao100."""
     dnfs = f", {summary.dnfs} DNF" if summary.dnfs else ""
-    lines = [f"[b]Session {size_label}[/b]: {summary.count} solve{'s' if summary.count != 1 else ''}{dnfs}",
+    lines = [f"[b]Session {label}[/b]: {summary.count} solve{'s' if summary.count != 1 else ''}{dnfs}",
              f"{'':6} {'current':>9} {'best':>9}",
              f"{'single':6} {result_text(summary.single.current):>9} {result_text(summary.single.best):>9}"]
     for name, _size in AVERAGES:
@@ -100,29 +103,34 @@ def averages_text(size_label: str, summary: SessionSummary) -> str:
 
 
 class SpeedScreen(DirtyOnlyRendering):
-    """Speed solves, one after another, with the session's averages."""
+    """Speed solves, one after another, with the session's averages; events of several solves run on one clock."""
 
     BINDINGS = SPEED_BINDINGS
     help_key = "speed"  # help (?) opens on the speed rules
 
     def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, *, ascii_only: bool = False,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, event: str = SINGLE):
         """``rng`` draws the scrambles (by default the system's; tests give a seeded one)."""
         super().__init__(classes="speed")
         self.ascii_only = ascii_only
         self.rng = rng or random.SystemRandom()
         self.size_wh = size
+        self.event: Event = BY_KEY[event]
         self.scheme = "tile"
         self.clock_timer: Timer | None = None
-        self.last: SpeedResult | None = None
+        self.last: SpeedResult | None = None  # the last solve (or leg) kept: replay and export take it
         self.optimum_job: SolverJob | None = None  # finding the optimal lengths of the solves in optimum_wanted
         self.optimum_wanted: list[int] = []  # session indices of solves whose optimum is not sought yet
-        self.solve = self._new_solve()
+        self.run = self._new_run()
 
     # --- the solve -----------------------------------------------------------------------------------
-    def _new_solve(self) -> SpeedSolve:
-        puzzle = speed_puzzle(*self.size_wh)
-        return SpeedSolve(puzzle, random_scramble(puzzle, self.rng), lambda: koma_app(self).clock())
+    def _new_run(self) -> EventRun:
+        return EventRun(self.event, self.size_wh, lambda: koma_app(self).clock(), self.rng)
+
+    @property
+    def solve(self) -> SpeedSolve:
+        """The solve under way (the leg under way of a multi-solve event)."""
+        return self.run.solve
 
     @property
     def session(self):
@@ -147,6 +155,16 @@ class SpeedScreen(DirtyOnlyRendering):
         board.set_reactive(Board.cursor, NO_CURSOR)  # moves are keys and clicks: no cursor to show
         return board
 
+    async def _show_board(self) -> None:
+        """The solve's board: the same widget when the size stays, a new one when it changes."""
+        board = self.query_one("#speed-board", Board)
+        if (board.look.width, board.look.height) == (self.solve.puzzle.width, self.solve.puzzle.height):
+            board.hide_numbers(False)
+            board.show(self.solve.state, animate=False)
+        else:
+            await board.remove()
+            await self.query_one("#speed-body", Horizontal).mount(self._board(), before=0)
+
     def on_mount(self) -> None:
         self.title = "Koma"
         self._show_all("The clock starts on your first move: look as long as you like.")
@@ -159,7 +177,7 @@ class SpeedScreen(DirtyOnlyRendering):
 
     def _show_all(self, message: str) -> None:
         puzzle = self.solve.puzzle
-        self.sub_title = f"Speed {puzzle.size_label}"
+        self.sub_title = f"Speed {self.event.label(self.size_wh)} {self.event.title}"
         self._show_title()
         self.query_one("#speed-id", Static).update(f"[dim]ID {shown_id(ids.game_id(puzzle, self.solve.scramble))}[/dim]")
         self.query_one("#speed-message", Static).update(message)
@@ -168,14 +186,16 @@ class SpeedScreen(DirtyOnlyRendering):
         self._show_averages()
 
     def _show_clock(self) -> None:
-        solve = self.solve
-        self.query_one("#speed-clock", Static).update(f"Time [b]{seconds_text(solve.elapsed_ms())}[/b]")
-        self.query_one("#speed-figures", Static).update(figures_line(solve.stm, solve.mtm, solve.live_tps()))
+        solve, legs = self.solve, self.run.legs
+        stm = solve.stm + sum(leg.stm for leg in legs)
+        mtm = solve.mtm + sum(leg.mtm for leg in legs)
+        elapsed = solve.elapsed_ms()
+        self.query_one("#speed-clock", Static).update(f"Time [b]{seconds_text(elapsed)}[/b]")
+        self.query_one("#speed-figures", Static).update(figures_line(stm, mtm, stm * 1000 / elapsed if elapsed else None))
 
     def _show_averages(self) -> None:
-        puzzle = self.solve.puzzle
-        summary = self.session.summary(puzzle.width, puzzle.height)
-        self.query_one("#speed-averages", Static).update(averages_text(puzzle.size_label, summary))
+        summary = self.session.summary(self.event, self.size_wh)
+        self.query_one("#speed-averages", Static).update(averages_text(self.event.label(self.size_wh), summary))
 
     def _start_clock(self) -> None:
         if self.clock_timer is None:
@@ -186,12 +206,22 @@ class SpeedScreen(DirtyOnlyRendering):
             self.clock_timer.stop()
             self.clock_timer = None
 
-    def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
+    async def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
         """One move (a line move, or the click on ``cell``); the board, clock and figures follow."""
-        outcome = self.solve.press(cell) if cell is not None else self.solve.play(move) if move else Play.ILLEGAL
+        outcome = self.run.press(cell) if cell is not None else self.run.play(move) if move else Play.ILLEGAL
         if outcome is Play.ILLEGAL:
             return outcome
-        self.query_one("#speed-board", Board).show(self.solve.state, animate=False)  # instant, at any TPS
+        board = self.query_one("#speed-board", Board)
+        if outcome is Play.LEG:  # the next scramble of the event, on the clock that runs on
+            await self._show_board()
+            self.query_one("#speed-message", Static).update(
+                f"[b]{self.event.title}[/b]: solve {len(self.run.legs) + 1} of {self.event.legs}")
+            self.query_one("#speed-id", Static).update(
+                f"[dim]ID {shown_id(ids.game_id(self.solve.puzzle, self.solve.scramble))}[/dim]")
+        else:
+            board.show(self.solve.state, animate=False)  # instant, at any TPS
+            if self.event.blind:
+                board.hide_numbers(outcome is not Play.SOLVED)  # BLD: the numbers go with the first move
         self._show_clock()
         if outcome is Play.SOLVED:
             self._finish()
@@ -199,16 +229,17 @@ class SpeedScreen(DirtyOnlyRendering):
             self._start_clock()
         return outcome
 
-    def _keep(self, result: SpeedResult) -> None:
-        """Count a solve in the session, hand it to the store (never waits), and find its scramble's optimal
-        length in the background where that is cheap (see :func:`~tui.game.speed.optimum_applies`)."""
-        index = self.session.add(result)
-        self.last = result
-        koma_app(self).write("speed", result.size_label, solve_record(result))
-        if not result.dnf and optimum_applies(self.solve.puzzle):
-            self.optimum_wanted.append(index)
-            if self.optimum_job is None:
-                self._find_optimum()
+    def _keep_run(self) -> None:
+        """Count the run's solves in the session (once it is over), hand each to the store (never waits), and find
+        their scrambles' optimal lengths in the background where that is cheap."""
+        for result in self.run.legs:
+            index = self.session.add(result)
+            self.last = result
+            koma_app(self).write("speed", result.size_label, solve_record(result))
+            if not result.dnf and optimum_applies(speed_puzzle(result.width, result.height)):
+                self.optimum_wanted.append(index)
+        if self.optimum_wanted and self.optimum_job is None:
+            self._find_optimum()
 
     def _find_optimum(self) -> None:
         """Solve the scrambles waiting, one after another, in one thread worker; each answer comes back as it is
@@ -242,39 +273,33 @@ class SpeedScreen(DirtyOnlyRendering):
 
     def _finish(self) -> None:
         self._stop_clock()
-        result = self.solve.result()
-        self._keep(result)
+        self._keep_run()
         self._show_clock()
-        self.query_one("#speed-message", Static).update(result_lines(result) + "\n[dim]space: next scramble[/dim]")
+        self.query_one("#speed-message", Static).update(result_lines(self.run.result())
+                                                        + "\n[dim]space: next scramble[/dim]")
         self._show_averages()
 
     def _give_up(self) -> None:
-        """A solve under way is given up: it counts as a DNF."""
-        if self.solve.abandon():
-            self._keep(self.solve.result())
+        """A run under way is given up: it counts as a DNF."""
+        if self.run.abandon():
+            self._keep_run()
 
     async def _next(self, message: str = "") -> None:
         """A new scramble (of a new size: a new board widget)."""
         self._give_up()
         self._stop_clock()
-        old_size = (self.solve.puzzle.width, self.solve.puzzle.height)
-        self.solve = self._new_solve()
-        board = self.query_one("#speed-board", Board)
-        if old_size == self.size_wh:
-            board.show(self.solve.state, animate=False)
-        else:
-            await board.remove()
-            await self.query_one("#speed-body", Horizontal).mount(self._board(), before=0)
+        self.run = self._new_run()
+        await self._show_board()
         self._show_all(message or "A new scramble. The clock starts on your first move.")
 
     # --- input -----------------------------------------------------------------------------------------
-    def action_arrow(self, direction: str) -> None:
-        self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
+    async def action_arrow(self, direction: str) -> None:
+        await self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
 
-    def on_board_cell_pressed(self, event: Board.CellPressed) -> None:
+    async def on_board_cell_pressed(self, event: Board.CellPressed) -> None:
         event.stop()
         event.board.cursor = NO_CURSOR
-        self.play(cell=event.cell)
+        await self.play(cell=event.cell)
 
     async def action_next(self) -> None:
         await self._next()
@@ -284,13 +309,18 @@ class SpeedScreen(DirtyOnlyRendering):
         self.size_wh = SIZES[max(0, min(len(SIZES) - 1, index + delta))]
         await self._next(f"Speed on the {self.size_wh[0]}x{self.size_wh[1]}. The clock starts on your first move.")
 
+    async def action_event(self) -> None:
+        self.event = EVENTS[(EVENTS.index(self.event) + 1) % len(EVENTS)]
+        await self._next(f"Event: [b]{self.event.title}[/b]. The clock starts on your first move.")
+
     def action_scheme(self) -> None:
         self.scheme = "blank" if self.scheme == "tile" else "tile"
         self._show_title()
 
     def _show_title(self) -> None:
+        event = "" if self.event.key == SINGLE else f" {self.event.title}"
         self.query_one("#speed-title", Static).update(
-            f"[b]Speed[/b]  {self.solve.puzzle.size_label}  [dim]{SCHEMES[self.scheme]}[/dim]")
+            f"[b]Speed[/b]{event}  {self.solve.puzzle.size_label}  [dim]{SCHEMES[self.scheme]}[/dim]")
 
     def action_export(self) -> None:
         if self.last is None:
@@ -300,11 +330,10 @@ class SpeedScreen(DirtyOnlyRendering):
         self.notify("Copied the last solve (slidy's notation).", timeout=3)
 
     def action_session(self) -> None:
-        puzzle = self.solve.puzzle
-        self.app.push_screen(SpeedSessionScreen(puzzle.width, puzzle.height, ascii_only=self.ascii_only))
+        self.app.push_screen(SpeedSessionScreen(self.event, self.size_wh, ascii_only=self.ascii_only))
 
     def action_replay(self) -> None:
-        if self.last is None or (self.solve.started and not self.solve.over):
+        if self.last is None or (self.solve.started and not self.run.over):
             self.app.bell()
             return
         self.app.push_screen(SpeedReplayScreen(self.last, ascii_only=self.ascii_only))

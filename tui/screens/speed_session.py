@@ -1,5 +1,5 @@
-"""The speed session of one size: a plot of its times, its averages, the records of every session (from the
-store), and its solves, each of which replays in real time (enter or r) or copies in slidy's notation (e)."""
+"""The speed session of one event and size: a plot of its times, its averages, the records of every session (from
+the store), and its solves, each of which replays in real time (enter or r) or copies in slidy's notation (e)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from textual.widgets import DataTable, Sparkline
 
 from ..app_view import koma_app
 from ..ascii import Static
-from ..game.averages import AVERAGES, SessionSummary, result_text, summarize
-from ..game.speed import SpeedResult
+from ..game.averages import AVERAGES, SessionSummary, result_text
+from ..game.speed import SINGLE, SpeedResult
+from ..game.speed_events import Event, Size, summary_of
 from ..game.speed_notation import export_solve
 from ..game.storage import Answer
 from ..rendering import DirtyOnlyRendering
@@ -50,17 +51,18 @@ class SpeedSessionScreen(DirtyOnlyRendering):
         Binding("escape", "back", "back", id="speed_session.back", tooltip="Back"),
     ]
 
-    def __init__(self, width: int, height: int, *, ascii_only: bool = False):
+    def __init__(self, event: Event, size: Size, *, ascii_only: bool = False):
         super().__init__(classes="speed-session")
-        self.width, self.height = width, height
-        self.size_label = f"{width}x{height}"
+        self.event, self.size_wh = event, size
+        self.size_label = event.label(size) + ("" if event.key == SINGLE else f" {event.title}")
         self.ascii_only = ascii_only
 
     @property
     def indices(self) -> list[int]:
-        """The session's solves of this size, by their index in the session."""
+        """The session's solves of this event and size (every leg), by their index in the session."""
         session = koma_app(self).speed_session
-        return [k for k, r in enumerate(session.results) if (r.width, r.height) == (self.width, self.height)]
+        return [k for k, r in enumerate(session.results) if r.event == self.event.key
+                and (self.event.sizes or (r.width, r.height) == self.size_wh)]
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -78,20 +80,19 @@ class SpeedSessionScreen(DirtyOnlyRendering):
         self.sub_title = f"speed session {self.size_label}"
         self.query_one(DataTable).add_columns("#", "time", "STM", "MTM", "TPS", "optimal", "eff.")
         self.show()
-        size = self.size_label
+        size = None if self.event.sizes else f"{self.size_wh[0]}x{self.size_wh[1]}"
         koma_app(self).read(self, lambda store: store.speed_solves(size), self._records_read)
 
     def show(self) -> None:
         session = koma_app(self).speed_session
-        results = [session.results[k] for k in self.indices]
-        times = [r.time_ms / 1000 for r in results if not r.dnf]
+        times = [run.time_ms / 1000 for run in session.runs(self.event, self.size_wh) if not run.dnf]
         caption = (f"Times of this session's {self.size_label} solves, oldest first (s): "
                    f"{min(times):.3f} to {max(times):.3f}" if times else f"No {self.size_label} solve this session yet.")
         self.query_one("#speed-session-caption", Static).update(f"[dim]{caption}[/dim]")
         plot = self.query_one("#speed-session-plot", Sparkline)
         plot.data = times
         plot.display = len(times) > 1
-        summary = summarize([r.result_ms for r in results])
+        summary = session.summary(self.event, self.size_wh)
         self.query_one("#speed-session-averages", Static).update(session_figures(self.size_label, summary))
         table = self.query_one(DataTable)
         table.clear()
@@ -105,7 +106,7 @@ class SpeedSessionScreen(DirtyOnlyRendering):
                           "-" if efficiency is None else f"{efficiency:.0%}", key=str(index))
 
     def _records_read(self, answer: Answer) -> None:
-        summary = summarize([r.result_ms for r in answer.value]) if answer.known else None
+        summary = summary_of(answer.value, self.event, self.size_wh) if answer.known else None
         self.query_one("#speed-session-records", Static).update(records_text(self.size_label, summary))
 
     def chosen(self) -> SpeedResult | None:

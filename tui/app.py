@@ -323,11 +323,12 @@ class KomaApp(App):
 
         self.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
 
-    def action_speed(self) -> None:
-        """Speed solves by the speedsolvers' rules, with the session's averages."""
-        from .screens.speed import SpeedScreen
+    def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None:
+        """Speed solves by the speedsolvers' rules, with the session's averages (``daily``: that day's board first,
+        for the daily speed board)."""
+        from .screens.speed import DEFAULT_SIZE, SpeedScreen
 
-        self.push_screen(SpeedScreen(ascii_only=self.ascii_only))
+        self.push_screen(SpeedScreen(size or DEFAULT_SIZE, ascii_only=self.ascii_only, daily=daily))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_text

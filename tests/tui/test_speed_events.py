@@ -127,3 +127,40 @@ async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
         await wait_for(pilot, lambda: screen.run.over, what="the solve")
         assert all(p.render() != "" for p in numbered)
         assert screen.last is not None and screen.last.event == "bld"
+
+
+async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatch):
+    from solver.puzzles.registry import get_puzzle
+    from tui.game.daily import daily_board
+    from tui.game.store import Store
+    from tui.screens.leaderboard import LeaderboardScreen
+
+    monkeypatch.setenv("KOMA_DAY", "2025-01-31")
+    store = Store(tmp_path / "koma.db", player="user:zoe", name="zoe")
+    app = make_app(tmp_path, store=store)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
+        board = app.screen
+        speed_line = board.query_one("#leaderboard-speed")
+        await wait_for(pilot, lambda: "no time yet" in str(speed_line.render()), what="the empty speed board")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpeedScreen), what="the speed screen")
+        screen = app.screen
+        assert screen.solve.scramble == daily_board(get_puzzle("8"), "2025-01-31")
+        assert screen.event.key == "daily/2025-01-31"
+        moves = search.solve(screen.solve.puzzle, screen.solve.state).moves
+        for index, move in enumerate(moves):
+            clock.t += 0 if index == 0 else 0.3
+            await pilot.press(KEYS[move])
+        await wait_for(pilot, lambda: screen.run.over, what="the daily solve")
+        time_ms = round((len(moves) - 1) * 300)
+        assert screen.run.result().time_ms == time_ms
+        await pilot.press("space")  # the next scramble is a random one again
+        assert screen.event.key == "single" and screen.solve.scramble != daily_board(get_puzzle("8"), "2025-01-31")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard again")
+        await wait_for(pilot, lambda: f"1. zoe {seconds_text(time_ms)}" in str(speed_line.render()),
+                       what="the speed board with the player's time")
+        assert "you #1" in str(speed_line.render())

@@ -43,3 +43,23 @@ def test_a_damaged_speed_row_is_skipped_with_a_notice(tmp_path):
     assert store.speed_solves() == [SOLVE]
     notices = store.drain_notices()
     assert len(notices) == 1 and "speed_solves" in notices[0] and "one time per tile" in notices[0]
+
+
+def test_a_speed_board_ranks_each_player_s_first_solve(database):
+    ann, bob, cy = (open_store(database, p, n) for p, n in (("user:ann", "ann"), ("user:bob", "bob"), ("user:cy", "cy")))
+    for store in (ann, bob, cy):
+        store.seen()
+    day = "daily/2025-01-31"
+    first = SpeedResult(3, 3, SOLVE.scramble, SOLVE.moves, (0, 100, 200, 900), event=day)
+    faster_again = SpeedResult(3, 3, SOLVE.scramble, SOLVE.moves, (0, 1, 2, 300), event=day)  # known by then
+    ann.record_speed_solve("a1", solve_record(first), 10.0)
+    ann.record_speed_solve("a2", solve_record(faster_again), 11.0)
+    bob.record_speed_solve("b1", solve_record(SpeedResult(3, 3, SOLVE.scramble, ("U",), (0,), dnf=True, event=day)),
+                           12.0)
+    cy.record_speed_solve("c1", solve_record(SpeedResult(3, 3, SOLVE.scramble, SOLVE.moves, (0, 1, 2, 500),
+                                                         event=day)), 13.0)
+    cy.record_speed_solve("c2", solve_record(SOLVE), 14.0)  # another event: not on this board
+    board = ann.speed_board(day, "3x3")
+    assert [(e.name, e.result.time_ms, e.result.dnf) for e in board] == [("cy", 500, False), ("ann", 900, False),
+                                                                          ("bob", 0, True)]
+    assert ann.speed_board(day, "4x4") == []

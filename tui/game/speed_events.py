@@ -52,6 +52,12 @@ EVENTS = (
     Event("relay3-5", "relay", legs=3, sizes=((3, 3), (4, 4), (5, 5))),
 )
 BY_KEY = {event.key: event for event in EVENTS}
+DAILY_PREFIX = "daily/"
+
+
+def daily_event(day: str) -> Event:
+    """The daily speed board's event of ``day``: one solve of the day's board (the daily puzzles' own)."""
+    return Event(f"{DAILY_PREFIX}{day}", f"daily {day}")
 
 
 @dataclass(frozen=True)
@@ -96,18 +102,20 @@ def event_results(results: Iterable[SpeedResult], event: Event, size: Size) -> l
 class EventRun:
     """One run of an event being played: the leg under way (``solve``) and the legs done."""
 
-    def __init__(self, event: Event, size: Size, now: Callable[[], float], rng: random.Random):
+    def __init__(self, event: Event, size: Size, now: Callable[[], float], rng: random.Random, *,
+                 scramble: Sequence[int] | None = None):
+        """``scramble``, if given, is the first leg's (a daily board); the others are random states."""
         self.event = event
         self.sizes = event.leg_sizes(size)
         self.now, self.rng = now, rng
         self.run = uuid.uuid4().hex if event.legs > 1 else ""
         self.legs: list[SpeedResult] = []
-        self.solve = self._leg(0, None)
+        self.solve = self._leg(0, None, scramble)
 
-    def _leg(self, index: int, started_at: float | None) -> SpeedSolve:
+    def _leg(self, index: int, started_at: float | None, scramble: Sequence[int] | None = None) -> SpeedSolve:
         puzzle = speed_puzzle(*self.sizes[index])
-        return SpeedSolve(puzzle, random_scramble(puzzle, self.rng), self.now, event=self.event.key, run=self.run,
-                          leg=index, started_at=started_at)
+        return SpeedSolve(puzzle, scramble if scramble is not None else random_scramble(puzzle, self.rng), self.now,
+                          event=self.event.key, run=self.run, leg=index, started_at=started_at)
 
     @property
     def over(self) -> bool:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,10 @@ INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
 SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
     "SELECT size, event, run, leg, scramble, moves, times, dnf FROM speed_solves WHERE player = ? "
     "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
+SELECT_EVENT_SOLVES = (  # every player's solves of one event and size, the first first (the daily speed board)
+    "SELECT s.player, COALESCE(p.name, s.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, s.dnf "
+    "FROM speed_solves s LEFT JOIN players p ON p.player = s.player WHERE s.event = ? AND s.size = ? "
+    "ORDER BY s.finished, s.id")
 SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
 CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
 FORGET_OLD_OPS = "DELETE FROM applied_ops WHERE applied < ?"
@@ -252,6 +257,19 @@ class Store(LiveGames):
         rows = self.backend.query(SELECT_SPEED_SOLVES, (self.player, size, size, limit))
         return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
 
+    def speed_board(self, event: str, size: str) -> list[SpeedEntry]:
+        """The board of one speed event and size (a day's daily board): each player's *first* solve of it (a
+        scramble solved again is known), the finished ones by time, then the DNFs."""
+        rows = self.backend.query(SELECT_EVENT_SOLVES, (event, size))
+        first: dict[str, SpeedEntry] = {}
+        for row in rows:
+            player, name = str(row[0]), str(row[1])
+            if player in first:
+                continue
+            for result in self._rows("speed_solves", [tuple(row[2:])], _speed_solve_from_row, f"{event} {size}"):
+                first[player] = SpeedEntry(player, name, result)
+        return sorted(first.values(), key=lambda entry: (entry.result.result_ms, entry.name))
+
     # --- a finished game, once ------------------------------------------------------------------------
     def finish(self, op_id: str, finish: dict[str, Any], at: float) -> tuple[Stats | None, int | None]:
         """Record a finished game in one transaction, once per ``op_id``: its replay, the stats, the daily result,
@@ -291,6 +309,15 @@ class Store(LiveGames):
 
     def _live_rows(self, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
         return self._rows("games", rows, check, where)
+
+
+@dataclass(frozen=True)
+class SpeedEntry:
+    """One player's solve on a speed board."""
+
+    player: str
+    name: str
+    result: SpeedResult
 
 
 def _speed_solve_from_row(row: tuple) -> SpeedResult:

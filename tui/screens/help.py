@@ -31,7 +31,9 @@ RULES = {
               "stops when the board is solved, to the millisecond. A click on a tile in the blank's row or column "
               "slides the whole line. STM counts every tile moved, MTM every run of moves one way (U3 is 3 STM, "
               "1 MTM); TPS is STM per second. mo3 is the mean of 3; ao5, ao12, ao50 and ao100 drop the best and "
-              "worst 5% (rounded up: 1, 1, 3, 5 each) and are a DNF when a DNF is left. A solve given up is a DNF."),
+              "worst 5% (rounded up: 1, 1, 3, 5 each) and are a DNF when a DNF is left. A solve given up is a DNF. "
+              "Events (x): single; BLD (the numbers vanish with the first move); marathon x5 (five in a row, one "
+              "clock); relay (3x3, 4x4, 5x5 in a row, one clock)."),
 }
 ORDER = ("8", "goat", "ura")  # the rules shown on every help page ("speed" only on the Speed screen's)
 

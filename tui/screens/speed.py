@@ -24,9 +24,10 @@ from solver.puzzles import ids
 from ..app_view import koma_app
 from ..ascii import Static
 from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
+from ..game.daily import daily_board
 from ..game.jobs import SolverJob
 from ..game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
-from ..game.speed_events import BY_KEY, EVENTS, Event, EventResult, EventRun
+from ..game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, daily_event
 from ..game.speed_notation import export_solve, solve_record
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
@@ -109,13 +110,15 @@ class SpeedScreen(DirtyOnlyRendering):
     help_key = "speed"  # help (?) opens on the speed rules
 
     def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, *, ascii_only: bool = False,
-                 rng: random.Random | None = None, event: str = SINGLE):
-        """``rng`` draws the scrambles (by default the system's; tests give a seeded one)."""
+                 rng: random.Random | None = None, event: str = SINGLE, daily: str | None = None):
+        """``rng`` draws the scrambles (by default the system's; tests give a seeded one).  ``daily``: the first
+        solve is that day's board of the size (the 8- or 15-puzzle's daily board), for the daily speed board."""
         super().__init__(classes="speed")
         self.ascii_only = ascii_only
         self.rng = rng or random.SystemRandom()
         self.size_wh = size
-        self.event: Event = BY_KEY[event]
+        self.event: Event = daily_event(daily) if daily else BY_KEY[event]
+        self.daily_scramble = daily_board(speed_puzzle(*size), daily) if daily else None
         self.scheme = "tile"
         self.clock_timer: Timer | None = None
         self.last: SpeedResult | None = None  # the last solve (or leg) kept: replay and export take it
@@ -125,7 +128,10 @@ class SpeedScreen(DirtyOnlyRendering):
 
     # --- the solve -----------------------------------------------------------------------------------
     def _new_run(self) -> EventRun:
-        return EventRun(self.event, self.size_wh, lambda: koma_app(self).clock(), self.rng)
+        scramble, self.daily_scramble = self.daily_scramble, None  # the daily board is played once, then random ones
+        if scramble is None and self.event.key.startswith(DAILY_PREFIX):
+            self.event = BY_KEY[SINGLE]
+        return EventRun(self.event, self.size_wh, lambda: koma_app(self).clock(), self.rng, scramble=scramble)
 
     @property
     def solve(self) -> SpeedSolve:
@@ -310,7 +316,7 @@ class SpeedScreen(DirtyOnlyRendering):
         await self._next(f"Speed on the {self.size_wh[0]}x{self.size_wh[1]}. The clock starts on your first move.")
 
     async def action_event(self) -> None:
-        self.event = EVENTS[(EVENTS.index(self.event) + 1) % len(EVENTS)]
+        self.event = EVENTS[(EVENTS.index(self.event) + 1) % len(EVENTS)] if self.event in EVENTS else EVENTS[0]
         await self._next(f"Event: [b]{self.event.title}[/b]. The clock starts on your first move.")
 
     def action_scheme(self) -> None:

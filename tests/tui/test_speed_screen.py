@@ -289,3 +289,33 @@ async def test_a_replay_twice_as_fast_waits_half_each_gap(tmp_path, monkeypatch)
         assert replay.state == SlidingPuzzle(3, 3).goal
         assert delays[-2:] == [0.876 / 2, 0.124 / 2]  # U2 (one click) at 0, L at 876 ms, L at 1000 ms
         assert "x2" in panel(replay, "replay-title")
+
+
+async def test_the_replay_steps_through_koma_s_optimal_solution_beside_the_player_s(tmp_path, monkeypatch):
+    from tui.game.speed import SpeedResult
+    from tui.screens.speed_replay import SpeedReplayScreen
+
+    real_set_timer = SpeedReplayScreen.set_timer
+    monkeypatch.setattr(SpeedReplayScreen, "set_timer",
+                        lambda self, delay, callback=None, **kw: real_set_timer(self, 0.001, callback, **kw))
+    # a detour: R L before the two line moves that solve it (6 STM where 4 are optimal)
+    result = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("LRUULL"), (0, 100, 200, 300, 400, 500))
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        replay = SpeedReplayScreen(result)
+        await app.push_screen(replay)
+        await wait_for(pilot, lambda: replay.done, what="the player's replay")
+        await pilot.press("o")
+        await wait_for(pilot, lambda: replay.koma_steps is not None, what="Koma's optimal solution")
+        optimal = search.solve(SlidingPuzzle(3, 3), result.scramble)
+        assert sum(move.count for _, move in replay.koma_steps) == optimal.length == 4
+        await wait_for(pilot, lambda: replay.done, what="Koma's replay")
+        assert replay.state == SlidingPuzzle(3, 3).goal and "Koma's optimal" in panel(replay, "replay-title")
+        assert "Koma: 4 (optimal) · you: 6 STM · efficiency 67%" in panel(replay, "replay-optimal")
+        await pilot.press("space")  # paused: step back and forward through Koma's moves
+        await pilot.press("left_square_bracket")
+        assert replay.position == len(replay.koma_steps) - 1 and replay.state != SlidingPuzzle(3, 3).goal
+        await pilot.press("right_square_bracket")
+        assert replay.state == SlidingPuzzle(3, 3).goal
+        await pilot.press("o")  # back to the player's own
+        assert replay.steps is replay.player_steps and "Replay" in panel(replay, "replay-title")

@@ -191,16 +191,16 @@ class Board(Widget):
                     piece.styles.animate("opacity", 1.0, duration=MOVE_SECONDS * 2)
             self._mark()
             return
-        free = list(self.pieces)
+        staying = {(p.spec.code, p.spec.cell): p for p in self.pieces}
         placed: list[tuple[Piece, PieceSpec]] = []
         pending: list[PieceSpec] = []
-        for spec in specs:  # pieces that stayed put keep their widget
-            match = next((p for p in free if p.spec.code == spec.code and p.spec.cell == spec.cell), None)
+        for spec in specs:  # pieces that stayed put keep their widget (one lookup each: a 10x10 has 100)
+            match = staying.pop((spec.code, spec.cell), None)
             if match is None:
                 pending.append(spec)
             else:
-                free.remove(match)
                 placed.append((match, spec))
+        free = list(staying.values())
         for spec in pending:  # the rest travel: the nearest free widget of the same kind
             same = [p for p in free if p.spec.code == spec.code]
             if not same:  # a different set of pieces: rebuild

@@ -24,7 +24,7 @@ from solver.puzzles.sliding import MAX_SIDE, TILE_DELTA, SlidingPuzzle
 
 SPEED_MIN_SIDE, SPEED_MAX_SIDE = 3, MAX_SIDE
 DIRECTIONS = "UDLR"
-SINGLE = "single"  # the one event so far; relay, marathon and BLD would be others
+SINGLE = "single"  # one solve; the other events (BLD, marathon, relay) are in .speed_events
 
 
 def speed_puzzle(width: int, height: int) -> SlidingPuzzle:
@@ -102,8 +102,24 @@ def line_moves(tile_moves: Sequence[str]) -> list[LineMove]:
     return [LineMove(direction, len(list(run))) for direction, run in groupby(tile_moves)]
 
 
+class TileCounts:
+    """STM and MTM of the single-tile ``moves`` a solve (or a finished one) holds."""
+
+    moves: Sequence[str]
+
+    @property
+    def stm(self) -> int:
+        """Every tile moved."""
+        return len(self.moves)
+
+    @property
+    def mtm(self) -> int:
+        """Every run of tile moves in one direction (slidy's ``U3`` is one)."""
+        return len(line_moves(self.moves))
+
+
 @dataclass(frozen=True)
-class SpeedResult:
+class SpeedResult(TileCounts):
     """A finished (or abandoned: ``dnf``) speed solve: what is kept, exported and averaged.
 
     ``moves`` are single-tile moves and ``times_ms[k]`` the time of ``moves[k]`` in ms from the first move.  A solve
@@ -144,14 +160,6 @@ class SpeedResult:
         return float("inf") if self.dnf else float(self.time_ms)
 
     @property
-    def stm(self) -> int:
-        return len(self.moves)
-
-    @property
-    def mtm(self) -> int:
-        return len(line_moves(self.moves))
-
-    @property
     def tps(self) -> float | None:
         """STM per second from its first move to its last; None for a solve of no measurable time (one move)."""
         duration = self.time_ms - (self.times_ms[0] if self.times_ms else 0)
@@ -187,7 +195,7 @@ class Play(Enum):
     LEG = "leg"  # played, and one leg of a multi-solve event is solved: the next scramble shows, the clock runs on
 
 
-class SpeedSolve:
+class SpeedSolve(TileCounts):
     """One speed solve: the scramble shown, the clock waiting for the first move, the moves and their times.
 
     ``now`` is a monotonic clock in seconds (the app's; tests drive their own).  A later leg of an event is made
@@ -256,14 +264,6 @@ class SpeedSolve:
             return False
         self.abandoned = True
         return True
-
-    @property
-    def stm(self) -> int:
-        return len(self.moves)
-
-    @property
-    def mtm(self) -> int:
-        return len(line_moves(self.moves))
 
     def live_tps(self) -> float | None:
         """STM per second so far (the solve's TPS once solved)."""

@@ -28,7 +28,7 @@ from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from ..game.daily import daily_board
 from ..game.jobs import SolverJob
 from ..game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
-from ..game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, daily_event
+from ..game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, SpeedSession, daily_event
 from ..game.speed_notation import export_solve, solve_record
 from ..rendering import DirtyOnlyRendering
 from ..widgets.board import Board
@@ -140,7 +140,7 @@ class SpeedScreen(DirtyOnlyRendering):
         return self.run.solve
 
     @property
-    def session(self):
+    def session(self) -> SpeedSession:
         return koma_app(self).speed_session
 
     def compose(self) -> ComposeResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from speed_helpers import drawn_cells
 from tui_helpers import make_app, read_store, wait_for
 
 from solver import search
@@ -11,7 +12,7 @@ from tui.game.averages import seconds_text
 from tui.game.speed import Play, SpeedResult
 from tui.game.speed_events import BY_KEY, Event, EventRun, SpeedSession, event_results
 from tui.screens.speed import SpeedScreen
-from tui.widgets.board import Board
+from tui.widgets.speed_board import SpeedBoard
 
 RELAY = Event("relay-test", "relay", legs=2, sizes=((3, 3), (4, 3)))
 KEYS = {"U": "up", "D": "down", "L": "left", "R": "right"}
@@ -116,16 +117,16 @@ async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
         screen = SpeedScreen((3, 3), rng=random.Random(4), event="bld")
         await app.push_screen(screen)
         await pilot.pause()
-        board = screen.query_one("#speed-board", Board)
-        numbered = [p for p in board.pieces if p.spec.code]
-        assert all(p.render() != "" for p in numbered)  # inspection shows them (big digits at this size)
+        board = screen.query_one("#speed-board", SpeedBoard)
+        numbers = ["" if value == 0 else str(value) for value in screen.solve.state]
+        assert drawn_cells(board) == numbers  # inspection shows them
         moves = search.solve(screen.solve.puzzle, screen.solve.state).moves
         await pilot.press(KEYS[moves[0]])
-        assert all(p.render() == "" for p in board.pieces)
+        assert drawn_cells(board) == [""] * 9
         for move in moves[1:]:
             await pilot.press(KEYS[move])
         await wait_for(pilot, lambda: screen.run.over, what="the solve")
-        assert all(p.render() != "" for p in numbered)
+        assert drawn_cells(board) == ["1", "2", "3", "4", "5", "6", "7", "8", ""]
         assert screen.last is not None and screen.last.event == "bld"
 
 

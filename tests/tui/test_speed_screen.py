@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from itertools import pairwise
 
+from speed_helpers import drawn_cells
 from tui_helpers import make_app, read_store, wait_for
 
 from solver import search
@@ -14,7 +15,7 @@ from tui.game.averages import seconds_text
 from tui.game.speed import line_moves
 from tui.screens.home import LabLink
 from tui.screens.speed import SpeedScreen
-from tui.widgets.board import Board
+from tui.widgets.speed_board import SpeedBoard
 
 GAP = 0.25  # seconds between moves on the test's clock
 
@@ -31,6 +32,8 @@ class StepClock:
 
 def panel(screen, line_id: str) -> str:
     return str(screen.query_one(f"#{line_id}").render())
+
+
 
 
 async def open_speed(pilot, size=(3, 3), seed=1) -> SpeedScreen:
@@ -93,7 +96,7 @@ async def test_a_solve_by_keys_clock_on_the_first_move(tmp_path):
     clock = app.clock = StepClock()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_speed(pilot)
-        board = screen.query_one("#speed-board", Board)
+        board = screen.query_one("#speed-board", SpeedBoard)
         assert board.state == screen.solve.scramble  # the board shows before the clock starts
         clock.t += 42.0  # inspection
         await pilot.pause()
@@ -111,7 +114,7 @@ async def test_a_solve_by_clicks_on_whole_lines(tmp_path):
         screen = await open_speed(pilot, seed=3)
         puzzle = screen.solve.puzzle
         lines = line_moves(optimal_moves(screen))
-        board = screen.query_one("#speed-board", Board)
+        board = screen.query_one("#speed-board", SpeedBoard)
         played: list[str] = []
         times: list[int] = []
         for index, line in enumerate(lines):
@@ -120,8 +123,8 @@ async def test_a_solve_by_clicks_on_whole_lines(tmp_path):
             row, col = divmod(screen.solve.state.index(0), puzzle.width)
             d_row, d_col = TILE_DELTA[line.direction]
             cell = (row - d_row * line.count) * puzzle.width + (col - d_col * line.count)  # the line's far tile
-            where = board.cell_offset(cell)
-            await pilot.click(board, offset=(where.x + 1, where.y))
+            x, y = board.cell_origin(cell)
+            await pilot.click(board, offset=(x + 1, y))
             played += line.tiles
             times += [round(index * GAP * 1000)] * line.count
             assert screen.solve.moves == played
@@ -187,15 +190,11 @@ async def test_a_10x10_board_fits_80x24_with_every_tile_readable(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_speed(pilot, size=(10, 10))
         await pilot.pause()
-        board = screen.query_one("#speed-board", Board)
-        assert board.has_class("-compact")
-        regions = [piece.region for piece in board.pieces]
-        screen_region = app.screen.region
-        assert all(screen_region.contains_region(r) and r.width >= 2 and r.height >= 1 for r in regions)
-        assert all(not a.overlaps(b) for k, a in enumerate(regions) for b in regions[k + 1:])
-        for piece in board.pieces:
-            if piece.spec.code:
-                assert str(piece.spec.code) in str(piece.render())
+        board = screen.query_one("#speed-board", SpeedBoard)
+        assert not board.boxed and app.screen.region.contains_region(board.region)
+        tw, th = board.tile_size()
+        assert tw * 10 <= board.size.width and th * 10 <= board.size.height and tw >= 3  # two digits and a gap
+        assert drawn_cells(board) == ["" if value == 0 else str(value) for value in screen.solve.state]
         assert panel(screen, "speed-id").startswith("ID sliding10x10-")
 
 

@@ -31,9 +31,8 @@ from ..game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimu
 from ..game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, SpeedSession, daily_event
 from ..game.speed_notation import export_solve, solve_record
 from ..rendering import DirtyOnlyRendering
-from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
+from ..widgets.speed_board import SpeedBoard
 from ..widgets.status import shown_id
 from ..widgets.titlebar import TitleBar
 from .jobs import Report, run_job
@@ -43,7 +42,6 @@ from .speed_session import SpeedSessionScreen
 SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))
 DEFAULT_SIZE = (4, 4)
 TICK_SECONDS = 0.1  # the running clock's redraw; each move redraws it too
-NO_CURSOR = -1
 OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
 SCHEMES = {"tile": "arrows: tile", "blank": "arrows: blank"}  # which way an arrow slides: the tile's, the blank's
 MOVE = Binding.Group("move", compact=True)
@@ -157,17 +155,16 @@ class SpeedScreen(DirtyOnlyRendering):
                 yield Static(id="speed-averages")
         yield KeyBar()
 
-    def _board(self) -> Board:
-        board = Board(look_for(self.solve.puzzle, self.ascii_only), self.solve.state, id="speed-board")
-        board.set_reactive(Board.cursor, NO_CURSOR)  # moves are keys and clicks: no cursor to show
-        return board
+    def _board(self) -> SpeedBoard:
+        puzzle = self.solve.puzzle
+        return SpeedBoard(puzzle.width, puzzle.height, self.solve.state, ascii_only=self.ascii_only, id="speed-board")
 
     async def _show_board(self) -> None:
         """The solve's board: the same widget when the size stays, a new one when it changes."""
-        board = self.query_one("#speed-board", Board)
-        if (board.look.width, board.look.height) == (self.solve.puzzle.width, self.solve.puzzle.height):
+        board = self.query_one("#speed-board", SpeedBoard)
+        if (board.columns, board.rows) == (self.solve.puzzle.width, self.solve.puzzle.height):
             board.hide_numbers(False)
-            board.show(self.solve.state, animate=False)
+            board.show(self.solve.state)
         else:
             await board.remove()
             await self.query_one("#speed-body", Horizontal).mount(self._board(), before=0)
@@ -222,7 +219,7 @@ class SpeedScreen(DirtyOnlyRendering):
         outcome = self.run.press(cell) if cell is not None else self.run.play(move) if move else Play.ILLEGAL
         if outcome is Play.ILLEGAL:
             return outcome
-        board = self.query_one("#speed-board", Board)
+        board = self.query_one("#speed-board", SpeedBoard)
         if outcome is Play.LEG:  # the next scramble of the event, on the clock that runs on
             await self._show_board()
             self.query_one("#speed-message", Static).update(
@@ -230,7 +227,7 @@ class SpeedScreen(DirtyOnlyRendering):
             self.query_one("#speed-id", Static).update(
                 f"[dim]ID {shown_id(ids.game_id(self.solve.puzzle, self.solve.scramble))}[/dim]")
         else:
-            board.show(self.solve.state, animate=False)  # instant, at any TPS
+            board.show(self.solve.state)  # one repaint, at any TPS
             if self.event.blind:
                 board.hide_numbers(outcome is not Play.SOLVED)  # BLD: the numbers go with the first move
         self._show_clock()
@@ -307,9 +304,8 @@ class SpeedScreen(DirtyOnlyRendering):
     async def action_arrow(self, direction: str) -> None:
         await self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
 
-    async def on_board_cell_pressed(self, event: Board.CellPressed) -> None:
+    async def on_speed_board_cell_pressed(self, event: SpeedBoard.CellPressed) -> None:
         event.stop()
-        event.board.cursor = NO_CURSOR
         await self.play(cell=event.cell)
 
     async def action_next(self) -> None:

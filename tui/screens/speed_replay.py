@@ -25,9 +25,8 @@ from ..game.averages import seconds_text
 from ..game.jobs import SolverJob
 from ..game.speed import LineMove, SpeedResult, apply_line, line_moves, optimum_applies, speed_puzzle, timed_steps
 from ..rendering import DirtyOnlyRendering
-from ..widgets.board import Board
 from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
+from ..widgets.speed_board import SpeedBoard
 from ..widgets.titlebar import TitleBar
 from .jobs import run_job
 
@@ -92,9 +91,8 @@ class SpeedReplayScreen(DirtyOnlyRendering):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="speed-body"):
-            board = Board(look_for(self.puzzle, self.ascii_only), self.state, id="speed-board")
-            board.set_reactive(Board.cursor, -1)  # nothing to point at
-            yield board
+            yield SpeedBoard(self.puzzle.width, self.puzzle.height, self.state, ascii_only=self.ascii_only,
+                             id="speed-board")
             with Vertical(id="speed-side"):
                 yield Static(id="replay-title")
                 yield Static(id="replay-clock")
@@ -146,7 +144,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         at, move = self.steps[self.position]
         self.state = apply_line(self.puzzle, self.state, move)
         self.position += 1
-        self.query_one("#speed-board", Board).show(self.state, animate=False)
+        self.query_one("#speed-board", SpeedBoard).show(self.state)
         self._show()
         if not self.done:
             self._schedule((self.steps[self.position][0] - at) / 1000 / self.factor)
@@ -180,7 +178,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         for _, move in self.steps[:position]:
             state = apply_line(self.puzzle, state, move)
         self.position, self.state = position, state
-        self.query_one("#speed-board", Board).show(self.state, animate=False)
+        self.query_one("#speed-board", SpeedBoard).show(self.state)
         self._show()
 
     def action_optimal(self) -> None:
@@ -214,7 +212,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
 
     def action_restart(self) -> None:
         self.position, self.state, self.paused = 0, self.result.scramble, False
-        self.query_one("#speed-board", Board).show(self.state, animate=False)
+        self.query_one("#speed-board", SpeedBoard).show(self.state)
         self._show()
         self._schedule(START_PAUSE_SECONDS)
 

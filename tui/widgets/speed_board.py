@@ -9,10 +9,12 @@ A click on a cell posts :class:`SpeedBoard.CellPressed`; the screen decides what
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 
 BOX_HEIGHT, BOX_WIDTH = 3, 6  # the smallest boxed tile: a border round two digits
@@ -42,6 +44,8 @@ class SpeedBoard(Widget):
         self.state = tuple(state)
         self.ascii_only = ascii_only
         self.hidden = False
+        self._drawn_key: tuple = ()
+        self._drawn: list[Strip] = []
 
     # --- what it shows -------------------------------------------------------------------------------
     def show(self, state) -> None:
@@ -94,48 +98,65 @@ class SpeedBoard(Widget):
             self.post_message(self.CellPressed(self, cell))
 
     # --- drawing ---------------------------------------------------------------------------------------
-    def render(self) -> Text:
+    def render_line(self, y: int) -> Strip:
+        """One line of the board, from the strips made once per board shown (a move makes them again, once)."""
+        strips = self._strips()
+        return strips[y] if y < len(strips) else Strip.blank(self.size.width, self.rich_style)
+
+    def _strips(self) -> list[Strip]:
+        styles = tuple(self.get_component_rich_style(f"speed-board--{part}", partial=True)
+                       for part in ("tile", "blank", "border"))
+        key = (self.state, self.size, self.hidden, styles, self.rich_style)
+        if key != self._drawn_key:
+            self._drawn_key, self._drawn = key, [
+                Strip([Segment(text, style) for text, style in line]).adjust_cell_length(self.size.width, self.rich_style)
+                for line in self.lines(*styles)]
+        return self._drawn
+
+    def lines(self, tile: Style, blank: Style, border: Style) -> list[list[tuple[str, Style]]]:
+        """The board as lines of (text, style) runs: the tiles in their places, the grid centred."""
         if not self.size.width:
-            return Text()
-        tile = self.get_component_rich_style("speed-board--tile", partial=True)
-        blank = self.get_component_rich_style("speed-board--blank", partial=True)
-        border = self.get_component_rich_style("speed-board--border", partial=True)
+            return []
         tw, th = self.tile_size()
         ox, oy = self.origin()
-        lines = [Text() for _ in range(oy)]
+        margin = [(" " * ox, self.rich_style)] if ox else []
+        out: list[list[tuple[str, Style]]] = [[] for _ in range(oy)]
         draw = self._boxed_lines if self.boxed else self._compact_lines
         for row in range(self.rows):
-            for text in draw(row, tw, th, tile, blank, border):
-                lines.append(Text(" " * ox) + text)
-        return Text("\n").join(lines)
+            out.extend(margin + line for line in draw(row, tw, th, tile, blank, border))
+        return out
+
+    def render(self) -> Text:
+        """The board as one Text (what :meth:`render_line` draws, for reading it back)."""
+        return Text("\n").join(Text.assemble(*line) for line in self.lines(*(
+            self.get_component_rich_style(f"speed-board--{part}", partial=True) for part in ("tile", "blank", "border"))))
 
     def _label(self, value: int) -> str:
         return "" if value == 0 or self.hidden else str(value)
 
-    def _compact_lines(self, row: int, tw: int, th: int, tile: Style, blank: Style, border: Style) -> list[Text]:
+    def _compact_lines(self, row: int, tw: int, th: int, tile: Style, blank: Style,
+                       border: Style) -> list[list[tuple[str, Style]]]:
         """One line of two-digit cells with a gap column, and a gap line below when there is room."""
-        line = Text()
+        line: list[tuple[str, Style]] = []
         for col in range(self.columns):
             value = self.state[row * self.columns + col]
-            line.append(self._label(value).rjust(tw - 1), blank if value == 0 else tile)
-            line.append(" ")
-        return [line] + [Text()] * (th - 1)
+            line += [(self._label(value).rjust(tw - 1), blank if value == 0 else tile), (" ", self.rich_style)]
+        return [line] + [[] for _ in range(th - 1)]
 
-    def _boxed_lines(self, row: int, tw: int, th: int, tile: Style, blank: Style, border: Style) -> list[Text]:
+    def _boxed_lines(self, row: int, tw: int, th: int, tile: Style, blank: Style,
+                     border: Style) -> list[list[tuple[str, Style]]]:
         """Boxes with the number in the middle line; the blank is empty space."""
         tl, tr, bl, br, h, v = BOXES[self.ascii_only]
-        lines = [Text() for _ in range(th)]
+        lines: list[list[tuple[str, Style]]] = [[] for _ in range(th)]
         middle = th // 2
         for col in range(self.columns):
             value = self.state[row * self.columns + col]
             if value == 0:
                 for line in lines:
-                    line.append(" " * tw, blank)
+                    line.append((" " * tw, blank))
                 continue
-            lines[0].append(tl + h * (tw - 2) + tr, border)
+            lines[0].append((tl + h * (tw - 2) + tr, border))
             for k in range(1, th - 1):
-                lines[k].append(v, border)
-                lines[k].append((self._label(value) if k == middle else "").center(tw - 2), tile)
-                lines[k].append(v, border)
-            lines[th - 1].append(bl + h * (tw - 2) + br, border)
+                lines[k] += [(v, border), ((self._label(value) if k == middle else "").center(tw - 2), tile), (v, border)]
+            lines[th - 1].append((bl + h * (tw - 2) + br, border))
         return lines

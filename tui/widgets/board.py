@@ -220,13 +220,6 @@ class Board(Widget):
                     piece.offset = target
         self._mark()
 
-    def hide_numbers(self, hidden: bool) -> None:
-        """Draw the tiles without their numbers (a blindfolded solve), or with them again."""
-        if self.look.hidden != hidden:
-            self.look.hidden = hidden
-            for piece in self.pieces:
-                piece.refresh()
-
     def _rebuild(self, specs: list[PieceSpec]) -> None:
         for piece in self.pieces:
             piece.remove()

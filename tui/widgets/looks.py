@@ -39,7 +39,6 @@ class Look:
     labels = False  # row letters and column digits around the board
     blank_code = 0
     identity_by_cell = False  # True: a piece never travels (Ura-omote cells)
-    hidden = False  # True: tiles are drawn without their numbers (a blindfolded speed solve)
 
     def __init__(self, width: int, height: int, ascii_only: bool = False):
         self.width, self.height, self.ascii = width, height, ascii_only
@@ -49,7 +48,7 @@ class Look:
 
     def draw(self, spec: PieceSpec, width: int, height: int):
         """The piece's content for a ``width`` x ``height`` content area."""
-        if spec.kind == "blank" or self.hidden:
+        if spec.kind == "blank":
             return ""
         label = str(spec.code)
         if not self.ascii and height >= 3 and width >= Digits.get_width(label) + 1:

@@ -302,13 +302,17 @@ async def one_game(server: BenchServer, moves: int = 40, idle_seconds: float = 1
     return figures
 
 
-async def speed_game(server: BenchServer, moves: int = 90, tps: float = 15.0) -> dict[str, Any]:
-    """The Speed screen (``s`` at home): ``moves`` sideways keys at ``tps`` keys a second; the key-to-screen time
-    of each, and how many were drawn before the next key was sent."""
+async def speed_game(server: BenchServer, moves: int = 90, tps: float = 15.0, larger: int = 0) -> dict[str, Any]:
+    """The Speed screen (``s`` at home; ``larger`` presses of ``+`` from its 4x4): ``moves`` sideways keys at ``tps``
+    keys a second; the key-to-screen time of each, and how many were drawn before the next key was sent."""
     session, _, pid = await open_game(server, "bench-speed")
     mark = len(session.text)
     session.key("s")
     await session.wait_for(r"STM 0\b", mark)
+    for _ in range(larger):
+        mark = len(session.text)
+        session.key("+")
+        await session.wait_for(r"Speed on the \d+x\d+", mark)
     back = await first_move(session)
     await asyncio.sleep(0.5)
     before = cpu_seconds(pid)
@@ -443,7 +447,8 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
 
 
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
-    "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game}
+    "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
+    "speed game 10x10": lambda server: speed_game(server, larger=8)}
 
 
 def run_scenario(name: str, *options: str) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from .game.jobs import StopFlags
 from .game.keymap import check_bindings, read_keymap
 from .game.players import player_identity
 from .game.records import Replay
+from .game.speed_events import SpeedSession
 from .game.storage import Answer, News, Storage
 from .game.store import Store
 from .game.stores import connect_store
@@ -147,6 +148,7 @@ class KomaApp(App):
         self.animate_spinner = animate_spinner
         self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all
         self.warm_seconds: dict[str, float] = {}
+        self.speed_session = SpeedSession()  # this run's speed solves (the Speed screen's averages)
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -322,6 +324,13 @@ class KomaApp(App):
 
         self.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
 
+    def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None:
+        """Speed solves by the speedsolvers' rules, with the session's averages (``daily``: that day's board first,
+        for the daily speed board)."""
+        from .screens.speed import DEFAULT_SIZE, SpeedScreen
+
+        self.push_screen(SpeedScreen(size or DEFAULT_SIZE, ascii_only=self.ascii_only, daily=daily))
+
     def action_help(self) -> None:
         from .screens.help import HelpScreen, help_text
 
@@ -329,7 +338,8 @@ class KomaApp(App):
         puzzle = getattr(screen, "puzzle", None)
         if isinstance(screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(help_text(screen, puzzle.key if puzzle else None)))
+        key = getattr(screen, "help_key", None) or (puzzle.key if puzzle else None)
+        self.push_screen(HelpScreen(help_text(screen, key)))
 
     def action_colorblind_theme(self) -> None:
         """Switch between the colour-blind-safe theme and the theme in use before it."""

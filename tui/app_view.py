@@ -17,6 +17,7 @@ from solver.puzzles.base import Proof, Puzzle
 
 from .game.jobs import StopFlags
 from .game.records import Replay
+from .game.speed_events import SpeedSession
 from .game.storage import Answer, News, Storage
 from .game.store import Store
 from .game.writes import Write
@@ -45,6 +46,7 @@ class KomaAppView(Protocol):
     animate_spinner: bool
     clock: Callable[[], float]
     warm_seconds: dict[str, float]
+    speed_session: SpeedSession
     last_solve_seconds: float | None
 
     def show_store_notices(self) -> None: ...
@@ -75,6 +77,8 @@ class KomaAppView(Protocol):
     def action_loop_demo(self) -> None: ...
 
     def action_algorithm_lab(self) -> None: ...
+
+    def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None: ...
 
 
 def koma_app(node: MessagePump) -> KomaAppView:

@@ -1,9 +1,10 @@
-"""Sliding-tile puzzles on any board from 2x2 to 5x5: the 8-puzzle (3x3), the 15-puzzle (4x4) and friends.
+"""Sliding-tile puzzles on any board from 2x2 to 10x10: the 8-puzzle (3x3), the 15-puzzle (4x4) and friends.
 
 State: tiles in reading order, 0 for the blank; the goal is 1..N-1 with the blank last.
 Moves are named by the direction the *tile* moves (``U D L R``).  Boards of up to 10 cells have a
 perfect hash (article 002's factorial-number-system rank over all n! arrangements) and a full BFS
-depth table; larger boards are solved by heuristic search.
+depth table; larger boards are solved by heuristic search, up to 5x5 (:data:`MAX_SOLVE_SIDE`).  Boards
+beyond that, to 10x10, are for play (speed solves): rules, notation and parity, no solver.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from solver.engines.tables import DepthTable
 from solver.errors import BoardError, KomaError, shown
 from solver.puzzles.base import Proof, Puzzle, State
 
-MIN_SIDE, MAX_SIDE = 2, 5
+MIN_SIDE, MAX_SIDE = 2, 10
+MAX_SOLVE_SIDE = 5  # the solvers (and their kernels, four bits a cell) stop here; larger boards are played only
 MAX_TABLE_CELLS = 10  # 10! = 3,628,800 ranks; 12 cells would need a 479 M entry table
 TABLE_VERSION = 1  # of the cached depth tables' layout (rank order, int8 depths); bump when it changes
 BLANK_TOKENS = {"0", "_", "*"}
@@ -48,6 +50,11 @@ class SlidingPuzzle(Puzzle):
     def __repr__(self) -> str:
         return f"SlidingPuzzle({self.width}, {self.height})"
 
+    @property
+    def solvable_by_koma(self) -> bool:
+        """Whether Koma's solvers take this size (up to 5x5); larger boards are played, not solved."""
+        return self.width <= MAX_SOLVE_SIDE and self.height <= MAX_SOLVE_SIDE
+
     # --- notation -------------------------------------------------------------------------
     def parse(self, text: str) -> State:
         text = (text or "").strip()
@@ -67,7 +74,7 @@ class SlidingPuzzle(Puzzle):
             if token in BLANK_TOKENS:
                 tiles.append(0)
             elif token.isascii() and token.isdigit():
-                if len(token.lstrip("0")) > 2:  # no board has a tile past 24; never convert a huge number
+                if len(token.lstrip("0")) > 2:  # no board has a tile past 99; never convert a huge number
                     raise BoardError(f"tile {shown(token)} is out of range for a {self.size_label} board "
                                      f"(tiles are 1..{self.cells - 1})")
                 tiles.append(int(token))

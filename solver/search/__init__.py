@@ -63,6 +63,10 @@ def solve(puzzle: Puzzle, state: State, method: str | None = None, *, stop=None,
         if method not in (None, "ida"):
             raise KomaError(f"--heuristic applies to the ida method, not {method!r}")
         method = "ida"
+    if not available and puzzle.key in SLIDING_KEYS:
+        from solver.search import sliding
+
+        raise KomaError(sliding.too_large(puzzle))  # type: ignore[arg-type]
     if not available:
         raise KomaError(f"no solver for the {puzzle.title} at {puzzle.size_label} yet")
     method = method or available[0]

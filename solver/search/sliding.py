@@ -36,7 +36,7 @@ from solver.engines.ranking import pack, rank, unpack
 from solver.engines.stop import new_stop_flag
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzles.base import Solution
-from solver.puzzles.sliding import SlidingPuzzle
+from solver.puzzles.sliding import MAX_SOLVE_SIDE, SlidingPuzzle
 from solver.puzzles.sliding_kernels import bidirectional_kernel
 from solver.search import sliding_dual, sliding_tables, twentyfour
 from solver.search import sliding_kernels as search_kernels
@@ -174,6 +174,8 @@ def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None,
     proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.  On the 5x5, the search gives
     up after ``limit`` seconds, raising :class:`~solver.errors.GaveUp` with the lower bound it proved.
     """
+    if not puzzle.solvable_by_koma:
+        raise KomaError(too_large(puzzle))
     state = tuple(int(t) for t in state)
     proof = puzzle.proof(state)
     if not proof.solvable:
@@ -362,7 +364,9 @@ def best_present() -> str:
 def methods(puzzle: SlidingPuzzle) -> list[str]:
     """``table`` and ``bidirectional`` where a table exists, ``ida`` everywhere (optimal up to 4x4 and on
     the 5x5 with its tables, labelled non-optimal otherwise), ``reduction`` beyond 4x4 (fast, never
-    proven optimal), and ``loop`` on the 15-puzzle."""
+    proven optimal), and ``loop`` on the 15-puzzle; none beyond 5x5 (those boards are played, not solved)."""
+    if not puzzle.solvable_by_koma:
+        return []
     found = ["table", "bidirectional", "ida"] if puzzle.enumerable else ["ida"]
     if (puzzle.width, puzzle.height) == (4, 4):
         found.append("loop")
@@ -371,9 +375,17 @@ def methods(puzzle: SlidingPuzzle) -> list[str]:
     return found
 
 
+def too_large(puzzle: SlidingPuzzle) -> str:
+    """Why a board beyond 5x5 gets no solution (one line)."""
+    return (f"Koma solves sliding boards up to {MAX_SOLVE_SIDE}x{MAX_SOLVE_SIDE}; the {puzzle.size_label} board can be "
+            "played (koma play, speed), not solved")
+
+
 def run(puzzle: SlidingPuzzle, state, method: str, *, stop=None, progress: Progress | None = None,
         **options) -> Solution:
     """Solve a solvable ``state`` with ``method`` (the table is the front door's own)."""
+    if not puzzle.solvable_by_koma:
+        raise KomaError(too_large(puzzle))
     if method == "bidirectional":
         return solve_bidirectional(puzzle, state, stop=stop)
     if method == "loop":

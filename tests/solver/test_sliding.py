@@ -81,9 +81,15 @@ def test_parse_errors_are_specific(text, fragment):
 
 
 def test_sizes_out_of_range_are_rejected():
-    for w, h in ((1, 3), (6, 2), (3, 6)):
-        with pytest.raises(KomaError):
+    for w, h in ((1, 3), (11, 2), (3, 11)):
+        with pytest.raises(KomaError, match="2x2 to 10x10"):
             SlidingPuzzle(w, h)
+
+
+def test_boards_past_5x5_are_played_not_solved():
+    assert SlidingPuzzle(5, 5).solvable_by_koma and not SlidingPuzzle(6, 2).solvable_by_koma
+    big = SlidingPuzzle(10, 10)
+    assert big.parse(big.format(big.goal)) == big.goal and big.proof(big.goal).solvable
 
 
 def test_moves_are_named_by_the_tile_direction():

@@ -52,6 +52,7 @@ from tui.game.writes import (
     Guard,
     Op,
     PlayMove,
+    RecordSpeedSolve,
     SaveGame,
     Seen,
     SetWatchable,
@@ -589,6 +590,8 @@ def apply_op(store: Store, op: Op, owned: set[str], kept_apart: set[str]) -> New
     elif isinstance(write, FinishGame):
         stats, rank = store.finish(op.id, write, op.at, clear=not guarded)  # a guarded game is not this session's to clear
         return Finished(op.key, stats, rank)
+    elif isinstance(write, RecordSpeedSolve):
+        store.record_speed_solve(op.id, write, op.at)
     elif isinstance(write, Seen):
         store.seen()
     elif isinstance(write, SetWatchable):

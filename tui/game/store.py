@@ -24,9 +24,11 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from solver.errors import KomaError
 from tui.game.backend import Backend, Query, StoreError, one_line
 from tui.game.live import LiveGames
 from tui.game.players import player_identity
@@ -44,8 +46,10 @@ from tui.game.records import (
     result_from_row,
     stats_from_row,
 )
+from tui.game.speed import SpeedResult
+from tui.game.speed_notation import solve_from_record
 from tui.game.store_sqlite import MEMORY, MIGRATIONS, SCHEMA_VERSION, SqliteBackend, database_path, inspect, run_script
-from tui.game.writes import FinishGame, Guard
+from tui.game.writes import FinishGame, Guard, RecordSpeedSolve
 
 __all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Backend", "Replay", "Result", "SavedGame", "Stats", "Store", "StoreError",
            "database_path", "inspect", "one_line", "run_script"]
@@ -87,6 +91,17 @@ SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts t
     "SELECT r.player, COALESCE(p.name, r.player), r.game, r.start, r.moves, r.origins, r.seconds, r.optimal, r.by_koma, "
     "r.finished FROM replays r LEFT JOIN players p ON p.player = r.player "
     "WHERE r.player = ? AND (CAST(? AS TEXT) IS NULL OR r.game = ?) ORDER BY r.finished DESC, r.id DESC LIMIT ?")
+INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
+    "INSERT INTO speed_solves (player, op, size, event, run, leg, scramble, moves, times, time_ms, dnf, finished) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
+SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
+    "SELECT size, event, run, leg, scramble, moves, times, dnf FROM speed_solves WHERE player = ? "
+    "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
+SELECT_EVENT_SOLVES = (  # every player's solves of one event and size, the first first (the daily speed board)
+    "SELECT s.player, COALESCE(p.name, s.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, s.dnf "
+    "FROM speed_solves s LEFT JOIN players p ON p.player = s.player WHERE s.event = ? AND s.size = ? "
+    "ORDER BY s.finished, s.id")
+SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
 CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
 FORGET_OLD_OPS = "DELETE FROM applied_ops WHERE applied < ?"
 OPS_KEPT_SECONDS = 30 * 86400.0  # an outbox older than this is not replayed (see tui.game.outbox)
@@ -234,6 +249,32 @@ class Store(LiveGames):
         rows = self.backend.query(SELECT_REPLAYS, (who, game, game, limit))
         return list(self._rows("replays", rows, replay_from_row, f"player {who}"))[::-1]
 
+    # --- speed solves --------------------------------------------------------------------------------
+    def record_speed_solve(self, op_id: str, solve: RecordSpeedSolve, at: float) -> None:
+        """Keep one speed solve (:func:`tui.game.speed_notation.solve_record`), once per ``op_id``."""
+        self.backend.query(INSERT_SPEED_SOLVE, (
+            self.player, op_id, solve.size, solve.event, solve.run, solve.leg, solve.scramble, solve.moves, solve.times,
+            solve.time_ms, int(solve.dnf), at))
+
+    def speed_solves(self, size: str | None = None, limit: int = SPEED_SOLVES_READ) -> list[SpeedResult]:
+        """This player's last ``limit`` speed solves (every leg of an event; of one size ``WxH`` if given), oldest
+        first."""
+        rows = self.backend.query(SELECT_SPEED_SOLVES, (self.player, size, size, limit))
+        return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
+
+    def speed_board(self, event: str, size: str) -> list[SpeedEntry]:
+        """The board of one speed event and size (a day's daily board): each player's *first* solve of it (a
+        scramble solved again is known), the finished ones by time, then the DNFs."""
+        rows = self.backend.query(SELECT_EVENT_SOLVES, (event, size))
+        first: dict[str, SpeedEntry] = {}
+        for row in rows:
+            player, name = str(row[0]), str(row[1])
+            if player in first:
+                continue
+            for result in self._rows("speed_solves", [tuple(row[2:])], _speed_solve_from_row, f"{event} {size}"):
+                first[player] = SpeedEntry(player, name, result)
+        return sorted(first.values(), key=lambda entry: (entry.result.result_ms, entry.name))
+
     # --- a finished game, once ------------------------------------------------------------------------
     def finish(self, op_id: str, finish: FinishGame, at: float, *, clear: bool = True) -> tuple[Stats | None, int | None]:
         """Record a finished game in one transaction, once per ``op_id``: its replay, the stats, the daily result,
@@ -272,6 +313,24 @@ class Store(LiveGames):
 
     def _live_rows(self, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
         return self._rows("games", rows, check, where)
+
+
+@dataclass(frozen=True)
+class SpeedEntry:
+    """One player's solve on a speed board."""
+
+    player: str
+    name: str
+    result: SpeedResult
+
+
+def _speed_solve_from_row(row: tuple) -> SpeedResult:
+    size, event, run, leg, scramble, moves, times, dnf = row
+    try:
+        return solve_from_record(RecordSpeedSolve(str(size), str(event), str(scramble), str(moves), str(times), 0,
+                                                  bool(dnf), str(run or ""), int(leg or 0)))
+    except (KomaError, TypeError, ValueError) as problem:
+        raise BadRow(str(problem)) from None
 
 
 def _koma_finished(old: Stats) -> Stats:

@@ -2,7 +2,7 @@
 
 A write is a :class:`SaveGame` (a whole game: the *base*), a :class:`PlayMove` or a :class:`Travel` (a change
 to the game saved last: one move, or a step back and forth / a hint; a few bytes whatever the game's length),
-a :class:`ClearGame`, a :class:`FinishGame`, :class:`Seen` or :class:`SetWatchable`.  The storage service
+a :class:`ClearGame`, a :class:`FinishGame`, :class:`Seen`, :class:`SetWatchable` or a :class:`RecordSpeedSolve`.  The storage service
 wraps each in an :class:`Op` (who, when, its id, its :class:`Guard`); the outbox encodes it once
 (:func:`encode_record`: versioned, with a checksum, so that a damaged journal line is detected and skipped);
 the store applies it once (:func:`tui.game.storage.apply_op`).  :class:`GameState` folds a base and the
@@ -33,6 +33,7 @@ class OpKind(Enum):
     FINISH = "finish"
     SEEN = "seen"
     WATCHABLE = "watchable"
+    SPEED = "speed"
 
 
 class Guard(Enum):
@@ -118,11 +119,28 @@ class SetWatchable:
     allowed: bool
 
 
-Write = SaveGame | PlayMove | Travel | ClearGame | FinishGame | Seen | SetWatchable
+@dataclass(frozen=True)
+class RecordSpeedSolve:
+    """One speed solve, kept once: its size ``WxH``, event (and ``run``/``leg`` of a relay or marathon), the scramble,
+    the moves and per-move times in the speedsolvers' notation (:mod:`tui.game.speed_notation`), the time, a DNF."""
+
+    KIND: ClassVar[OpKind] = OpKind.SPEED
+    size: str
+    event: str
+    scramble: str
+    moves: str
+    times: str
+    time_ms: int
+    dnf: bool
+    run: str = ""
+    leg: int = 0
+
+
+Write = SaveGame | PlayMove | Travel | ClearGame | FinishGame | Seen | SetWatchable | RecordSpeedSolve
 GameWrite = SaveGame | PlayMove | Travel  # what changes the game in progress under a key
 Change = PlayMove | Travel  # what needs a base before it
 WRITE_TYPES: dict[OpKind, type] = {kind.KIND: kind for kind in (SaveGame, PlayMove, Travel, ClearGame, FinishGame,
-                                                                  Seen, SetWatchable)}
+                                                                  Seen, SetWatchable, RecordSpeedSolve)}
 
 
 def _new_id() -> str:

@@ -26,8 +26,16 @@ RULES = {
             "Turning a row (A, B, …) or a column (1, 2, …) over reverses it and swaps white and black in it. "
             "Make every cell white. Cells come in mirror groups of four; a board can be solved exactly when "
             "each group shows an even number of black cells and no checkerboard."),
+    "speed": ("Speed (the speedsolvers' rules, as Slidysim and slidy)",
+              "A random-state scramble shows; look as long as you like: the clock starts on your first move and "
+              "stops when the board is solved, to the millisecond. A click on a tile in the blank's row or column "
+              "slides the whole line. STM counts every tile moved, MTM every run of moves one way (U3 is 3 STM, "
+              "1 MTM); TPS is STM per second. mo3 is the mean of 3; ao5, ao12, ao50 and ao100 drop the best and "
+              "worst 5% (rounded up: 1, 1, 3, 5 each) and are a DNF when a DNF is left. A solve given up is a DNF. "
+              "Events (x): single; BLD (the numbers vanish with the first move); marathon x5 (five in a row, one "
+              "clock); relay (3x3, 4x4, 5x5 in a row, one clock)."),
 }
-ORDER = ("8", "goat", "ura")
+ORDER = ("8", "goat", "ura")  # the rules shown on every help page ("speed" only on the Speed screen's)
 
 
 def keys_text(screen: Screen) -> str:

@@ -181,6 +181,7 @@ LABS = (
     Lab("d", "Daily puzzles", "today's boards, the same for every player, and their leaderboards", "daily"),
     Lab("v", "Your stats", "your finished games per puzzle, their trend, and a replay of each", "stats"),
     Lab("w", "Watch", "the games being played right now, followed live", "watch"),
+    Lab("s", "Speed", "timed solves from 3x3 to 10x10 by the speedsolvers' rules: TPS, ao5, ao12", "speed"),
 )
 
 
@@ -226,6 +227,8 @@ class HomeScreen(DirtyOnlyRendering):
                 tooltip="Your stats: your finished games per puzzle, their trend, and replays"),
         Binding("w", "watch", "Watch", id="home.watch", show=False,
                 tooltip="Watch: the games being played right now, live"),
+        Binding("s", "speed", "Speed", id="home.speed", show=False,
+                tooltip="Speed: timed solves by the speedsolvers' rules (clock on the first move, TPS, ao5, ao12)"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -311,6 +314,9 @@ class HomeScreen(DirtyOnlyRendering):
 
     def action_watch(self) -> None:
         koma_app(self).action_watch()
+
+    def action_speed(self) -> None:
+        koma_app(self).action_speed()
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

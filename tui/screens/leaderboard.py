@@ -7,6 +7,7 @@ then by time; games Koma finished are never ranked (see :meth:`tui.game.store.St
 
 from __future__ import annotations
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,15 +17,31 @@ from solver.puzzles.base import Puzzle
 
 from ..app_view import koma_app
 from ..ascii import Static, text_for
+from ..game.averages import seconds_text
 from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
 from ..game.formatting import clock_text
 from ..game.records import rank_key
+from ..game.speed_events import daily_event
 from ..game.storage import Answer
-from ..game.store import Store
+from ..game.store import SpeedEntry, Store
 from ..game.trend import daily_trend, excess_series, trend_caption
 from ..rendering import DirtyOnlyRendering
 from ..widgets.keybar import KeyBar
 from ..widgets.titlebar import TitleBar
+
+SPEED_BOARD_SHOWN = 3
+
+
+def speed_board_text(entries: list[SpeedEntry], player: str, today_shown: bool) -> str:
+    """The day's speed board in a line or two: the fastest first solves, and the player's place."""
+    finished = [e for e in entries if not e.result.dnf]
+    if not finished:
+        return "[b]Speed[/b]: no time yet" + (" · s solves this board against the clock" if today_shown else "")
+    top = " · ".join(f"{k}. {escape(e.name)} {seconds_text(e.result.time_ms)}"
+                     for k, e in enumerate(finished[:SPEED_BOARD_SHOWN], 1))
+    mine = next((k for k, e in enumerate(entries, 1) if e.player == player), None)
+    you = "" if mine is None else (" · you: DNF" if entries[mine - 1].result.dnf else f" · you #{mine}")
+    return f"[b]Speed[/b] (first solves): {top}{you}"
 
 
 class LeaderboardScreen(DirtyOnlyRendering):
@@ -42,6 +59,8 @@ class LeaderboardScreen(DirtyOnlyRendering):
         Binding("enter", "play", "play today", id="leaderboard.play", tooltip="Play today's board of this puzzle",
                 priority=True),
         Binding("r", "replay", "replay", id="leaderboard.replay", tooltip="Replay the chosen entry's game move by move"),
+        Binding("s", "speed", "speed", id="leaderboard.speed",
+                tooltip="Solve today's board against the clock, for the daily speed board (sliding puzzles)"),
         Binding("escape", "back", "back", id="leaderboard.back", tooltip="Back"),
     ]
 
@@ -65,6 +84,7 @@ class LeaderboardScreen(DirtyOnlyRendering):
         with Vertical(id="leaderboard-body"):
             yield Static(id="leaderboard-title")
             yield Static(id="leaderboard-you")
+            yield Static(id="leaderboard-speed")
             yield Static(id="leaderboard-trend-caption")
             yield Sparkline([], id="leaderboard-trend")
             yield DataTable(id="leaderboard-table", cursor_type="row", zebra_stripes=True)
@@ -89,12 +109,15 @@ class LeaderboardScreen(DirtyOnlyRendering):
         self.query_one("#leaderboard-title", Static).update(f"Daily puzzle · {when} ({self.day})\n{names}")
         self.query_one("#leaderboard-hint", Static).update(
             "[dim]ranked by moves over optimal, then moves, then time · left/right puzzle · \\[ ] day · "
-            "r replay · enter play today · esc back[/dim]")
+            "r replay · enter play today · s speed · esc back[/dim]")
         day, game = self.day, self.game
+
+        size = self.puzzle.size_label if self.puzzle.key in ("8", "15") else None
 
         def read(store: Store) -> tuple:
             saved = store.load_game(daily_key(day, game)) if day == today() else None
-            return store.leaderboard(day, game, limit=None), saved, daily_trend(store, game, day)
+            speed = store.speed_board(daily_event(day).key, size) if size else None
+            return store.leaderboard(day, game, limit=None), saved, daily_trend(store, game, day), speed
 
         koma_app(self).read(self, read, lambda answer: self._show_board(day, game, answer))
 
@@ -108,7 +131,11 @@ class LeaderboardScreen(DirtyOnlyRendering):
             self.query_one("#leaderboard-you", Static).update(
                 "[dim]The leaderboard cannot be read now (the database is away); it will be back.[/dim]")
             return
-        ranking, saved, trend = answer.value
+        ranking, saved, trend, speed = answer.value
+        speed_line = self.query_one("#leaderboard-speed", Static)
+        speed_line.display = speed is not None
+        if speed is not None:
+            speed_line.update(speed_board_text(speed, app.player, day == today()))
         mine = None
         for rank, result in enumerate(ranking, 1):
             is_you = result.player == app.player
@@ -146,6 +173,12 @@ class LeaderboardScreen(DirtyOnlyRendering):
             return
         self.day = day
         self.refresh_board()
+
+    def action_speed(self) -> None:
+        if self.puzzle.key not in ("8", "15"):
+            self.app.bell()
+            return
+        koma_app(self).action_speed((self.puzzle.width, self.puzzle.height), daily=today())
 
     def action_play(self) -> None:
         koma_app(self).open_puzzle(self.puzzle, daily=today())

@@ -114,6 +114,9 @@ class PlaySolver:
     def why_not(self, proof: Proof) -> str:
         """Why Koma cannot solve the board with this proof ("" if it can)."""
         if not search.methods(self.puzzle):
+            if not getattr(self.puzzle, "solvable_by_koma", True):
+                return (f"Koma solves sliding boards up to 5x5; the {self.puzzle.size_label} board is for play (and "
+                        "speed), not solving.")
             return f"Koma has no optimal solver for the {self.puzzle.title} yet."
         if not proof.solvable:
             return f"This board cannot be solved: {proof.summary}."
@@ -224,6 +227,8 @@ class PlaySolver:
         if distance is not None:
             return f"[b]{distance}[/b] move{'s' if distance != 1 else ''} from solved"
         if not self.optimal:
+            if not getattr(self.puzzle, "solvable_by_koma", True):
+                return "distance: Koma solves up to 5x5; this board is for play"
             return "distance: no optimal solver for this size yet"
         if not solvable:
             return "cannot reach the goal"

@@ -34,7 +34,7 @@ from .procfs import cpu_seconds, memory_mib
 HOME = "8-puzzle"
 ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])")
 INCOMPLETE_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*|\][^\x07]*|[()])?$")
-MOVES = re.compile(r"Moves (\d+)")
+MOVES = re.compile(r"(?:Moves|STM) (\d+)")  # the play screen's move count, or the Speed screen's tiles moved
 CONNECT_SECONDS = 120.0  # generous: a cold start on a loaded 2-core box
 SCREEN_SECONDS = 60.0
 
@@ -211,7 +211,7 @@ async def first_move(session: Session, timeout: float = SCREEN_SECONDS) -> str:
     for key, back in ((LEFT, RIGHT), (RIGHT, LEFT)):
         session.key(key)
         try:
-            await session.wait_for(rf"Moves {before + 1}\b", 0, 3.0 if key == LEFT else timeout)
+            await session.wait_for(rf"(?:Moves|STM) {before + 1}\b", 0, 3.0 if key == LEFT else timeout)
             return back
         except TimeoutError:
             continue
@@ -228,7 +228,7 @@ async def play_moves(session: Session, count: int, gap: float, first: str) -> li
         key, other = other, key
         await asyncio.sleep(gap)
     try:
-        await session.wait_for(rf"Moves {start + count}\b", 0, SCREEN_SECONDS)
+        await session.wait_for(rf"(?:Moves|STM) {start + count}\b", 0, SCREEN_SECONDS)
     except TimeoutError:
         pass
     return [session.drawn_at(start + k + 1) - at for k, at in enumerate(sent)]
@@ -297,6 +297,32 @@ async def one_game(server: BenchServer, moves: int = 40, idle_seconds: float = 1
     await asyncio.sleep(idle_seconds)
     figures["idle_cpu_ms_per_s"] = round(1000 * (cpu_seconds(pid) - before) / idle_seconds, 2)
     figures.update({f"game_{k}_mib": round(v, 1) for k, v in memory_mib(pid).items()})
+    session.key("q")
+    await session.close()
+    return figures
+
+
+async def speed_game(server: BenchServer, moves: int = 90, tps: float = 15.0, larger: int = 0) -> dict[str, Any]:
+    """The Speed screen (``s`` at home; ``larger`` presses of ``+`` from its 4x4): ``moves`` sideways keys at ``tps``
+    keys a second; the key-to-screen time of each, and how many were drawn before the next key was sent."""
+    session, _, pid = await open_game(server, "bench-speed")
+    mark = len(session.text)
+    session.key("s")
+    await session.wait_for(r"STM 0\b", mark)
+    for _ in range(larger):
+        mark = len(session.text)
+        session.key("+")
+        await session.wait_for(r"Speed on the \d+x\d+", mark)
+    back = await first_move(session)
+    await asyncio.sleep(0.5)
+    before = cpu_seconds(pid)
+    gap = 1 / tps
+    latencies = await play_moves(session, moves, gap, back)
+    figures = {"speed_keys": moves, "speed_tps_sent": tps,
+               "speed_key_to_screen_median_ms": round(1000 * statistics.median(latencies), 1),
+               "speed_key_to_screen_p95_ms": round(1000 * percentile(latencies, 0.95), 1),
+               "speed_drawn_before_next_key": sum(1 for latency in latencies if latency < gap),
+               "speed_move_cpu_ms": round(1000 * (cpu_seconds(pid) - before) / moves, 2)}
     session.key("q")
     await session.close()
     return figures
@@ -421,7 +447,8 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
 
 
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
-    "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd}
+    "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
+    "speed game 10x10": lambda server: speed_game(server, larger=8)}
 
 
 def run_scenario(name: str, *options: str) -> dict[str, Any]:

@@ -40,6 +40,10 @@ SERVE_CASES: tuple[Case, ...] = (
     serve_case("koma serve: one game (warm pool)", "serve", "one game",
                target="home <= 0.1 s CPU, 15-puzzle <= 0.1 s, move <= 8 ms, idle <= 2 ms/s, <= 25 MiB PSS"),
     serve_case("koma serve --cold: one game", "serve", "one game", "--cold"),
+    serve_case("koma serve: a speed solve at 15 keys a second", "serve", "speed game",
+               target="key-to-screen p95 < 60 ms, every key drawn before the next"),
+    serve_case("koma serve: a 10x10 speed solve at 15 keys a second", "serve", "speed game 10x10",
+               target="key-to-screen p95 < 60 ms, every key drawn before the next"),
     # the same game with the admin listener on: the games write their metrics too; compare with the first case
     serve_case("koma serve --admin-port 0: one game (metrics on)", "serve", "one game", "--admin-port", "0",
                target="within noise of the first case"),

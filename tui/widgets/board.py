@@ -19,6 +19,8 @@ from .looks import Look, PieceSpec
 MOVE_SECONDS = 0.12  # one move's animation; TEXTUAL_ANIMATIONS=none makes it instant
 MAX_TILE_HEIGHT, MAX_TILE_WIDTH = 7, 17
 MIN_TILE_HEIGHT, MIN_TILE_WIDTH = 3, 5
+COMPACT_MAX_HEIGHT, COMPACT_MAX_WIDTH = 2, 6  # compact tiles (no border): a 10x10 board in 40x20 cells at 80x24
+COMPACT_MIN_WIDTH = 3  # two digits and the gap column
 ROW_LABEL_WIDTH, COLUMN_LABEL_HEIGHT = 3, 1
 
 
@@ -114,14 +116,27 @@ class Board(Widget):
 
     # --- geometry ------------------------------------------------------------------------------
     def tile_size(self) -> tuple[int, int]:
+        """The cells of one tile: bordered boxes where they fit, else compact ones (see :attr:`compact`)."""
         look = self.look
         label_w = ROW_LABEL_WIDTH if look.labels else 0
         label_h = COLUMN_LABEL_HEIGHT if look.labels else 0
         width, height = self.size
+        if self.compact:
+            return (max(COMPACT_MIN_WIDTH, min(COMPACT_MAX_WIDTH, (width - label_w) // look.width)),
+                    max(1, min(COMPACT_MAX_HEIGHT, (height - label_h) // look.height)))
         th = max(MIN_TILE_HEIGHT, min(MAX_TILE_HEIGHT, (height - label_h) // look.height))
         tw = max(MIN_TILE_WIDTH, min(MAX_TILE_WIDTH, (width - label_w) // look.width, 2 * th + 3))
         th = max(MIN_TILE_HEIGHT, min(th, tw // 2 + 1))
         return tw, th
+
+    @property
+    def compact(self) -> bool:
+        """Whether bordered tiles would not fit: tiles are then drawn without borders, one line high, a gap column
+        (and a gap line where there is room) between them, so a 10x10 board stays whole and readable at 80x24."""
+        look = self.look
+        width = self.size.width - (ROW_LABEL_WIDTH if look.labels else 0)
+        height = self.size.height - (COLUMN_LABEL_HEIGHT if look.labels else 0)
+        return width // look.width < MIN_TILE_WIDTH or height // look.height < MIN_TILE_HEIGHT
 
     def origin(self) -> Offset:
         look = self.look
@@ -140,9 +155,12 @@ class Board(Widget):
         if not self.size.width:
             return
         self.tile_width, self.tile_height = self.tile_size()
+        compact = self.compact
+        self.set_class(compact, "-compact")
+        gap_x, gap_y = (1, 1 if self.tile_height > 1 else 0) if compact else (0, 0)
         for piece in self.pieces:
-            piece.styles.width = piece.spec.span * self.tile_width
-            piece.styles.height = self.tile_height
+            piece.styles.width = piece.spec.span * self.tile_width - gap_x
+            piece.styles.height = self.tile_height - gap_y
             piece.offset = self.cell_offset(piece.spec.cell)
         origin = self.origin()
         for label in self.labels:
@@ -173,16 +191,16 @@ class Board(Widget):
                     piece.styles.animate("opacity", 1.0, duration=MOVE_SECONDS * 2)
             self._mark()
             return
-        free = list(self.pieces)
+        staying = {(p.spec.code, p.spec.cell): p for p in self.pieces}
         placed: list[tuple[Piece, PieceSpec]] = []
         pending: list[PieceSpec] = []
-        for spec in specs:  # pieces that stayed put keep their widget
-            match = next((p for p in free if p.spec.code == spec.code and p.spec.cell == spec.cell), None)
+        for spec in specs:  # pieces that stayed put keep their widget (one lookup each: a 10x10 has 100)
+            match = staying.pop((spec.code, spec.cell), None)
             if match is None:
                 pending.append(spec)
             else:
-                free.remove(match)
                 placed.append((match, spec))
+        free = list(staying.values())
         for spec in pending:  # the rest travel: the nearest free widget of the same kind
             same = [p for p in free if p.spec.code == spec.code]
             if not same:  # a different set of pieces: rebuild

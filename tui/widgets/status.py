@@ -30,6 +30,16 @@ SPIN_SECONDS = 0.1
 LOADING = "Loading your game…"
 
 
+MAX_SHOWN_ID = 26  # a 10x10 board's ID has 103 characters: the panel shows its ends (y copies it whole)
+
+
+def shown_id(game_id: str) -> str:
+    """A game ID short enough for the panel's line: a long one keeps its start and its end, with ``…`` between."""
+    if len(game_id) <= MAX_SHOWN_ID:
+        return game_id
+    return game_id[:MAX_SHOWN_ID - 7] + "…" + game_id[-6:]
+
+
 class GameStatus(Vertical):
     """Moves, clock, distance line, parity verdict, solver line and message, one Static each."""
 
@@ -96,7 +106,7 @@ class GameStatus(Vertical):
         line.update(content, layout=not (one_line and line.size.height == 1))
 
     def watch_game_id(self, game_id: str) -> None:
-        self._show("game-id", f"[dim]ID {game_id} (y copies)[/dim]" if game_id else "")
+        self._show("game-id", f"[dim]ID {shown_id(game_id)} (y copies)[/dim]" if game_id else "")
 
     def watch_moves(self) -> None:
         self._line("counters").update(self._counters_text(), layout=False)  # always one line: no layout pass

@@ -1,0 +1,167 @@
+"""Speed events: marathon and relay runs on one clock, BLD, and each event's own figures."""
+
+from __future__ import annotations
+
+import random
+
+from speed_helpers import drawn_cells
+from tui_helpers import make_app, read_store, wait_for
+
+from solver import search
+from tui.game.averages import seconds_text
+from tui.game.speed import Play, SpeedResult
+from tui.game.speed_events import BY_KEY, Event, EventRun, SpeedSession, event_results
+from tui.screens.speed import SpeedScreen
+from tui.widgets.speed_board import SpeedBoard
+
+RELAY = Event("relay-test", "relay", legs=2, sizes=((3, 3), (4, 3)))
+KEYS = {"U": "up", "D": "down", "L": "left", "R": "right"}
+
+
+class StepClock:
+    def __init__(self) -> None:
+        self.t = 500.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def solve_leg(run: EventRun, clock: StepClock, gap: float) -> Play:
+    outcome = Play.ILLEGAL
+    for move in search.solve(run.solve.puzzle, run.solve.state).moves:
+        clock.t += gap
+        outcome = run.play(move)
+    return outcome
+
+
+def test_a_relay_runs_on_one_clock_from_its_first_move():
+    clock = StepClock()
+    run = EventRun(RELAY, (4, 4), clock, random.Random(3))
+    assert run.solve.puzzle.size_label == "3x3"
+    clock.t += 20  # inspection of the first scramble is free
+    first_moves = len(search.solve(run.solve.puzzle, run.solve.state).moves)
+    assert solve_leg(run, clock, 0.1) is Play.LEG
+    assert run.solve.puzzle.size_label == "4x3" and run.solve.started  # the next scramble: the clock runs on
+    clock.t += 3.0  # looking at the 4x3 costs time
+    second_moves = len(search.solve(run.solve.puzzle, run.solve.state).moves)
+    assert solve_leg(run, clock, 0.1) is Play.SOLVED
+    result = run.result()
+    assert not result.dnf and [leg.leg for leg in result.legs] == [0, 1]
+    assert result.legs[0].times_ms[0] == 0
+    # gaps of 0.1 s between moves, and 3 s + 0.1 s between the first leg's last move and the second's first
+    assert result.legs[1].times_ms[0] == round(((first_moves - 1) * 0.1 + 3.1) * 1000)
+    assert result.time_ms == result.legs[1].times_ms[-1]
+    assert result.time_ms == round(((first_moves - 1) * 0.1 + 3.1 + (second_moves - 1) * 0.1) * 1000)
+    assert result.stm == first_moves + second_moves
+    assert result.tps == result.stm * 1000 / result.time_ms
+
+
+def test_giving_up_a_leg_makes_the_run_a_dnf():
+    clock = StepClock()
+    run = EventRun(RELAY, (4, 4), clock, random.Random(3))
+    assert not run.abandon()  # nothing begun
+    solve_leg(run, clock, 0.1)
+    assert run.abandon() and run.over
+    result = run.result()
+    assert result.dnf and result.result_ms == float("inf") and len(result.legs) == 2
+
+
+def test_each_event_keeps_its_own_figures():
+    session = SpeedSession()
+    single = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 1, 2, 1000))
+    bld = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 1, 2, 3000), event="bld")
+    legs = [SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 1, 2, 4000), event=RELAY.key, run="r1"),
+            SpeedResult(4, 3, (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 11), ("L",), (9000,), event=RELAY.key, run="r1",
+                        leg=1)]
+    for result in [single, bld, *legs]:
+        session.add(result)
+    assert session.summary(BY_KEY["single"], (3, 3)).single.best == 1000
+    assert session.summary(BY_KEY["bld"], (3, 3)).single.best == 3000
+    runs = event_results(session.results, RELAY, (5, 5))  # a relay's sizes are its own
+    assert len(runs) == 1 and runs[0].time_ms == 9000 and runs[0].stm == 5 and runs[0].mtm == 3
+    assert session.summary(RELAY, (3, 3)).single.best == 9000
+
+
+async def test_a_marathon_by_keys_and_its_legs_in_the_store(tmp_path):
+    app = make_app(tmp_path)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = SpeedScreen((3, 3), rng=random.Random(9))
+        await app.push_screen(screen)
+        await pilot.press("x", "x")  # single -> BLD -> marathon x5
+        await pilot.pause()
+        assert screen.event.key == "marathon5" and "marathon x5" in str(screen.query_one("#speed-title").render())
+        count = 0
+        for _leg in range(5):
+            for move in search.solve(screen.solve.puzzle, screen.solve.state).moves:
+                clock.t += 0 if count == 0 else 0.2
+                count += 1
+                await pilot.press(KEYS[move])
+            await pilot.pause()
+        await wait_for(pilot, lambda: screen.run.over, what="the marathon")
+        result = screen.run.result()
+        assert len(result.legs) == 5 and not result.dnf
+        assert result.time_ms == round((count - 1) * 200)  # one clock from the first move to the last
+        message = str(screen.query_one("#speed-message").render())
+        assert f"marathon x5 in {seconds_text(result.time_ms)}" in message and "(5 solves)" in message
+        assert f"STM {count}" in message
+        assert "Session 3x3: 1 solve" in str(screen.query_one("#speed-averages").render())
+        stored = await read_store(pilot, lambda store: store.speed_solves("3x3"))
+        assert stored == list(result.legs)
+
+
+async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
+    app = make_app(tmp_path)
+    app.clock = StepClock()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = SpeedScreen((3, 3), rng=random.Random(4), event="bld")
+        await app.push_screen(screen)
+        await pilot.pause()
+        board = screen.query_one("#speed-board", SpeedBoard)
+        numbers = ["" if value == 0 else str(value) for value in screen.solve.state]
+        assert drawn_cells(board) == numbers  # inspection shows them
+        moves = search.solve(screen.solve.puzzle, screen.solve.state).moves
+        await pilot.press(KEYS[moves[0]])
+        assert drawn_cells(board) == [""] * 9
+        for move in moves[1:]:
+            await pilot.press(KEYS[move])
+        await wait_for(pilot, lambda: screen.run.over, what="the solve")
+        assert drawn_cells(board) == ["1", "2", "3", "4", "5", "6", "7", "8", ""]
+        assert screen.last is not None and screen.last.event == "bld"
+
+
+async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatch):
+    from solver.puzzles.registry import get_puzzle
+    from tui.game.daily import daily_board
+    from tui.game.store import Store
+    from tui.screens.leaderboard import LeaderboardScreen
+
+    monkeypatch.setenv("KOMA_DAY", "2025-01-31")
+    store = Store(tmp_path / "koma.db", player="user:zoe", name="zoe")
+    app = make_app(tmp_path, store=store)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
+        board = app.screen
+        speed_line = board.query_one("#leaderboard-speed")
+        await wait_for(pilot, lambda: "no time yet" in str(speed_line.render()), what="the empty speed board")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpeedScreen), what="the speed screen")
+        screen = app.screen
+        assert screen.solve.scramble == daily_board(get_puzzle("8"), "2025-01-31")
+        assert screen.event.key == "daily/2025-01-31"
+        moves = search.solve(screen.solve.puzzle, screen.solve.state).moves
+        for index, move in enumerate(moves):
+            clock.t += 0 if index == 0 else 0.3
+            await pilot.press(KEYS[move])
+        await wait_for(pilot, lambda: screen.run.over, what="the daily solve")
+        time_ms = round((len(moves) - 1) * 300)
+        assert screen.run.result().time_ms == time_ms
+        await pilot.press("space")  # the next scramble is a random one again
+        assert screen.event.key == "single" and screen.solve.scramble != daily_board(get_puzzle("8"), "2025-01-31")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard again")
+        await wait_for(pilot, lambda: f"1. zoe {seconds_text(time_ms)}" in str(speed_line.render()),
+                       what="the speed board with the player's time")
+        assert "you #1" in str(speed_line.render())

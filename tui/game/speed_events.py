@@ -1,0 +1,181 @@
+"""Speed events and a session's figures per event, without the UI.
+
+- **single**: one solve.
+- **BLD** (blindfolded): one solve whose numbers are hidden from the first move on (the screen hides them).
+- **marathon x5**: five solves of one size in a row, one time: the clock starts on the first move of the first and
+  runs on through every scramble until the last is solved.
+- **relay 3x3-5x5**: the 3x3, 4x4 and 5x5 in a row, one time, the same way.
+
+Each event keeps its own records.  A multi-solve event is a *run* of legs (:class:`~tui.game.speed.SpeedResult`
+with the run's id and the leg's number); its time is the last leg's last move, its STM and MTM the legs' sums, and
+a leg given up makes the whole run a DNF.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+
+from .averages import SessionSummary, summarize
+from .speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
+
+Size = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One kind of speed event: its key (as stored), its name, how many solves, of which sizes, and blind or not."""
+
+    key: str
+    title: str
+    legs: int = 1
+    sizes: tuple[Size, ...] = ()  # fixed sizes (a relay); empty: every leg at the size chosen
+    blind: bool = False
+
+    def leg_sizes(self, size: Size) -> list[Size]:
+        return list(self.sizes) if self.sizes else [size] * self.legs
+
+    def label(self, size: Size) -> str:
+        """What its records are per: the size (``4x4``), or a relay's sizes (``3x3-5x5``)."""
+        if self.sizes:
+            return f"{self.sizes[0][0]}x{self.sizes[0][1]}-{self.sizes[-1][0]}x{self.sizes[-1][1]}"
+        return f"{size[0]}x{size[1]}"
+
+
+EVENTS = (
+    Event(SINGLE, "single"),
+    Event("bld", "BLD", blind=True),
+    Event("marathon5", "marathon x5", legs=5),
+    Event("relay3-5", "relay", legs=3, sizes=((3, 3), (4, 4), (5, 5))),
+)
+BY_KEY = {event.key: event for event in EVENTS}
+DAILY_PREFIX = "daily/"
+
+
+def daily_event(day: str) -> Event:
+    """The daily speed board's event of ``day``: one solve of the day's board (the daily puzzles' own)."""
+    return Event(f"{DAILY_PREFIX}{day}", f"daily {day}")
+
+
+@dataclass(frozen=True)
+class EventResult:
+    """One run of an event: its legs (all of them when finished)."""
+
+    event: Event
+    legs: tuple[SpeedResult, ...]
+
+    @property
+    def dnf(self) -> bool:
+        return any(leg.dnf for leg in self.legs) or len(self.legs) < self.event.legs
+
+    @property
+    def time_ms(self) -> int:
+        return self.legs[-1].time_ms if self.legs else 0
+
+    @property
+    def result_ms(self) -> float:
+        return float("inf") if self.dnf else float(self.time_ms)
+
+    @property
+    def stm(self) -> int:
+        return sum(leg.stm for leg in self.legs)
+
+    @property
+    def mtm(self) -> int:
+        return sum(leg.mtm for leg in self.legs)
+
+    @property
+    def tps(self) -> float | None:
+        return self.stm * 1000 / self.time_ms if self.time_ms else None
+
+
+def event_results(results: Iterable[SpeedResult], event: Event, size: Size) -> list[EventResult]:
+    """The runs of ``event`` among ``results`` (oldest first), at ``size`` unless the event fixes its sizes."""
+    mine = [r for r in results if r.event == event.key and (event.sizes or (r.width, r.height) == size)]
+    # a run's legs come one after another; a solve of a one-solve event (no run id) is a run of its own
+    return [EventResult(event, tuple(legs)) for _, legs in groupby(mine, key=lambda r: r.run or object())]
+
+
+class EventRun:
+    """One run of an event being played: the leg under way (``solve``) and the legs done."""
+
+    def __init__(self, event: Event, size: Size, now: Callable[[], float], rng: random.Random, *,
+                 scramble: Sequence[int] | None = None):
+        """``scramble``, if given, is the first leg's (a daily board); the others are random states."""
+        self.event = event
+        self.sizes = event.leg_sizes(size)
+        self.now, self.rng = now, rng
+        self.run = uuid.uuid4().hex if event.legs > 1 else ""
+        self.legs: list[SpeedResult] = []
+        self.solve = self._leg(0, None, scramble)
+
+    def _leg(self, index: int, started_at: float | None, scramble: Sequence[int] | None = None) -> SpeedSolve:
+        puzzle = speed_puzzle(*self.sizes[index])
+        return SpeedSolve(puzzle, scramble if scramble is not None else random_scramble(puzzle, self.rng), self.now,
+                          event=self.event.key, run=self.run, leg=index, started_at=started_at)
+
+    @property
+    def over(self) -> bool:
+        return len(self.legs) == self.event.legs or any(leg.dnf for leg in self.legs)
+
+    def play(self, move: LineMove | str) -> Play:
+        return self._after(self.solve.play(move))
+
+    def press(self, cell: int) -> Play:
+        return self._after(self.solve.press(cell))
+
+    def _after(self, outcome: Play) -> Play:
+        """A solved leg is kept; unless it was the last, the next leg's scramble shows and the clock runs on."""
+        if outcome is not Play.SOLVED:
+            return outcome
+        self.legs.append(self.solve.result())
+        if len(self.legs) < self.event.legs:
+            self.solve = self._leg(len(self.legs), self.solve.started_at)
+            return Play.LEG
+        return Play.SOLVED
+
+    def abandon(self) -> bool:
+        """Give up a run under way (a DNF); False if it had not started or is over."""
+        if self.over or not self.solve.abandon():
+            return False
+        self.legs.append(self.solve.result())
+        return True
+
+    def result(self) -> EventResult:
+        return EventResult(self.event, tuple(self.legs))
+
+
+class SpeedSession:
+    """The speed solves of one session (every leg, oldest first), their figures per event and size, and the optimal
+    length of each scramble once known (``optimal[k]`` for ``results[k]``)."""
+
+    def __init__(self) -> None:
+        self.results: list[SpeedResult] = []
+        self.optimal: dict[int, int] = {}
+
+    def add(self, result: SpeedResult) -> int:
+        """Keep ``result``; its index."""
+        self.results.append(result)
+        return len(self.results) - 1
+
+    def efficiency(self, index: int) -> float | None:
+        """Optimal length / STM of a finished solve (1.0: an optimal solve), when the optimum is known."""
+        result, optimal = self.results[index], self.optimal.get(index)
+        if optimal is None or result.dnf or not result.stm:
+            return None
+        return optimal / result.stm
+
+    def runs(self, event: Event, size: Size) -> list[EventResult]:
+        return event_results(self.results, event, size)
+
+    def summary(self, event: Event, size: Size) -> SessionSummary:
+        """Single, mo3, ao5 … ao100, mean, std dev and counts of the event's runs (see :mod:`.averages`)."""
+        return summarize([run.result_ms for run in self.runs(event, size)])
+
+
+def summary_of(results: Sequence[SpeedResult], event: Event, size: Size) -> SessionSummary:
+    """The figures of ``event`` among stored ``results`` (the records of every session)."""
+    return summarize([run.result_ms for run in event_results(results, event, size)])

@@ -1,0 +1,368 @@
+"""The Speed screen: timed solves of random-state scrambles by the speedsolvers' rules, 3x3 to 10x10.
+
+The solve is a :class:`~tui.game.speed.SpeedSolve` (the clock starts on the first move, each tile's time kept) and
+the session's figures come from :mod:`tui.game.averages`; the screen draws the board and the panel and dispatches
+keys and clicks.  A click on a tile in the blank's row or column slides the whole line (one line move); the arrows
+slide one tile, the way the tile goes, or the way the blank goes once ``i`` turns the scheme over.  Every key has
+a binding id (``speed.up`` …) for ``keymap.toml``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.timer import Timer
+
+from solver import search
+from solver.puzzles import ids
+
+from ..app_view import koma_app
+from ..ascii import Static
+from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
+from ..game.daily import daily_board
+from ..game.jobs import SolverJob
+from ..game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
+from ..game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, SpeedSession, daily_event
+from ..game.speed_notation import export_solve, solve_record
+from ..rendering import DirtyOnlyRendering
+from ..widgets.keybar import KeyBar
+from ..widgets.speed_board import SpeedBoard
+from ..widgets.status import shown_id
+from ..widgets.titlebar import TitleBar
+from .jobs import Report, run_job
+from .speed_replay import SpeedReplayScreen
+from .speed_session import SpeedSessionScreen
+
+SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))
+DEFAULT_SIZE = (4, 4)
+TICK_SECONDS = 0.1  # the running clock's redraw; each move redraws it too
+OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
+SCHEMES = {"tile": "arrows: tile", "blank": "arrows: blank"}  # which way an arrow slides: the tile's, the blank's
+MOVE = Binding.Group("move", compact=True)
+
+SPEED_BINDINGS: list[BindingType] = [
+    Binding("up,k", "arrow('U')", "", id="speed.up", group=MOVE),
+    Binding("down,j", "arrow('D')", "", id="speed.down", group=MOVE),
+    Binding("left,h", "arrow('L')", "", id="speed.left", group=MOVE),
+    Binding("right,l", "arrow('R')", "move", id="speed.right", group=MOVE),
+    Binding("space,enter", "next", "next", id="speed.next",
+            tooltip="A new scramble (a solve under way is given up: a DNF)"),
+    Binding("minus", "size(-1)", "smaller", id="speed.smaller", tooltip="A smaller board"),
+    Binding("plus,equals_sign", "size(1)", "larger", id="speed.larger", tooltip="A larger board"),
+    Binding("i", "scheme", "keys", id="speed.scheme", tooltip="Arrows move a tile, or the blank"),
+    Binding("x", "event", "event", id="speed.event", tooltip="The event: single, BLD, marathon x5, relay 3x3-5x5"),
+    Binding("v", "session", "session", id="speed.session",
+            tooltip="The session: a plot of its times, its averages, the records, and replays"),
+    Binding("r", "replay", "replay", id="speed.replay", tooltip="Replay the last solve in real time"),
+    Binding("e", "export", "export", id="speed.export", tooltip="Copy the last solve in slidy's notation"),
+    Binding("y", "copy_id", "copy ID", id="speed.copy_id", show=False, tooltip="Copy the scramble's game ID"),
+    Binding("escape", "back", "back", id="speed.back", tooltip="Back home (a solve under way is a DNF)"),
+]
+
+
+@dataclass
+class OptimumFound(Message):
+    """The optimal length of the session's solve ``index`` (``index`` -1: the job's batch is done)."""
+
+    job: SolverJob
+    index: int
+    length: int
+
+
+def figures_line(stm: int, mtm: int, tps: float | None) -> str:
+    return f"STM {stm}  MTM {mtm}  TPS {'-' if tps is None else f'{tps:.2f}'}"
+
+
+def result_lines(result: EventResult) -> str:
+    """What the panel says of a finished run (a solve, or a multi-solve event)."""
+    if result.dnf:
+        return f"[b]DNF[/b] (given up at {seconds_text(result.time_ms)})"
+    what = "Solved" if result.event.key == SINGLE else result.event.title
+    legs = f" ({len(result.legs)} solves)" if len(result.legs) > 1 else ""
+    return f"[b]{what} in {seconds_text(result.time_ms)}[/b]{legs}\n" + figures_line(result.stm, result.mtm, result.tps)
+
+
+def averages_text(label: str, summary: SessionSummary) -> str:
+    """The session's figures by their usual names: current and best of single, mo3, ao5 … ao100."""
+    dnfs = f", {summary.dnfs} DNF" if summary.dnfs else ""
+    lines = [f"[b]Session {label}[/b]: {summary.count} solve{'s' if summary.count != 1 else ''}{dnfs}",
+             f"{'':6} {'current':>9} {'best':>9}",
+             f"{'single':6} {result_text(summary.single.current):>9} {result_text(summary.single.best):>9}"]
+    for name, _size in AVERAGES:
+        figure = summary.averages[name]
+        lines.append(f"{name:6} {result_text(figure.current):>9} {result_text(figure.best):>9}")
+    sd = "-" if summary.std_dev is None else seconds_text(summary.std_dev)
+    lines.append(f"mean {result_text(summary.mean)}  σ {sd}")
+    return "\n".join(lines)
+
+
+class SpeedScreen(DirtyOnlyRendering):
+    """Speed solves, one after another, with the session's averages; events of several solves run on one clock."""
+
+    BINDINGS = SPEED_BINDINGS
+    help_key = "speed"  # help (?) opens on the speed rules
+
+    def __init__(self, size: tuple[int, int] = DEFAULT_SIZE, *, ascii_only: bool = False,
+                 rng: random.Random | None = None, event: str = SINGLE, daily: str | None = None):
+        """``rng`` draws the scrambles (by default the system's; tests give a seeded one).  ``daily``: the first
+        solve is that day's board of the size (the 8- or 15-puzzle's daily board), for the daily speed board."""
+        super().__init__(classes="speed")
+        self.ascii_only = ascii_only
+        self.rng = rng or random.SystemRandom()
+        self.size_wh = size
+        self.event: Event = daily_event(daily) if daily else BY_KEY[event]
+        self.daily_scramble = daily_board(speed_puzzle(*size), daily) if daily else None
+        self.scheme = "tile"
+        self.clock_timer: Timer | None = None
+        self.clock_drawn_at = 0.0  # when the clock line was last drawn (time.monotonic)
+        self.last: SpeedResult | None = None  # the last solve (or leg) kept: replay and export take it
+        self.optimum_job: SolverJob | None = None  # finding the optimal lengths of the solves in optimum_wanted
+        self.optimum_wanted: list[int] = []  # session indices of solves whose optimum is not sought yet
+        self.run = self._new_run()
+
+    # --- the solve -----------------------------------------------------------------------------------
+    def _new_run(self) -> EventRun:
+        scramble, self.daily_scramble = self.daily_scramble, None  # the daily board is played once, then random ones
+        if scramble is None and self.event.key.startswith(DAILY_PREFIX):
+            self.event = BY_KEY[SINGLE]
+        return EventRun(self.event, self.size_wh, lambda: koma_app(self).clock(), self.rng, scramble=scramble)
+
+    @property
+    def solve(self) -> SpeedSolve:
+        """The solve under way (the leg under way of a multi-solve event)."""
+        return self.run.solve
+
+    @property
+    def session(self) -> SpeedSession:
+        return koma_app(self).speed_session
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="speed-body"):
+            yield self._board()
+            with Vertical(id="speed-side"):
+                yield Static(id="speed-title")
+                yield Static(id="speed-id")
+                yield Static(id="speed-clock")
+                yield Static(id="speed-figures")
+                yield Static(id="speed-message")
+                yield Static(id="speed-optimum")
+                yield Static(id="speed-averages")
+        yield KeyBar()
+
+    def _board(self) -> SpeedBoard:
+        puzzle = self.solve.puzzle
+        return SpeedBoard(puzzle.width, puzzle.height, self.solve.state, ascii_only=self.ascii_only, id="speed-board")
+
+    async def _show_board(self) -> None:
+        """The solve's board: the same widget when the size stays, a new one when it changes."""
+        board = self.query_one("#speed-board", SpeedBoard)
+        if (board.columns, board.rows) == (self.solve.puzzle.width, self.solve.puzzle.height):
+            board.hide_numbers(False)
+            board.show(self.solve.state)
+        else:
+            await board.remove()
+            await self.query_one("#speed-body", Horizontal).mount(self._board(), before=0)
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self._show_all("The clock starts on your first move: look as long as you like.")
+
+    def on_unmount(self) -> None:
+        self._give_up()
+        self._stop_clock()
+        if self.optimum_job is not None:
+            self.optimum_job.cancel()
+
+    def _show_all(self, message: str) -> None:
+        puzzle = self.solve.puzzle
+        self.sub_title = f"Speed {self.event.label(self.size_wh)} {self.event.title}"
+        self._show_title()
+        self.query_one("#speed-id", Static).update(f"[dim]ID {shown_id(ids.game_id(puzzle, self.solve.scramble))}[/dim]")
+        self.query_one("#speed-message", Static).update(message)
+        self.query_one("#speed-optimum", Static).update("")
+        self._show_clock()
+        self._show_averages()
+
+    def _tick(self) -> None:
+        """The running clock's redraw, skipped when a move redrew it within the tick (at 15 TPS, most ticks)."""
+        if time.monotonic() - self.clock_drawn_at >= TICK_SECONDS:
+            self._show_clock()
+
+    def _show_clock(self) -> None:
+        self.clock_drawn_at = time.monotonic()
+        solve, legs = self.solve, self.run.legs
+        stm = solve.stm + sum(leg.stm for leg in legs)
+        mtm = solve.mtm + sum(leg.mtm for leg in legs)
+        elapsed = solve.elapsed_ms()
+        # every key and clock tick redraws these two lines: Content, not markup (parsing is most of the cost), and no
+        # layout pass (each stays one line)
+        self.query_one("#speed-clock", Static).update(Content.assemble("Time ", (seconds_text(elapsed), "bold")),
+                                                      layout=False)
+        self.query_one("#speed-figures", Static).update(
+            Content(figures_line(stm, mtm, stm * 1000 / elapsed if elapsed else None)), layout=False)
+
+    def _show_averages(self) -> None:
+        summary = self.session.summary(self.event, self.size_wh)
+        self.query_one("#speed-averages", Static).update(averages_text(self.event.label(self.size_wh), summary))
+
+    def _start_clock(self) -> None:
+        if self.clock_timer is None:
+            self.clock_timer = self.set_interval(TICK_SECONDS, self._tick)
+
+    def _stop_clock(self) -> None:
+        if self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
+
+    async def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
+        """One move (a line move, or the click on ``cell``); the board, clock and figures follow."""
+        outcome = self.run.press(cell) if cell is not None else self.run.play(move) if move else Play.ILLEGAL
+        if outcome is Play.ILLEGAL:
+            return outcome
+        board = self.query_one("#speed-board", SpeedBoard)
+        if outcome is Play.LEG:  # the next scramble of the event, on the clock that runs on
+            await self._show_board()
+            self.query_one("#speed-message", Static).update(
+                f"[b]{self.event.title}[/b]: solve {len(self.run.legs) + 1} of {self.event.legs}")
+            self.query_one("#speed-id", Static).update(
+                f"[dim]ID {shown_id(ids.game_id(self.solve.puzzle, self.solve.scramble))}[/dim]")
+        else:
+            board.show(self.solve.state)  # one repaint, at any TPS
+            if self.event.blind:
+                board.hide_numbers(outcome is not Play.SOLVED)  # BLD: the numbers go with the first move
+        self._show_clock()
+        if outcome is Play.SOLVED:
+            self._finish()
+        else:
+            self._start_clock()
+        return outcome
+
+    def _keep_run(self) -> None:
+        """Count the run's solves in the session (once it is over), hand each to the store (never waits), and find
+        their scrambles' optimal lengths in the background where that is cheap."""
+        for result in self.run.legs:
+            index = self.session.add(result)
+            self.last = result
+            koma_app(self).write(solve_record(result))
+            if not result.dnf and optimum_applies(speed_puzzle(result.width, result.height)):
+                self.optimum_wanted.append(index)
+        if self.optimum_wanted and self.optimum_job is None:
+            self._find_optimum()
+
+    def _find_optimum(self) -> None:
+        """Solve the scrambles waiting, one after another, in one thread worker; each answer comes back as it is
+        found (:class:`OptimumFound`)."""
+        session, wanted = self.session, list(self.optimum_wanted)
+        self.optimum_wanted.clear()
+        job = self.optimum_job = SolverJob("speed-optimum")
+
+        def compute(job: SolverJob, report: Report) -> None:
+            for index in wanted:
+                result = session.results[index]
+                puzzle = speed_puzzle(result.width, result.height)
+                self.post_message(OptimumFound(job, index, search.distance(puzzle, result.scramble, stop=job.stop)))
+            self.post_message(OptimumFound(job, -1, -1))  # the batch is done
+
+        run_job(self, job, compute, group="speed-optimum", answer=None)
+
+    def on_optimum_found(self, event: OptimumFound) -> None:
+        if event.job is not self.optimum_job:
+            return
+        if event.index < 0:
+            self.optimum_job = None
+            if self.optimum_wanted:
+                self._find_optimum()
+            return
+        self.session.optimal[event.index] = event.length
+        if self.last is self.session.results[event.index]:
+            efficiency = self.session.efficiency(event.index)
+            self.query_one("#speed-optimum", Static).update(
+                f"optimal {event.length} · efficiency {efficiency:.0%}" if efficiency is not None else "")
+
+    def _finish(self) -> None:
+        self._stop_clock()
+        self._keep_run()
+        self._show_clock()
+        self.query_one("#speed-message", Static).update(result_lines(self.run.result())
+                                                        + "\n[dim]space: next scramble[/dim]")
+        self._show_averages()
+
+    def _give_up(self) -> None:
+        """A run under way is given up: it counts as a DNF."""
+        if self.run.abandon():
+            self._keep_run()
+
+    async def _next(self, message: str = "") -> None:
+        """A new scramble (of a new size: a new board widget)."""
+        self._give_up()
+        self._stop_clock()
+        self.run = self._new_run()
+        await self._show_board()
+        self._show_all(message or "A new scramble. The clock starts on your first move.")
+
+    # --- input -----------------------------------------------------------------------------------------
+    async def action_arrow(self, direction: str) -> None:
+        await self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
+
+    async def on_speed_board_cell_pressed(self, event: SpeedBoard.CellPressed) -> None:
+        event.stop()
+        await self.play(cell=event.cell)
+
+    async def action_next(self) -> None:
+        await self._next()
+
+    async def action_size(self, delta: int) -> None:
+        index = SIZES.index(self.size_wh) if self.size_wh in SIZES else SIZES.index(DEFAULT_SIZE)
+        self.size_wh = SIZES[max(0, min(len(SIZES) - 1, index + delta))]
+        await self._next(f"Speed on the {self.size_wh[0]}x{self.size_wh[1]}. The clock starts on your first move.")
+
+    async def action_event(self) -> None:
+        self.event = EVENTS[(EVENTS.index(self.event) + 1) % len(EVENTS)] if self.event in EVENTS else EVENTS[0]
+        await self._next(f"Event: [b]{self.event.title}[/b]. The clock starts on your first move.")
+
+    def action_scheme(self) -> None:
+        self.scheme = "blank" if self.scheme == "tile" else "tile"
+        self._show_title()
+
+    def _show_title(self) -> None:
+        event = "" if self.event.key == SINGLE else f" {self.event.title}"
+        self.query_one("#speed-title", Static).update(
+            f"[b]Speed[/b]{event}  {self.solve.puzzle.size_label}  [dim]{SCHEMES[self.scheme]}[/dim]")
+
+    def action_export(self) -> None:
+        if self.last is None:
+            self.notify("No solve to export yet.", timeout=3)
+            return
+        self.app.copy_to_clipboard(export_solve(self.last))
+        self.notify("Copied the last solve (slidy's notation).", timeout=3)
+
+    def action_session(self) -> None:
+        self.app.push_screen(SpeedSessionScreen(self.event, self.size_wh, ascii_only=self.ascii_only))
+
+    def action_replay(self) -> None:
+        if self.last is None or (self.solve.started and not self.run.over):
+            self.app.bell()
+            return
+        self.app.push_screen(SpeedReplayScreen(self.last, ascii_only=self.ascii_only))
+
+    def action_copy_id(self) -> None:
+        game_id = ids.game_id(self.solve.puzzle, self.solve.scramble)
+        self.app.copy_to_clipboard(game_id)
+        self.notify(f"Copied the game ID {shown_id(game_id)}", timeout=3)
+
+    def action_back(self) -> None:
+        self._give_up()
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("export", "replay") and self.last is None:
+            return None
+        return True

@@ -49,7 +49,7 @@ from .proxy import Address, ProxyListener
 from .server_log import log, use_format
 from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from .transport import SshTransport, Transport
-from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
+from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper, signal_game
 from .web_identity import LinkCodes, link_message
 
 STOP_GRACE_SECONDS = 5.0
@@ -290,17 +290,12 @@ class Game:
         child = self.child
         if child is None or child.returncode is not None:
             return
-        try:
-            os.killpg(child.pid, how)
-        except ProcessLookupError:
+        if not signal_game(child.pid, how):
             return
         try:
             await asyncio.wait_for(asyncio.shield(child.wait()), STOP_GRACE_SECONDS)
         except TimeoutError:
-            try:
-                os.killpg(child.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            signal_game(child.pid, signal.SIGKILL)
 
 
 class Connection(asyncssh.SSHServer):

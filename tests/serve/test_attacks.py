@@ -61,3 +61,63 @@ async def test_clients_that_abort_while_their_games_start_leave_no_game(tmp_path
         await asyncio.to_thread(wait_all_gone, server)
     finally:
         await asyncio.to_thread(server.kill)
+
+
+# --- 2. a PROXY header is read only from a configured balancer -----------------------------------------------
+
+def restricted_key(tmp_path):
+    """A client key the authorized keys admit only from 203.0.113.7 (OpenSSH's ``from=`` option)."""
+    import asyncssh
+
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    keys = tmp_path / "authorized_keys"
+    keys.write_text(f'from="203.0.113.7" {key.export_public_key().decode()}')
+    return key, keys
+
+
+@pytest.mark.parametrize("balancer, logs_in", [("127.0.0.1/32", True), ("10.9.9.9/32", False)],
+                         ids=["from-the-balancer", "from-anyone-else"])
+async def test_a_proxy_header_is_believed_only_from_a_trusted_balancer(tmp_path, balancer, logs_in):
+    """Finding 2: a header claiming the one address a key is allowed from logs in only when it comes from a
+    ``--trust-proxy`` address; from anyone else it is not read at all."""
+    import asyncssh
+    from test_proxy_protocol import connect_through, v2_header
+
+    key, keys = restricted_key(tmp_path)
+    server = await asyncio.to_thread(Server, tmp_path / "data", "--authorized-keys", str(keys), "--proxy-protocol",
+                                     "--trust-proxy", balancer, "--cold")
+    try:
+        try:
+            conn = await asyncio.wait_for(connect_through(server.port, v2_header("203.0.113.7", 40000), "mallory",
+                                                         client_keys=[key]), 60)
+        except (asyncssh.Error, OSError):
+            assert not logs_in
+        else:
+            assert logs_in
+            conn.close()
+            await conn.wait_closed()
+        if not logs_in:
+            assert "203.0.113.7" not in server.text()
+            # the same key from its own address (loopback, not 203.0.113.7) is refused as well
+            with pytest.raises(asyncssh.PermissionDenied):
+                await asyncssh.connect("127.0.0.1", server.port, username="mallory", client_keys=[key],
+                                       known_hosts=None, connect_timeout=60)
+    finally:
+        await asyncio.to_thread(server.kill)
+
+
+async def test_a_proxy_local_connection_is_a_health_check_that_never_logs_in(tmp_path):
+    """Finding 2: LOCAL (the balancer's own check) does not log in, even with --open; it is logged and counted."""
+    import asyncssh
+    from test_proxy_protocol import connect_through, v2_header
+
+    server = await asyncio.to_thread(Server, tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy",
+                                     "127.0.0.1/32", "--cold")
+    try:
+        with pytest.raises(asyncssh.DisconnectError, match="health check"):
+            await asyncio.wait_for(connect_through(server.port, v2_header("", 0, local=True), "ann"), 60)
+        await asyncio.to_thread(server.wait_for_log, r"127\.0\.0\.1:\d+ through 127\.0\.0\.1:\d+: health check")
+        conn = await asyncio.wait_for(connect_through(server.port, v2_header("198.51.100.4", 4000), "ann"), 60)
+        conn.close()
+    finally:
+        await asyncio.to_thread(server.kill)

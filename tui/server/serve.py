@@ -45,7 +45,7 @@ from .host_key import host_key
 from .options import ServeOptions, options_from
 from .outbox_drain import OutboxDrainer
 from .procfs import doing
-from .proxy import Address, ProxyListener
+from .proxy import Address, ProxyListener, trusted_by
 from .server_log import log, use_format
 from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from .transport import SshTransport, Transport
@@ -319,14 +319,16 @@ class Connection(asyncssh.SSHServer):
         self.conn = conn
         address = self.client or conn.get_extra_info("peername") or ("?", 0)
         self.address, self.peer = str(address[0]), f"{address[0]}:{address[1]}"
-        health_check = self.balancer is not None and self.client is None  # a PROXY LOCAL header: the balancer's own
-        if not health_check:
-            via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
-            log(f"{self.peer}: connected{via}", "connected", client=self.peer)
+        via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
         self.server.arrive(self)
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
-        self.refusal = self.server.admit(self.address, rate_limited=not health_check)
+        if self.balancer is not None and self.client is None:  # a PROXY LOCAL header: the balancer's own check
+            self.refusal = "a PROXY LOCAL connection is the balancer's health check: it does not log in"
+            lifecycle.refused(f"{self.peer}{via}", "health_check", self.refusal, "health check")
+            return
+        log(f"{self.peer}: connected{via}", "connected", client=self.peer)
+        self.refusal = self.server.admit(self.address)
         if self.refusal:
             lifecycle.refused(self.peer, "shutting_down" if self.server.stopping else "rate_limit", self.refusal)
 
@@ -447,11 +449,11 @@ class KomaServer:
             oldest.drop(f"{len(self.logging_in) + 1} connections not logged in; this one waited longest")
         self.logging_in[connection] = None
 
-    def admit(self, address: str, rate_limited: bool = True) -> str:
+    def admit(self, address: str) -> str:
         """Why a new connection is refused ('' to admit it): shutting down, or too many from one address."""
         if self.stopping:
             return "the Koma server is shutting down"
-        limit = self.options.rate_limit if rate_limited else 0
+        limit = self.options.rate_limit
         if limit:
             now = time.monotonic()
             times = self.recent.setdefault(address, collections.deque())
@@ -560,7 +562,7 @@ class KomaServer:
         try:
             if options.proxy_protocol:
                 self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options,
-                                              lifecycle.proxy_refused)
+                                              lifecycle.proxy_refused, trusted_by(options.trust_proxy))
                 await self.listener.start(options.host, options.port)
             else:
                 self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port,
@@ -574,7 +576,7 @@ class KomaServer:
         await self.start_games(database)
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
-            mode += "; PROXY protocol required"
+            mode += f"; PROXY headers read from {', '.join(map(str, options.trust_proxy))} only"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "

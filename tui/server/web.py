@@ -34,6 +34,7 @@ from solver.engines.paths import data_dir
 
 from . import lifecycle, metrics
 from .log_lines import escape_controls
+from .proxy import trusted_by
 from .serve import Game, KomaServer
 from .terminal import window_size
 from .web_identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, LinkCodes, cookie_key
@@ -141,11 +142,7 @@ class WebServer:
     # --- who is asking ---
 
     def trusted(self, address: str) -> bool:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
-        return any(ip in network for network in self.options.trust_proxy)
+        return trusted_by(self.options.trust_proxy)(address)
 
     def client(self, request: web.Request) -> tuple[str, str]:
         """The client's address and its ``address:port`` for the log: the socket's (or its PROXY header's), or

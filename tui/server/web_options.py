@@ -9,7 +9,6 @@ are ``koma serve``'s own; ``--ssh-port`` adds the SSH server to the same process
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import math
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from solver.errors import KomaError
 from tui.game.stores import database_url
 
-from .options import DEFAULTS, ServeOptions, add_game_options
+from .options import DEFAULTS, ServeOptions, add_game_options, proxy_networks
 
 
 @dataclass
@@ -91,14 +90,7 @@ def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
         value = getattr(args, name)
         if not math.isfinite(value) or value < low or (name == "port" and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
-    networks = []
-    for cidr in args.trust_proxy:
-        try:
-            networks.append(ipaddress.ip_network(cidr[:64], strict=False))
-        except ValueError:
-            raise KomaError(f"--trust-proxy {cidr[:64]!r} is not an address or network (e.g. 10.0.0.0/8)") from None
-    if args.proxy_protocol and not networks:
-        raise KomaError("--proxy-protocol needs --trust-proxy CIDR: the balancers whose connections carry the header")
+    networks = proxy_networks(args.trust_proxy, args.proxy_protocol)
     if args.ssh_port is not None and not 0 <= args.ssh_port <= 65535:
         raise KomaError(f"--ssh-port {args.ssh_port} is out of range")
     if args.link_only and args.ssh_port is None:

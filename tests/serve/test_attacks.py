@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import time
 
 import pytest
 from serve_helpers import HAVE_ASYNCSSH, Server
 from test_hostile import alive, open_game
+from web_helpers import WebServer
 
 pytestmark = pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 
@@ -121,3 +123,32 @@ async def test_a_proxy_local_connection_is_a_health_check_that_never_logs_in(tmp
         conn.close()
     finally:
         await asyncio.to_thread(server.kill)
+
+
+# --- 6. a cookie that is not ASCII -----------------------------------------------------------------------------
+
+def raw_request(port: int, request: bytes, timeout: float = 30.0) -> bytes:
+    """Send ``request`` on a raw socket and read the answer until the server closes (or ``timeout``)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(request)
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except TimeoutError:
+            pass
+        return answer
+
+
+def test_a_non_ascii_cookie_is_a_new_guest_not_a_server_error(tmp_path):
+    """Finding 6: a cookie with non-ASCII characters was a 500 (hmac.compare_digest raised TypeError)."""
+    server = WebServer(tmp_path / "data", "--open", "--cold")
+    try:
+        for cookie in ("koma_player=\u00e9t\u00e9.abc".encode(), b"koma_player=\xff\xfe.\xff"):
+            answer = raw_request(server.port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nCookie: "
+                                 + cookie + b"\r\n\r\n")
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+            assert b"Set-Cookie: koma_player=" in answer  # a new guest
+        assert "Traceback" not in server.text() and "Error handling request" not in server.text()
+    finally:
+        assert server.stop() == 0

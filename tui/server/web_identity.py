@@ -65,8 +65,8 @@ class Identities:
 
     def read(self, cookie: str | None) -> tuple[str, str] | None:
         """The (player, name) a cookie names, or None when it is missing, malformed or not signed by us."""
-        if not cookie or len(cookie) > MAX_COOKIE_CHARS or cookie.count(".") != 1:
-            return None
+        if not cookie or len(cookie) > MAX_COOKIE_CHARS or not cookie.isascii() or cookie.count(".") != 1:
+            return None  # ours are ASCII: anything else is not ours (and compare_digest takes ASCII strings only)
         body, mac = cookie.split(".")
         if not hmac.compare_digest(mac, self._mac(body)):
             return None

@@ -152,3 +152,61 @@ def test_a_non_ascii_cookie_is_a_new_guest_not_a_server_error(tmp_path):
         assert "Traceback" not in server.text() and "Error handling request" not in server.text()
     finally:
         assert server.stop() == 0
+
+
+# --- 7. the logs cannot be flooded -----------------------------------------------------------------------------
+
+def test_a_flood_of_bare_connections_is_summed_up_in_the_log(tmp_path):
+    """Finding 7: 150 TCP connections that say nothing were 150 "connected" lines; now a burst, then one line."""
+    server = Server(tmp_path / "data", "--open", "--cold", "--rate-limit", "0", "--max-startups", "200")
+    try:
+        for _ in range(150):
+            socket.create_connection(("127.0.0.1", server.port), timeout=10).close()
+        server.wait_for_log(r"(\d+) more connection\(s\) not logged", 60)
+        connected = len(re.findall(r": connected\n", server.text()))
+        skipped = int(re.search(r"(\d+) more connection\(s\) not logged", server.text()).group(1))
+        assert connected <= 20 and connected + skipped == 150
+    finally:
+        server.kill()
+
+
+async def test_a_flood_of_refused_websockets_is_summed_up_in_the_log(tmp_path):
+    """Finding 7: every refused WebSocket was a line in koma web's log."""
+    import aiohttp
+
+    server = await asyncio.to_thread(WebServer, tmp_path / "data", "--open", "--cold")
+    try:
+        async with aiohttp.ClientSession() as http:
+            for _ in range(150):
+                async with http.get(f"{server.url}ws?session={'x' * 20}") as response:  # no Origin: refused
+                    assert response.status == 403
+        refused = len(re.findall(r"WebSocket refused", server.text()))
+        assert 0 < refused <= 20
+    finally:
+        await asyncio.to_thread(server.stop)
+
+
+# --- 8. a refused connection never pushes out a login within its limits ----------------------------------------
+
+def test_rate_limited_connections_do_not_push_out_a_waiting_login(tmp_path):
+    """Finding 8: with --max-startups 3 --rate-limit 2, three rate-limited connections closed a login in progress."""
+    _, keys = restricted_key(tmp_path)
+    server = Server(tmp_path / "data", "--authorized-keys", str(keys), "--cold", "--max-startups", "3",
+                    "--rate-limit", "2")
+    sockets = []
+    try:
+        honest = socket.create_connection(("127.0.0.1", server.port), timeout=10)  # a login in progress (1 of 2)
+        sockets.append(honest)
+        assert honest.recv(256).startswith(b"SSH-2.0-")
+        for count in range(1, 5):  # the second is within the limit; the next three are rate-limited
+            sockets.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+            server.wait_for_log(r": connected\n", 30, count + 1)
+        server.wait_for_log(r"dropped \(3 connections not logged in; this one is refused\)", 30, 2)
+        honest.settimeout(1.0)
+        with pytest.raises(TimeoutError):
+            assert honest.recv(256) != b"", "the waiting login was closed"
+        assert "waited longest" not in server.text()
+    finally:
+        for sock in sockets:
+            sock.close()
+        server.kill()

@@ -320,17 +320,17 @@ class Connection(asyncssh.SSHServer):
         address = self.client or conn.get_extra_info("peername") or ("?", 0)
         self.address, self.peer = str(address[0]), f"{address[0]}:{address[1]}"
         via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
-        self.server.arrive(self)
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
         if self.balancer is not None and self.client is None:  # a PROXY LOCAL header: the balancer's own check
             self.refusal = "a PROXY LOCAL connection is the balancer's health check: it does not log in"
             lifecycle.refused(f"{self.peer}{via}", "health_check", self.refusal, "health check")
-            return
-        log(f"{self.peer}: connected{via}", "connected", client=self.peer)
-        self.refusal = self.server.admit(self.address)
-        if self.refusal:
-            lifecycle.refused(self.peer, "shutting_down" if self.server.stopping else "rate_limit", self.refusal)
+        else:
+            lifecycle.connected(self.peer, via)
+            self.refusal = self.server.admit(self.address)
+            if self.refusal:
+                lifecycle.refused(self.peer, "shutting_down" if self.server.stopping else "rate_limit", self.refusal)
+        self.server.arrive(self)
 
     def drop(self, why: str) -> None:
         """Close a connection that has not logged in, without a word (it may not even speak SSH)."""
@@ -440,13 +440,24 @@ class KomaServer:
         self.watch_task: asyncio.Task | None = None
 
     def arrive(self, connection: Connection) -> None:
-        """A connection was made: it waits to log in, and takes no seat until it has.  With
-        ``--max-startups`` connections already waiting, the one that has waited longest is dropped."""
+        """A connection was made: it waits to log in, and takes no seat until it has.  With ``--max-startups``
+        connections already waiting, one is dropped: a refused one (rate-limited, a health check) if any waits,
+        else the newcomer if it is refused itself, else the one that has waited longest.  A refused connection
+        never pushes out a login within its limits."""
         self.connections.add(connection)
         while len(self.logging_in) >= self.options.max_startups:
-            oldest = next(iter(self.logging_in))
-            del self.logging_in[oldest]
-            oldest.drop(f"{len(self.logging_in) + 1} connections not logged in; this one waited longest")
+            waiting = len(self.logging_in)
+            victim = next((c for c in self.logging_in if c.refusal), None)
+            if victim is None and connection.refusal:
+                asyncio.get_running_loop().call_soon(connection.drop, f"{waiting} connections not logged in; "
+                                                                      "this one is refused")
+                return
+            if victim is None:
+                victim, why = next(iter(self.logging_in)), "this one waited longest"
+            else:
+                why = "this one is refused"
+            del self.logging_in[victim]
+            victim.drop(f"{waiting} connections not logged in; {why}")
         self.logging_in[connection] = None
 
     def admit(self, address: str) -> str:

@@ -36,6 +36,7 @@ from . import lifecycle, metrics
 from .log_lines import escape_controls
 from .proxy import trusted_by
 from .serve import Game, KomaServer
+from .server_log import Throttle
 from .terminal import window_size
 from .web_identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, LinkCodes, cookie_key
 from .web_options import WebOptions, web_options_from
@@ -52,8 +53,17 @@ HEADERS = {"Content-Security-Policy": "default-src 'self'; connect-src 'self'; s
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
-def log(message: str) -> None:
+def log(message: str, *_: Any, **__: Any) -> None:
     print(f"koma web: {escape_controls(message)}", file=sys.stderr, flush=True)
+
+
+# What any client can cause as often as it likes (a refused socket, a foreign cookie) is logged through a throttle.
+REFUSALS_LOGGED = Throttle(what="refusal(s)", say=log)
+
+
+def log_refusal(message: str) -> None:
+    if REFUSALS_LOGGED.allow():
+        log(message)
 
 
 @dataclass(eq=False)
@@ -198,7 +208,7 @@ class WebServer:
             return self.html("link.html")
         _, peer = self.client(request)
         if request.cookies.get(COOKIE_NAME):
-            log(f"{peer}: a player cookie that is not ours; a new guest")
+            log_refusal(f"{peer}: a player cookie that is not ours; a new guest")
         return self.with_cookie(request, self.html("index.html"), *Identities.new_guest())
 
     async def link(self, request: web.Request) -> web.Response:
@@ -254,7 +264,7 @@ class WebServer:
         refused = self.refusal(request, address)
         if refused is not None:
             metrics.REFUSALS.labels(metrics.WEB, refused[2]).inc()
-            log(f"{peer}: WebSocket refused ({refused[1].removeprefix('koma: ')})")
+            log_refusal(f"{peer}: WebSocket refused ({refused[1].removeprefix('koma: ')})")
             return web.Response(status=refused[0], text=refused[1] + "\n")
         player, name = self.who(request) or ("", "")
         token = request.query["session"]
@@ -298,7 +308,7 @@ class WebServer:
         refusal = self.server.seat(cast(Any, session))
         if refusal:
             metrics.REFUSALS.labels(metrics.WEB, "full").inc()
-            log(f"{peer} player {player}: refused ({refusal})")
+            log_refusal(f"{peer} player {player}: refused ({refusal})")
             await ws.send_bytes(f"koma: {refusal}.\r\n".encode())
             await ws.close(code=1013, message=refusal.encode()[:120])
             self.server.leave(cast(Any, session))

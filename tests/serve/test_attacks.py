@@ -210,3 +210,84 @@ def test_rate_limited_connections_do_not_push_out_a_waiting_login(tmp_path):
         for sock in sockets:
             sock.close()
         server.kill()
+
+
+# --- 3. per-address limits count games, parked ones too, and an IPv6 /64 is one address ------------------------
+
+async def test_a_closed_pages_game_and_a_fresh_cookie_do_not_step_around_the_per_address_cap(tmp_path):
+    """Finding 3: with --max-per-address 1, a closed socket's game (waiting for its browser) and a new guest
+    cookie let one address run several games; now the second game is refused, and the first browser still gets
+    its own game back."""
+    import aiohttp
+    from web_helpers import Browser
+
+    server = await asyncio.to_thread(WebServer, tmp_path / "data", "--open", "--cold", "--max-per-address", "1")
+    first, second = Browser(server), Browser(server)
+    try:
+        await first.load()
+        await first.connect()
+        await first.wait_for("8-puzzle")
+        await first.drop()  # the page closes: its game waits for it
+        await second.load()  # another guest cookie, from the same address
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await second.connect()
+        assert refused.value.status == 429
+        assert len(started_pids(server)) == 1
+        await first.connect()  # the first page comes back to its own game
+        await first.wait_for("8-puzzle")
+    finally:
+        await first.close()
+        await second.close()
+        await asyncio.to_thread(server.stop)
+
+
+def v1_header6(source: str, port: int) -> bytes:
+    return f"PROXY TCP6 {source} ::1 {port} 2222\r\n".encode()
+
+
+async def test_an_ipv6_64_is_one_address_for_the_rate_limit(tmp_path):
+    """Finding 3: new addresses in one /64 are one address to the limits (here the rate limit, as the balancer
+    names them)."""
+    import asyncssh
+    from test_proxy_protocol import connect_through
+
+    server = await asyncio.to_thread(Server, tmp_path / "data", "--open", "--cold", "--rate-limit", "2",
+                                     "--proxy-protocol", "--trust-proxy", "127.0.0.1/32")
+    try:
+        outcomes = []
+        for host in ("2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::3", "2001:db8:1:3::1"):
+            try:
+                conn = await asyncio.wait_for(connect_through(server.port, v1_header6(host, 5000)), 60)
+                conn.close()
+                await conn.wait_closed()
+                outcomes.append("in")
+            except asyncssh.DisconnectError as refusal:
+                outcomes.append(refusal.reason)
+        assert outcomes[:2] == ["in", "in"] and outcomes[3] == "in"
+        assert "too many connections" in outcomes[2]
+    finally:
+        await asyncio.to_thread(server.kill)
+
+
+# --- 4. a seat is a game ---------------------------------------------------------------------------------------
+
+async def test_one_connection_cannot_run_more_games_than_the_server_has_seats(tmp_path):
+    """Finding 4: with --max-sessions 1, one SSH connection ran three games; now its second is refused, and
+    once its game has ended another player is served."""
+    server = await asyncio.to_thread(Server, tmp_path / "data", "--open", "--cold", "--max-sessions", "1")
+    try:
+        conn, _process, screen = await open_game(server, "hog")
+        await screen.wait_for("8-puzzle")
+        for _ in range(2):
+            more = await conn.create_process(term_type="xterm-256color", term_size=(100, 30), encoding=None)
+            said = await asyncio.wait_for(more.stdout.read(), 60)
+            assert b"the Koma server is full (1 games)" in said
+        assert len(started_pids(server)) == 1
+        conn.close()
+        await conn.wait_closed()
+        await asyncio.to_thread(wait_all_gone, server)
+        conn, _process, screen = await open_game(server, "next")
+        await screen.wait_for("8-puzzle")
+        conn.close()
+    finally:
+        await asyncio.to_thread(server.kill)

@@ -22,12 +22,13 @@ class ServeOptions:
 
     host: str = "127.0.0.1"
     port: int = 2222
-    max_sessions: int = 32  # logged-in connections at once; one still logging in takes no seat
+    max_sessions: int = 32  # games at once (SSH and web), and logged-in connections at once; one logging in takes none
     # Connections not yet logged in, at most (OpenSSH's MaxStartups): one more drops the one that has waited
     # longest.  A burst of 20 players connecting at once fits.
     max_startups: int = 20
     login_grace_time: float = 20.0  # seconds from connecting to logged in (OpenSSH's LoginGraceTime)
     max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
+    max_games_per_address: int = 0  # games at once from one address (an IPv6 /64), parked web games too (0: no limit)
     idle_timeout: float = 1800.0
     keepalive_interval: float = 15.0  # an SSH keepalive after this long without a word from the client
     keepalive_count_max: int = 3  # unanswered keepalives before a client is taken for gone (its games hang up)
@@ -51,7 +52,7 @@ class ServeOptions:
 DEFAULTS = ServeOptions()
 # (option, lowest allowed value); the port also has a highest
 LOWEST = (("port", 0), ("max_sessions", 1), ("max_startups", 1), ("login_grace_time", 1),
-          ("max_sessions_per_player", 0), ("idle_timeout", 0),
+          ("max_sessions_per_player", 0), ("max_games_per_address", 0), ("idle_timeout", 0),
           ("keepalive_interval", 1), ("keepalive_count_max", 1),
           ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0), ("admin_port", 0), ("drain_seconds", 0))
 
@@ -64,7 +65,9 @@ def add_serve_command(commands: Any) -> None:
     serve.add_argument("--host", default=d.host, help=f"address to listen on (default {d.host})")
     serve.add_argument("--port", type=int, default=d.port, help=f"port to listen on (default {d.port}; 0 picks one)")
     serve.add_argument("--max-sessions", type=int, default=d.max_sessions, metavar="N",
-                       help=f"most players logged in at once (default {d.max_sessions})")
+                       help=f"most games at once, and most players logged in at once (default {d.max_sessions})")
+    serve.add_argument("--max-games-per-address", type=int, default=d.max_games_per_address, metavar="N",
+                       help="most games at once from one address (IPv6: one /64) (default: no limit)")
     serve.add_argument("--max-startups", type=int, default=d.max_startups, metavar="N",
                        help=f"most connections not yet logged in; one more drops the one that has waited longest "
                             f"(default {d.max_startups})")

@@ -44,6 +44,20 @@ def trusted_by(networks: list[Any]) -> Callable[[str], bool]:
     return trusted
 
 
+def address_group(address: str) -> str:
+    """What per-address limits count by: an IPv4 address itself (also when IPv4-mapped), an IPv6 address's /64 (one
+    subscriber's: an attacker there has 2**64 addresses), anything else (no address) as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 async def read_proxy_header(sock: socket.socket, timeout: float = HEADER_TIMEOUT_SECONDS) -> Address | None:
     """Read one PROXY header from ``sock`` (no byte more): the client's address, or None for LOCAL/UNKNOWN."""
     try:

@@ -45,7 +45,7 @@ from .host_key import host_key
 from .options import ServeOptions, options_from
 from .outbox_drain import OutboxDrainer
 from .procfs import doing
-from .proxy import Address, ProxyListener, trusted_by
+from .proxy import Address, ProxyListener, address_group, trusted_by
 from .server_log import log, use_format
 from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from .transport import SshTransport, Transport
@@ -76,10 +76,11 @@ class Game:
     """One game process on its own pty, played over a :class:`~tui.server.transport.Transport` (SSH or WebSocket)."""
 
     def __init__(self, server: KomaServer, transport: Transport, player: str, name: str, peer: str,
-                 connected: float = 0.0):
+                 connected: float = 0.0, address: str = ""):
         self.server = server
         self.transport = transport
         self.player, self.name, self.peer = player, name, peer
+        self.address = address_group(address or peer.rsplit(":", 1)[0])  # what the per-address limit counts by
         self.child: asyncio.subprocess.Process | WarmGame | None = None
         self.master = -1
         self.last_input = time.monotonic()
@@ -467,7 +468,7 @@ class KomaServer:
         limit = self.options.rate_limit
         if limit:
             now = time.monotonic()
-            times = self.recent.setdefault(address, collections.deque())
+            times = self.recent.setdefault(address_group(address), collections.deque())
             while times and now - times[0] > RATE_WINDOW_SECONDS:
                 times.popleft()
             if len(times) >= limit:
@@ -491,12 +492,20 @@ class KomaServer:
         self.logging_in.pop(connection, None)
         self.players.discard(connection)
 
-    def player_refusal(self, player: str) -> str:
-        """Why one more game for ``player`` is refused ('' to allow it): their games at once are capped."""
-        cap = self.options.max_sessions_per_player
+    def game_refusal(self, player: str, address: str) -> tuple[str, str]:
+        """Why one more game for ``player`` from ``address`` is refused, and the metrics' reason (('', '') to allow
+        it).  What is capped is games, wherever they came from (SSH, or web, parked ones too): on the server, per
+        player, and per address (an IPv6 /64)."""
+        options = self.options
+        if len(self.games) >= options.max_sessions:
+            return f"the Koma server is full ({options.max_sessions} games); try again later", "full"
+        cap = options.max_sessions_per_player
         if cap and sum(1 for game in self.games if game.player == player) >= cap:
-            return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again"
-        return ""
+            return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again", "per_player"
+        cap, group = options.max_games_per_address, address_group(address)
+        if cap and sum(1 for game in self.games if game.address == group) >= cap:
+            return f"too many games from your address ({cap} at once); close one and try again", "per_address"
+        return "", ""
 
     async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
         """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.
@@ -524,23 +533,25 @@ class KomaServer:
                 player=player)
             SshTransport(process).write(link_message(self.links, player, name).encode())
             return SshTransport(process).close(0)
-        await self.host(SshTransport(process), player, name, connection.peer, connection.games, connection.connected)
+        await self.host(SshTransport(process), player, name, connection.peer, connection.games, connection.connected,
+                        connection.address)
 
     async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[Game],
-                   connected: float = 0.0) -> None:
+                   connected: float = 0.0, address: str = "") -> None:
         """Run one game for ``player`` over ``transport`` (SSH or WebSocket: the same admission, limits and
         metrics); ``games`` is the connection's own set, which holds the game while it runs; ``connected``: when
-        the connection was made (the home screen's time counts from it)."""
+        the connection was made (the home screen's time counts from it); ``address``: the client's."""
         if self.stopping and not self.draining:  # a connection made before the drain still gets its game
             transport.close(1)
             return
-        refusal = self.player_refusal(player)
+        address = address or peer.rsplit(":", 1)[0]
+        refusal, reason = self.game_refusal(player, address)
         if refusal:
-            lifecycle.refused(f"{peer} player {player}", "per_player", refusal, transport=transport.kind, player=player)
+            lifecycle.refused(f"{peer} player {player}", reason, refusal, transport=transport.kind, player=player)
             transport.write(f"koma: {refusal}.\r\n".encode())
             transport.close(1)
             return
-        game = Game(self, transport, player, name, peer, connected)
+        game = Game(self, transport, player, name, peer, connected, address)
         self.games.add(game)
         games.add(game)
         try:

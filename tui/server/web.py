@@ -34,7 +34,7 @@ from solver.engines.paths import data_dir
 
 from . import lifecycle, metrics
 from .log_lines import escape_controls
-from .proxy import trusted_by
+from .proxy import address_group, trusted_by
 from .serve import Game, KomaServer
 from .server_log import Throttle
 from .terminal import window_size
@@ -219,7 +219,7 @@ class WebServer:
         if origin and urlsplit(origin[:300]).netloc.lower() != request.host.lower():  # another site's form
             raise web.HTTPForbidden(text="koma: refused: the form's origin is not this server\n")
         form = await request.post()
-        found = self.links.redeem(str(form.get("code", "")), address)
+        found = self.links.redeem(str(form.get("code", "")), address_group(address))
         if isinstance(found, str):
             return self.html("link.html", 400, found)
         player, name = found
@@ -253,8 +253,12 @@ class WebServer:
             return 503, "koma: the Koma server is shutting down", "shutting_down"
         if len(self.sockets) >= self.options.max_connections:
             return 503, f"koma: the Koma server is full ({self.options.max_connections} connections); try again later", "full"
-        if sum(1 for a in self.sockets.values() if a == address) >= self.options.max_per_address:
-            return 429, f"koma: too many connections from {address} ({self.options.max_per_address} at once)", "per_address"
+        group, cap = address_group(address), self.options.max_per_address
+        if sum(1 for a in self.sockets.values() if a == group) >= cap:
+            return 429, f"koma: too many connections from {address} ({cap} at once)", "per_address"
+        session = self.sessions.get(request.query["session"])
+        if (session is None or session.transport.ended) and sum(1 for g in self.server.games if g.address == group) >= cap:
+            return 429, f"koma: too many games from {address} ({cap} at once; a closed page's game waits a while)", "per_address"
         why = self.server.admit(address)
         return (429, f"koma: {why}", "rate_limit") if why else None
 
@@ -272,7 +276,7 @@ class WebServer:
                                             .isdigit() else 0 for k in ("width", "height")))
         ws = web.WebSocketResponse(heartbeat=self.options.heartbeat, max_msg_size=self.options.max_message)
         await ws.prepare(request)
-        self.sockets[ws] = address
+        self.sockets[ws] = address_group(address)
         session: WebSession | None = None
         try:
             session = self.sessions.get(token)
@@ -280,7 +284,7 @@ class WebServer:
                 await ws.close(code=1008, message=b"that session is not yours; reload the page")
                 return ws
             if session is None:
-                session = await self.new_session(ws, token, player, name, peer, columns, rows, connected)
+                session = await self.new_session(ws, token, player, name, peer, columns, rows, connected, address)
                 if session is None:
                     return ws
             else:
@@ -296,7 +300,7 @@ class WebServer:
         return ws
 
     async def new_session(self, ws: web.WebSocketResponse, token: str, player: str, name: str, peer: str,
-                          columns: int, rows: int, connected: float) -> WebSession | None:
+                          columns: int, rows: int, connected: float, address: str) -> WebSession | None:
         wait = self.options.reconnect_seconds
 
         def gone(why: str) -> None:
@@ -315,12 +319,13 @@ class WebServer:
             return None
         self.sessions[token] = session
         transport.attach(ws, columns, rows, reconnect=False)
-        session.task = asyncio.get_running_loop().create_task(self.run(session, peer, connected))
+        session.task = asyncio.get_running_loop().create_task(self.run(session, peer, connected, address))
         return session
 
-    async def run(self, session: WebSession, peer: str, connected: float) -> None:
+    async def run(self, session: WebSession, peer: str, connected: float, address: str) -> None:
         try:
-            await self.server.host(session.transport, session.player, session.name, peer, session.games, connected)
+            await self.server.host(session.transport, session.player, session.name, peer, session.games, connected,
+                                   address)
             if session.transport.tasks:  # the socket's close, with the game's last line as its reason
                 await asyncio.wait(set(session.transport.tasks), timeout=8.0)
         finally:

@@ -30,7 +30,7 @@ class WebOptions:
     trust_proxy: list[Any] = field(default_factory=list)  # networks whose X-Forwarded-For is believed
     proxy_protocol: bool = False  # connections from trust_proxy start with a PROXY header (HAProxy send-proxy-v2)
     max_connections: int = 200  # WebSockets at once
-    max_per_address: int = 8  # WebSockets at once from one address
+    max_per_address: int = 8  # WebSockets, and games (parked ones too), at once from one address (an IPv6 /64)
     max_message: int = 64 * 1024  # bytes in one message from a browser
     heartbeat: float = 20.0  # seconds between pings (a browser that does not answer in half that is dropped), and
     # the longest a browser may take none of its game's output before it is dropped
@@ -63,7 +63,8 @@ def add_web_command(commands: Any) -> None:
     web.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
                      help=f"WebSockets at once (default {d.max_connections})")
     web.add_argument("--max-per-address", type=int, default=d.max_per_address, metavar="N",
-                     help=f"WebSockets at once from one address (default {d.max_per_address})")
+                     help=f"WebSockets, and games (a closed page's too, while it waits), at once from one address "
+                          f"(IPv6: one /64) (default {d.max_per_address})")
     web.add_argument("--reconnect-seconds", type=float, default=d.reconnect_seconds, metavar="SECONDS",
                      help=f"a game whose browser went (a reload, a dropped network) waits this long for it, then "
                           f"saves and ends (default {d.reconnect_seconds:g})")
@@ -103,6 +104,7 @@ def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
     serve = ServeOptions(host=args.host, port=args.ssh_port or 0, open=bool(args.ssh_open),
                          authorized_keys=args.authorized_keys, max_sessions=args.max_sessions,
                          max_sessions_per_player=args.max_sessions_per_player, idle_timeout=args.idle_timeout,
+                         max_games_per_address=args.max_per_address,
                          cpu_limit=args.cpu_limit, memory_limit=args.memory_limit, rate_limit=args.rate_limit,
                          database=getattr(args, "database", None), cold=args.cold,
                          admin_host=getattr(args, "admin_host", DEFAULTS.admin_host),

@@ -291,3 +291,69 @@ async def test_one_connection_cannot_run_more_games_than_the_server_has_seats(tm
         conn.close()
     finally:
         await asyncio.to_thread(server.kill)
+
+
+# --- 10. files and secrets -------------------------------------------------------------------------------------
+
+def mode(path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+@pytest.mark.parametrize("length", [16, 64], ids=["short", "long"])
+def test_a_cookie_key_others_can_read_is_made_private(tmp_path, length):
+    """Finding 10: a short web_cookie_key at 0644 was rewritten and stayed 0644; a long one was used silently."""
+    import os
+
+    data = tmp_path / "data"
+    data.mkdir()
+    key = data / "web_cookie_key"
+    key.write_bytes(os.urandom(length))
+    key.chmod(0o644)
+    server = WebServer(data, "--open", "--cold")
+    try:
+        assert mode(key) == 0o600
+        if length == 64:
+            server.wait_for_log(r"web_cookie_key was readable by others \(mode 0644\); made it 0600")
+    finally:
+        server.stop()
+
+
+async def test_what_a_server_writes_is_its_users_alone(tmp_path):
+    """Finding 10: koma.db, the data and outbox directories were world-readable; the host key at 0644 is fixed
+    with one line."""
+    from tui.server.host_key import host_key
+
+    data = tmp_path / "data"
+    key = tmp_path / "host_key"
+    host_key(key)
+    key.chmod(0o644)
+    server = await asyncio.to_thread(Server, data, "--open", "--cold", "--host-key", str(key))
+    try:
+        conn, _process, screen = await open_game(server, "ann")
+        await screen.wait_for("8-puzzle")
+        conn.close()
+        await asyncio.to_thread(wait_all_gone, server)
+        assert "host_key was readable by others (mode 0644); made it 0600" in server.text()
+        written = [data, *data.rglob("*")]
+        assert any(p.name == "koma.db" for p in written)
+        lax = [f"{p} {mode(p):04o}" for p in written if mode(p) & 0o077]
+        assert not lax
+    finally:
+        await asyncio.to_thread(server.kill)
+
+
+def test_a_password_in_the_database_urls_query_never_reaches_the_log_or_a_player(tmp_path):
+    import subprocess
+
+    from serve_helpers import KOMA
+
+    from tui.game.stores import for_player, redacted
+
+    url = "postgresql://koma@127.0.0.1:1/koma?password=s3cret&connect_timeout=2&sslpassword=hush"
+    assert "s3cret" not in redacted(url) and "hush" not in redacted(url) and "connect_timeout=2" in redacted(url)
+    said = for_player(f"Cannot use the database {redacted(url)} (refused); the outbox at /var/lib/koma/outbox")
+    assert "/var/lib" not in said and "127.0.0.1" not in said and said.endswith("the outbox at outbox")
+    result = subprocess.run([KOMA, "serve", "--open", "--port", "0", "--database", url], capture_output=True,
+                            text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "KOMA_DATA_DIR": str(tmp_path)})
+    assert result.returncode == 2 and "s3cret" not in result.stderr and "hush" not in result.stderr
+    assert "password=***" in result.stderr

@@ -8,14 +8,16 @@ from pathlib import Path
 
 import asyncssh
 
+from .private_files import make_private
+
 
 def host_key(path: Path, log: Callable[[str], None] = lambda line: None) -> asyncssh.SSHKey:
     """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
     if path.exists():
         try:
-            if path.stat().st_mode & 0o077:
-                os.chmod(path, 0o600)
-            return asyncssh.read_private_key(str(path))
+            key = asyncssh.read_private_key(str(path))
+            make_private(path, log)
+            return key
         except (OSError, asyncssh.KeyImportError) as problem:
             raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
     key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")

@@ -679,7 +679,11 @@ class KomaServer:
         metrics.remove_games_dir()
 
 
+PRIVATE_UMASK = 0o077  # what a server writes (keys, the database, the outbox, its games' files) is 0600 and 0700
+
+
 async def serve(options: ServeOptions) -> int:
+    os.umask(PRIVATE_UMASK)
     server = KomaServer(options)
     await server.start()
     await lifecycle.until_stopped(server)

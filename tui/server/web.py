@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import os
 import re
 import sys
 import time
@@ -35,7 +36,7 @@ from solver.engines.paths import data_dir
 from . import lifecycle, metrics
 from .log_lines import escape_controls
 from .proxy import address_group, trusted_by
-from .serve import Game, KomaServer
+from .serve import PRIVATE_UMASK, Game, KomaServer
 from .server_log import Throttle
 from .terminal import window_size
 from .web_identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, LinkCodes, cookie_key
@@ -352,6 +353,7 @@ class WebServer:
 
 
 async def serve_web(serve_options: Any, options: WebOptions) -> int:
+    os.umask(PRIVATE_UMASK)
     server = KomaServer(serve_options)
     web_server = WebServer(server, options)
     if options.ssh_port is not None:

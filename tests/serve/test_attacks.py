@@ -4,9 +4,11 @@ sockets, aiohttp): every one must fail, and a normal player must be served after
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import socket
 import time
+from pathlib import Path
 
 import pytest
 from serve_helpers import HAVE_ASYNCSSH, Server
@@ -357,3 +359,39 @@ def test_a_password_in_the_database_urls_query_never_reaches_the_log_or_a_player
                             text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "KOMA_DATA_DIR": str(tmp_path)})
     assert result.returncode == 2 and "s3cret" not in result.stderr and "hush" not in result.stderr
     assert "password=***" in result.stderr
+
+
+# --- 9. a WebSocket's input is bounded in bytes ----------------------------------------------------------------
+
+def peak_rss_kib(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
+
+
+async def test_a_flood_of_big_input_messages_does_not_grow_the_server(tmp_path):
+    """Finding 9: one socket's input queue (256 messages of up to 64 KiB) took koma web from 70 to 88 MiB; now
+    what waits for the game is bounded in bytes, and the socket is not read past it."""
+    import json
+
+    from web_helpers import Browser
+
+    server = await asyncio.to_thread(WebServer, tmp_path / "data", "--open", "--cold")
+    browser = Browser(server)
+    try:
+        await browser.load()
+        ws = await browser.connect()
+        await browser.wait_for("8-puzzle")
+        before = peak_rss_kib(server.process.pid)
+        message = json.dumps(["stdin", "z" * 60_000])  # 60 KB of keys, which the game takes one by one
+
+        async def flood() -> None:
+            for _ in range(256):
+                await ws.send_str(message)
+
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(flood(), 20.0)  # the server stops reading: the client's sends stall
+        grown = peak_rss_kib(server.process.pid) - before
+        assert grown < 8 * 1024, f"koma web grew by {grown} KiB"
+    finally:
+        await browser.close()
+        await asyncio.to_thread(server.kill)

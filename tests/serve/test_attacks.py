@@ -395,3 +395,79 @@ async def test_a_flood_of_big_input_messages_does_not_grow_the_server(tmp_path):
     finally:
         await browser.close()
         await asyncio.to_thread(server.kill)
+
+
+# --- 5. koma web: a deadline to ask, and a cap on connections per address -----------------------------------------
+
+def closed_within(sock: socket.socket, seconds: float) -> float | None:
+    """Seconds until the server closed ``sock`` (reading and dropping what it sent), or None if it did not."""
+    began = time.monotonic()
+    sock.settimeout(0.2)
+    while time.monotonic() - began < seconds:
+        try:
+            if sock.recv(65536) == b"":
+                return time.monotonic() - began
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - began
+    return None
+
+
+def test_silent_half_sent_trickled_and_idle_http_connections_are_closed(tmp_path):
+    """Finding 5: a silent socket, a half-sent request and a header trickled every second all stayed open; now
+    each is closed once --request-timeout has passed without a whole request, while a page still loads."""
+    server = WebServer(tmp_path / "data", "--open", "--cold", "--request-timeout", "3")
+    opened = []
+    try:
+        silent, half, trickled, idle = (socket.create_connection(("127.0.0.1", server.port), timeout=10)
+                                        for _ in range(4))
+        opened += [silent, half, trickled, idle]
+        half.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # answered, then kept alive, idle
+        began = time.monotonic()
+        trickled.sendall(b"GET / HTTP/1.1\r\n")
+        for n in range(12):
+            time.sleep(1.0)  # the trickle's pace (not a wait for a condition)
+            try:
+                trickled.sendall(f"X-Slow-{n}: 1\r\n".encode())
+            except OSError:
+                break
+        assert closed_within(trickled, 1.0) is not None and time.monotonic() - began < 9.0
+        for sock in (silent, half, idle):
+            assert closed_within(sock, 10.0) is not None
+        assert raw_request(server.port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").startswith(
+            b"HTTP/1.1 200")
+    finally:
+        for sock in opened:
+            sock.close()
+        server.stop()
+
+
+def test_one_address_cannot_hold_more_http_connections_than_its_cap(tmp_path):
+    """Finding 5: plain HTTP connections had no per-address cap."""
+    server = WebServer(tmp_path / "data", "--open", "--cold", "--max-http-per-address", "4")
+    opened = []
+    try:
+        opened = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(4)]
+        time.sleep(0.5)  # the server registers them as it accepts them (there is no event to wait on from outside)
+        extra = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        opened.append(extra)
+        assert closed_within(extra, 10.0) is not None
+        assert all(closed_within(sock, 0.5) is None for sock in opened[:4])
+        for sock in opened[:4]:
+            sock.close()
+        deadline = time.monotonic() + 30
+        while True:  # once they are gone, the address is served again
+            try:
+                answer = raw_request(server.port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 5)
+            except ConnectionResetError:  # not yet: the server has not seen them go
+                answer = b""
+            if answer.startswith(b"HTTP/1.1 200") or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert answer.startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in opened:
+            sock.close()
+        server.stop()

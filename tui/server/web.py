@@ -91,7 +91,7 @@ class WebServer:
         self.sockets: dict[web.WebSocketResponse, str] = {}  # open WebSockets -> client address
         self.files = self.load_files()
         self.runner: web.AppRunner | None = None
-        self.listener: WebProxyListener | None = None  # with --proxy-protocol, in place of aiohttp's own
+        self.listener: WebProxyListener | None = None  # accepts for aiohttp: PROXY headers, caps, deadlines
         self.port = options.port
 
     @staticmethod
@@ -109,7 +109,7 @@ class WebServer:
         return files
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=16 * 1024)
+        app = web.Application(client_max_size=16 * 1024, middlewares=[self.handling])
         app.router.add_get("/", self.page)
         app.router.add_post("/link", self.link)
         app.router.add_get("/ws", self.socket)
@@ -120,25 +120,21 @@ class WebServer:
     async def start(self) -> None:
         self.runner = web.AppRunner(self.application(), access_log=None, handle_signals=False, shutdown_timeout=3.0)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.options.host, self.options.port, backlog=256)
+        options = self.options
+        self.listener = WebProxyListener(self.runner.server, lambda a: options.proxy_protocol and self.trusted(a),
+                                         self.trusted, log, options.max_http_per_address, options.request_timeout)
         try:
-            if self.options.proxy_protocol:
-                self.listener = WebProxyListener(self.runner.server, self.trusted, log)
-                await self.listener.start(self.options.host, self.options.port)
-            else:
-                await site.start()
+            await self.listener.start(options.host, options.port)
         except OSError as problem:
-            raise ValueError(f"cannot listen on {self.options.host}:{self.options.port}: "
-                             f"{problem.strerror or problem}") from None
-        sockets = getattr(getattr(site, "_server", None), "sockets", None) or []
-        self.port = (self.listener.get_port() if self.listener else
-                     sockets[0].getsockname()[1] if sockets else self.options.port)
+            raise ValueError(f"cannot listen on {options.host}:{options.port}: {problem.strerror or problem}") from None
+        self.port = self.listener.get_port() or options.port
         self.server.links = self.links
-        mode = "guests welcome" if self.options.open else "linked browsers only"
-        log(f"listening on http://{self.options.host}:{self.port}/ ({mode}; {self.options.max_connections} sockets, "
-            f"{self.options.max_per_address} per address; trusting "
-            f"{'a PROXY header and ' if self.listener else ''}X-Forwarded-For from "
-            f"{', '.join(map(str, self.options.trust_proxy)) or 'nobody'})")
+        mode = "guests welcome" if options.open else "linked browsers only"
+        log(f"listening on http://{options.host}:{self.port}/ ({mode}; {options.max_connections} sockets, "
+            f"{options.max_per_address} per address, {options.max_http_per_address} HTTP connections per address, "
+            f"{options.request_timeout:g} s to ask; trusting "
+            f"{'a PROXY header and ' if options.proxy_protocol else ''}X-Forwarded-For from "
+            f"{', '.join(map(str, options.trust_proxy)) or 'nobody'})")
 
     async def close(self) -> None:
         """After the games have ended: let their sockets close with their reasons, then stop serving."""
@@ -149,6 +145,17 @@ class WebServer:
             self.listener.close()
         if self.runner is not None:
             await self.runner.cleanup()
+
+    @web.middleware
+    async def handling(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """While a request is handled (a WebSocket: while it is open) its connection is not timed out."""
+        if self.listener is not None:
+            self.listener.handling(request.transport, True)
+        try:
+            return await handler(request)
+        finally:
+            if self.listener is not None:
+                self.listener.handling(request.transport, False)
 
     # --- who is asking ---
 
@@ -219,7 +226,10 @@ class WebServer:
         origin = request.headers.get("Origin", "")
         if origin and urlsplit(origin[:300]).netloc.lower() != request.host.lower():  # another site's form
             raise web.HTTPForbidden(text="koma: refused: the form's origin is not this server\n")
-        form = await request.post()
+        try:
+            form = await asyncio.wait_for(request.post(), self.options.request_timeout or None)
+        except TimeoutError:
+            raise web.HTTPRequestTimeout(text="koma: the form took too long\n") from None
         found = self.links.redeem(str(form.get("code", "")), address_group(address))
         if isinstance(found, str):
             return self.html("link.html", 400, found)

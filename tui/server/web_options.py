@@ -32,6 +32,8 @@ class WebOptions:
     max_connections: int = 200  # WebSockets at once
     max_per_address: int = 8  # WebSockets, and games (parked ones too), at once from one address (an IPv6 /64)
     max_message: int = 64 * 1024  # bytes in one message from a browser
+    max_http_per_address: int = 32  # connections (pages, files, WebSockets) open at once from one address
+    request_timeout: float = 15.0  # seconds a connection may take to send a request (and stay idle between two)
     heartbeat: float = 20.0  # seconds between pings (a browser that does not answer in half that is dropped), and
     # the longest a browser may take none of its game's output before it is dropped
     cookie_key: str | None = None  # default: web_cookie_key in the data dir
@@ -39,7 +41,8 @@ class WebOptions:
     reconnect_seconds: float = 60.0  # how long a game whose browser went waits for it to come back
 
 
-LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("reconnect_seconds", 0), ("heartbeat", 1))
+LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("max_http_per_address", 1),
+          ("request_timeout", 1), ("reconnect_seconds", 0), ("heartbeat", 1))
 
 
 def add_web_command(commands: Any) -> None:
@@ -65,6 +68,12 @@ def add_web_command(commands: Any) -> None:
     web.add_argument("--max-per-address", type=int, default=d.max_per_address, metavar="N",
                      help=f"WebSockets, and games (a closed page's too, while it waits), at once from one address "
                           f"(IPv6: one /64) (default {d.max_per_address})")
+    web.add_argument("--max-http-per-address", type=int, default=d.max_http_per_address, metavar="N",
+                     help=f"HTTP connections at once from one address (IPv6: one /64), a balancer's not counted "
+                          f"(default {d.max_http_per_address})")
+    web.add_argument("--request-timeout", type=float, default=d.request_timeout, metavar="SECONDS",
+                     help=f"close a connection that has not sent a whole request this long after it opened or its "
+                          f"last request ended (default {d.request_timeout:g})")
     web.add_argument("--reconnect-seconds", type=float, default=d.reconnect_seconds, metavar="SECONDS",
                      help=f"a game whose browser went (a reload, a dropped network) waits this long for it, then "
                           f"saves and ends (default {d.reconnect_seconds:g})")

@@ -33,12 +33,12 @@ def started_pids(server: Server) -> list[int]:
     return [int(p) for p in re.findall(r"game started \(pid (\d+)", server.text())]
 
 
-def wait_all_gone(server: Server, timeout: float = GONE_SECONDS) -> None:
-    """Every game the server started has ended (its process gone, its end logged)."""
+def wait_all_gone(server, timeout: float = GONE_SECONDS) -> None:
+    """Every game the server (koma serve or koma web) started has ended (its process gone, its end logged)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pids = started_pids(server)
-        running = [pid for pid in pids if alive(pid)] + server.game_pids()
+        running = [pid for pid in pids if alive(pid)] + (server.game_pids() if isinstance(server, Server) else [])
         if not running and len(re.findall(r"game ended", server.text())) >= len(pids):
             return
         time.sleep(0.1)
@@ -64,6 +64,34 @@ async def test_clients_that_abort_while_their_games_start_leave_no_game(tmp_path
             conn.close()
         await asyncio.to_thread(wait_all_gone, server)
     finally:
+        await asyncio.to_thread(server.kill)
+
+
+async def test_websockets_closed_while_their_games_start_leave_no_game(tmp_path):
+    """Finding 1 over koma web: eight pages whose socket closes right after it opened; each game waits
+    --reconnect-seconds for its page, then ends, and a page is served again."""
+    from web_helpers import Browser
+
+    server = await asyncio.to_thread(WebServer, tmp_path / "data", "--open", "--reconnect-seconds", "2",
+                                     "--rate-limit", "0", "--max-per-address", "8")
+    browsers = [Browser(server) for _ in range(8)]
+    try:
+        async def open_and_close(browser: Browser) -> None:
+            await browser.load()
+            ws = await browser.connect()
+            await ws.close()
+
+        await asyncio.gather(*(open_and_close(browser) for browser in browsers))
+        await asyncio.to_thread(server.wait_for_log, r"game started", 60.0)
+        await asyncio.to_thread(wait_all_gone, server)
+        again = Browser(server)
+        browsers.append(again)
+        await again.load()
+        await again.connect()
+        await again.wait_for("8-puzzle")
+    finally:
+        for browser in browsers:
+            await browser.close()
         await asyncio.to_thread(server.kill)
 
 

@@ -159,15 +159,15 @@ class WarmPool:
                 game.ended(int(message["status"]))
         elif "id" in message:
             future = self.requests.pop(int(message["id"]), None)
-            waited = future is not None and not future.done()
+            waiting = future if future is not None and not future.done() else None
             if "pid" in message:  # registered here, before its "exited" can arrive
                 game = self.games[int(message["pid"])] = WarmGame(int(message["pid"]))
-                if waited:
-                    future.set_result(game)
+                if waiting is not None:
+                    waiting.set_result(game)
                 else:  # nobody waits for it any more (its client went, or the answer came too late): no game
                     signal_game(game.pid, signal.SIGKILL)
-            elif waited:
-                future.set_exception(OSError(str(message.get("error", "the warm process refused"))))
+            elif waiting is not None:
+                waiting.set_exception(OSError(str(message.get("error", "the warm process refused"))))
 
     async def spawn(self, terminal: int, env: dict[str, str], cwd: str | None, cpu_limit: int, memory_limit: int) -> WarmGame:
         """Fork a game on the pty whose terminal end is ``terminal``; OSError if the zygote cannot."""

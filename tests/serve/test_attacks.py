@@ -271,6 +271,21 @@ async def test_a_closed_pages_game_and_a_fresh_cookie_do_not_step_around_the_per
         await asyncio.to_thread(server.stop)
 
 
+def test_address_groups_and_link_code_tries_across_a_64():
+    """Finding 3: what the per-address limits count by, and link-code tries spread over one /64 (koma web passes
+    the address's group to LinkCodes.redeem)."""
+    from tui.server.proxy import address_group
+    from tui.server.web_identity import LINK_TRIES_PER_MINUTE, LinkCodes
+
+    assert address_group("2001:db8:1:2::1") == address_group("2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64"
+    assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")
+    assert address_group("::ffff:192.0.2.7") == address_group("192.0.2.7") == "192.0.2.7"
+    assert address_group("?") == "?"
+    links = LinkCodes()
+    said = [links.redeem("AAAA-AAAA", address_group(f"2001:db8:1:2::{n:x}")) for n in range(LINK_TRIES_PER_MINUTE + 1)]
+    assert said[-1] == "too many tries from your address; wait a minute" and said[0] != said[-1]
+
+
 def v1_header6(source: str, port: int) -> bytes:
     return f"PROXY TCP6 {source} ::1 {port} 2222\r\n".encode()
 

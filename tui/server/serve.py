@@ -315,6 +315,7 @@ class Connection(asyncssh.SSHServer):
         self.games: set[Game] = set()
         self.connected = time.monotonic()
         self.authenticated = False
+        self.lost = False  # connection_lost has run: a session handler that starts after it starts no game
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -349,6 +350,7 @@ class Connection(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         """The connection is gone (closed, reset, or silent past the keepalives): hang up its games now."""
+        self.lost = True
         self.server.leave(self)
         if self.username and not self.authenticated and not self.refusal:
             lifecycle.refused(self.peer, "auth", f"{self.username[:40]!r} did not log in")
@@ -528,6 +530,8 @@ class KomaServer:
         return process, "cold"
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
+        if connection.lost:  # gone before its session's handler ran: nothing to start (from here on, a game it
+            return           # starts is in connection.games before the first await, where connection_lost finds it)
         if process.command == "link":
             log(f"{connection.peer} player {player}: asked for a browser link code", "link", client=connection.peer,
                 player=player)

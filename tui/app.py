@@ -41,7 +41,7 @@ from .game.records import Replay
 from .game.speed_events import SpeedSession
 from .game.storage import Answer, News, Storage
 from .game.store import Store
-from .game.stores import connect_store
+from .game.stores import connect_store, for_player
 from .game.writes import Seen, Write
 from .screens.home import HomeScreen
 from .screens.play_variants import play_screen_for
@@ -245,10 +245,11 @@ class KomaApp(App):
 
     def show_store_notices(self) -> None:
         """Show what the store and the caches (tables, compiled kernels) had to say since the last call."""
+        said = for_player if self.served else str  # a served game's player never reads the server's paths
         for notice in self.storage.drain_notices():
-            self.notify(notice, title="Saved games", severity="warning", timeout=8)
+            self.notify(said(notice), title="Saved games", severity="warning", timeout=8)
         for notice in cache_files.drain_notices():
-            self.notify(notice, title="Caches", severity="warning", timeout=8)
+            self.notify(said(notice), title="Caches", severity="warning", timeout=8)
 
     def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
                     solve: bool = False) -> Screen:

@@ -85,8 +85,9 @@ def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbo
     monkeypatch.delenv("KOMA_DATABASE_URL", raising=False)
     database = pgbouncer.url(postgres_url)
     key = tmp_path / "ssh_host_ed25519_key"
-    replicas = {name: Server(tmp_path / name, "--open", "--proxy-protocol", "--database", database, "--host-key", str(key),
-                             "--rate-limit", str(RATE_LIMIT), "--admin-port", "0", log_name=f"{name}.log") for name in ("a", "b")}
+    replicas = {name: Server(tmp_path / name, "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1/32", "--database", database,
+                             "--host-key", str(key), "--rate-limit", str(RATE_LIMIT), "--admin-port", "0",
+                             log_name=f"{name}.log") for name in ("a", "b")}
     balancer = Balancer(tmp_path, list(replicas.values()), key)  # its ssh checks the host key strictly
     clients: list[Client] = []
 

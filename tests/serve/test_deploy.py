@@ -183,3 +183,47 @@ def test_systemd_reads_the_unit_without_a_complaint(tmp_path):
     complaints = [line for line in (result.stdout + result.stderr).splitlines()
                   if line.strip() and "/opt/koma/.venv/bin/koma is not executable" not in line]
     assert complaints == []
+
+
+# --- the unit's sandbox ----------------------------------------------------------------------------------------
+
+SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
+# What koma serve and its games call that a sandbox could take away: forks (warm and cold), the pty, the limits,
+# the subreaper, the warm process's channel and its pidfds, numba's executable memory.
+NEEDED_SYSCALLS = {"clone", "clone3", "fork", "execve", "setsid", "ioctl", "setrlimit", "prlimit64", "prctl",
+                   "pidfd_open", "waitid", "wait4", "socketpair", "sendmsg", "recvmsg", "kill", "mmap", "mprotect",
+                   "madvise", "openat", "fchmod", "sched_getaffinity", "getrusage", "epoll_wait", "pipe2"}
+
+
+def syscalls(group: str) -> set[str]:
+    """The system calls in a systemd syscall group (its nested groups expanded)."""
+    lines = subprocess.run([SYSTEMD_ANALYZE, "syscall-filter", group], capture_output=True, text=True,
+                           check=True).stdout.splitlines()[1:]
+    names = set()
+    for line in (line.strip() for line in lines):
+        if line.startswith("@"):
+            names |= syscalls(line)
+        elif line and not line.startswith("#"):
+            names.add(line)
+    return names
+
+
+@pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed (.ci/run installs systemd)")
+def test_the_unit_is_sandboxed_to_ok_and_leaves_koma_what_it_calls(tmp_path):
+    unit = tmp_path / "koma-serve.service"
+    unit.write_text((DEPLOY / "koma-serve.service").read_text())
+    rated = subprocess.run([SYSTEMD_ANALYZE, "security", "--offline=yes", "--no-pager", str(unit)], capture_output=True,
+                           text=True, timeout=60)
+    level = re.search(r"Overall exposure level for koma-serve\.service: ([\d.]+)", rated.stdout)
+    assert level, rated.stdout + rated.stderr
+    assert float(level.group(1)) <= 4.0, rated.stdout
+    text = unit.read_text()
+    assert re.search(r"^UMask=0077$", text, re.M) and re.search(r"^MemoryMax=\S+", text, re.M)
+    assert re.search(r"^TasksMax=\d+", text, re.M) and re.search(r"^CapabilityBoundingSet=$", text, re.M)
+    assert "MemoryDenyWriteExecute=yes" not in text  # numba writes machine code
+    allowed, denied = set(), set()
+    for line in re.findall(r"^SystemCallFilter=(.+)$", text, re.M):
+        groups = line.removeprefix("~").split()
+        (denied if line.startswith("~") else allowed).update(*(syscalls(g) if g.startswith("@") else {g}
+                                                               for g in groups))
+    assert not NEEDED_SYSCALLS - (allowed - denied), sorted(NEEDED_SYSCALLS - (allowed - denied))

@@ -92,19 +92,19 @@ def test_a_connection_without_a_valid_header_is_refused(start):
         read_header(start, timeout=1.0)
 
 
-async def connect_through(port: int, header: bytes, username: str = "ann"):
+async def connect_through(port: int, header: bytes, username: str = "ann", **options):
     """An SSH connection to the replica on ``port``, as if HAProxy had forwarded it with ``header``."""
     import asyncssh
 
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     sock.sendall(header)
-    return await asyncssh.connect(sock=sock, username=username, known_hosts=None, connect_timeout=20)
+    return await asyncssh.connect(sock=sock, username=username, known_hosts=None, connect_timeout=20, **options)
 
 
 def test_rate_limit_and_log_use_the_client_address_from_the_header(tmp_path):
     import asyncssh
 
-    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--rate-limit", "2")
+    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1", "--rate-limit", "2")
     try:
         async def run() -> list[str]:
             outcomes = []
@@ -131,7 +131,7 @@ def test_rate_limit_and_log_use_the_client_address_from_the_header(tmp_path):
 def test_a_connection_without_the_header_is_refused_and_logged(tmp_path):
     import asyncssh
 
-    server = Server(tmp_path / "data", "--open", "--proxy-protocol")
+    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1")
     try:
         async def run() -> None:
             with pytest.raises((asyncssh.Error, OSError)):

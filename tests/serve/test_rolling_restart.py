@@ -132,7 +132,7 @@ def test_a_rolling_restart_of_two_replicas_loses_no_move_and_refuses_nobody(tmp_
 
     def replica(name: str, run: int) -> Server:
         ssh_port, admin_port = ports[name]
-        return Server(tmp_path / name, "--open", "--proxy-protocol", "--database", database, "--host-key", str(key),
+        return Server(tmp_path / name, "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1/32", "--database", database, "--host-key", str(key),
                       "--rate-limit", "0", "--port", str(ssh_port), "--admin-port", str(admin_port),
                       "--drain-seconds", "30", log_name=f"{name}-{run}.log")
 

@@ -8,9 +8,10 @@ a SQLite file elsewhere.  Never imports Textual.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TypeAlias
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from solver.errors import KomaError
 from tui.game.store import Store, StoreError
@@ -39,13 +40,34 @@ def is_postgres(url: str | None) -> bool:
     return url is not None and urlsplit(url).scheme.lower() in POSTGRES_SCHEMES
 
 
+# libpq's connection parameters that hold a secret, wherever a URL's query gives them
+SECRET_PARAMETERS = {"password", "sslpassword"}
+# what a player of a served game must not read in a notice: a URL, or an absolute path on the server
+SERVER_PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s()]*|(?<![\w.~])/(?:[^\s/()'\",;]+/)+[^\s/()'\",;]*")
+
+
 def redacted(url: str) -> str:
-    """The URL fit for a log line: its password replaced by ``***``."""
+    """The URL fit for a log line: its password (in the user part, or a ``password``/``sslpassword`` parameter of
+    its query) replaced by ``***``."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    if parts.password is not None:
+        parts = parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1))
+    if parts.query:
+        pairs = [(k, "***" if k.strip().lower() in SECRET_PARAMETERS else v)
+                 for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+        parts = parts._replace(query=urlencode(pairs, safe="*/:"))
+    return urlunsplit(parts)
+
+
+def for_player(notice: str) -> str:
+    """A storage notice as a player of a served game reads it: no URL and no path of the server (a file is named
+    by its name alone, a database URL by its database's)."""
+    def plain(found: re.Match) -> str:
+        text = found.group()
+        if "://" in text:
+            return urlsplit(text).path.rstrip("/").rsplit("/", 1)[-1] or "the server's database"
+        return text.rstrip("/").rsplit("/", 1)[-1] or "a file on the server"
+    return SERVER_PATH.sub(plain, notice)
 
 
 def open_store(url: str | None = None, player: str | None = None, name: str | None = None) -> AnyStore:

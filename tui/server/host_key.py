@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from solver.engines.paths import data_dir
 
+from .private_files import make_private
+
 if TYPE_CHECKING:
     import asyncssh
 
@@ -30,9 +32,9 @@ def host_key(path: Path, log: Callable[[str], None] = lambda line: None) -> asyn
 
     if path.exists():
         try:
-            if path.stat().st_mode & 0o077:
-                os.chmod(path, 0o600)
-            return asyncssh.read_private_key(str(path))
+            key = asyncssh.read_private_key(str(path))
+            make_private(path, log)
+            return key
         except (OSError, asyncssh.KeyImportError) as problem:
             raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
     key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")

@@ -38,6 +38,7 @@ DRAIN_POLL_SECONDS = 0.1
 TELL_SPACING_SECONDS = 0.3  # between two players told of a drain (at most; less when many must be told)
 RESTARTING = "The Koma server is restarting. Your game is saved: connect again to carry on.\r\n"
 REFUSALS_LOGGED = Throttle()
+CONNECTS_LOGGED = Throttle(what="connection(s)")  # a bare TCP connect costs an attacker nothing: so must its log line
 # escape sequences (CSI, OSC, charset, single-character) and white space: output made only of these draws nothing
 DRAWS_NOTHING = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])|\s")
 
@@ -78,6 +79,12 @@ def refused(peer: str, reason: str, why: str, verb: str = "refused", transport: 
     metrics.REFUSALS.labels(transport, reason).inc()
     if REFUSALS_LOGGED.allow():
         log(f"{peer}: {verb} ({why})", verb, client=peer, reason=reason, **fields)
+
+
+def connected(peer: str, via: str) -> None:
+    """A new connection: logged unless connections are flooding in (then summed up, as refusals are)."""
+    if CONNECTS_LOGGED.allow():
+        log(f"{peer}: connected{via}", "connected", client=peer)
 
 
 def proxy_refused(message: str) -> None:
@@ -196,6 +203,7 @@ async def watch(server: KomaServer) -> None:
                     f"{now - asked:.0f} s after a key", "slow_frame", client=game.peer, player=game.player, pid=pid,
                     seconds=round(now - asked, 3))
         REFUSALS_LOGGED.flush(now)
+        CONNECTS_LOGGED.flush(now)
         if metrics.ENDED:
             ended, metrics.ENDED[:] = list(metrics.ENDED), []
             try:

@@ -6,6 +6,7 @@ This module imports neither asyncssh nor Textual, so that ``koma --help`` stays 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import math
 import sys
 from dataclasses import dataclass, field, fields
@@ -21,12 +22,13 @@ class ServeOptions:
 
     host: str = "127.0.0.1"
     port: int = 2222
-    max_sessions: int = 32  # logged-in connections at once; one still logging in takes no seat
+    max_sessions: int = 32  # games at once (SSH and web), and logged-in connections at once; one logging in takes none
     # Connections not yet logged in, at most (OpenSSH's MaxStartups): one more drops the one that has waited
     # longest.  A burst of 20 players connecting at once fits.
     max_startups: int = 20
     login_grace_time: float = 20.0  # seconds from connecting to logged in (OpenSSH's LoginGraceTime)
     max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
+    max_games_per_address: int = 0  # games at once from one address (an IPv6 /64), parked web games too (0: no limit)
     idle_timeout: float = 1800.0
     keepalive_interval: float = 15.0  # an SSH keepalive after this long without a word from the client
     keepalive_count_max: int = 3  # unanswered keepalives before a client is taken for gone (its games hang up)
@@ -37,7 +39,8 @@ class ServeOptions:
     rate_limit: int = 20  # new connections per address per minute (0: none)
     host_key: str | None = None  # default: the data dir's ssh_host_ed25519_key
     database: str | None = None  # default: $KOMA_DATABASE_URL, else SQLite in the data dir
-    proxy_protocol: bool = False  # every connection starts with a PROXY v1/v2 header (behind HAProxy)
+    proxy_protocol: bool = False  # connections from trust_proxy start with a PROXY v1/v2 header (behind HAProxy)
+    trust_proxy: list[Any] = field(default_factory=list)  # the balancers' networks: only their PROXY headers are read
     cold: bool = False  # start every game as a fresh process instead of forking it from the warm process
     admin_host: str = "127.0.0.1"  # the admin listener: /metrics, /healthz, /readyz
     admin_port: int | None = None  # None: no admin listener; 0 picks a free port
@@ -49,7 +52,7 @@ class ServeOptions:
 DEFAULTS = ServeOptions()
 # (option, lowest allowed value); the port also has a highest
 LOWEST = (("port", 0), ("max_sessions", 1), ("max_startups", 1), ("login_grace_time", 1),
-          ("max_sessions_per_player", 0), ("idle_timeout", 0),
+          ("max_sessions_per_player", 0), ("max_games_per_address", 0), ("idle_timeout", 0),
           ("keepalive_interval", 1), ("keepalive_count_max", 1),
           ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0), ("admin_port", 0), ("drain_seconds", 0))
 
@@ -62,7 +65,9 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
     serve.add_argument("--host", default=d.host, help=f"address to listen on (default {d.host})")
     serve.add_argument("--port", type=int, default=d.port, help=f"port to listen on (default {d.port}; 0 picks one)")
     serve.add_argument("--max-sessions", type=int, default=d.max_sessions, metavar="N",
-                       help=f"most players logged in at once (default {d.max_sessions})")
+                       help=f"most games at once, and most players logged in at once (default {d.max_sessions})")
+    serve.add_argument("--max-games-per-address", type=int, default=d.max_games_per_address, metavar="N",
+                       help="most games at once from one address (IPv6: one /64) (default: no limit)")
     serve.add_argument("--max-startups", type=int, default=d.max_startups, metavar="N",
                        help=f"most connections not yet logged in; one more drops the one that has waited longest "
                             f"(default {d.max_startups})")
@@ -83,8 +88,11 @@ def add_serve_command(commands: Any) -> argparse.ArgumentParser:
                        help="where games are saved: postgresql://… shared by replicas, or sqlite:///PATH "
                             "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     serve.add_argument("--proxy-protocol", action="store_true",
-                       help="expect a PROXY protocol v2 or v1 header on every connection (behind HAProxy's "
-                            "send-proxy-v2) and refuse connections without one")
+                       help="connections from --trust-proxy addresses start with a PROXY v2 or v1 header naming the "
+                            "client (HAProxy's send-proxy-v2); one without it is refused, and no other address's "
+                            "header is read")
+    serve.add_argument("--trust-proxy", action="append", default=[], metavar="CIDR",
+                       help="with --proxy-protocol: the balancers' addresses or networks; may be repeated")
     add_game_options(serve)
     serve.add_argument("--log-format", choices=("text", "json"), default=d.log_format,
                        help="the server's log on stderr: readable lines (default), or one JSON object per line")
@@ -119,6 +127,20 @@ def add_game_options(command: argparse.ArgumentParser) -> None:
                               f"{d.drain_seconds:g})")
 
 
+def proxy_networks(cidrs: list[str], proxy_protocol: bool) -> list[Any]:
+    """The ``--trust-proxy`` networks (a one-line KomaError for a bad one); ``--proxy-protocol`` needs one: a PROXY
+    header is believed only from a balancer the operator named."""
+    networks = []
+    for cidr in cidrs:
+        try:
+            networks.append(ipaddress.ip_network(cidr[:64], strict=False))
+        except ValueError:
+            raise KomaError(f"--trust-proxy {cidr[:64]!r} is not an address or network (e.g. 10.0.0.0/8)") from None
+    if proxy_protocol and not networks:
+        raise KomaError("--proxy-protocol needs --trust-proxy CIDR: the balancers whose connections carry the header")
+    return networks
+
+
 def options_from(args: Any) -> ServeOptions:
     """Check the parsed arguments (a one-line KomaError for a value out of range) and build the options."""
     for name, low in LOWEST:
@@ -129,4 +151,5 @@ def options_from(args: Any) -> ServeOptions:
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
     database_url(getattr(args, "database", None))
     given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}
+    given["trust_proxy"] = proxy_networks(getattr(args, "trust_proxy", []), bool(getattr(args, "proxy_protocol", False)))
     return ServeOptions(**given)

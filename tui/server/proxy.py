@@ -11,6 +11,7 @@ balancer's own health check) or ``UNKNOWN`` keeps the socket's address, as the p
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,6 +29,33 @@ Address = tuple[str, int]
 
 class ProxyHeaderError(Exception):
     """The connection did not start with a valid PROXY header."""
+
+
+def trusted_by(networks: list[Any]) -> Callable[[str], bool]:
+    """Whether an address is in one of ``networks`` (the ``--trust-proxy`` balancers)."""
+    def trusted(address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        return any(ip in network for network in networks)
+    return trusted
+
+
+def address_group(address: str) -> str:
+    """What per-address limits count by: an IPv4 address itself (also when IPv4-mapped), an IPv6 address's /64 (one
+    subscriber's: an attacker there has 2**64 addresses), anything else (no address) as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
 
 
 async def read_proxy_header(sock: socket.socket, timeout: float = HEADER_TIMEOUT_SECONDS) -> Address | None:
@@ -144,16 +172,22 @@ class HeaderListener:
 
 
 class ProxyListener(HeaderListener):
-    """``koma serve --proxy-protocol``: every connection starts with a PROXY header, then runs SSH (asyncssh)
-    with ``connection_factory(client, balancer)`` as its server."""
+    """``koma serve --proxy-protocol``: a connection from a balancer (``trusted``) starts with a PROXY header,
+    then runs SSH (asyncssh) with ``connection_factory(client, balancer)`` as its server; any other connection
+    runs SSH as it came, with ``connection_factory(None, None)``: its own address, and no header is read from it."""
 
-    def __init__(self, connection_factory: Callable[[Address | None, Address], asyncssh.SSHServer],
-                 ssh_options: dict[str, Any], log: Callable[[str], None]):
+    def __init__(self, connection_factory: Callable[[Address | None, Address | None], asyncssh.SSHServer],
+                 ssh_options: dict[str, Any], log: Callable[[str], None], trusted: Callable[[str], bool]):
         super().__init__(log)
-        self.connection_factory, self.ssh_options = connection_factory, ssh_options
+        self.connection_factory, self.ssh_options, self.trusted = connection_factory, ssh_options, trusted
+
+    def wants_header(self, peer: Address) -> bool:
+        return self.trusted(peer[0])
 
     async def serve(self, sock: socket.socket, client: Address | None, balancer: Address) -> None:
+        through = balancer if self.trusted(balancer[0]) else None
         try:
-            await asyncssh.run_server(sock, server_factory=lambda: self.connection_factory(client, balancer), **self.ssh_options)
+            await asyncssh.run_server(sock, server_factory=lambda: self.connection_factory(client, through),
+                                      **self.ssh_options)
         except (OSError, asyncssh.Error, TimeoutError):  # refused, dropped, or a health check that only wanted the banner
             sock.close()

@@ -45,11 +45,11 @@ from .host_key import default_host_key_path, host_key
 from .options import ServeOptions, options_from
 from .outbox_drain import OutboxDrainer
 from .procfs import doing
-from .proxy import Address, ProxyListener
+from .proxy import Address, ProxyListener, address_group, trusted_by
 from .server_log import log, use_format
 from .terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from .transport import SshTransport, Transport
-from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper
+from .warm_pool import WarmGame, WarmPool, apply_limits, become_subreaper, signal_game
 from .web_identity import LinkCodes, link_message
 
 STOP_GRACE_SECONDS = 5.0
@@ -76,10 +76,11 @@ class Game:
     """One game process on its own pty, played over a :class:`~tui.server.transport.Transport` (SSH or WebSocket)."""
 
     def __init__(self, server: KomaServer, transport: Transport, player: str, name: str, peer: str,
-                 connected: float = 0.0):
+                 connected: float = 0.0, address: str = ""):
         self.server = server
         self.transport = transport
         self.player, self.name, self.peer = player, name, peer
+        self.address = address_group(address or peer.rsplit(":", 1)[0])  # what the per-address limit counts by
         self.child: asyncio.subprocess.Process | WarmGame | None = None
         self.master = -1
         self.last_input = time.monotonic()
@@ -290,17 +291,12 @@ class Game:
         child = self.child
         if child is None or child.returncode is not None:
             return
-        try:
-            os.killpg(child.pid, how)
-        except ProcessLookupError:
+        if not signal_game(child.pid, how):
             return
         try:
             await asyncio.wait_for(asyncio.shield(child.wait()), STOP_GRACE_SECONDS)
         except TimeoutError:
-            try:
-                os.killpg(child.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            signal_game(child.pid, signal.SIGKILL)
 
 
 class Connection(asyncssh.SSHServer):
@@ -319,21 +315,24 @@ class Connection(asyncssh.SSHServer):
         self.games: set[Game] = set()
         self.connected = time.monotonic()
         self.authenticated = False
+        self.lost = False  # connection_lost has run: a session handler that starts after it starts no game
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         address = self.client or conn.get_extra_info("peername") or ("?", 0)
         self.address, self.peer = str(address[0]), f"{address[0]}:{address[1]}"
-        health_check = self.balancer is not None and self.client is None  # a PROXY LOCAL header: the balancer's own
-        if not health_check:
-            via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
-            log(f"{self.peer}: connected{via}", "connected", client=self.peer)
-        self.server.arrive(self)
+        via = f" through {self.balancer[0]}:{self.balancer[1]}" if self.balancer else ""
         # Refused connections are told why once the key exchange is done (see begin_auth): a disconnect
         # sent before it would reach the client as a garbled banner.
-        self.refusal = self.server.admit(self.address, rate_limited=not health_check)
-        if self.refusal:
-            lifecycle.refused(self.peer, "shutting_down" if self.server.stopping else "rate_limit", self.refusal)
+        if self.balancer is not None and self.client is None:  # a PROXY LOCAL header: the balancer's own check
+            self.refusal = "a PROXY LOCAL connection is the balancer's health check: it does not log in"
+            lifecycle.refused(f"{self.peer}{via}", "health_check", self.refusal, "health check")
+        else:
+            lifecycle.connected(self.peer, via)
+            self.refusal = self.server.admit(self.address)
+            if self.refusal:
+                lifecycle.refused(self.peer, "shutting_down" if self.server.stopping else "rate_limit", self.refusal)
+        self.server.arrive(self)
 
     def drop(self, why: str) -> None:
         """Close a connection that has not logged in, without a word (it may not even speak SSH)."""
@@ -351,6 +350,7 @@ class Connection(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         """The connection is gone (closed, reset, or silent past the keepalives): hang up its games now."""
+        self.lost = True
         self.server.leave(self)
         if self.username and not self.authenticated and not self.refusal:
             lifecycle.refused(self.peer, "auth", f"{self.username[:40]!r} did not log in")
@@ -442,23 +442,34 @@ class KomaServer:
         self.watch_task: asyncio.Task | None = None
 
     def arrive(self, connection: Connection) -> None:
-        """A connection was made: it waits to log in, and takes no seat until it has.  With
-        ``--max-startups`` connections already waiting, the one that has waited longest is dropped."""
+        """A connection was made: it waits to log in, and takes no seat until it has.  With ``--max-startups``
+        connections already waiting, one is dropped: a refused one (rate-limited, a health check) if any waits,
+        else the newcomer if it is refused itself, else the one that has waited longest.  A refused connection
+        never pushes out a login within its limits."""
         self.connections.add(connection)
         while len(self.logging_in) >= self.options.max_startups:
-            oldest = next(iter(self.logging_in))
-            del self.logging_in[oldest]
-            oldest.drop(f"{len(self.logging_in) + 1} connections not logged in; this one waited longest")
+            waiting = len(self.logging_in)
+            victim = next((c for c in self.logging_in if c.refusal), None)
+            if victim is None and connection.refusal:
+                asyncio.get_running_loop().call_soon(connection.drop, f"{waiting} connections not logged in; "
+                                                                      "this one is refused")
+                return
+            if victim is None:
+                victim, why = next(iter(self.logging_in)), "this one waited longest"
+            else:
+                why = "this one is refused"
+            del self.logging_in[victim]
+            victim.drop(f"{waiting} connections not logged in; {why}")
         self.logging_in[connection] = None
 
-    def admit(self, address: str, rate_limited: bool = True) -> str:
+    def admit(self, address: str) -> str:
         """Why a new connection is refused ('' to admit it): shutting down, or too many from one address."""
         if self.stopping:
             return "the Koma server is shutting down"
-        limit = self.options.rate_limit if rate_limited else 0
+        limit = self.options.rate_limit
         if limit:
             now = time.monotonic()
-            times = self.recent.setdefault(address, collections.deque())
+            times = self.recent.setdefault(address_group(address), collections.deque())
             while times and now - times[0] > RATE_WINDOW_SECONDS:
                 times.popleft()
             if len(times) >= limit:
@@ -482,12 +493,20 @@ class KomaServer:
         self.logging_in.pop(connection, None)
         self.players.discard(connection)
 
-    def player_refusal(self, player: str) -> str:
-        """Why one more game for ``player`` is refused ('' to allow it): their games at once are capped."""
-        cap = self.options.max_sessions_per_player
+    def game_refusal(self, player: str, address: str) -> tuple[str, str]:
+        """Why one more game for ``player`` from ``address`` is refused, and the metrics' reason (('', '') to allow
+        it).  What is capped is games, wherever they came from (SSH, or web, parked ones too): on the server, per
+        player, and per address (an IPv6 /64)."""
+        options = self.options
+        if len(self.games) >= options.max_sessions:
+            return f"the Koma server is full ({options.max_sessions} games); try again later", "full"
+        cap = options.max_sessions_per_player
         if cap and sum(1 for game in self.games if game.player == player) >= cap:
-            return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again"
-        return ""
+            return f"you already have {cap} Koma game{'s' if cap != 1 else ''} open; close one and try again", "per_player"
+        cap, group = options.max_games_per_address, address_group(address)
+        if cap and sum(1 for game in self.games if game.address == group) >= cap:
+            return f"too many games from your address ({cap} at once); close one and try again", "per_address"
+        return "", ""
 
     async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
         """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.
@@ -510,28 +529,32 @@ class KomaServer:
         return process, "cold"
 
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
+        if connection.lost:  # gone before its session's handler ran: nothing to start (from here on, a game it
+            return           # starts is in connection.games before the first await, where connection_lost finds it)
         if process.command == "link":
             log(f"{connection.peer} player {player}: asked for a browser link code", "link", client=connection.peer,
                 player=player)
             SshTransport(process).write(link_message(self.links, player, name).encode())
             return SshTransport(process).close(0)
-        await self.host(SshTransport(process), player, name, connection.peer, connection.games, connection.connected)
+        await self.host(SshTransport(process), player, name, connection.peer, connection.games, connection.connected,
+                        connection.address)
 
     async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[Game],
-                   connected: float = 0.0) -> None:
+                   connected: float = 0.0, address: str = "") -> None:
         """Run one game for ``player`` over ``transport`` (SSH or WebSocket: the same admission, limits and
         metrics); ``games`` is the connection's own set, which holds the game while it runs; ``connected``: when
-        the connection was made (the home screen's time counts from it)."""
+        the connection was made (the home screen's time counts from it); ``address``: the client's."""
         if self.stopping and not self.draining:  # a connection made before the drain still gets its game
             transport.close(1)
             return
-        refusal = self.player_refusal(player)
+        address = address or peer.rsplit(":", 1)[0]
+        refusal, reason = self.game_refusal(player, address)
         if refusal:
-            lifecycle.refused(f"{peer} player {player}", "per_player", refusal, transport=transport.kind, player=player)
+            lifecycle.refused(f"{peer} player {player}", reason, refusal, transport=transport.kind, player=player)
             transport.write(f"koma: {refusal}.\r\n".encode())
             transport.close(1)
             return
-        game = Game(self, transport, player, name, peer, connected)
+        game = Game(self, transport, player, name, peer, connected, address)
         self.games.add(game)
         games.add(game)
         try:
@@ -564,7 +587,7 @@ class KomaServer:
         try:
             if options.proxy_protocol:
                 self.listener = ProxyListener(lambda client, balancer: Connection(self, client, balancer), ssh_options,
-                                              lifecycle.proxy_refused)
+                                              lifecycle.proxy_refused, trusted_by(options.trust_proxy))
                 await self.listener.start(options.host, options.port)
             else:
                 self.listener = await asyncssh.create_server(lambda: Connection(self), options.host, options.port,
@@ -578,7 +601,7 @@ class KomaServer:
         await self.start_games(database)
         mode = "open to any username" if options.open else f"keys in {options.authorized_keys}"
         if options.proxy_protocol:
-            mode += "; PROXY protocol required"
+            mode += f"; PROXY headers read from {', '.join(map(str, options.trust_proxy))} only"
         log(f"listening on {options.host}:{self.port} ({mode}; host key {key.get_fingerprint('sha256')}; "
             f"{options.max_sessions} sessions, {options.max_sessions_per_player or 'any'} per player, "
             f"{options.max_startups} logging in within {options.login_grace_time:g} s, "
@@ -659,7 +682,11 @@ class KomaServer:
         metrics.remove_games_dir()
 
 
+PRIVATE_UMASK = 0o077  # what a server writes (keys, the database, the outbox, its games' files) is 0600 and 0700
+
+
 async def serve(options: ServeOptions) -> int:
+    os.umask(PRIVATE_UMASK)
     server = KomaServer(options)
     await server.start()
     await lifecycle.until_stopped(server)

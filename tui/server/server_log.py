@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -86,10 +87,12 @@ def format_environment() -> dict[str, str]:
 
 
 class Throttle:
-    """At most ``burst`` lines per ``window`` seconds; then one line saying how many were left out."""
+    """At most ``burst`` lines per ``window`` seconds; then one line saying how many ``what`` were left out (written
+    by ``say``: the server's log unless told otherwise)."""
 
-    def __init__(self, burst: int = 20, window: float = 10.0):
-        self.burst, self.window = burst, window
+    def __init__(self, burst: int = 20, window: float = 10.0, what: str = "refusal(s)",
+                 say: Callable[..., None] | None = None):
+        self.burst, self.window, self.what, self.say = burst, window, what, say
         self.began = -window
         self.count = 0
         self.skipped = 0
@@ -109,6 +112,6 @@ class Throttle:
         """Once the window is over: one line for the lines left out, if any."""
         now = time.monotonic() if now is None else now
         if self.skipped and now - self.began >= self.window:
-            log(f"{self.skipped} more refusal(s) not logged in the last {self.window:g} s", "refusals_not_logged",
-                count=self.skipped)
+            (self.say or log)(f"{self.skipped} more {self.what} not logged in the last {self.window:g} s",
+                              "refusals_not_logged", count=self.skipped)
             self.began, self.count, self.skipped = now, 0, 0

@@ -20,6 +20,7 @@ import asyncio
 import json
 import os
 import resource
+import signal
 import socket
 import sys
 import time
@@ -158,12 +159,15 @@ class WarmPool:
                 game.ended(int(message["status"]))
         elif "id" in message:
             future = self.requests.pop(int(message["id"]), None)
-            if future is not None and not future.done():
-                if "pid" in message:  # registered here, before its "exited" can arrive
-                    game = self.games[int(message["pid"])] = WarmGame(int(message["pid"]))
-                    future.set_result(game)
-                else:
-                    future.set_exception(OSError(str(message.get("error", "the warm process refused"))))
+            waiting = future if future is not None and not future.done() else None
+            if "pid" in message:  # registered here, before its "exited" can arrive
+                game = self.games[int(message["pid"])] = WarmGame(int(message["pid"]))
+                if waiting is not None:
+                    waiting.set_result(game)
+                else:  # nobody waits for it any more (its client went, or the answer came too late): no game
+                    signal_game(game.pid, signal.SIGKILL)
+            elif waiting is not None:
+                waiting.set_exception(OSError(str(message.get("error", "the warm process refused"))))
 
     async def spawn(self, terminal: int, env: dict[str, str], cwd: str | None, cpu_limit: int, memory_limit: int) -> WarmGame:
         """Fork a game on the pty whose terminal end is ``terminal``; OSError if the zygote cannot."""
@@ -200,6 +204,22 @@ class WarmPool:
                 await asyncio.wait_for(self.task, 5.0)
             except (TimeoutError, asyncio.CancelledError):
                 self.task.cancel()
+
+
+def signal_game(pid: int, how: int) -> bool:
+    """Signal game ``pid`` and everything it started (its process group); False when it is gone.  A game forked a
+    moment ago may not have made its own session yet (the warm process reports the pid as soon as it has forked):
+    then there is no such group, and the process itself is signalled."""
+    try:
+        os.killpg(pid, how)
+        return True
+    except ProcessLookupError:
+        pass
+    try:
+        os.kill(pid, how)
+        return True
+    except ProcessLookupError:
+        return False
 
 
 def become_subreaper() -> bool:

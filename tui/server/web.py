@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import os
 import re
 import sys
 import time
@@ -34,7 +35,9 @@ from solver.engines.paths import data_dir
 
 from . import lifecycle, metrics
 from .log_lines import escape_controls
-from .serve import Game, KomaServer
+from .proxy import address_group, trusted_by
+from .serve import PRIVATE_UMASK, Game, KomaServer
+from .server_log import Throttle
 from .terminal import window_size
 from .web_identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, LinkCodes, cookie_key
 from .web_options import WebOptions, web_options_from
@@ -51,8 +54,17 @@ HEADERS = {"Content-Security-Policy": "default-src 'self'; connect-src 'self'; s
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
-def log(message: str) -> None:
+def log(message: str, *_: Any, **__: Any) -> None:
     print(f"koma web: {escape_controls(message)}", file=sys.stderr, flush=True)
+
+
+# What any client can cause as often as it likes (a refused socket, a foreign cookie) is logged through a throttle.
+REFUSALS_LOGGED = Throttle(what="refusal(s)", say=log)
+
+
+def log_refusal(message: str) -> None:
+    if REFUSALS_LOGGED.allow():
+        log(message)
 
 
 @dataclass(eq=False)
@@ -79,7 +91,7 @@ class WebServer:
         self.sockets: dict[web.WebSocketResponse, str] = {}  # open WebSockets -> client address
         self.files = self.load_files()
         self.runner: web.AppRunner | None = None
-        self.listener: WebProxyListener | None = None  # with --proxy-protocol, in place of aiohttp's own
+        self.listener: WebProxyListener | None = None  # accepts for aiohttp: PROXY headers, caps, deadlines
         self.port = options.port
 
     @staticmethod
@@ -97,7 +109,7 @@ class WebServer:
         return files
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=16 * 1024)
+        app = web.Application(client_max_size=16 * 1024, middlewares=[self.handling])
         app.router.add_get("/", self.page)
         app.router.add_post("/link", self.link)
         app.router.add_get("/ws", self.socket)
@@ -108,25 +120,21 @@ class WebServer:
     async def start(self) -> None:
         self.runner = web.AppRunner(self.application(), access_log=None, handle_signals=False, shutdown_timeout=3.0)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.options.host, self.options.port, backlog=256)
+        options = self.options
+        self.listener = WebProxyListener(self.runner.server, lambda a: options.proxy_protocol and self.trusted(a),
+                                         self.trusted, log, options.max_http_per_address, options.request_timeout)
         try:
-            if self.options.proxy_protocol:
-                self.listener = WebProxyListener(self.runner.server, self.trusted, log)
-                await self.listener.start(self.options.host, self.options.port)
-            else:
-                await site.start()
+            await self.listener.start(options.host, options.port)
         except OSError as problem:
-            raise ValueError(f"cannot listen on {self.options.host}:{self.options.port}: "
-                             f"{problem.strerror or problem}") from None
-        addresses = self.runner.addresses  # (host, port, ...) of each socket the site listens on
-        self.port = (self.listener.get_port() if self.listener else
-                     addresses[0][1] if addresses else self.options.port)
+            raise ValueError(f"cannot listen on {options.host}:{options.port}: {problem.strerror or problem}") from None
+        self.port = self.listener.get_port() or options.port
         self.server.links = self.links
-        mode = "guests welcome" if self.options.open else "linked browsers only"
-        log(f"listening on http://{self.options.host}:{self.port}/ ({mode}; {self.options.max_connections} sockets, "
-            f"{self.options.max_per_address} per address; trusting "
-            f"{'a PROXY header and ' if self.listener else ''}X-Forwarded-For from "
-            f"{', '.join(map(str, self.options.trust_proxy)) or 'nobody'})")
+        mode = "guests welcome" if options.open else "linked browsers only"
+        log(f"listening on http://{options.host}:{self.port}/ ({mode}; {options.max_connections} sockets, "
+            f"{options.max_per_address} per address, {options.max_http_per_address} HTTP connections per address, "
+            f"{options.request_timeout:g} s to ask; trusting "
+            f"{'a PROXY header and ' if options.proxy_protocol else ''}X-Forwarded-For from "
+            f"{', '.join(map(str, options.trust_proxy)) or 'nobody'})")
 
     async def close(self) -> None:
         """After the games have ended: let their sockets close with their reasons, then stop serving."""
@@ -138,14 +146,21 @@ class WebServer:
         if self.runner is not None:
             await self.runner.cleanup()
 
+    @web.middleware
+    async def handling(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """While a request is handled (a WebSocket: while it is open) its connection is not timed out."""
+        if self.listener is not None:
+            self.listener.handling(request.transport, True)
+        try:
+            return await handler(request)
+        finally:
+            if self.listener is not None:
+                self.listener.handling(request.transport, False)
+
     # --- who is asking ---
 
     def trusted(self, address: str) -> bool:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
-        return any(ip in network for network in self.options.trust_proxy)
+        return trusted_by(self.options.trust_proxy)(address)
 
     def client(self, request: web.Request) -> tuple[str, str]:
         """The client's address and its ``address:port`` for the log: the socket's (or its PROXY header's), or
@@ -201,7 +216,7 @@ class WebServer:
             return self.html("link.html")
         _, peer = self.client(request)
         if request.cookies.get(COOKIE_NAME):
-            log(f"{peer}: a player cookie that is not ours; a new guest")
+            log_refusal(f"{peer}: a player cookie that is not ours; a new guest")
         return self.with_cookie(request, self.html("index.html"), *Identities.new_guest())
 
     async def link(self, request: web.Request) -> web.Response:
@@ -211,8 +226,11 @@ class WebServer:
         origin = request.headers.get("Origin", "")
         if origin and urlsplit(origin[:300]).netloc.lower() != request.host.lower():  # another site's form
             raise web.HTTPForbidden(text="koma: refused: the form's origin is not this server\n")
-        form = await request.post()
-        found = self.links.redeem(str(form.get("code", "")), address)
+        try:
+            form = await asyncio.wait_for(request.post(), self.options.request_timeout or None)
+        except TimeoutError:
+            raise web.HTTPRequestTimeout(text="koma: the form took too long\n") from None
+        found = self.links.redeem(str(form.get("code", "")), address_group(address))
         if isinstance(found, str):
             return self.html("link.html", 400, found)
         player, name = found
@@ -246,8 +264,12 @@ class WebServer:
             return 503, "koma: the Koma server is shutting down", "shutting_down"
         if len(self.sockets) >= self.options.max_connections:
             return 503, f"koma: the Koma server is full ({self.options.max_connections} connections); try again later", "full"
-        if sum(1 for a in self.sockets.values() if a == address) >= self.options.max_per_address:
-            return 429, f"koma: too many connections from {address} ({self.options.max_per_address} at once)", "per_address"
+        group, cap = address_group(address), self.options.max_per_address
+        if sum(1 for a in self.sockets.values() if a == group) >= cap:
+            return 429, f"koma: too many connections from {address} ({cap} at once)", "per_address"
+        session = self.sessions.get(request.query["session"])
+        if (session is None or session.transport.ended) and sum(1 for g in self.server.games if g.address == group) >= cap:
+            return 429, f"koma: too many games from {address} ({cap} at once; a closed page's game waits a while)", "per_address"
         why = self.server.admit(address)
         return (429, f"koma: {why}", "rate_limit") if why else None
 
@@ -257,7 +279,7 @@ class WebServer:
         refused = self.refusal(request, address)
         if refused is not None:
             metrics.REFUSALS.labels(metrics.WEB, refused[2]).inc()
-            log(f"{peer}: WebSocket refused ({refused[1].removeprefix('koma: ')})")
+            log_refusal(f"{peer}: WebSocket refused ({refused[1].removeprefix('koma: ')})")
             return web.Response(status=refused[0], text=refused[1] + "\n")
         player, name = self.who(request) or ("", "")
         token = request.query["session"]
@@ -265,7 +287,7 @@ class WebServer:
                                             .isdigit() else 0 for k in ("width", "height")))
         ws = web.WebSocketResponse(heartbeat=self.options.heartbeat, max_msg_size=self.options.max_message)
         await ws.prepare(request)
-        self.sockets[ws] = address
+        self.sockets[ws] = address_group(address)
         session: WebSession | None = None
         try:
             session = self.sessions.get(token)
@@ -273,7 +295,7 @@ class WebServer:
                 await ws.close(code=1008, message=b"that session is not yours; reload the page")
                 return ws
             if session is None:
-                session = await self.new_session(ws, request, token, player, name, peer, columns, rows, connected)
+                session = await self.new_session(ws, request, token, player, name, peer, columns, rows, connected, address)
                 if session is None:
                     return ws
             else:
@@ -289,7 +311,7 @@ class WebServer:
         return ws
 
     async def new_session(self, ws: web.WebSocketResponse, request: web.Request, token: str, player: str, name: str,
-                          peer: str, columns: int, rows: int, connected: float) -> WebSession | None:
+                          peer: str, columns: int, rows: int, connected: float, address: str) -> WebSession | None:
         wait = self.options.reconnect_seconds
 
         def gone(why: str) -> None:
@@ -301,19 +323,20 @@ class WebServer:
         refusal = self.server.seat(cast(Any, session))
         if refusal:
             metrics.REFUSALS.labels(metrics.WEB, "full").inc()
-            log(f"{peer} player {player}: refused ({refusal})")
+            log_refusal(f"{peer} player {player}: refused ({refusal})")
             await ws.send_bytes(f"koma: {refusal}.\r\n".encode())
             await ws.close(code=1013, message=refusal.encode()[:120])
             self.server.leave(cast(Any, session))
             return None
         self.sessions[token] = session
         transport.attach(ws, columns, rows, reconnect=False, wire=request.transport)
-        session.task = asyncio.get_running_loop().create_task(self.run(session, peer, connected))
+        session.task = asyncio.get_running_loop().create_task(self.run(session, peer, connected, address))
         return session
 
-    async def run(self, session: WebSession, peer: str, connected: float) -> None:
+    async def run(self, session: WebSession, peer: str, connected: float, address: str) -> None:
         try:
-            await self.server.host(session.transport, session.player, session.name, peer, session.games, connected)
+            await self.server.host(session.transport, session.player, session.name, peer, session.games, connected,
+                                   address)
             if session.transport.tasks:  # the socket's close, with the game's last line as its reason
                 await asyncio.wait(set(session.transport.tasks), timeout=8.0)
         finally:
@@ -340,6 +363,7 @@ class WebServer:
 
 
 async def serve_web(serve_options: Any, options: WebOptions) -> int:
+    os.umask(PRIVATE_UMASK)
     server = KomaServer(serve_options)
     web_server = WebServer(server, options)
     if options.ssh_port is not None:

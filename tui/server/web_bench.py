@@ -72,7 +72,8 @@ class WebBenchServer(BenchServer):
     """``koma web --open`` on 127.0.0.1:0 with a temporary data dir."""
 
     ARGUMENTS = ("web", "--open", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--idle-timeout", "0",
-                 "--max-sessions-per-player", "0", "--max-per-address", "1000", "--max-connections", "1000")
+                 "--max-sessions-per-player", "0", "--max-per-address", "1000", "--max-connections", "1000",
+                 "--max-http-per-address", "2000")
     LISTENING = r"listening on http://127\.0\.0\.1:(\d+)/"
 
     def __init__(self, *options: str):

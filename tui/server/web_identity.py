@@ -14,12 +14,13 @@ import binascii
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
 import time
 from pathlib import Path
 from typing import Any
+
+from .private_files import make_private, write_private
 
 COOKIE_NAME = "koma_player"
 COOKIE_KEY_NAME = "web_cookie_key"
@@ -32,19 +33,22 @@ MAX_LINK_CODES = 10_000
 
 
 def cookie_key(path: Path, log: Any) -> bytes:
-    """The key that signs cookies: read from ``path``, or made there (32 random bytes, mode 0600) if missing."""
+    """The key that signs cookies: read from ``path`` (made private if others could read it: see
+    :func:`~tui.server.private_files.make_private`), or made there (32 random bytes, mode 0600, written atomically)
+    if missing or too short."""
     try:
         key = path.read_bytes()
         if len(key) >= 32:
+            make_private(path, log)
             return key
         log(f"{path} is too short to sign cookies; making a new key")
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_bytes(32)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as file:
-        file.write(key)
+    try:
+        write_private(path, key)
+    except OSError as problem:
+        raise ValueError(f"cannot write the cookie key {path}: {problem.strerror or problem}") from None
     log(f"made a cookie key in {path}")
     return key
 
@@ -65,8 +69,8 @@ class Identities:
 
     def read(self, cookie: str | None) -> tuple[str, str] | None:
         """The (player, name) a cookie names, or None when it is missing, malformed or not signed by us."""
-        if not cookie or len(cookie) > MAX_COOKIE_CHARS or cookie.count(".") != 1:
-            return None
+        if not cookie or len(cookie) > MAX_COOKIE_CHARS or not cookie.isascii() or cookie.count(".") != 1:
+            return None  # ours are ASCII: anything else is not ours (and compare_digest takes ASCII strings only)
         body, mac = cookie.split(".")
         if not hmac.compare_digest(mac, self._mac(body)):
             return None

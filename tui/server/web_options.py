@@ -9,7 +9,6 @@ are ``koma serve``'s own; ``--ssh-port`` adds the SSH server to the same process
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import math
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 from solver.errors import KomaError
 from tui.game.stores import database_url
 
-from .options import DEFAULTS, ServeOptions, add_game_options
+from .options import DEFAULTS, ServeOptions, add_game_options, proxy_networks
 
 
 @dataclass
@@ -31,8 +30,10 @@ class WebOptions:
     trust_proxy: list[Any] = field(default_factory=list)  # networks whose X-Forwarded-For is believed
     proxy_protocol: bool = False  # connections from trust_proxy start with a PROXY header (HAProxy send-proxy-v2)
     max_connections: int = 200  # WebSockets at once
-    max_per_address: int = 8  # WebSockets at once from one address
+    max_per_address: int = 8  # WebSockets, and games (parked ones too), at once from one address (an IPv6 /64)
     max_message: int = 64 * 1024  # bytes in one message from a browser
+    max_http_per_address: int = 32  # connections (pages, files, WebSockets) open at once from one address
+    request_timeout: float = 15.0  # seconds a connection may take to send a request (and stay idle between two)
     heartbeat: float = 20.0  # seconds between pings (a browser that does not answer in half that is dropped), and
     # the longest a browser may take none of its game's output before it is dropped
     cookie_key: str | None = None  # default: web_cookie_key in the data dir
@@ -40,7 +41,8 @@ class WebOptions:
     reconnect_seconds: float = 60.0  # how long a game whose browser went waits for it to come back
 
 
-LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("reconnect_seconds", 0), ("heartbeat", 1))
+LOWEST = (("port", 0), ("max_connections", 1), ("max_per_address", 1), ("max_http_per_address", 1),
+          ("request_timeout", 1), ("reconnect_seconds", 0), ("heartbeat", 1))
 
 
 def add_web_command(commands: Any) -> argparse.ArgumentParser:
@@ -64,7 +66,14 @@ def add_web_command(commands: Any) -> argparse.ArgumentParser:
     web.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
                      help=f"WebSockets at once (default {d.max_connections})")
     web.add_argument("--max-per-address", type=int, default=d.max_per_address, metavar="N",
-                     help=f"WebSockets at once from one address (default {d.max_per_address})")
+                     help=f"WebSockets, and games (a closed page's too, while it waits), at once from one address "
+                          f"(IPv6: one /64) (default {d.max_per_address})")
+    web.add_argument("--max-http-per-address", type=int, default=d.max_http_per_address, metavar="N",
+                     help=f"HTTP connections at once from one address (IPv6: one /64), a balancer's not counted "
+                          f"(default {d.max_http_per_address})")
+    web.add_argument("--request-timeout", type=float, default=d.request_timeout, metavar="SECONDS",
+                     help=f"close a connection that has not sent a whole request this long after it opened or its "
+                          f"last request ended (default {d.request_timeout:g})")
     web.add_argument("--reconnect-seconds", type=float, default=d.reconnect_seconds, metavar="SECONDS",
                      help=f"a game whose browser went (a reload, a dropped network) waits this long for it, then "
                           f"saves and ends (default {d.reconnect_seconds:g})")
@@ -92,14 +101,7 @@ def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
         value = getattr(args, name)
         if not math.isfinite(value) or value < low or (name == "port" and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
-    networks = []
-    for cidr in args.trust_proxy:
-        try:
-            networks.append(ipaddress.ip_network(cidr[:64], strict=False))
-        except ValueError:
-            raise KomaError(f"--trust-proxy {cidr[:64]!r} is not an address or network (e.g. 10.0.0.0/8)") from None
-    if args.proxy_protocol and not networks:
-        raise KomaError("--proxy-protocol needs --trust-proxy CIDR: the balancers whose connections carry the header")
+    networks = proxy_networks(args.trust_proxy, args.proxy_protocol)
     if args.ssh_port is not None and not 0 <= args.ssh_port <= 65535:
         raise KomaError(f"--ssh-port {args.ssh_port} is out of range")
     if args.link_only and args.ssh_port is None:
@@ -112,6 +114,7 @@ def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
     serve = ServeOptions(host=args.host, port=args.ssh_port or 0, open=bool(args.ssh_open),
                          authorized_keys=args.authorized_keys, max_sessions=args.max_sessions,
                          max_sessions_per_player=args.max_sessions_per_player, idle_timeout=args.idle_timeout,
+                         max_games_per_address=args.max_per_address,
                          cpu_limit=args.cpu_limit, memory_limit=args.memory_limit, rate_limit=args.rate_limit,
                          database=getattr(args, "database", None), cold=args.cold,
                          admin_host=getattr(args, "admin_host", DEFAULTS.admin_host),

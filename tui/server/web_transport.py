@@ -25,7 +25,7 @@ from .transport import Size
 RECONNECT_SECONDS = 60.0
 HARD_BACKLOG = 4 << 20  # bytes queued for a socket that does not read: past this it is dropped
 STALL_SECONDS = 20.0  # a socket that takes none of the game's output for this long is dropped
-INBOX = 256  # input messages queued for the game; the socket is read no faster than the game takes them
+INBOX_BYTES = 64 * 1024  # keys queued for the game, at most (and one message more); past it the socket is not read
 REDRAW_WAIT = 1.0
 MODE = re.compile(rb"\x1b\[\?([0-9;]+)([hl])")
 REPLAYED_MODES = {"1049", "47", "1047", "25", "1000", "1002", "1003", "1006", "1015", "1004", "2004", "7", "1", "2026"}
@@ -41,7 +41,9 @@ class WebTransport:
                  restarting: Callable[[], bool] = lambda: False):
         self.reconnect_seconds, self.stall_seconds, self.restarting = reconnect_seconds, stall_seconds, restarting
         self.size: Size = (columns, rows, 0, 0)
-        self.inbox: asyncio.Queue[bytes | Size] = asyncio.Queue(INBOX)
+        self.inbox: asyncio.Queue[bytes | Size] = asyncio.Queue(INBOX_BYTES)  # window sizes: at most this many too
+        self.inbox_bytes = 0  # the keys in the inbox: bounded in bytes (a message may be 64 KiB), not in messages
+        self.room = asyncio.Event()
         self.socket: Any = None  # an aiohttp WebSocketResponse while attached
         self.wires: dict[Any, Any] = {}  # each attached socket's TCP transport (asyncio's), from its request
         self.outbox = bytearray()
@@ -88,7 +90,11 @@ class WebTransport:
         await self.emptied.wait()
 
     async def read(self) -> bytes | Size:
-        return await self.inbox.get()
+        item = await self.inbox.get()
+        if isinstance(item, bytes):
+            self.inbox_bytes -= len(item)
+            self.room.set()
+        return item
 
     def close(self, status: int, why: str = "") -> None:
         """The game is over: flush what it said last, then close the socket normally, ``why`` as its reason."""
@@ -105,6 +111,11 @@ class WebTransport:
         """Keys or a window size from the browser, in order; waits while the game is behind."""
         if isinstance(item, tuple):
             self.size = item
+        else:
+            while self.inbox_bytes and self.inbox_bytes + len(item) > INBOX_BYTES:
+                self.room.clear()
+                await self.room.wait()
+            self.inbox_bytes += len(item)
         await self.inbox.put(item)
 
     def attach(self, socket: Any, columns: int, rows: int, reconnect: bool, wire: Any = None) -> None:
@@ -153,6 +164,8 @@ class WebTransport:
         self.expiry = None
         while not self.inbox.empty():
             self.inbox.get_nowait()
+        self.inbox_bytes = 0
+        self.room.set()
         self.inbox.put_nowait(b"")
 
     # --- inside ---

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..ascii import Static
+from ..rendering import Travelling
 from .looks import Look, PieceSpec
 
 MOVE_SECONDS = 0.12  # one move's animation; TEXTUAL_ANIMATIONS=none makes it instant
@@ -22,7 +23,7 @@ MIN_TILE_HEIGHT, MIN_TILE_WIDTH = 3, 5
 ROW_LABEL_WIDTH, COLUMN_LABEL_HEIGHT = 3, 1
 
 
-class Piece(Widget):
+class Piece(Travelling):
     """One tile or piece; ``spec`` says what it is and where it stands."""
 
     def __init__(self, spec: PieceSpec, look: Look):

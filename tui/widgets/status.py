@@ -85,11 +85,12 @@ class GameStatus(Vertical):
         return self.query_one(f"#{line_id}", Static)
 
     def _show(self, line_id: str, markup: str) -> None:
-        """Put ``markup`` on a line: a repaint when it stays one line high, a layout pass only when its height may change."""
+        """Put ``markup`` on a line: a repaint when it keeps its height, a layout pass only when its height may change."""
         line = self._line(line_id)
         content = Content.from_markup(markup)
-        one_line = bool(content.plain) and "\n" not in content.plain and content.cell_length <= line.content_size.width
-        line.update(content, layout=not (one_line and line.size.height == 1))
+        width, height = line.content_size
+        same_height = bool(content.plain) and width > 0 and content.get_height(line.styles, width) == height
+        line.update(content, layout=not same_height)
 
     def watch_game_id(self, game_id: str) -> None:
         self._show("game-id", f"[dim]ID {game_id} (y copies)[/dim]" if game_id else "")
@@ -122,7 +123,7 @@ class GameStatus(Vertical):
             parity.update("")
             return
         verdict = "[b]solvable[/b]" if proof.solvable else "[b]NOT solvable[/b]"
-        parity.update(f"Parity: {verdict}\n[dim]{proof.summary}[/dim]")
+        self._show("parity", f"Parity: {verdict}\n[dim]{proof.summary}[/dim]")
         parity.set_class(not proof.solvable, "-bad")
 
     def watch_message(self, message: str) -> None:

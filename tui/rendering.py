@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from textual._compositor import ChopsUpdate, Compositor, ReflowResult
+from textual.dom import NoScreen
 from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
@@ -185,15 +186,24 @@ class Travelling(Widget):
         Textual asks a widget whose offset style changes for a repaint as well as a layout (its styles'
         ``refresh`` drops the ``repaint=False`` that the offset asks for); the repaint would drop the
         widget's rendered lines and draw it afresh."""
-        before = self.offset
+        try:
+            before: Offset | None = self.offset
+        except NoScreen:  # not (or no longer) on a screen: nothing to move on it
+            before = None
         self._travelling = True
         try:
             Widget.offset.fset(self, offset)  # type: ignore[attr-defined]
         finally:
             self._travelling = False
-        compositor = getattr(self.screen, "_compositor", None) if self.is_attached else None
-        if isinstance(compositor, DirtyOnlyCompositor) and self.offset != before:
-            compositor.travelled(self, self.offset - before)
+        if before is None:
+            return
+        try:
+            compositor = getattr(self.screen, "_compositor", None)
+            after = self.offset
+        except NoScreen:
+            return
+        if isinstance(compositor, DirtyOnlyCompositor) and after != before:
+            compositor.travelled(self, after - before)
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False):
         return super().refresh(*regions, repaint=repaint and not self._travelling, layout=layout, recompose=recompose)

@@ -329,3 +329,34 @@ async def test_idle_and_hidden_play_screens_run_no_timers(tmp_path):
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back to the board")
         assert screen.clock_timer is not None and not screen.status.held
+
+
+async def test_the_fifteen_puzzles_distance_waits_for_the_player_to_pause(tmp_path, monkeypatch):
+    """No search per key: while the player types, the distance line says "…"; one search once they pause."""
+    from tui.screens import play_solver
+
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _")  # solved: every move leaves it
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        searched: list[tuple] = []
+        measure_all = play_solver.PlaySolver._measure_all
+
+        def spy(self, job, states):
+            searched.extend(states)
+            return measure_all(self, job, states)
+
+        monkeypatch.setattr(play_solver.PlaySolver, "_measure_all", spy)
+        monkeypatch.setattr(play_solver, "SETTLE_SECONDS", 600.0)  # the player never pauses, however slow the box
+        await pilot.press("down", "right", "down", "right")  # four tiles in, no move undone
+        assert screen.position == 4
+        distance = screen.status.query_one("#distance")
+        await wait_for(pilot, lambda: "… moves from solved" in str(distance.render()), what="the waiting line")
+        await pilot.pause(0.3)
+        assert searched == []  # nothing searched while the player types
+        monkeypatch.setattr(play_solver, "SETTLE_SECONDS", 0.0)  # the player pauses: the waiting timer finds it so
+        screen.solver.settle_timer.stop()
+        screen.solver._settled()
+        await wait_for(pilot, lambda: screen.distances.get(screen.state) == 4, what="the distance after the pause")
+        assert searched == [screen.state]  # one search, for the board the player stopped at
+        await wait_for(pilot, lambda: "4 moves from solved" in str(distance.render()), what="the distance line")

@@ -62,6 +62,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
         self.solver = PlaySolver(self, puzzle)
         self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
+        self.solver.on_measuring = self.update_status
         self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
         self.playback.on_step = self._playback_stepped
         self._keys: tuple[bool, ...] = ()  # what the key bar's keys were last drawn for
@@ -235,6 +236,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         if origin != KOMA:  # the player takes over from Koma's playback or search
             self._take_over()
             self.message = ""
+            self.solver.moved()
         self.awaiting_saved_game = False  # a move was played: a saved game read late does not replace it
         pushed = self.session.push(move, origin)
         self._start_clock()

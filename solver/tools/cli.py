@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -219,6 +220,9 @@ def build_parser(extensions: Sequence[Callable[[Any], None]] = ()) -> Parser:
     bench.add_argument("groups", nargs="*", metavar="GROUP",
                        help=f"only these groups ({', '.join(bench_cases.groups())}; serve, serve-crowd run only when named)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
+    bench.add_argument("--against", metavar="REV",
+                       help="koma serve cases: run each scenario on a checkout of REV (a git revision, or a checkout's "
+                            "directory) too, in the same run, and print the ratios")
     add("doctor", "versions, caches, tables, terminal: what to check when something is off")
 
     tables = add("tables", "build the big tables ahead of time")
@@ -406,6 +410,19 @@ def cmd_bench(args, extra_cases: tuple = ()) -> int:
     selected = bench_cases.cases(args.groups or None, args.full, tuple(extra_cases))
     if not selected:  # only long cases in these groups
         raise KomaError(f"group(s) {', '.join(args.groups)} only have long cases: add --full")
+    if getattr(args, "against", None):
+        with bench.checkout_of(args.against) as folder:
+            os.environ[bench.AGAINST_VARIABLE] = str(folder)
+            try:
+                return _run_bench(args, selected)
+            finally:
+                os.environ.pop(bench.AGAINST_VARIABLE, None)
+    return _run_bench(args, selected)
+
+
+def _run_bench(args, selected) -> int:
+    from solver.tools import bench
+
     results = []
     for case in selected:
         live = not args.json and sys.stdout.isatty()

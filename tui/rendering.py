@@ -11,7 +11,8 @@ it, as the containers behind a line of text are: the compositor paints front to 
 the first strip it gets for each span, so a covered widget's lines would be thrown away.  What
 reaches the terminal is the same: an update only ever writes the changed spans.
 
-A widget that only travels (a board's tile: :class:`Travelling`) moves without a layout pass: its
+A widget that only travels (a board's tile, which tells its screen: :meth:`DirtyOnlyRendering.travelled`) moves
+without a layout pass: its
 offset changes ask Textual for a repaint (which it does not need: it looks the same) and a full
 ``reflow`` of the screen (every widget arranged again).  :meth:`DirtyOnlyCompositor.reflow` instead
 moves its region by how far it travelled, when nothing else asked for a layout since the last one.
@@ -29,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from textual._compositor import ChopsUpdate, Compositor, ReflowResult
-from textual.dom import NoScreen
 from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
@@ -166,44 +166,9 @@ class DirtyOnlyRendering(Screen):
             return
         self._compositor = DirtyOnlyCompositor()
 
+    def travelled(self, widget: Widget, distance: Offset) -> None:
+        """``widget`` only moved, by ``distance``: its offset changed, its size and look did not (a board's tile).
+        The next layout pass moves its region instead of arranging the screen again (see :class:`DirtyOnlyCompositor`)."""
+        if isinstance(self._compositor, DirtyOnlyCompositor):
+            self._compositor.travelled(widget, distance)
 
-class Travelling(Widget):
-    """A widget whose offset changes only move it: no repaint (it looks the same) and no layout pass of the screen
-    when its screen draws with :class:`DirtyOnlyCompositor` (which moves its region instead)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._travelling = False
-
-    @property  # type: ignore[override]
-    def offset(self) -> Offset:
-        return Widget.offset.fget(self)  # type: ignore[attr-defined]
-
-    @offset.setter
-    def offset(self, offset: Offset) -> None:
-        """Move the widget (also each frame of an ``animate("offset", ...)``).
-
-        Textual asks a widget whose offset style changes for a repaint as well as a layout (its styles'
-        ``refresh`` drops the ``repaint=False`` that the offset asks for); the repaint would drop the
-        widget's rendered lines and draw it afresh."""
-        try:
-            before: Offset | None = self.offset
-        except NoScreen:  # not (or no longer) on a screen: nothing to move on it
-            before = None
-        self._travelling = True
-        try:
-            Widget.offset.fset(self, offset)  # type: ignore[attr-defined]
-        finally:
-            self._travelling = False
-        if before is None:
-            return
-        try:
-            compositor = getattr(self.screen, "_compositor", None)
-            after = self.offset
-        except NoScreen:
-            return
-        if isinstance(compositor, DirtyOnlyCompositor) and after != before:
-            compositor.travelled(self, after - before)
-
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False):
-        return super().refresh(*regions, repaint=repaint and not self._travelling, layout=layout, recompose=recompose)

@@ -9,12 +9,14 @@ A line that holds :data:`SPIN` shows a spinner there; the spinner's timer runs o
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
+from textual.visual import RulesMap
 
 from solver.puzzles.base import Proof
 
@@ -89,7 +91,7 @@ class GameStatus(Vertical):
         line = self._line(line_id)
         content = Content.from_markup(markup)
         width, height = line.content_size
-        same_height = bool(content.plain) and width > 0 and content.get_height(line.styles, width) == height
+        same_height = bool(content.plain) and width > 0 and content.get_height(cast(RulesMap, line.styles), width) == height
         line.update(content, layout=not same_height)
 
     def watch_game_id(self, game_id: str) -> None:

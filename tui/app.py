@@ -33,8 +33,8 @@ from .app_view import KeepsAGame, KomaAppView
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from .driver import QuietLinuxDriver
 from .game import game_metrics
-from .game.daily import daily_board, puzzle_for_id
-from .game.jobs import StopFlags
+from .game.daily import daily_board, puzzle_for_id, puzzle_id
+from .game.jobs import SolverJob, StopFlags
 from .game.keymap import check_bindings, read_keymap
 from .game.players import player_identity
 from .game.records import Replay
@@ -107,6 +107,10 @@ def screen_kind(screen: Screen) -> str:
     return (name[:-len("Screen")] if name.endswith("Screen") and name != "Screen" else name).lower() or "screen"
 
 
+# What a key opens from the home screen, warmed in the background from the start: the 15-puzzle first
+PREWARM_PUZZLES = (("15", None), ("8", None), ("goat", None), ("ura", "3x3"))
+
+
 class KomaApp(App):
     """Koma: play, understand and optimally solve sliding and flip puzzles."""
 
@@ -123,7 +127,9 @@ class KomaApp(App):
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
                  store: Store | None = None, clock: Callable[[], float] = time.monotonic,
                  animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None,
-                 database: str | None = None):
+                 database: str | None = None, prewarm: bool | None = None):
+        """``prewarm``: load (or compile) the solvers in the background from the start (default: when Koma runs
+        on a terminal of its own; a game of ``koma serve`` comes warm from its warm process)."""
         defer_strip_caches()
         super().__init__()
         self.ui_thread = threading.get_ident()  # where news is handled at once; the app's own thread once it runs
@@ -149,6 +155,9 @@ class KomaApp(App):
         self.stop_flags = StopFlags()  # every live job's stop flag, by id: quitting sets them all
         self.warm_seconds: dict[str, float] = {}
         self.speed_session = SpeedSession()  # this run's speed solves (the Speed screen's averages)
+        self.prewarm = prewarm
+        self.prewarming: tuple[str, SolverJob] | None = None  # the puzzle the background warm-up is on, and its job
+        self.prewarmed: list[str] = []  # the puzzles it has warmed, in order
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -176,6 +185,8 @@ class KomaApp(App):
         self.push_screen(HomeScreen(self.ascii_only))
         if self.start_puzzle is not None:
             self.open_puzzle(self.start_puzzle, self.start_state)
+        if self.prewarm if self.prewarm is not None else not (self.served or self.is_headless):
+            self.run_worker(self._warm_solvers, thread=True, group="prewarm", name="prewarm")
         self.show_store_notices()
         self.call_after_refresh(self._first_frame)
         if not self.is_headless:
@@ -261,8 +272,42 @@ class KomaApp(App):
         if daily:
             start = daily_board(puzzle, daily)
         screen = play_screen_for(puzzle, self.storage, start=start, ascii_only=self.ascii_only, daily=daily, solve=solve)
+        self._prewarm_gives_way(puzzle)
         self.push_screen(screen)
         return screen
+
+    def _warm_solvers(self) -> None:
+        """From the home screen on: the solvers of the puzzles a key opens, the 15-puzzle's first (the longest to
+        compile).  A puzzle opened meanwhile warms itself: this steps aside unless it is warming that very one."""
+        from solver import search
+        from solver.puzzles.registry import get_puzzle
+
+        for name, size in PREWARM_PUZZLES:
+            puzzle = get_puzzle(name, size)
+            job = SolverJob("prewarm")
+            self.prewarming = (puzzle_id(puzzle), job)
+            try:
+                with self.stop_flags.registered(job):  # quitting stops it
+                    if puzzle.enumerable:
+                        puzzle.depth_table(stop=job.stop)
+                    elif search.methods(puzzle):  # as the play screen warms up: a board two moves from the goal
+                        near = puzzle.goal
+                        for _ in range(2):
+                            near = puzzle.apply(near, puzzle.moves(near)[0])
+                        search.solve(puzzle, near, stop=job.stop)
+            except Exception:  # cancelled, or a solver problem: the play screen warms (and reports) it itself
+                pass
+            finally:
+                self.prewarming = None
+            if job.cancelled:
+                return
+            self.prewarmed.append(puzzle_id(puzzle))
+
+    def _prewarm_gives_way(self, puzzle: Puzzle) -> None:
+        """A puzzle was opened: the background warm-up stops, unless it is warming that puzzle."""
+        prewarming = self.prewarming
+        if prewarming is not None and prewarming[0] != puzzle_id(puzzle):
+            prewarming[1].cancel()
 
     # --- screens open each other through these (screens never import one another) ---
     def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None:

@@ -11,8 +11,16 @@ it, as the containers behind a line of text are: the compositor paints front to 
 the first strip it gets for each span, so a covered widget's lines would be thrown away.  What
 reaches the terminal is the same: an update only ever writes the changed spans.
 
+A widget that only travels (a board's tile, which tells its screen: :meth:`DirtyOnlyRendering.travelled`) moves
+without a layout pass: its
+offset changes ask Textual for a repaint (which it does not need: it looks the same) and a full
+``reflow`` of the screen (every widget arranged again).  :meth:`DirtyOnlyCompositor.reflow` instead
+moves its region by how far it travelled, when nothing else asked for a layout since the last one.
+
 It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
-``visible_widgets``) and on the screen keeping its compositor in ``_compositor``; these are checked
+``visible_widgets``, ``_full_map`` and the caches a reflow drops), on the screen's
+``_layout_widgets`` (who asked for a layout) and on the screen keeping its compositor in
+``_compositor``; these are checked
 when the first screen is made (:func:`compositor_misfit`), and then for each screen.  If they are not as in Textual 8.2,
 screens keep Textual's own compositor, and Koma says so once (:func:`tui.overrides.step_aside`).
 """
@@ -22,8 +30,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from textual._compositor import ChopsUpdate, Compositor
-from textual.geometry import Region
+from textual._compositor import ChopsUpdate, Compositor, ReflowResult
+from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -38,6 +46,41 @@ class DirtyOnlyCompositor(Compositor):
     def __init__(self) -> None:
         super().__init__()
         self._changed: list[Region] = []  # the regions of the partial update under way
+        self._travelled: dict[Widget, Offset] = {}  # widgets that only travelled since the last reflow: how far
+        self._screen_layouts = -1  # the screen's own layout requests counted at the last reflow
+
+    def travelled(self, widget: Widget, distance: Offset) -> None:
+        """``widget`` moved by ``distance`` (its offset changed; its size and look did not)."""
+        self._travelled[widget] = self._travelled.get(widget, Offset(0, 0)) + distance
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        travelled, self._travelled = self._travelled, {}
+        screen_layouts, self._screen_layouts = self._screen_layouts, parent._layout_updates
+        if travelled and screen_layouts == parent._layout_updates and self._translate(parent, size, travelled):
+            return ReflowResult(hidden=set(), shown=set(), resized=set())
+        return super().reflow(parent, size)
+
+    def _translate(self, parent: Widget, size: Size, travelled: dict[Widget, Offset]) -> bool:
+        """Move the travelled widgets' regions, if they are all that asked for a layout and stay inside their clip."""
+        if parent is not self.root or size != self.size or self._full_map_invalidated:
+            return False
+        asked = getattr(parent, "_layout_widgets", None)
+        if not asked or not all(widget in travelled for widgets in asked.values() for widget in widgets):
+            return False
+        moved = {}
+        for widget, distance in travelled.items():
+            geometry = self._full_map.get(widget)
+            if geometry is None:
+                return False
+            region = geometry.region.translate(distance)
+            if not contains(geometry.clip, region) or not contains(geometry.clip, geometry.region):
+                return False
+            moved[widget] = geometry._replace(region=region)  # the virtual region is where it stands before its offset
+        for widget, geometry in moved.items():
+            self._dirty_regions.update((self._full_map[widget].region, geometry.region))
+            self._full_map[widget] = geometry
+        self._cuts = self._layers = self._layers_visible = self._visible_widgets = self._visible_map = None
+        return True
 
     def render_partial_update(self) -> ChopsUpdate | None:
         self._changed = list(self._dirty_regions)
@@ -96,7 +139,10 @@ def compositor_misfit() -> str | None:
         lambda: missing(Compositor, ["render_partial_update", "_get_renders", "visible_widgets"]),
         lambda: parameters_differ(Compositor.render_partial_update, ["self"]),
         lambda: parameters_differ(Compositor._get_renders, ["self", "crop"]),
-        lambda: missing(Compositor(), ["_dirty_regions"]),
+        lambda: missing(Compositor(), ["_dirty_regions", "_full_map", "_full_map_invalidated", "_cuts", "_layers",
+                                       "_layers_visible", "_visible_widgets", "_visible_map", "root", "size"]),
+        lambda: parameters_differ(Compositor.reflow, ["self", "parent", "size"]),
+        lambda: missing(Screen(), ["_layout_widgets", "_layout_updates"]),
         lambda: parameters_differ(Widget.render_lines, ["self", "crop"]),
     )
 
@@ -123,3 +169,10 @@ class DirtyOnlyRendering(Screen):
             step_aside(OVERRIDE, "a Screen keeps no Compositor in _compositor", INSTEAD)
             return
         self._compositor = DirtyOnlyCompositor()
+
+    def travelled(self, widget: Widget, distance: Offset) -> None:
+        """``widget`` only moved, by ``distance``: its offset changed, its size and look did not (a board's tile).
+        The next layout pass moves its region instead of arranging the screen again (see :class:`DirtyOnlyCompositor`)."""
+        if isinstance(self._compositor, DirtyOnlyCompositor):
+            self._compositor.travelled(widget, distance)
+

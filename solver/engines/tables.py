@@ -4,7 +4,16 @@ A cached table is an ordinary ``.npy`` file followed by a 48-byte trailer: magic
 the table's own version, the payload length and a BLAKE2b digest of the payload.  Files are
 written to a temporary name and renamed into place, loaded with ``np.load(mmap_mode="r")`` so
 that every process on the machine shares the pages, and checked against the trailer on every
-load: a truncated, corrupt or foreign file is rebuilt, never trusted.  A lock file serialises
+load: a truncated, corrupt or foreign file is rebuilt, never trusted.  The payload's digest is
+computed once per version of the file: a stamp beside it (``NAME.npy.verified``) records the size,
+inode, modification and change times and digest of the file it vouched for, and a load whose file
+still matches every one of them skips reading the payload again (any write to the file, or a
+``touch`` to hide one, moves its change time).
+
+A table being written lives in ``NAME.npy.PID.XXXX.tmp`` until it is renamed into place: a write
+that fails or is interrupted removes it, so does the process leaving normally (``atexit``), and a
+process that was killed leaves one that the next process to open the cache removes
+(:func:`remove_leftovers`: the temporary files whose writer is gone).  A lock file serialises
 concurrent builds of the same table; if the cache directory is unwritable, the table lives in
 memory and the caller is told once.
 
@@ -17,6 +26,7 @@ memory either.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import struct
@@ -50,6 +60,101 @@ def table_path(name: str) -> Path:
 
 
 CHUNK = 16 << 20  # bytes read at once while checking a file
+STAMP_SUFFIX = ".verified"
+_writing: set[str] = set()  # this process's temporary files, removed if it leaves before renaming them
+_swept: set[Path] = set()  # cache directories already cleared of dead writers' leftovers
+ABANDONED_SECONDS = 3600.0  # a temporary file without a writer's id, untouched this long, is a leftover
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(path.name + STAMP_SUFFIX)
+
+
+def _identity(stat: os.stat_result, digest: bytes) -> str:
+    return f"{stat.st_size} {stat.st_ino} {stat.st_mtime_ns} {stat.st_ctime_ns} {digest.hex()}"
+
+
+def _vouched(path: Path, stat: os.stat_result, digest: bytes) -> bool:
+    """Whether the stamp beside ``path`` vouches for this very file (same size, inode, times and digest)."""
+    try:
+        return _stamp_path(path).read_text() == _identity(stat, digest)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _vouch(path: Path, stat: os.stat_result, digest: bytes) -> None:
+    """Record that ``path``, as it is now, matched its digest (best effort: an unwritable cache checks each time)."""
+    stamp = _stamp_path(path)
+    temporary = stamp.with_name(f"{stamp.name}.{os.getpid()}.stamp.tmp")
+    try:
+        temporary.write_text(_identity(stat, digest))
+        os.replace(temporary, stamp)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+
+
+def _temporary(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``, named with this process's id and removed if the process leaves first."""
+    fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    _writing.add(tmp)
+    return fd, tmp
+
+
+def _done_with(tmp: str, remove: bool) -> None:
+    _writing.discard(tmp)
+    if remove:
+        Path(tmp).unlink(missing_ok=True)
+
+
+@atexit.register
+def _remove_own_temporaries() -> None:
+    for tmp in list(_writing):
+        _done_with(tmp, remove=True)
+
+
+def _writer_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def leftovers(directory: Path | None = None) -> list[Path]:
+    """Temporary files in the table cache whose writing process is gone (a build that was killed)."""
+    directory = directory or cache_dir()
+    found = []
+    try:
+        candidates = list(directory.glob("*.tmp"))
+    except OSError:
+        return []
+    for candidate in candidates:
+        parts = candidate.name.split(".")  # NAME.npy.PID.RANDOM.tmp
+        pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+        if pid is None:  # not named by a writer's id (an older Koma's): gone once it is clearly abandoned
+            try:
+                stale = time.time() - candidate.stat().st_mtime > ABANDONED_SECONDS
+            except OSError:
+                stale = False
+            if stale:
+                found.append(candidate)
+        elif (str(candidate) not in _writing) if pid == os.getpid() else not _writer_alive(pid):
+            found.append(candidate)
+    return found
+
+
+def remove_leftovers(directory: Path | None = None) -> list[Path]:
+    """Remove :func:`leftovers` (once per directory and process, when a table is first loaded); what was removed."""
+    removed = []
+    for leftover in leftovers(directory):
+        try:
+            leftover.unlink()
+            removed.append(leftover)
+        except OSError:
+            pass
+    return removed
 
 
 def _digest(array: np.ndarray) -> bytes:
@@ -92,8 +197,9 @@ class TableError(Exception):
     """A cached table file that must not be trusted; the message says why."""
 
 
-def read_table(path: Path, version: int) -> np.ndarray:
-    """Memory-map a cached table after checking its trailer and checksum (raises TableError)."""
+def read_table(path: Path, version: int, *, trust_stamp: bool = True) -> np.ndarray:
+    """Memory-map a cached table after checking its trailer and checksum (raises TableError); the checksum is
+    skipped when the file's stamp vouches for it (and ``trust_stamp``)."""
     size = path.stat().st_size  # FileNotFoundError passes through: nothing cached yet
     if not path.is_file():
         raise TableError("not a file (a directory in its place?)")
@@ -110,6 +216,7 @@ def read_table(path: Path, version: int) -> np.ndarray:
         raise TableError("wrong size (truncated or padded)")
     array = np.load(path, mmap_mode="r", allow_pickle=False)
     with open(path, "rb") as handle:
+        stat = os.fstat(handle.fileno())
         handle.seek(size - TRAILER.size)
         magic, fmt, table_version, length, digest = TRAILER.unpack(handle.read(TRAILER.size))
         if magic != MAGIC or fmt != FORMAT_VERSION:
@@ -118,8 +225,10 @@ def read_table(path: Path, version: int) -> np.ndarray:
             raise TableError(f"version {table_version}, expected {version}")
         if length != payload:
             raise TableError("payload length mismatch")
-        if _file_digest(handle.fileno(), header, payload) != digest:
-            raise TableError("checksum mismatch")
+        if not (trust_stamp and _vouched(path, stat, digest)):
+            if _file_digest(handle.fileno(), header, payload) != digest:
+                raise TableError("checksum mismatch")
+            _vouch(path, stat, digest)
     return array
 
 
@@ -129,7 +238,7 @@ def inspect_table(path: Path) -> str:
         with open(path, "rb") as handle:
             handle.seek(max(0, path.stat().st_size - TRAILER.size))
             version = TRAILER.unpack(handle.read(TRAILER.size))[2]
-        read_table(path, version)
+        read_table(path, version, trust_stamp=False)
     except (OSError, struct.error) as problem:
         return f"unreadable ({getattr(problem, 'strerror', None) or problem})"
     except TableError as problem:
@@ -140,7 +249,7 @@ def inspect_table(path: Path) -> str:
 def write_table(path: Path, array: np.ndarray, version: int) -> None:
     """Write ``array`` with its trailer atomically (temporary file, fsync, rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temporary(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             np.lib.format.write_array(handle, np.ascontiguousarray(array), allow_pickle=False)
@@ -150,8 +259,9 @@ def write_table(path: Path, array: np.ndarray, version: int) -> None:
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; tables are shared read-only by every user of the cache
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        _done_with(tmp, remove=True)
         raise
+    _done_with(tmp, remove=False)
 
 
 def write_streamed(path: Path, table: Streamed, version: int) -> None:
@@ -160,7 +270,7 @@ def write_streamed(path: Path, table: Streamed, version: int) -> None:
     Like :func:`write_table`: atomic, and nothing is left behind if the builder or a write fails.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temporary(path)
     try:
         dtype = np.dtype(table.dtype)
         length = table.count * dtype.itemsize
@@ -177,8 +287,9 @@ def write_streamed(path: Path, table: Streamed, version: int) -> None:
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        _done_with(tmp, remove=True)
         raise
+    _done_with(tmp, remove=False)
 
 
 def _save(path: Path, built: Built, version: int) -> None:
@@ -205,6 +316,10 @@ def cached_table(name: str, version: int, build: Callable[[], Built], notice: No
         post(message, notice)
 
     path = table_path(name)
+    if path.parent not in _swept:
+        _swept.add(path.parent)
+        for leftover in remove_leftovers(path.parent):
+            tell(f"removed {leftover.name}, left in the table cache by a build that was interrupted")
     try:
         return read_table(path, version)
     except FileNotFoundError:

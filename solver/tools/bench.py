@@ -9,12 +9,19 @@ by the ``koma`` command from the tui side) run only when their group is named.
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from solver.errors import KomaError
+
 WARM_RUNS = 5
+AGAINST_VARIABLE = "KOMA_BENCH_AGAINST"  # the checkout that ``--against`` cases also run on
 
 
 @dataclass(frozen=True)
@@ -66,3 +73,38 @@ def format_seconds(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:.2f} ms"
     return f"{seconds:.2f} s"
+
+
+@contextlib.contextmanager
+def checkout_of(revision: str) -> Iterator[Path]:
+    """A checkout of ``revision``: a directory holding ``tui`` and ``solver`` as it is, or a git revision of this
+    repository checked out into a temporary worktree for as long as the ``with`` lasts."""
+    given = Path(revision).expanduser()
+    if (given / "tui").is_dir() and (given / "solver").is_dir():
+        yield given.resolve()
+        return
+    repository = Path(__file__).resolve().parents[2]
+    folder = Path(tempfile.mkdtemp(prefix="koma-bench-against-")) / "checkout"
+    added = subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(folder), revision],
+                           capture_output=True, text=True)
+    if added.returncode != 0:
+        raise KomaError(f"cannot check out {revision!r}: {(added.stderr or added.stdout).strip().splitlines()[-1:]}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["git", "-C", str(repository), "worktree", "remove", "--force", str(folder)], capture_output=True)
+        with contextlib.suppress(OSError):
+            folder.parent.rmdir()
+
+
+def side_by_side(here: dict[str, Any], there: dict[str, Any]) -> dict[str, Any]:
+    """This checkout's figures, the other's (``name@against``) and their ratios (``name/against``), in one run."""
+    figures: dict[str, Any] = {}
+    for name, value in here.items():
+        figures[name] = value
+        other = there.get(name)
+        if isinstance(value, (int, float)) and isinstance(other, (int, float)) and not isinstance(value, bool):
+            figures[f"{name}@against"] = other
+            if other:
+                figures[f"{name}/against"] = round(value / other, 3)
+    return figures

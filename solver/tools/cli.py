@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -193,6 +194,9 @@ def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections
     bench.add_argument("groups", nargs="*", metavar="GROUP",
                        help=f"only these groups ({', '.join(solver_bench_cases.groups())}; serve, serve-crowd run only when named)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
+    bench.add_argument("--against", metavar="REV",
+                       help="koma serve cases: run each scenario on a checkout of REV (a git revision, or a checkout's "
+                            "directory) too, in the same run, and print the ratios")
     bench.set_defaults(handler=functools.partial(cmd_bench, extra_cases=tuple(bench_cases)))
     doctor = add_command(commands, "doctor", "versions, caches, tables, terminal: what to check when something is off")
     doctor.set_defaults(handler=functools.partial(cmd_doctor, sections=doctor_sections))
@@ -380,6 +384,19 @@ def cmd_bench(args, extra_cases: tuple = ()) -> int:
     selected = bench_cases.cases(args.groups or None, args.full, tuple(extra_cases))
     if not selected:  # only long cases in these groups
         raise KomaError(f"group(s) {', '.join(args.groups)} only have long cases: add --full")
+    if getattr(args, "against", None):
+        with bench.checkout_of(args.against) as folder:
+            os.environ[bench.AGAINST_VARIABLE] = str(folder)
+            try:
+                return _run_bench(args, selected)
+            finally:
+                os.environ.pop(bench.AGAINST_VARIABLE, None)
+    return _run_bench(args, selected)
+
+
+def _run_bench(args, selected) -> int:
+    from solver.tools import bench
+
     results = []
     for case in selected:
         live = not args.json and sys.stdout.isatty()

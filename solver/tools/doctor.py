@@ -90,6 +90,13 @@ def _numba_cache() -> dict[str, Any]:
             "warm": len(entries) > len(bad), "bad_files": [{"path": str(b.path), "reason": b.reason} for b in bad]}
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _table_files() -> list[dict[str, Any]]:
     """Every table in the cache with its status, and every lock file that is not a file."""
     directory = tables.cache_dir()
@@ -122,6 +129,7 @@ def diagnose(sections: Sequence[DoctorSection] = ()) -> dict[str, Any]:
         "cache_dir": str(tables.cache_dir()),
         "data_dir": str(data_dir()),
         "tables": _table_files(),
+        "leftovers": [{"path": str(path), "bytes": _size(path)} for path in tables.leftovers()],
         "terminal": _terminal(),
     }
     problems: list[Problem] = []
@@ -156,6 +164,10 @@ def diagnose(sections: Sequence[DoctorSection] = ()) -> dict[str, Any]:
         if table["status"] != "ok":
             where = tables.cache_dir() / (table["name"] if table["name"].endswith(".lock") else table["name"] + ".npy")
             wrong(f"table {table['name']} is {table['status']}; it will be rebuilt on use", f"rm -r {shlex.quote(str(where))}")
+    if report["leftovers"]:
+        megabytes = sum(leftover["bytes"] for leftover in report["leftovers"]) / 1e6
+        advice(f"{len(report['leftovers'])} temporary file(s) ({megabytes:.1f} MB) left in the table cache by interrupted "
+               "builds; the next solve removes them", "rm " + " ".join(shlex.quote(leftover["path"]) for leftover in report["leftovers"]))
     data_dir_problem = directory_problem(data_dir())
     report["data_dir_problem"] = data_dir_problem
     if data_dir_problem:
@@ -203,6 +215,7 @@ def render(report: dict[str, Any], sections: Sequence[DoctorSection] = ()) -> st
     lines += [section.line(report[section.name]) for section in sections if section.line and section.name in report]
     lines.append("tables" + ("        (none built yet)" if not report["tables"] else ""))
     lines += [f"  {t['name']:<24} {t['bytes']:>14,} bytes  {t['status']}" for t in report["tables"]]
+    lines += [f"  {Path(t['path']).name:<24} {t['bytes']:>14,} bytes  left by an interrupted build" for t in report["leftovers"]]
     if report["problems"]:
         lines.append("problems")
         lines += [f"  - {p['problem']}{'' if p['severity'] == 'error' else ' (advice)'}\n    fix: {p['fix']}"

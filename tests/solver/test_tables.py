@@ -168,3 +168,73 @@ def test_a_writer_killed_mid_write_never_leaves_a_readable_partial_file(cache, t
     build, calls = build_counter()
     table = tables.cached_table("killed", VERSION, build)
     assert len(calls) == 1 and np.array_equal(table, expected())
+
+
+def test_the_checksum_is_read_once_per_version_of_the_file_and_damage_is_still_refused(cache, monkeypatch):
+    build, calls = build_counter()
+    tables.cached_table("stamped", VERSION, build)
+    assert len(calls) == 1
+    path = cache / "stamped.npy"
+    digests = []
+    file_digest = tables._file_digest
+    monkeypatch.setattr(tables, "_file_digest", lambda *args: digests.append(args) or file_digest(*args))
+    assert np.array_equal(tables.read_table(path, VERSION), expected())
+    assert np.array_equal(tables.read_table(path, VERSION), expected())
+    assert digests == []  # the stamp written after the build vouches for the file: no second read of the payload
+    stat = path.stat()
+    with open(path, "r+b") as handle:  # a flipped byte, the modification time put back as it was
+        handle.seek(200)
+        byte = handle.read(1)
+        handle.seek(200)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with pytest.raises(tables.TableError, match="checksum"):
+        tables.read_table(path, VERSION)
+    assert len(digests) == 1
+
+
+def _hung_build_script(tmp_path, name, how):
+    """A process that starts building table ``name`` and hangs while writing it; ``how`` it then ends."""
+    return textwrap.dedent(f"""
+        import os, sys, threading, time, numpy as np
+        os.environ["KOMA_CACHE_DIR"] = {str(tmp_path)!r}
+        from solver.engines import tables
+        def hang(fd):
+            print("writing", flush=True)
+            time.sleep(60)
+        tables.os.fsync = hang
+        build = lambda: tables.cached_table({name!r}, {VERSION}, lambda: np.arange(100_000, dtype=np.int8) % 97)
+        if {how!r} == "quit":  # the game quits while a worker thread builds
+            threading.Thread(target=build, daemon=True).start()
+            sys.stdin.readline()
+            sys.exit(0)
+        build()
+    """)
+
+
+@pytest.mark.parametrize("how", ["quit", "SIGTERM", "SIGKILL"])
+def test_a_build_that_is_interrupted_leaves_no_temporary_file_past_the_next_start(cache, tmp_path, how):
+    from solver.tools.doctor import diagnose
+
+    child = subprocess.Popen([sys.executable, "-c", _hung_build_script(tmp_path, "hung", how)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert child.stdout.readline().strip() == "writing"
+    assert len(list(cache.glob("*.tmp"))) == 1  # the table being written
+    assert tables.leftovers(cache) == []  # its writer is alive: not a leftover
+    if how == "quit":
+        child.stdin.write("\n")
+        child.stdin.flush()
+    else:
+        child.send_signal(getattr(signal, how))
+    child.wait(30)
+    if how == "quit":
+        assert list(cache.glob("*.tmp")) == []  # gone with the process that left normally
+        return
+    left = list(cache.glob("*.tmp"))
+    assert len(left) == 1 and tables.leftovers(cache) == left  # a killed writer's file stays until the next start
+    assert [entry["path"] for entry in diagnose()["leftovers"]] == [str(left[0])]  # koma doctor names it
+    build, calls = build_counter()
+    assert np.array_equal(tables.cached_table("other", VERSION, build), expected())  # the next start
+    assert len(calls) == 1
+    assert list(cache.glob("*.tmp")) == []
+    assert any("interrupted" in notice for notice in tables.drain_notices())

@@ -10,6 +10,7 @@ from solver import search
 from solver.engines.stop import check_stop
 from solver.puzzles.sliding import SlidingPuzzle
 from tui.game.formatting import figures_text
+from tui.game.jobs import SolverJob
 from tui.game.store import Store
 from tui.screens.play import PlayScreen
 from tui.widgets.board import Board
@@ -365,3 +366,54 @@ async def test_idle_and_hidden_play_screens_run_no_timers(tmp_path):
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back to the board")
         assert screen.clock_timer is not None and not screen.status.held
+
+
+async def test_the_fifteen_puzzles_distance_waits_for_the_player_to_pause(tmp_path, monkeypatch):
+    """No search per key: while the player types, the distance line says "…"; one search once they pause."""
+    from tui.screens import play_solver
+
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _")  # solved: every move leaves it
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        searched: list[tuple] = []
+        measure_all = play_solver.PlaySolver._measure_all
+
+        def spy(self, job, states):
+            searched.extend(states)
+            return measure_all(self, job, states)
+
+        monkeypatch.setattr(play_solver.PlaySolver, "_measure_all", spy)
+        monkeypatch.setattr(play_solver, "SETTLE_SECONDS", 600.0)  # the player never pauses, however slow the box
+        await pilot.press("down", "right", "down", "right")  # four tiles in, no move undone
+        assert screen.position == 4
+        distance = screen.status.query_one("#distance")
+        await wait_for(pilot, lambda: "… moves from solved" in str(distance.render()), what="the waiting line")
+        await pilot.pause(0.3)
+        assert searched == []  # nothing searched while the player types
+        monkeypatch.setattr(play_solver, "SETTLE_SECONDS", 0.0)  # the player pauses: the waiting timer finds it so
+        screen.solver.settle_timer.stop()
+        screen.solver._settled()
+        await wait_for(pilot, lambda: screen.distances.get(screen.state) == 4, what="the distance after the pause")
+        assert searched == [screen.state]  # one search, for the board the player stopped at
+        await wait_for(pilot, lambda: "4 moves from solved" in str(distance.render()), what="the distance line")
+
+
+async def test_the_solvers_warm_up_in_the_background_from_the_home_screen(tmp_path):
+    app = make_app(tmp_path, prewarm=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: len(app.prewarmed) == 4, 300, f"the background warm-up ({app.prewarmed}, {app.prewarming})")
+        assert app.prewarmed == ["15", "8", "goat", "ura-3x3"]  # the 15-puzzle, the longest to compile, first
+
+
+async def test_opening_another_puzzle_stops_the_background_warm_up(tmp_path):
+    app = make_app(tmp_path, prewarm=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        fifteen, eight = SolverJob("prewarm"), SolverJob("prewarm")
+        app.prewarming = ("15", fifteen)
+        await pilot.press("2")  # the 15-puzzle: the warm-up on it goes on
+        await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the 15-puzzle")
+        assert not fifteen.cancelled
+        app.prewarming = ("8", eight)
+        await pilot.press("escape", "2")  # the 15-puzzle again, while the warm-up is on the 8-puzzle: it gives way
+        await wait_for(pilot, lambda: eight.cancelled, what="the warm-up to give way")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from textual._compositor import Compositor
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
@@ -102,6 +103,44 @@ async def test_a_panel_line_that_stays_one_line_high_is_repainted_without_a_layo
         screen.status.distance = "a distance line\nthat is two lines high"
         await wait_for(pilot, lambda: distance.size.height == 2, what="the taller line")
         assert layouts  # a line that grows moves the lines below it: that takes a layout pass
+
+
+async def test_moves_translate_the_tiles_without_a_full_reflow_and_the_map_stays_exact(tmp_path, monkeypatch):
+    app = make_app(tmp_path, "15", FIFTEEN)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        cursor = screen.query_one(Board).cursor  # the moves keep the gap off it: a piece that enters it is restyled
+        reflows: list[Widget] = []
+        original = Compositor.reflow
+
+        def reflow(self, parent, size):
+            reflows.append(parent)
+            return original(self, parent, size)
+
+        monkeypatch.setattr(Compositor, "reflow", reflow)  # Textual's full reflow, which the fast path skips
+        drawn: list[Widget] = []
+        render = Piece.render
+
+        def piece_render(self):
+            drawn.append(self)
+            return render(self)
+
+        monkeypatch.setattr(Piece, "render", piece_render)
+        for _ in range(6):  # legal moves that keep away from the goal, go on, and leave the cursor's piece alone
+            before, puzzle = screen.position, screen.puzzle
+            move = next(m for m in puzzle.moves(screen.state) if not puzzle.is_goal(after := puzzle.apply(screen.state, m))
+                        and after != screen.history.path[-2] and after[cursor] != 0)
+            await pilot.press({"U": "up", "D": "down", "L": "left", "R": "right"}[move])
+            await wait_for(pilot, lambda before=before: screen.position == before + 1, what=f"the move {move}")
+            await pilot.pause()
+        assert reflows == []  # only tiles travelled: their regions moved, nothing was arranged again
+        assert drawn == []  # and a tile that only travelled was not drawn afresh
+        compositor = screen._compositor
+        fresh, _ = compositor._arrange_root(screen, compositor.size, visible_only=False)
+        pieces = [w for w in fresh if isinstance(w, Piece)]
+        assert len(pieces) == 16
+        assert fresh == compositor._full_map  # exactly what a full reflow finds
 
 
 regions = st.builds(Region, st.integers(-5, 40), st.integers(-5, 30), st.integers(0, 40), st.integers(0, 30))

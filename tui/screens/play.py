@@ -71,6 +71,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         self.shown = True  # False while another screen covers this one (its clock and timers hold)
         self.solver = PlaySolver(self, puzzle)
         self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
+        self.solver.on_measuring = self.update_status
         self.playback = PlaybackController(self.set_interval, lambda move: self.play(move, KOMA))
         self.playback.on_step = self._playback_stepped
         self._keys: tuple[bool, ...] = ()  # what the key bar's keys were last drawn for
@@ -287,6 +288,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         if origin != KOMA:  # the player takes over from Koma's playback or search
             self._take_over()
             self.message = ""
+            self.solver.moved()
         self.awaiting_saved_game = False  # a move was played: a saved game read late does not replace it
         self._show()
         if pushed is Push.WON:

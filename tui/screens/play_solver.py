@@ -11,8 +11,10 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 
 from textual.dom import DOMNode
+from textual.timer import Timer
 
 from solver import search
 from solver.errors import Cancelled, GaveUp, KomaError, UnsolvableError
@@ -25,6 +27,8 @@ from ..game.jobs import SolverJob
 from ..messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, OfferMade, SolutionFound, WarmedUp
 from ..widgets.status import SPIN
 from .jobs import Report, run_job
+
+SETTLE_SECONDS = 0.3  # the live distance is searched for once the player has not moved for this long
 
 
 class PlaySolver:
@@ -46,6 +50,11 @@ class PlaySolver:
         self.live_distance = not proving.is_twentyfour(puzzle)
         self.offer: Solution | None = None
         self.taken: Solution | None = None  # the offer the player took, while the proof goes on
+        # the live distance waits for the player to pause: a search per key would cost more than the key
+        self.moved_at = -SETTLE_SECONDS  # when the player last moved (time.monotonic)
+        self.settling: list[tuple] = []  # the boards to measure once the player pauses
+        self.settle_timer: Timer | None = None
+        self.on_measuring: Callable[[], None] = lambda: None  # the search for a settled board started
 
     # --- warming up ------------------------------------------------------------------------------
     def warm_up(self) -> None:
@@ -74,11 +83,27 @@ class PlaySolver:
     def distance_pending(self, state: tuple) -> bool:
         return self.optimal and self.live_distance and state not in self.distances
 
+    def moved(self) -> None:
+        """The player moved: a board's distance is searched for once the player pauses."""
+        self.moved_at = time.monotonic()
+
     def measure(self, *states: tuple) -> None:
-        """Find the distances of ``states``: from the table at once, else in the background."""
+        """Find the distances of ``states``: from the table at once, else by a search in the background, started
+        once the player has not moved for :data:`SETTLE_SECONDS` (a newer board replaces one still waiting)."""
         wanted = [s for s in dict.fromkeys(states) if s not in self.distances]
         if not wanted or not self.warm.is_set() or not self.optimal or not self.live_distance:
+            self.settling = []
             return
+        if not self.puzzle.enumerable:
+            if self.distance_job is not None and self.distance_job.state not in wanted:
+                self.distance_job.cancel()  # a board the player has left
+            waited = time.monotonic() - self.moved_at
+            if waited < SETTLE_SECONDS:
+                self.settling = wanted
+                if self.settle_timer is None:
+                    self.settle_timer = self.host.set_timer(SETTLE_SECONDS - waited, self._settled)
+                return
+        self.settling = []
         if self.puzzle.enumerable:  # a table lookup: instant once warm
             for s in wanted:
                 try:
@@ -95,6 +120,17 @@ class PlaySolver:
             self.distance_job = SolverJob("distance", wanted[0])
             run_job(self.host, self.distance_job, lambda job, report: self._measure_all(job, wanted),
                     group="distance", answer=None)
+
+    def _settled(self) -> None:
+        """The settle timer fired: measure the boards waiting, or wait on if the player moved meanwhile."""
+        self.settle_timer = None
+        if self.settling:
+            self.measure(*self.settling)
+            if not self.settling:
+                self.on_measuring()
+
+    def settling_on(self, state: tuple) -> bool:
+        return state in self.settling
 
     def _measure_all(self, job: SolverJob, states: list[tuple]) -> None:
         for s in states:  # one answer a board, as it comes
@@ -215,6 +251,10 @@ class PlaySolver:
 
     def cancel_all(self) -> None:
         self.cancel()
+        self.settling = []
+        if self.settle_timer is not None:
+            self.settle_timer.stop()
+            self.settle_timer = None
         if self.distance_job is not None:
             self.distance_job.cancel()
         self.host.workers.cancel_group(self.host, "distance")
@@ -238,6 +278,8 @@ class PlaySolver:
             return "distance: the search below will tell"
         if not self.live_distance:
             return "distance: s proves it (may take minutes)"
+        if state in self.settling:
+            return "… moves from solved"  # measured when the player pauses; no spinner, so no redraw per key
         return f"{SPIN} measuring distance…"
 
     def job_text(self) -> str:

@@ -55,15 +55,19 @@ class BenchServer:
                  "--max-sessions-per-player", "0")
     LISTENING = r"listening on 127\.0\.0\.1:(\d+)"
 
-    def __init__(self, *options: str):
+    def __init__(self, *options: str, checkout: str | None = None):
+        """``checkout``: the directory of another checkout whose code to serve (``koma bench --against``)."""
         self.folder = tempfile.TemporaryDirectory(prefix="koma-bench-serve-")
         data = Path(self.folder.name) / "data"
         self.log = Path(self.folder.name) / "serve.log"
         env = dict(os.environ, KOMA_DATA_DIR=str(data), TEXTUAL_ANIMATIONS="none")
         env.pop("KOMA_PLAYER", None)
+        env.pop("KOMA_BENCH_AGAINST", None)
+        if checkout:  # its packages come first on the path (the script runs from it, and so do the games it forks)
+            env["PYTHONPATH"] = os.pathsep.join([checkout, *filter(None, [env.get("PYTHONPATH")])])
         command = [sys.executable, "-m", "tui.main", *self.ARGUMENTS, *options]
         with open(self.log, "wb") as handle:
-            self.process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env)
+            self.process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=checkout)
         self.port = 0
 
     def text(self) -> str:
@@ -245,9 +249,9 @@ async def open_game(server: BenchServer, user: str) -> tuple[Session, float, int
 
 
 def run_with_server(options: tuple[str, ...], scenario: Callable[[BenchServer], Awaitable[dict[str, Any]]],
-                    kind: type[BenchServer] = BenchServer) -> dict[str, Any]:
+                    kind: type[BenchServer] = BenchServer, checkout: str | None = None) -> dict[str, Any]:
     async def main() -> dict[str, Any]:
-        server = kind(*options)
+        server = kind(*options, checkout=checkout) if checkout else kind(*options)
         try:
             await server.started()
             if "--cold" not in options:  # measure the steady state: the warm process is ready
@@ -451,6 +455,7 @@ SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "speed game 10x10": lambda server: speed_game(server, larger=8)}
 
 
-def run_scenario(name: str, *options: str) -> dict[str, Any]:
-    """Run one scenario of :data:`SCENARIOS` against a private server started with ``options``."""
-    return run_with_server(options, SCENARIOS[name])
+def run_scenario(name: str, *options: str, checkout: str | None = None) -> dict[str, Any]:
+    """Run one scenario of :data:`SCENARIOS` against a private server started with ``options`` (serving the code of
+    ``checkout``, another checkout's directory, if given)."""
+    return run_with_server(options, SCENARIOS[name], checkout=checkout)

@@ -7,16 +7,23 @@ listing the cases stays cheap for every ``koma`` command.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from solver.tools.bench import Case
+from solver.tools.bench import AGAINST_VARIABLE, Case, side_by_side
 
 
 def scenario(name: str, *options: str):
+    """The scenario on this checkout; with ``koma bench --against REV``, on REV's checkout too, right after."""
+
     def run() -> dict[str, Any]:
         from .bench import run_scenario
 
-        return run_scenario(name, *options)
+        here = run_scenario(name, *options)
+        against = os.environ.get(AGAINST_VARIABLE)
+        if not against:
+            return here
+        return side_by_side(here, run_scenario(name, *options, checkout=against))
 
     return run
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from solver.errors import KomaError
-from tui.game.stores import database_url
 
 
 @dataclass
@@ -149,6 +148,8 @@ def options_from(args: Any) -> ServeOptions:
             continue
         if not math.isfinite(value) or value < low or (name in ("port", "admin_port") and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
+    from tui.game.stores import database_url  # the store's modules only when serving, not for every command
+
     database_url(getattr(args, "database", None))
     given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}
     given["trust_proxy"] = proxy_networks(getattr(args, "trust_proxy", []), bool(getattr(args, "proxy_protocol", False)))

@@ -8,7 +8,8 @@ hint and, for Ura-omote, the row letters and column digits.
 from __future__ import annotations
 
 from textual import events
-from textual.geometry import Offset
+from textual.dom import NoScreen
+from textual.geometry import Offset, Region
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -25,12 +26,49 @@ ROW_LABEL_WIDTH, COLUMN_LABEL_HEIGHT = 3, 1
 
 
 class Piece(Widget):
-    """One tile or piece; ``spec`` says what it is and where it stands."""
+    """One tile or piece; ``spec`` says what it is and where it stands.
+
+    A piece that travels looks the same: its offset changes move it without drawing it again, and its
+    screen, if it can (``travelled``: see :class:`tui.rendering.DirtyOnlyRendering`), moves its region
+    rather than arranging every widget again."""
 
     def __init__(self, spec: PieceSpec, look: Look):
         super().__init__(classes=f"piece -{spec.kind}")
         self.spec = spec
         self.look = look
+        self._travelling = False
+
+    @property
+    def travelled_to(self) -> Offset:
+        """Where the piece stands (its offset); setting it moves the piece (also each frame of its slide)."""
+        return self.offset
+
+    @travelled_to.setter
+    def travelled_to(self, offset: Offset) -> None:
+        # Textual asks a widget whose offset style changes for a repaint as well as a layout (its styles'
+        # refresh drops the repaint=False that the offset asks for): the repaint would draw the piece afresh
+        try:
+            before: Offset | None = self.offset
+        except NoScreen:  # not (or no longer) on a screen
+            before = None
+        self._travelling = True
+        try:
+            self.offset = offset
+        finally:
+            self._travelling = False
+        if before is None:
+            return
+        try:
+            screen, after = self.screen, self.offset
+        except NoScreen:
+            return
+        travelled = getattr(screen, "travelled", None)
+        if travelled is not None and after != before:
+            travelled(self, after - before)
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Piece:
+        super().refresh(*regions, repaint=repaint and not self._travelling, layout=layout, recompose=recompose)
+        return self
 
     def render(self):
         size = self.content_size
@@ -161,7 +199,7 @@ class Board(Widget):
         for piece in self.pieces:
             piece.styles.width = piece.spec.span * self.tile_width - gap_x
             piece.styles.height = self.tile_height - gap_y
-            piece.offset = self.cell_offset(piece.spec.cell)
+            piece.travelled_to = self.cell_offset(piece.spec.cell)
         origin = self.origin()
         for label in self.labels:
             label.styles.height = 1
@@ -215,9 +253,9 @@ class Board(Widget):
             if moved and self.tile_width:
                 target = self.cell_offset(spec.cell)
                 if animate:
-                    piece.animate("offset", target, duration=MOVE_SECONDS)
+                    piece.animate("travelled_to", target, duration=MOVE_SECONDS)
                 else:
-                    piece.offset = target
+                    piece.travelled_to = target
         self._mark()
 
     def _rebuild(self, specs: list[PieceSpec]) -> None:

@@ -9,12 +9,14 @@ A line that holds :data:`SPIN` shows a spinner there; the spinner's timer runs o
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
+from textual.visual import RulesMap
 
 from solver.puzzles.base import Proof
 
@@ -99,11 +101,12 @@ class GameStatus(Vertical):
         return self.query_one(f"#{line_id}", Static)
 
     def _show(self, line_id: str, markup: str) -> None:
-        """Put ``markup`` on a line: a repaint when it stays one line high, a layout pass only when its height may change."""
+        """Put ``markup`` on a line: a repaint when it keeps its height, a layout pass only when its height may change."""
         line = self._line(line_id)
         content = Content.from_markup(markup)
-        one_line = bool(content.plain) and "\n" not in content.plain and content.cell_length <= line.content_size.width
-        line.update(content, layout=not (one_line and line.size.height == 1))
+        width, height = line.content_size
+        same_height = bool(content.plain) and width > 0 and content.get_height(cast(RulesMap, line.styles), width) == height
+        line.update(content, layout=not same_height)
 
     def watch_game_id(self, game_id: str) -> None:
         self._show("game-id", f"[dim]ID {shown_id(game_id)} (y copies)[/dim]" if game_id else "")
@@ -136,7 +139,7 @@ class GameStatus(Vertical):
             parity.update("")
             return
         verdict = "[b]solvable[/b]" if proof.solvable else "[b]NOT solvable[/b]"
-        parity.update(f"Parity: {verdict}\n[dim]{proof.summary}[/dim]")
+        self._show("parity", f"Parity: {verdict}\n[dim]{proof.summary}[/dim]")
         parity.set_class(not proof.solvable, "-bad")
 
     def watch_message(self, message: str) -> None:

@@ -1,0 +1,33 @@
+"""``koma bench --against REV``: another checkout for the same scenarios, and the figures side by side."""
+
+from pathlib import Path
+
+import pytest
+
+from solver.errors import KomaError
+from solver.tools.bench import checkout_of, side_by_side
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_figures_of_both_checkouts_and_their_ratios():
+    figures = side_by_side({"move_cpu_ms": 2.0, "served": 40, "note": "x"}, {"move_cpu_ms": 10.0, "served": 0})
+    assert figures == {"move_cpu_ms": 2.0, "move_cpu_ms@against": 10.0, "move_cpu_ms/against": 0.2,
+                       "served": 40, "served@against": 0, "note": "x"}
+
+
+def test_a_revision_is_checked_out_for_the_run_and_removed_after():
+    with checkout_of("HEAD") as folder:
+        assert (folder / "tui" / "server" / "bench.py").is_file() and folder != ROOT
+    assert not folder.exists()
+
+
+def test_a_checkouts_directory_is_used_as_it_is():
+    with checkout_of(str(ROOT)) as folder:
+        assert folder == ROOT
+    assert ROOT.exists()
+
+
+def test_an_unknown_revision_is_one_clear_error():
+    with pytest.raises(KomaError, match="cannot check out"), checkout_of("no-such-revision-anywhere"):
+        pass

@@ -48,6 +48,8 @@ from .stylesheet import SharedStylesheet
 from .themes import KOMA_THEMES, other_theme
 
 SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
+NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
+SHORT_ROWS = 24  # below this height the panels drop their blank lines
 QUIT_DRAIN_SECONDS = 0.3  # quitting gives the database this long to take the last saves; the outbox keeps the rest
 
 
@@ -96,6 +98,10 @@ class KomaApp(App):
     """Koma: play, understand and optimally solve sliding and flip puzzles."""
 
     CSS_PATH = Path(__file__).with_name("koma.tcss")
+    # every screen carries -narrow below 60 columns (a phone, a small SSH client) and -short below 24 rows;
+    # koma.tcss folds the layouts for them (panels below boards, cards stacked)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_COLUMNS, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_ROWS, "-tall")]
     TITLE = "Koma"
     COMMANDS = App.COMMANDS | {KomaCommands}
     BINDINGS = [

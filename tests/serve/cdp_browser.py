@@ -1,7 +1,8 @@
 """A real headless Chromium (Debian's ``chromium-headless-shell``) driven over the DevTools protocol.
 
 No WebDriver: the browser is started with ``--remote-debugging-port=0``, says where it listens on stderr, and
-one WebSocket (aiohttp's client) to its page speaks CDP: navigate, evaluate, key events, screenshots.
+one WebSocket (aiohttp's client) to its page speaks CDP: navigate, evaluate, key events, screenshots, and a phone's
+screen with touch (device metrics, taps and swipes as touch events).
 """
 
 from __future__ import annotations
@@ -113,6 +114,31 @@ class Chromium:
                         f"Digit{name}", windowsVirtualKeyCode=ord(name.upper()))
         await self.call("Input.dispatchKeyEvent", type="keyDown", **down)
         await self.call("Input.dispatchKeyEvent", type="keyUp", **{k: v for k, v in down.items() if "ext" not in k})
+
+    async def device(self, width: int, height: int, *, touch: bool = True, scale: float = 3.0) -> None:
+        """Emulate a device's screen (CSS pixels; landscape when wider than high) and, with ``touch``, its
+        touch screen: taps and swipes arrive as touch events, as on a phone."""
+        landscape = width > height
+        await self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=scale,
+                        mobile=touch, screenWidth=width, screenHeight=height,
+                        screenOrientation={"type": "landscapePrimary" if landscape else "portraitPrimary",
+                                           "angle": 90 if landscape else 0})
+        await self.call("Emulation.setTouchEmulationEnabled", enabled=touch, maxTouchPoints=5 if touch else 1)
+
+    async def touch(self, points: list[tuple[float, float]], pause: float = 0.016) -> None:
+        """One finger down at the first point, moved through the others, lifted at the last."""
+        (x, y), *rest = points
+        await self.call("Input.dispatchTouchEvent", type="touchStart", touchPoints=[{"x": x, "y": y}])
+        for x, y in rest:
+            await asyncio.sleep(pause)
+            await self.call("Input.dispatchTouchEvent", type="touchMove", touchPoints=[{"x": x, "y": y}])
+        await self.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
+
+    async def tap(self, x: float, y: float) -> None:
+        await self.touch([(x, y)])
+
+    async def swipe(self, x: float, y: float, dx: float, dy: float, steps: int = 4) -> None:
+        await self.touch([(x + dx * k / steps, y + dy * k / steps) for k in range(steps + 1)])
 
     async def screenshot(self, path: Path) -> None:
         result = await self.call("Page.captureScreenshot", format="png")

@@ -24,7 +24,8 @@ import aiohttp
 CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 # key name -> (key, code, Windows virtual key code) for DevTools' Input.dispatchKeyEvent
 KEYS = {"ArrowLeft": ("ArrowLeft", "ArrowLeft", 37), "ArrowRight": ("ArrowRight", "ArrowRight", 39),
-        "ArrowUp": ("ArrowUp", "ArrowUp", 38), "ArrowDown": ("ArrowDown", "ArrowDown", 40)}
+        "ArrowUp": ("ArrowUp", "ArrowUp", 38), "ArrowDown": ("ArrowDown", "ArrowDown", 40),
+        "Enter": ("Enter", "Enter", 13)}
 
 
 class Chromium:
@@ -109,6 +110,8 @@ class Chromium:
         if name in KEYS:
             key, code, number = KEYS[name]
             down = dict(key=key, code=code, windowsVirtualKeyCode=number, nativeVirtualKeyCode=number)
+            if name == "Enter":
+                down.update(text="\r", unmodifiedText="\r")
         else:
             down = dict(key=name, text=name, unmodifiedText=name, code=f"Key{name.upper()}" if name.isalpha() else
                         f"Digit{name}", windowsVirtualKeyCode=ord(name.upper()))

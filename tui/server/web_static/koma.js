@@ -110,10 +110,13 @@
   });
 
   // --- small screens: a font size that gives the terminal enough columns, refitted on every change of size ---
-  // A phone gets at least 44 columns (Koma's layouts fold below 60), anything wider 80; never above 16 px.
+  // A phone gets at least 44 columns (Koma's layouts fold below 60), anything wider 80, and 20 rows; never above
+  // 16 px, never below 8.
   const PHONE_WIDTH = 700;
   const MAX_FONT = 16;
   const MIN_FONT = 8;
+  const WANTED_ROWS = 20; // a phone held sideways: Koma's screens are made for 20 rows and more
+  const LINE_HEIGHT = 1.2; // xterm.js's rows are about this many font sizes high
   const ANNOUNCE_OSC = 7757; // the game's one-line announcements (tui/game/touch.py)
 
   function wantedColumns(width) {
@@ -138,9 +141,10 @@
     return context.measureText("M").width / 100 || 0.6;
   }
 
-  function guessFontSize(width) {
-    const size = Math.floor((2 * width) / (wantedColumns(width) * charRatio())) / 2;
-    return Math.max(MIN_FONT, Math.min(MAX_FONT, size));
+  function guessFontSize(width, height) {
+    const byWidth = (2 * width) / (wantedColumns(width) * charRatio());
+    const byHeight = (2 * height) / (WANTED_ROWS * LINE_HEIGHT);
+    return Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(Math.min(byWidth, byHeight)) / 2));
   }
 
   function placeTerminal() {
@@ -164,10 +168,10 @@
     const terminal = koma.terminal;
     if (!terminal || !koma.client) return;
     const wanted = wantedColumns(seen.width);
-    let size = guessFontSize(seen.width);
+    let size = guessFontSize(seen.width, seen.height);
     terminal.options.fontSize = size;
     koma.client.fit();
-    while (terminal.cols < wanted && size > MIN_FONT) {
+    while ((terminal.cols < wanted || terminal.rows < WANTED_ROWS) && size > MIN_FONT) {
       size -= 0.5; // what the guess missed: xterm.js rounds its cells to device pixels
       terminal.options.fontSize = size;
       koma.client.fit();
@@ -270,9 +274,13 @@
     touchBar();
     swipes();
     const box = document.getElementById("terminal");
-    box.dataset.fontSize = String(guessFontSize(placeTerminal().width));
+    const guess = () => {
+      const seen = placeTerminal();
+      return String(guessFontSize(seen.width, seen.height));
+    };
+    box.dataset.fontSize = guess();
     const go = () => {
-      box.dataset.fontSize = String(guessFontSize(placeTerminal().width)); // measured in the page's own font now
+      box.dataset.fontSize = guess(); // measured in the page's own font now
       if (start) start.call(window, new Event("load"));
       if (document.body.classList.contains("touch")) keyboard(false);
     };

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -38,7 +41,7 @@ class Chromium:
             [CHROMIUM, "--headless", "--remote-debugging-port=0", f"--user-data-dir={self.profile.name}",
              "--no-sandbox", "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage",
              f"--window-size={width},{height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         self.endpoint = ""
         self.http: aiohttp.ClientSession | None = None
         self.ws: aiohttp.ClientWebSocketResponse | None = None
@@ -154,11 +157,21 @@ class Chromium:
             self.reader.cancel()
         if self.http is not None:
             await self.http.close()
-        if self.process.poll() is None:
-            self.process.terminate()
+        # Debian's chromium-headless-shell is a shell script that runs the browser as its child: the whole
+        # process group goes, or the browser outlives the test
+        for signal_number in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal_number)
             try:
                 self.process.wait(10)
+                break
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+                continue
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the browser's own children too (the group's last members)
+            try:
+                os.killpg(self.process.pid, 0)
+            except ProcessLookupError:
+                break
+            await asyncio.sleep(0.05)
         self.profile.cleanup()

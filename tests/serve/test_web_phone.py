@@ -9,8 +9,10 @@ times are measured in the same run, in the page (input event to the move counter
 
 from __future__ import annotations
 
+import asyncio
 import re
 import statistics
+import time
 
 import pytest
 
@@ -109,10 +111,21 @@ class Phone:
             if text.startswith("row 1:"):
                 break
             await self.browser.evaluate("new Promise(done => setTimeout(done, 20))")
+        else:
+            raise AssertionError(f"the board was not read: presses {await self.browser.evaluate('koma.presses')}, "
+                                 f"announced {await self.browser.evaluate('koma.announcements')}\n"
+                                 f"{await self.browser.screen()}")
         rows = re.findall(r"row \d+: ([^;.]+)", text)
         assert len(rows) == puzzle.height, text
         return puzzle.parse("/".join(" ".join("_" if v.strip() == "blank" else v.strip() for v in row.split(","))
                                      for row in rows))
+
+
+async def wait_gone(browser: Chromium, text: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while text in await browser.screen():
+        assert time.monotonic() < deadline, f"{text!r} stayed in the page"
+        await asyncio.sleep(0.02)
 
 
 def p95(values: list[float]) -> float:
@@ -167,8 +180,10 @@ async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, heigh
         await phone.button("new")
         await browser.wait_for("New 8-puzzle game", 30)
         await phone.button("back")
+        await wait_gone(browser, "New 8-puzzle game")
         await phone.button("new")
         await browser.wait_for("New 8-puzzle game", 30)
+        await browser.wait_for("Cancel", 30)
         await phone.tap_text("Start")  # a random board
         await browser.wait_for(r"Moves 0\b", 30)
         await phone.button("hint")
@@ -176,7 +191,7 @@ async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, heigh
         await phone.button("help")
         await browser.wait_for("Rules", 30)
         await phone.button("back")
-        await browser.wait_for(r"Moves 0\b", 30)
+        await wait_gone(browser, "Rules")
 
         # swipe-to-board and key-to-board, interleaved on one board: back and forth along the blank's row
         state = await phone.read_board(puzzle)

@@ -246,6 +246,7 @@
         keyboard(!koma.keyboard);
         return;
       }
+      koma.presses.push(button.dataset.button);
       const index = BUTTONS.indexOf(button.dataset.button);
       if (index >= 0) send(String.fromCharCode(0xe000 + index));
       if (koma.terminal) koma.terminal.focus();
@@ -266,6 +267,7 @@
   koma.keyboard = true;
   koma.announcements = [];
   koma.swipes = [];
+  koma.presses = [];
 
   // textual-serve starts on window.onload; wait for the page's font too, so xterm.js measures the right cells.
   const start = window.onload;

@@ -34,7 +34,8 @@ TILE_TOP = re.compile("[╭┏╔][─━═]{3,}")  # a tile's top edge (the di
 # each key went down (touch ends are koma.swipes)
 WATCH_MOVES = """
 (() => {
-  window.seen = {}; window.keys = [];
+  window.seen = {};
+  window.keys = [];
   document.addEventListener("keydown", () => keys.push(performance.now()), true);
   const look = () => {
     const text = document.querySelector(".xterm-accessibility-tree").textContent;
@@ -124,7 +125,8 @@ class Phone:
 async def wait_gone(browser: Chromium, text: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while text in await browser.screen():
-        assert time.monotonic() < deadline, f"{text!r} stayed in the page"
+        assert time.monotonic() < deadline, (f"{text!r} stayed in the page; the touch bar's presses: "
+                                             f"{await browser.evaluate('koma.presses')}\n{await browser.screen()}")
         await asyncio.sleep(0.02)
 
 
@@ -198,6 +200,7 @@ async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, heigh
         there = "L" if state.index(0) % 3 < 2 else "R"
         back = "R" if there == "L" else "L"
         swiped, keyed = [], []
+        await browser.evaluate("(() => { seen = {}; keys.length = 0; return true; })()")  # this game's counts only
         for number in range(1, 21):
             move = there if number % 2 else back
             if number % 4 in (1, 2):

@@ -75,10 +75,22 @@ class Phone:
         await self.tap_cell(lines[row].index(text) + len(text) / 2, row)
 
     async def button(self, name: str) -> None:
-        x, y = await self.browser.evaluate(
-            f"(() => {{ const r = document.querySelector('#touch-bar [data-button=\"{name}\"]')"
-            ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
-        await self.browser.tap(x, y)
+        """Tap a button of the touch bar.  On a loaded box Chromium now and then drops a whole touch sequence (no
+        click follows): the page records each press, and a tap it never saw is tapped again."""
+        pressed = len(await self.browser.evaluate("koma.presses"))
+        for _ in range(3):
+            x, y = await self.browser.evaluate(
+                f"(() => {{ const r = document.querySelector('#touch-bar [data-button=\"{name}\"]')"
+                ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+            await self.browser.tap(x, y)
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                presses = await self.browser.evaluate("koma.presses")
+                if len(presses) > pressed:
+                    assert presses[pressed:] == [name]
+                    return
+                await asyncio.sleep(0.02)
+        raise AssertionError(f"three taps on {name} never reached the page")
 
     async def board_cells(self, width: int, height: int) -> list[tuple[float, float]]:
         """The centre (column, row) of each cell of the board drawn on the terminal, row by row, found from the

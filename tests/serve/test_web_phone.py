@@ -52,11 +52,6 @@ WATCH_MOVES = """
 """
 
 
-def moves(screen: str) -> int:
-    found = re.findall(r"Moves (\d+)", screen)
-    return int(found[-1]) if found else -1
-
-
 class Phone:
     """The page as a player's thumb sees it: cells of the terminal in CSS pixels, taps and swipes on them."""
 

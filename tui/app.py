@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -31,7 +32,7 @@ from solver.puzzles.base import Proof, Puzzle
 
 from .app_view import KeepsAGame, KomaAppView
 from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
-from .driver import QuietLinuxDriver
+from .driver import QuietLinuxDriver, write_to_terminal
 from .game import game_metrics
 from .game.daily import daily_board, puzzle_for_id, puzzle_id
 from .game.jobs import SolverJob, StopFlags
@@ -42,6 +43,7 @@ from .game.speed_events import SpeedSession
 from .game.storage import Answer, News, Storage
 from .game.store import Store
 from .game.stores import connect_store, for_player
+from .game.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
 from .game.writes import Seen, Write
 from .screens.home import HomeScreen
 from .screens.play_variants import play_screen_for
@@ -50,6 +52,8 @@ from .stylesheet import SharedStylesheet
 from .themes import KOMA_THEMES, other_theme
 
 SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
+NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
+SHORT_ROWS = 24  # below this height the panels drop their blank lines
 QUIT_DRAIN_SECONDS = 0.3  # quitting gives the database this long to take the last saves; the outbox keeps the rest
 
 
@@ -115,6 +119,10 @@ class KomaApp(App):
     """Koma: play, understand and optimally solve sliding and flip puzzles."""
 
     CSS_PATH = Path(__file__).with_name("koma.tcss")
+    # every screen carries -narrow below 60 columns (a phone, a small SSH client) and -short below 24 rows;
+    # koma.tcss folds the layouts for them (panels below boards, cards stacked)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_COLUMNS, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_ROWS, "-tall")]
     TITLE = "Koma"
     COMMANDS = App.COMMANDS | {KomaCommands}
     BINDINGS = [
@@ -164,6 +172,8 @@ class KomaApp(App):
         self.served = os.environ.get("KOMA_SERVE") == "1"  # a game of ``koma serve``: it runs on the server
         if self.served:  # Textual prints the traceback of an error that ended the app here; a player reads one line
             self.error_console = OneLineErrors(stderr=True)
+        self.in_browser = os.environ.get("KOMA_TRANSPORT") == "web"  # koma web: its page announces and has a touch bar
+        self.last_announcement = ""
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this terminal, with the quiet input thread on Linux and macOS."""
@@ -222,6 +232,34 @@ class KomaApp(App):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+
+    # --- the browser page: its touch bar's buttons come in as keys; announcements go out to its live region ---
+    async def on_key(self, event: events.Key) -> None:
+        button = touch_button(event.character)
+        if button is not None:
+            event.stop()
+            event.prevent_default()
+            await self.press_touch_button(button)
+
+    async def press_touch_button(self, button: str) -> None:
+        """Run the binding the page's ``button`` names, on the screen shown, whatever key it is bound to now
+        (a remapped key stays right); a button with nothing to do there, or turned off, rings the bell."""
+        active_bindings = self.screen.active_bindings.values()
+        for wanted in TOUCH_BUTTONS[button]:
+            active = next((a for a in active_bindings if binding_matches(a.binding.id, wanted)), None)
+            if active is not None:
+                if active.enabled:
+                    await self.run_action(active.binding.action, active.node)
+                else:
+                    self.bell()
+                return
+        self.bell()
+
+    def announce(self, text: str) -> None:
+        """Say ``text`` (one short line) to a screen reader: in koma web, the page's live region says it."""
+        self.last_announcement = text
+        if self.in_browser:
+            write_to_terminal(self, announcement_sequence(text))
 
     # --- the storage service: its answers and news arrive from its threads ---
     def _storage_news(self, news: News) -> None:

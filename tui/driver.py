@@ -213,3 +213,14 @@ class QuietLinuxDriver(LinuxDriver):
                     pass
             except Exception:  # EOF or a parse error at the very end: nothing left to dispatch
                 pass
+
+
+def write_to_terminal(app: Any, text: str) -> bool:
+    """Write ``text`` (a control sequence) straight to the app's terminal, as Textual's ``copy_to_clipboard`` does
+    with OSC 52; False when the app has no driver that writes (headless, or a Textual without ``_driver.write``)."""
+    driver = getattr(app, "_driver", None)
+    write = getattr(driver, "write", None)
+    if driver is None or getattr(app, "is_headless", True) or not callable(write):
+        return False
+    write(text)
+    return True

@@ -1,17 +1,21 @@
 """A real headless Chromium (Debian's ``chromium-headless-shell``) driven over the DevTools protocol.
 
 No WebDriver: the browser is started with ``--remote-debugging-port=0``, says where it listens on stderr, and
-one WebSocket (aiohttp's client) to its page speaks CDP: navigate, evaluate, key events, screenshots.
+one WebSocket (aiohttp's client) to its page speaks CDP: navigate, evaluate, key events, screenshots, and a phone's
+screen with touch (device metrics, taps and swipes as touch events).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -23,7 +27,8 @@ import aiohttp
 CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 # key name -> (key, code, Windows virtual key code) for DevTools' Input.dispatchKeyEvent
 KEYS = {"ArrowLeft": ("ArrowLeft", "ArrowLeft", 37), "ArrowRight": ("ArrowRight", "ArrowRight", 39),
-        "ArrowUp": ("ArrowUp", "ArrowUp", 38), "ArrowDown": ("ArrowDown", "ArrowDown", 40)}
+        "ArrowUp": ("ArrowUp", "ArrowUp", 38), "ArrowDown": ("ArrowDown", "ArrowDown", 40),
+        "Enter": ("Enter", "Enter", 13)}
 
 
 class Chromium:
@@ -36,7 +41,7 @@ class Chromium:
             [CHROMIUM, "--headless", "--remote-debugging-port=0", f"--user-data-dir={self.profile.name}",
              "--no-sandbox", "--no-first-run", "--disable-gpu", "--disable-dev-shm-usage",
              f"--window-size={width},{height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
         self.endpoint = ""
         self.http: aiohttp.ClientSession | None = None
         self.ws: aiohttp.ClientWebSocketResponse | None = None
@@ -108,11 +113,38 @@ class Chromium:
         if name in KEYS:
             key, code, number = KEYS[name]
             down = dict(key=key, code=code, windowsVirtualKeyCode=number, nativeVirtualKeyCode=number)
+            if name == "Enter":
+                down.update(text="\r", unmodifiedText="\r")
         else:
             down = dict(key=name, text=name, unmodifiedText=name, code=f"Key{name.upper()}" if name.isalpha() else
                         f"Digit{name}", windowsVirtualKeyCode=ord(name.upper()))
         await self.call("Input.dispatchKeyEvent", type="keyDown", **down)
         await self.call("Input.dispatchKeyEvent", type="keyUp", **{k: v for k, v in down.items() if "ext" not in k})
+
+    async def device(self, width: int, height: int, *, touch: bool = True, scale: float = 3.0) -> None:
+        """Emulate a device's screen (CSS pixels; landscape when wider than high) and, with ``touch``, its
+        touch screen: taps and swipes arrive as touch events, as on a phone."""
+        landscape = width > height
+        await self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=scale,
+                        mobile=touch, screenWidth=width, screenHeight=height,
+                        screenOrientation={"type": "landscapePrimary" if landscape else "portraitPrimary",
+                                           "angle": 90 if landscape else 0})
+        await self.call("Emulation.setTouchEmulationEnabled", enabled=touch, maxTouchPoints=5 if touch else 1)
+
+    async def touch(self, points: list[tuple[float, float]], pause: float = 0.016) -> None:
+        """One finger down at the first point, moved through the others, lifted at the last."""
+        (x, y), *rest = points
+        await self.call("Input.dispatchTouchEvent", type="touchStart", touchPoints=[{"x": x, "y": y}])
+        for x, y in rest:
+            await asyncio.sleep(pause)
+            await self.call("Input.dispatchTouchEvent", type="touchMove", touchPoints=[{"x": x, "y": y}])
+        await self.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
+
+    async def tap(self, x: float, y: float) -> None:
+        await self.touch([(x, y)])
+
+    async def swipe(self, x: float, y: float, dx: float, dy: float, steps: int = 4) -> None:
+        await self.touch([(x + dx * k / steps, y + dy * k / steps) for k in range(steps + 1)])
 
     async def screenshot(self, path: Path) -> None:
         result = await self.call("Page.captureScreenshot", format="png")
@@ -125,11 +157,21 @@ class Chromium:
             self.reader.cancel()
         if self.http is not None:
             await self.http.close()
-        if self.process.poll() is None:
-            self.process.terminate()
+        # Debian's chromium-headless-shell is a shell script that runs the browser as its child: the whole
+        # process group goes, or the browser outlives the test
+        for signal_number in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal_number)
             try:
                 self.process.wait(10)
+                break
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
+                continue
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the browser's own children too (the group's last members)
+            try:
+                os.killpg(self.process.pid, 0)
+            except ProcessLookupError:
+                break
+            await asyncio.sleep(0.05)
         self.profile.cleanup()

@@ -40,6 +40,8 @@ async def test_a_new_visitor_plays_and_reloads_into_the_same_game(tmp_path):
         await browser.wait_for("8-puzzle")
         first_frame = time.perf_counter() - began
         assert await browser.evaluate("koma.terminal.options.screenReaderMode") is True
+        assert await browser.evaluate("koma.terminal.cols") >= 80  # a desktop: Koma's full layouts
+        assert await browser.evaluate("document.getElementById('touch-bar').hidden") is True  # no touch screen
         assert await browser.evaluate("koma.socket.url.startsWith('ws://127.0.0.1:')")
         await browser.evaluate("koma.terminal.focus()")
         await browser.key("1")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from tui_helpers import make_app, wait_for
+from tui_helpers import SNAPSHOT_SIZES, make_app, wait_for
 
 from solver.engines.stop import check_stop
 from solver.puzzles.sliding import SlidingPuzzle
@@ -128,7 +128,7 @@ async def test_escape_cancels_the_bfs_and_leaves_no_worker(tmp_path, monkeypatch
         assert not isinstance(app.screen, GalleryScreen)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SNAPSHOT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("tab", ["g-8", "g-goat", "g-ura-5"])
 def test_gallery_snapshot(snap_compare, tmp_path, size, tab):
     async def run_before(pilot):
@@ -241,7 +241,7 @@ async def test_fifteen_verification_uses_the_real_solver_and_escape_cancels(tmp_
         assert not isinstance(app.screen, GalleryScreen)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SNAPSHOT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_fifteen_gallery_snapshot(snap_compare, tmp_path, size, monkeypatch):
     monkeypatch.setattr(gallery, "verify_solve", quick_80)
     monkeypatch.setattr(gallery, "_VERIFIED", {})

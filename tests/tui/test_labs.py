@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import make_app, wait_for
+from tui_helpers import SNAPSHOT_SIZES, make_app, wait_for
 
 from tui.screens.parity_lab import ParityLabScreen
 from tui.screens.play import PlayScreen
@@ -85,7 +85,7 @@ async def test_parity_lab_ura_and_goat(tmp_path):
         assert screen.puzzle.proof(screen.state).solvable
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SNAPSHOT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("tab, keys", [("p-15", ("space", "right", "space")), ("p-ura-3", ("space",)),
                                        ("p-goat", ())], ids=["15", "ura", "goat"])
 def test_parity_lab_snapshot(snap_compare, tmp_path, size, tab, keys):
@@ -186,7 +186,7 @@ async def test_loop_demo_escape_cancels_the_statistics(tmp_path, monkeypatch):
         await wait_for(pilot, lambda: not isinstance(app.screen, LoopDemoScreen), what="home")
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SNAPSHOT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_loop_demo_snapshot(snap_compare, tmp_path, size):
     async def run_before(pilot):
         screen = await open_loop_demo(pilot)
@@ -273,7 +273,7 @@ async def test_algorithm_lab_escape_cancels_every_run(tmp_path, monkeypatch):
         await wait_for(pilot, lambda: not isinstance(app.screen, AlgorithmLabScreen), what="home")
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", SNAPSHOT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_algorithm_lab_snapshot(snap_compare, tmp_path, size, monkeypatch):
     # measured on the article's board; fixed times keep the snapshot stable
     figures = {"bfs": (181_440, 0.25), "bidirectional": (16_088, 0.01), "ida:md+lc": (12_904, 0.004),

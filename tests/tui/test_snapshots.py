@@ -1,4 +1,4 @@
-"""Snapshots of every screen at 80x24 and 120x36: fixed boards, a frozen clock, no spinner frames.
+"""Snapshots of every screen at 40x20, 60x24, 80x24 and 120x36: fixed boards, a frozen clock, no spinner frames.
 
 Regenerate after a deliberate change with ``pytest tests/tui/test_snapshots.py --snapshot-update``.
 """
@@ -6,9 +6,9 @@ Regenerate after a deliberate change with ``pytest tests/tui/test_snapshots.py -
 from __future__ import annotations
 
 import pytest
-from tui_helpers import make_app, wait_for, wait_warm
+from tui_helpers import SNAPSHOT_SIZES, make_app, wait_for, wait_warm
 
-SIZES = [(80, 24), (120, 36)]
+SIZES = SNAPSHOT_SIZES
 BOARDS = {
     "8": ("8", "8 6 7/2 5 4/3 _ 1", None),
     "15": ("15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12", None),

@@ -59,3 +59,7 @@ def store_of(app: KomaApp) -> Store:
     """The very store a test app was given, which its storage threads use: for patching (to watch what the app
     reads), not for asking (use :func:`read_store`)."""
     return app.storage.connect()
+
+
+# every screen is snapshotted from a phone's or a small SSH client's terminal up (issue 38) to a large one
+SNAPSHOT_SIZES = [(40, 20), (60, 24), (80, 24), (120, 36)]

@@ -280,6 +280,7 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         if self.awaiting_saved_game and origin == PLAYER:
             self.held_moves.append(move)  # the saved game is being read (milliseconds; 4 s at most)
             return True
+        before = self.state
         pushed = self.session.push(move, origin)  # the session checks the move: the screen does not again
         if pushed is Push.ILLEGAL:
             if origin != KOMA:
@@ -293,11 +294,14 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         self._show()
         if pushed is Push.WON:
             self.on_goal()
+        elif origin != KOMA:
+            koma_app(self).announce(f"{self.look.move_text(before, move)}, move {self.position}.")
         return True
 
     def on_goal(self) -> None:
         outcome = self.session.finish(self.distances.get(self.start))
         self.message = outcome.message()
+        koma_app(self).announce(f"Solved in {self.position} moves.")
         if outcome.notice():
             self.notify(outcome.notice(), title="Well done!")
         self.refresh_view()
@@ -327,11 +331,19 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
         self.play_cell(board.cursor)
 
     def play_cell(self, cell: int) -> None:
-        move = self.look.move_for_cell(self.puzzle, self.state, cell)
-        if move is None:
+        """Slide the piece on ``cell`` into the blank: the whole line between them when it is further along the
+        blank's row or column (a click or a tap on it)."""
+        moves = self.look.line_moves_for_cell(self.puzzle, self.state, cell)
+        if not moves:
             self.app.bell()
-        else:
-            self.play(move)
+        for move in moves:
+            if not self.play(move):
+                break
+
+    def action_read_board(self) -> None:
+        """The board row by row, in the panel and to a screen reader."""
+        self.message = "; ".join(self.look.rows_text(self.state)) + "."
+        koma_app(self).announce(self.message)
 
     @on(Board.CellPressed)
     def _cell_pressed(self, event: Board.CellPressed) -> None:

@@ -36,6 +36,8 @@ PLAY_BINDINGS: list[BindingType] = [
     Binding("left_square_bracket", "step(-1)", "Step back", id="play.step_back", tooltip="Step the paused playback back", show=False),
     Binding("escape", "escape", "back", id="play.escape", tooltip="Back: cancel the search or playback, else return home"),
     Binding("y", "copy_id", "copy ID", id="play.copy_id", show=False, tooltip="Copy this game's ID (share it: koma play ID)"),
+    Binding("v", "read_board", "read board", id="play.read_board", show=False,
+            tooltip="Read the board row by row (for a screen reader)"),
 ]
 
 URA_BINDINGS: list[BindingType] = [

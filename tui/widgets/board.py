@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.dom import NoScreen
-from textual.geometry import Offset, Region
+from textual.geometry import Offset, Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -147,7 +147,24 @@ class Board(Widget):
         yield from self.labels
 
     def on_mount(self) -> None:
+        self.styles.min_width, self.styles.min_height = self.least_size()
         self._mark()
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The board's height at the tiles its width allows (``height: auto`` in a narrow layout, where the
+        board sits above its panel and the stylesheet caps its share of the screen)."""
+        look = self.look
+        label_w = ROW_LABEL_WIDTH if look.labels else 0
+        label_h = COLUMN_LABEL_HEIGHT if look.labels else 0
+        tw = max(MIN_TILE_WIDTH, min(MAX_TILE_WIDTH, (width - label_w) // look.width))
+        return label_h + look.height * max(MIN_TILE_HEIGHT, min(MAX_TILE_HEIGHT, tw // 2 + 1))
+
+    def least_size(self) -> tuple[int, int]:
+        """The room the whole board needs at its smallest tiles: a layout never gives it less (a small terminal
+        scrolls instead of cutting the board off)."""
+        look = self.look
+        return (look.width * MIN_TILE_WIDTH + (ROW_LABEL_WIDTH if look.labels else 0),
+                look.height * MIN_TILE_HEIGHT + (COLUMN_LABEL_HEIGHT if look.labels else 0))
 
     def on_resize(self) -> None:
         self.layout_pieces()

@@ -1,4 +1,5 @@
-"""The line of keys at the bottom of every screen: Textual's compact ``Footer`` drawn by one widget.
+"""The keys at the bottom of every screen: Textual's compact ``Footer`` drawn by one widget (folded onto a second
+line when a narrow terminal cannot hold them on one).
 
 Textual's footer is a container holding one widget per key (each with its own message queue, styles
 and rendered lines), and it composes them all anew whenever a key turns on or off; its data binding
@@ -13,11 +14,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import groupby
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.widget import Widget
 
 from ..ascii import ascii_mode
@@ -53,7 +54,7 @@ class KeyBar(Widget, can_focus=False):
     DEFAULT_CSS = """
     KeyBar {
         dock: bottom;
-        height: 1;
+        height: auto;
         color: $footer-foreground;
         background: $footer-background;
         .keybar--item {
@@ -80,7 +81,7 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(id=id, classes=classes)
         self.items: tuple[Key | Group, ...] = ()
         self.palette: Key | None = None
-        self._spans: list[tuple[int, int, Key]] = []  # where each key was drawn, for clicks
+        self._spans: list[tuple[int, int, int, Key]] = []  # where each key was drawn (line, start, end), for clicks
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
@@ -93,8 +94,9 @@ class KeyBar(Widget, can_focus=False):
         """Read the screen's keys again; repaint only if what the bar shows changed."""
         items, palette = self.read_keys()
         if (items, palette) != (self.items, self.palette):
+            lines = len(self._lay_out(self.size.width)[0])
             self.items, self.palette = items, palette
-            self.refresh()
+            self.refresh(layout=len(self._lay_out(self.size.width)[0]) != lines)  # a fold moves what is above
 
     def read_keys(self) -> tuple[tuple[Key | Group, ...], Key | None]:
         """The keys to show, as Textual's footer chooses them: one per action, in the screen's order, grouped
@@ -122,49 +124,78 @@ class KeyBar(Widget, can_focus=False):
             palette = key_of(binding, enabled, binding.description)
         return tuple(items), palette
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lay_out(width)[0])
+
     def render(self) -> Text:
-        width = self.size.width
+        lines, self._spans = self._lay_out(self.size.width)
+        return Text("\n", end="").join(lines)
+
+    def _lay_out(self, width: int) -> tuple[list[Text], list[tuple[int, int, int, Key]]]:
+        """The keys as lines of at most ``width`` cells, and where each key was drawn (line, start, end, key).
+
+        Every key stays whole: one that does not fit on the line goes to the next (a narrow terminal's bar
+        folds onto a second line instead of cutting keys off); the palette's key ends the lowest line with room
+        for it, at the right edge."""
         item = self.get_component_rich_style("keybar--item")
         key_style = self.get_component_rich_style("keybar--key")
         description_style = self.get_component_rich_style("keybar--description")
         dim = Style(dim=True)
-        spans: list[tuple[int, int, Key]] = []
-        line = Text(no_wrap=True, overflow="crop", end="")
 
-        def add_key(key: Key, edge: str = "") -> None:
+        def drawn(key: Key, edge: str = "") -> Text:
             base = item + dim if not key.enabled else item
-            start = line.cell_len
+            text = Text(end="")
             if edge:
-                line.append(edge, base + self.get_component_rich_style("keybar--edge"))
-            line.append(key.display, base + key_style)
+                text.append(edge, base + self.get_component_rich_style("keybar--edge"))
+            text.append(key.display, base + key_style)
             if key.description:
-                line.append(" " + key.description, base + description_style)
-            spans.append((start, line.cell_len, key))
+                text.append(" " + key.description, base + description_style)
+            return text
 
+        # each chunk is what must stay on one line: a key, or a group's keys with their description
+        chunks: list[tuple[Text, list[tuple[int, int, Key]]]] = []
         for entry in self.items:
+            text, spans = Text(end=""), []
+            keys = entry.keys if isinstance(entry, Group) else (entry,)
+            for number, key in enumerate(keys):
+                if number and isinstance(entry, Group) and not entry.compact:
+                    text.append(" ", item)
+                start = text.cell_len
+                text.append_text(drawn(key))
+                spans.append((start, text.cell_len, key))
             if isinstance(entry, Group):
-                for number, key in enumerate(entry.keys):
-                    if number and not entry.compact:
-                        line.append(" ", item)
-                    add_key(key)
-                line.append(" " + entry.description, item + description_style)
-                line.append(" ")
-            else:
-                add_key(entry)
-                line.append(" ")
+                text.append(" " + entry.description, item + description_style)
+            chunks.append((text, spans))
+        lines: list[Text] = [Text(no_wrap=True, overflow="crop", end="")]
+        placed: list[tuple[int, int, int, Key]] = []
+        for text, spans in chunks:
+            line = lines[-1]
+            if line.cell_len and line.cell_len + text.cell_len > width:
+                line = Text(no_wrap=True, overflow="crop", end="")
+                lines.append(line)
+            offset = line.cell_len
+            line.append_text(text)
+            line.append(" ")
+            placed.extend((len(lines) - 1, offset + start, offset + end, key) for start, end, key in spans)
         if self.palette is not None:
             edge = PALETTE_EDGE["ascii" if ascii_mode(self) else "vkey"]
-            palette_width = len(edge) + cell_len(f"{self.palette.display} {self.palette.description} ")  # and a space, as Textual's
-            line.truncate(max(0, width - palette_width), pad=True)
-            spans = [span for span in spans if span[1] <= line.cell_len]
-            add_key(self.palette, edge)
-            line.append(" ")
-        self._spans = spans
-        return line
+            palette = drawn(self.palette, edge)
+            palette.append(" ")  # and a space, as Textual's
+            row = next((row for row in range(len(lines) - 1, -1, -1)
+                        if lines[row].cell_len + palette.cell_len <= width), None)
+            if row is None:
+                row = len(lines) - 1 if not lines[-1].cell_len else len(lines)
+                if row == len(lines):
+                    lines.append(Text(no_wrap=True, overflow="crop", end=""))
+            line = lines[row]
+            line.truncate(max(0, width - palette.cell_len), pad=True)
+            placed.append((row, line.cell_len, line.cell_len + palette.cell_len - 1, self.palette))
+            line.append_text(palette)
+        return lines, placed
 
     def on_click(self, event: events.Click) -> None:
-        for start, end, key in self._spans:
-            if start <= event.x < end:
+        for row, start, end, key in self._spans:
+            if row == event.y and start <= event.x < end:
                 if key.enabled:
                     self.app.simulate_key(key.key)
                 else:

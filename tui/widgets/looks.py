@@ -67,6 +67,47 @@ class Look:
                 return move
         return None
 
+    def line_moves_for_cell(self, puzzle: Puzzle, state: tuple, cell: int) -> list[str]:
+        """The moves that slide the piece on ``cell`` into the blank: one when it is next to the blank; for a
+        piece further along the blank's row or column, the whole line between them moves (one move per piece,
+        nearest first); none when it cannot get there in a straight line."""
+        move = self.move_for_cell(puzzle, state, cell)
+        if move is not None:
+            return [move]
+        blanks = [i for i, v in enumerate(state) if v == self.blank_code]
+        if len(blanks) != 1 or self.identity_by_cell:
+            return []
+        row, col = divmod(cell, self.width)
+        blank_row, blank_col = divmod(blanks[0], self.width)
+        if (row == blank_row) == (col == blank_col):  # not in the blank's line (or the blank itself)
+            return []
+        step = (1 if cell > blanks[0] else -1) * (1 if row == blank_row else self.width)
+        moves: list[str] = []
+        for between in range(blanks[0] + step, cell + step, step):
+            move = self.move_for_cell(puzzle, state, between)
+            if move is None:
+                return []
+            moves.append(move)
+            state = puzzle.apply(state, move)
+        return moves
+
+    def rows_text(self, state) -> list[str]:
+        """The board read row by row, for a screen reader: ``row 1: 5, 3, blank, 8``."""
+        return [f"row {r + 1}: " + ", ".join(self.cell_name(state, r * self.width + c) for c in range(self.width))
+                for r in range(self.height)]
+
+    def cell_name(self, state, cell: int) -> str:
+        return "blank" if state[cell] == self.blank_code else str(state[cell])
+
+    def move_text(self, before, move: str) -> str:
+        """A played move in a few words, for a screen reader: ``5 left``."""
+        blank = next((i for i, v in enumerate(before) if v == self.blank_code), None)
+        step = {"U": self.width, "D": -self.width, "L": 1, "R": -1}.get(move)
+        direction = {"U": "up", "D": "down", "L": "left", "R": "right"}.get(move, move)
+        if blank is None or step is None or not 0 <= blank + step < len(before):
+            return f"moved {direction}"
+        return f"{self.cell_name(before, blank + step)} {direction}"
+
     def hint(self, puzzle: Puzzle, state: tuple, move: str) -> tuple[set[int], set[str], str]:
         """How to show a hinted ``move``: the cells and row/column labels to highlight, and what to say."""
         after = puzzle.apply(state, move)
@@ -110,6 +151,10 @@ class GoatLook(Look):
             return Text(goat.GLYPHS[spec.code], style="bold")
         return Text("\n".join(fence_art(goat.GLYPHS[spec.code], width, height)))
 
+    def cell_name(self, state, cell: int) -> str:
+        return {goat.SHEEP: "sheep", goat.WOLF: "wolf", goat.BIG: "big piece", goat.DOOR: "door"}.get(
+            state[cell], "blank" if state[cell] == self.blank_code else "fence")
+
     def mini(self, state) -> str:
         if not self.ascii:
             return goat.format_unicode(state)
@@ -150,6 +195,12 @@ class UraLook(Look):
 
     def specs(self, state) -> list[PieceSpec]:
         return [PieceSpec(v, i, 1, "black" if v else "white") for i, v in enumerate(state)]
+
+    def cell_name(self, state, cell: int) -> str:
+        return "black" if state[cell] else "white"
+
+    def move_text(self, before, move: str) -> str:
+        return f"{'row' if move.isalpha() else 'column'} {move} turned over"
 
     def draw(self, spec: PieceSpec, width: int, height: int):
         if self.ascii:

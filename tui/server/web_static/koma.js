@@ -1,7 +1,9 @@
 // Koma's page script (ours; xterm.js and its driver come from textual-serve's package, loaded just before this).
 // It points textual-serve's WebSocket at this page's own location (so it works behind HTTPS and a proxy), keeps a
 // session token per tab (a reload finds the same game), turns on xterm.js's screen-reader mode, and says what
-// happened when the connection ends.
+// happened when the connection ends.  On a phone it picks a font size that gives the terminal at least 44 columns
+// (80 on a desktop), follows rotation and the on-screen keyboard, turns swipes into arrow keys, shows a bar of
+// buttons, and says the game's announcements in a live region.
 "use strict";
 (function () {
   const TOKEN = "koma-session";
@@ -78,6 +80,7 @@
       koma.socket = this;
       this.addEventListener("open", () => {
         koma.opened += 1;
+        refit(); // after textual-serve's own fit: the font size for this screen, then the size the game gets
         sessionStorage.removeItem(RETRIES);
         status("");
       });
@@ -97,15 +100,192 @@
         delete Object.prototype.terminal;
         value.options.screenReaderMode = true;
         koma.terminal = value;
+        koma.client = this; // textual-serve's client: its fit() sizes the terminal to the page
+        value.parser.registerOscHandler(ANNOUNCE_OSC, (text) => {
+          announce(text);
+          return true;
+        });
       }
     },
   });
+
+  // --- small screens: a font size that gives the terminal enough columns, refitted on every change of size ---
+  // A phone gets at least 44 columns (Koma's layouts fold below 60), anything wider 80, and 20 rows; never above
+  // 16 px, never below 8.
+  const PHONE_WIDTH = 700;
+  const MAX_FONT = 16;
+  const MIN_FONT = 8;
+  const WANTED_ROWS = 20; // a phone held sideways: Koma's screens are made for 20 rows and more
+  const LINE_HEIGHT = 1.2; // xterm.js's rows are about this many font sizes high
+  const ANNOUNCE_OSC = 7757; // the game's one-line announcements (tui/game/touch.py)
+
+  function wantedColumns(width) {
+    return width < PHONE_WIDTH ? 44 : 80;
+  }
+
+  function area() {
+    const view = window.visualViewport;
+    const bar = document.getElementById("touch-bar");
+    const barHeight = bar && !bar.hidden ? bar.offsetHeight : 0;
+    return {
+      width: view ? view.width : window.innerWidth,
+      height: (view ? view.height : window.innerHeight) - barHeight,
+      top: view ? view.offsetTop : 0,
+      left: view ? view.offsetLeft : 0,
+    };
+  }
+
+  function charRatio() {
+    const context = document.createElement("canvas").getContext("2d");
+    context.font = "100px 'Roboto Mono', monospace";
+    return context.measureText("M").width / 100 || 0.6;
+  }
+
+  function guessFontSize(width, height) {
+    const byWidth = (2 * width) / (wantedColumns(width) * charRatio());
+    const byHeight = (2 * height) / (WANTED_ROWS * LINE_HEIGHT);
+    return Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(Math.min(byWidth, byHeight)) / 2));
+  }
+
+  function placeTerminal() {
+    // the on-screen keyboard shrinks the visual viewport, not the layout one: the terminal follows what is seen
+    const box = document.getElementById("terminal");
+    const seen = area();
+    box.style.top = seen.top + "px";
+    box.style.left = seen.left + "px";
+    box.style.width = seen.width + "px";
+    box.style.height = Math.max(0, seen.height) + "px";
+    const bar = document.getElementById("touch-bar");
+    if (bar && !bar.hidden) {
+      bar.style.top = seen.top + seen.height + "px";
+      bar.style.bottom = "auto";
+    }
+    return seen;
+  }
+
+  function fit() {
+    const seen = placeTerminal();
+    const terminal = koma.terminal;
+    if (!terminal || !koma.client) return;
+    const wanted = wantedColumns(seen.width);
+    let size = guessFontSize(seen.width, seen.height);
+    terminal.options.fontSize = size;
+    koma.client.fit();
+    while ((terminal.cols < wanted || terminal.rows < WANTED_ROWS) && size > MIN_FONT) {
+      size -= 0.5; // what the guess missed: xterm.js rounds its cells to device pixels
+      terminal.options.fontSize = size;
+      koma.client.fit();
+    }
+    koma.fontSize = size;
+  }
+
+  let fitting = 0;
+  function refit() {
+    cancelAnimationFrame(fitting);
+    fitting = requestAnimationFrame(fit);
+  }
+  window.addEventListener("resize", refit);
+  window.addEventListener("orientationchange", refit);
+  if (window.visualViewport) {
+    window.visualViewport.addEventListener("resize", refit);
+    window.visualViewport.addEventListener("scroll", refit);
+  }
+  koma.refit = fit;
+
+  // --- announcements: the game's one short line per move, said by the page's live region ---
+  function announce(text) {
+    koma.announcements.push(text);
+    const region = document.getElementById("announce");
+    if (region) region.textContent = text;
+  }
+
+  // --- touch: a swipe sends the arrow key of its direction; the bar's buttons send what the game maps to its
+  // bindings (a private-use character per button, so a remapped key stays right); a tap stays a click ---
+  const ARROWS = { left: "\x1b[D", right: "\x1b[C", up: "\x1b[A", down: "\x1b[B" };
+  const BUTTONS = ["solve", "hint", "undo", "redo", "new", "back", "help", "read"]; // tui/game/touch.py's order
+  const SWIPE_PX = 24;
+
+  function send(text) {
+    if (koma.socket && koma.socket.readyState === 1) koma.socket.send(JSON.stringify(["stdin", text]));
+  }
+  koma.send = send;
+
+  function swipes() {
+    const box = document.getElementById("terminal");
+    let start = null;
+    box.addEventListener("touchstart", (event) => {
+      const touch = event.touches[0];
+      start = event.touches.length === 1 ? { x: touch.clientX, y: touch.clientY } : null;
+    }, { passive: true, capture: true });
+    box.addEventListener("touchmove", (event) => {
+      if (start) event.preventDefault(); // no page scroll or zoom while a swipe is drawn
+    }, { passive: false, capture: true });
+    box.addEventListener("touchend", (event) => {
+      if (!start) return;
+      const touch = event.changedTouches[0];
+      const dx = touch.clientX - start.x;
+      const dy = touch.clientY - start.y;
+      start = null;
+      if (Math.max(Math.abs(dx), Math.abs(dy)) < SWIPE_PX) return; // a tap: the browser makes it a click
+      event.preventDefault();
+      const way = Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? "right" : "left") : dy > 0 ? "down" : "up";
+      koma.swipes.push({ way, at: performance.now() });
+      send(ARROWS[way]);
+    }, { passive: false, capture: true });
+  }
+
+  function touchBar() {
+    const bar = document.getElementById("touch-bar");
+    const touch = navigator.maxTouchPoints > 0 || window.matchMedia("(pointer: coarse)").matches;
+    bar.hidden = !touch;
+    document.body.classList.toggle("touch", touch);
+    bar.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-button]");
+      if (!button) return;
+      if (button.dataset.button === "keyboard") {
+        keyboard(!koma.keyboard);
+        return;
+      }
+      koma.presses.push(button.dataset.button);
+      const index = BUTTONS.indexOf(button.dataset.button);
+      if (index >= 0) send(String.fromCharCode(0xe000 + index));
+      if (koma.terminal) koma.terminal.focus();
+    });
+  }
+  // on a touch screen the phone's keyboard stays down (a tap on a tile would bring it up) until asked for
+  function keyboard(shown) {
+    koma.keyboard = shown;
+    const input = document.querySelector(".xterm-helper-textarea");
+    if (input) input.setAttribute("inputmode", shown ? "text" : "none");
+    const button = document.querySelector('#touch-bar button[data-button="keyboard"]');
+    if (button) button.setAttribute("aria-pressed", String(shown));
+    if (koma.terminal) {
+      koma.terminal.blur();
+      koma.terminal.focus();
+    }
+  }
+  koma.keyboard = true;
+  koma.announcements = [];
+  koma.swipes = [];
+  koma.presses = [];
 
   // textual-serve starts on window.onload; wait for the page's font too, so xterm.js measures the right cells.
   const start = window.onload;
   window.onload = null;
   window.addEventListener("load", () => {
-    const go = () => start && start.call(window, new Event("load"));
+    touchBar();
+    swipes();
+    const box = document.getElementById("terminal");
+    const guess = () => {
+      const seen = placeTerminal();
+      return String(guessFontSize(seen.width, seen.height));
+    };
+    box.dataset.fontSize = guess();
+    const go = () => {
+      box.dataset.fontSize = guess(); // measured in the page's own font now
+      if (start) start.call(window, new Event("load"));
+      if (document.body.classList.contains("touch")) keyboard(false);
+    };
     if (document.fonts) {
       document.fonts.load("16px 'Roboto Mono'").then(go, go);
     } else {

@@ -1,0 +1,250 @@
+"""``koma web`` on a phone (issue 38): Debian's headless Chromium with a phone's screen and touch emulation.
+
+At 390x844 and 360x740, portrait then landscape: the terminal gets enough columns, the 8-puzzle opens by a tap
+on its card, a tap on a tile along the blank's line slides the line, the board is read from the page (the touch
+bar's Read button puts it in the live region), the solver's moves are played by swipes alone, the touch bar's
+buttons work, the page follows a rotation, and a reload finds the same game.  Swipe-to-board and key-to-board
+times are measured in the same run, in the page (input event to the move counter's change in xterm.js's buffer),
+and printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import statistics
+import time
+
+import pytest
+
+pytest.importorskip("aiohttp")
+pytest.importorskip("asyncssh")
+
+from cdp_browser import CHROMIUM, Chromium
+from web_helpers import WebServer
+
+from solver import search
+from solver.puzzles.registry import get_puzzle
+
+pytestmark = pytest.mark.skipif(not CHROMIUM, reason="chromium-headless-shell is not installed (.ci/run installs it)")
+
+SWIPES = {"L": (-1, 0), "R": (1, 0), "U": (0, -1), "D": (0, 1)}  # a move names the way its tile goes
+KEYS = {"L": "ArrowLeft", "R": "ArrowRight", "U": "ArrowUp", "D": "ArrowDown"}
+TILE_TOP = re.compile("[╭┏╔][─━═]{3,}")  # a tile's top edge (the digits drawn in tiles have shorter strokes)
+# in the page: when each "Moves N" first reached the terminal (xterm.js's buffer, as each write is parsed: its
+# screen-reader rows are refreshed at most once a second, so they would time xterm.js's debounce, not the game),
+# and when each key went down (touch ends are koma.swipes)
+WATCH_MOVES = """
+(() => {
+  window.seen = {};
+  window.keys = [];
+  document.addEventListener("keydown", () => keys.push(performance.now()), true);
+  koma.terminal.onWriteParsed(() => {
+    const buffer = koma.terminal.buffer.active;
+    for (let y = 0; y < koma.terminal.rows; y++) {
+      const line = buffer.getLine(buffer.viewportY + y);
+      const found = line && line.translateToString(true).match(/Moves (\\d+)/);
+      if (found && !(found[1] in seen)) seen[found[1]] = performance.now();
+    }
+  });
+  return true;
+})()
+"""
+
+
+class Phone:
+    """The page as a player's thumb sees it: cells of the terminal in CSS pixels, taps and swipes on them."""
+
+    def __init__(self, browser: Chromium):
+        self.browser = browser
+
+    async def cells(self) -> tuple[float, float, float, float]:
+        """The terminal's left, top, cell width and cell height, in CSS pixels."""
+        return tuple(await self.browser.evaluate(
+            "(() => { const r = document.querySelector('.xterm-screen').getBoundingClientRect();"
+            " return [r.left, r.top, r.width / koma.terminal.cols, r.height / koma.terminal.rows]; })()"))
+
+    async def tap_cell(self, column: float, row: float) -> None:
+        left, top, width, height = await self.cells()
+        await self.browser.tap(left + (column + 0.5) * width, top + (row + 0.5) * height)
+
+    async def tap_text(self, text: str) -> None:
+        lines = (await self.browser.screen()).split("\n")
+        row = next(number for number, line in enumerate(lines) if text in line)
+        await self.tap_cell(lines[row].index(text) + len(text) / 2, row)
+
+    async def button(self, name: str) -> None:
+        """Tap a button of the touch bar.  On a loaded box Chromium now and then drops a whole touch sequence (no
+        click follows): the page records each press, and a tap it never saw is tapped again."""
+        pressed = len(await self.browser.evaluate("koma.presses"))
+        for _ in range(3):
+            x, y = await self.browser.evaluate(
+                f"(() => {{ const r = document.querySelector('#touch-bar [data-button=\"{name}\"]')"
+                ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+            await self.browser.tap(x, y)
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                presses = await self.browser.evaluate("koma.presses")
+                if len(presses) > pressed:
+                    assert presses[pressed:] == [name]
+                    return
+                await asyncio.sleep(0.02)
+        raise AssertionError(f"three taps on {name} never reached the page")
+
+    async def board_cells(self, width: int, height: int) -> list[tuple[float, float]]:
+        """The centre (column, row) of each cell of the board drawn on the terminal, row by row, found from the
+        tiles' top edges (every row and every column of a board has a tile)."""
+        for _ in range(500):  # until the board is drawn whole (the page may be between two frames)
+            lines = (await self.browser.screen()).split("\n")
+            tops = [number for number, line in enumerate(lines) if TILE_TOP.search(line)][:height]
+            columns = sorted({found.start() for number in tops for found in TILE_TOP.finditer(lines[number])})[:width]
+            if len(tops) == height and len(columns) == width:
+                break
+            await self.browser.evaluate("new Promise(done => setTimeout(done, 20))")
+        else:
+            raise AssertionError("no board in the page:\n" + "\n".join(lines))
+        tile_height = tops[1] - tops[0]
+        tile_width = columns[1] - columns[0]
+        return [(columns[c] + tile_width / 2, tops[r] + tile_height / 2) for r in range(height) for c in range(width)]
+
+    async def swipe(self, move: str) -> None:
+        left, top, width, height = await self.cells()
+        dx, dy = SWIPES[move]
+        rows = await self.browser.evaluate("koma.terminal.rows")
+        await self.browser.swipe(left + 20 * width, top + rows * height / 3, 80 * dx, 80 * dy)
+
+    async def read_board(self, puzzle) -> tuple:
+        """The board as the page says it: the Read button puts "row 1: 8, 6, 7; ..." in the live region."""
+        await self.browser.evaluate("document.getElementById('announce').textContent = ''")
+        await self.button("read")
+        text = ""
+        for _ in range(500):
+            text = await self.browser.evaluate("document.getElementById('announce').textContent") or ""
+            if text.startswith("row 1:"):
+                break
+            await self.browser.evaluate("new Promise(done => setTimeout(done, 20))")
+        else:
+            raise AssertionError(f"the board was not read: presses {await self.browser.evaluate('koma.presses')}, "
+                                 f"announced {await self.browser.evaluate('koma.announcements')}\n"
+                                 f"{await self.browser.screen()}")
+        rows = re.findall(r"row \d+: ([^;.]+)", text)
+        assert len(rows) == puzzle.height, text
+        return puzzle.parse("/".join(" ".join("_" if v.strip() == "blank" else v.strip() for v in row.split(","))
+                                     for row in rows))
+
+
+async def wait_gone(browser: Chromium, text: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while text in await browser.screen():
+        assert time.monotonic() < deadline, (f"{text!r} stayed in the page; the touch bar's presses: "
+                                             f"{await browser.evaluate('koma.presses')}\n{await browser.screen()}")
+        await asyncio.sleep(0.02)
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1] if len(values) >= 2 else values[0]
+
+
+@pytest.mark.parametrize("width, height, columns", [(390, 844, 43), (360, 740, 40)], ids=["390x844", "360x740"])
+async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, height, columns):
+    server = WebServer(tmp_path / "data", "--open")
+    browser = Chromium()
+    phone = Phone(browser)
+    puzzle = get_puzzle("8")
+    try:
+        await browser.page()
+        await browser.device(width, height)
+        await browser.call("Page.navigate", url=server.url)
+        await browser.wait_for("8-puzzle")
+        assert await browser.evaluate("koma.terminal.options.screenReaderMode") is True
+        assert await browser.evaluate("koma.terminal.cols") >= columns
+        assert await browser.evaluate("document.getElementById('touch-bar').hidden") is False
+
+        await phone.tap_text("8-puzzle")  # the card: a tap is a click
+        await browser.wait_for(r"Moves 0\b")
+        await browser.evaluate(WATCH_MOVES)
+
+        # a tap on a tile in the blank's row or column slides the whole line between them
+        state = await phone.read_board(puzzle)
+        blank = state.index(0)
+        line = [cell for cell in range(9) if cell != blank and (cell // 3 == blank // 3 or cell % 3 == blank % 3)]
+        far = max(line, key=lambda cell: abs(cell // 3 - blank // 3) + abs(cell % 3 - blank % 3))
+        distance = abs(far // 3 - blank // 3) + abs(far % 3 - blank % 3)
+        centres = await phone.board_cells(3, 3)
+        await phone.tap_cell(*centres[far])
+        await browser.wait_for(rf"Moves {distance}\b", 30)
+
+        # the solver's moves, by swipes alone
+        state = await phone.read_board(puzzle)
+        solution = search.solve(puzzle, state).moves
+        assert puzzle.is_goal(puzzle.replay(state, list(solution))[-1])
+        for number, move in enumerate(solution, distance + 1):
+            await phone.swipe(move)
+            await browser.wait_for(rf"Moves {number}\b", 30)
+        await browser.wait_for(r"[Ss]olved", 30)
+        assert "Solved in" in (await browser.evaluate("koma.announcements.join('|')"))
+
+        # the touch bar: undo, redo, new (a dialog), back (closes it), hint on a new game, help and back
+        played = distance + len(solution)
+        await phone.button("undo")
+        await browser.wait_for(rf"Moves {played - 1}\b", 30)
+        await phone.button("redo")
+        await browser.wait_for(rf"Moves {played}\b", 30)
+        await phone.button("new")
+        await browser.wait_for("New 8-puzzle game", 30)
+        await phone.button("back")
+        await wait_gone(browser, "New 8-puzzle game")
+        await phone.button("new")
+        await browser.wait_for("New 8-puzzle game", 30)
+        await browser.wait_for("Cancel", 30)
+        await phone.tap_text("Start")  # a random board
+        await browser.wait_for(r"Moves 0\b", 30)
+        await phone.button("hint")
+        await browser.wait_for("Hint", 60)
+        await phone.button("help")
+        await browser.wait_for("Rules", 30)
+        await phone.button("back")
+        await wait_gone(browser, "Rules")
+
+        # swipe-to-board and key-to-board, interleaved on one board: back and forth along the blank's row
+        state = await phone.read_board(puzzle)
+        there = "L" if state.index(0) % 3 < 2 else "R"
+        back = "R" if there == "L" else "L"
+        swiped, keyed = [], []
+        await browser.evaluate("(() => { seen = {}; keys.length = 0; return true; })()")  # this game's counts only
+        for number in range(1, 21):
+            move = there if number % 2 else back
+            if number % 4 in (1, 2):
+                await phone.swipe(move)
+                await browser.wait_for(rf"Moves {number}\b", 30)
+                swiped.append(await browser.evaluate(f"seen['{number}'] - koma.swipes.at(-1).at"))
+            else:
+                await browser.key(KEYS[move])
+                await browser.wait_for(rf"Moves {number}\b", 30)
+                keyed.append(await browser.evaluate(f"seen['{number}'] - keys.at(-1)"))
+        print(f"{width}x{height}: swipe-to-board p95 {p95(swiped):.0f} ms (median {statistics.median(swiped):.0f}), "
+              f"key-to-board p95 {p95(keyed):.0f} ms (median {statistics.median(keyed):.0f}), 10 of each")
+
+        # rotate: landscape, then portrait again; the game stays, the terminal follows
+        await browser.device(height, width)
+        await browser.wait_for(r"Moves 20\b", 30)
+        for _ in range(200):
+            if await browser.evaluate("koma.terminal.cols") >= 80:
+                break
+            await browser.evaluate("new Promise(done => setTimeout(done, 20))")
+        assert await browser.evaluate("koma.terminal.cols") >= 80
+        await browser.device(width, height)
+        for _ in range(200):
+            if await browser.evaluate("koma.terminal.cols") < 60:
+                break
+            await browser.evaluate("new Promise(done => setTimeout(done, 20))")
+        assert columns <= await browser.evaluate("koma.terminal.cols") < 60
+        await browser.wait_for(r"Moves 20\b", 30)
+
+        # reload: the same game
+        await browser.call("Page.reload")
+        await browser.wait_for(r"Moves 20\b", 60)
+        assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
+    finally:
+        await browser.close()
+        assert server.stop() == 0

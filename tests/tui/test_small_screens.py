@@ -1,0 +1,206 @@
+"""Every screen in a small terminal (issue 38): a phone's browser gives 40 to 45 columns, SSH clients on phones
+and tablets 40 to 60.  Below 60 columns the play screens put their panel below the board, the home screen's cards
+stack, and what does not fit scrolls; nothing is cut off.
+
+Two kinds of test: snapshots of the screens that test_snapshots, test_gallery and test_labs do not cover
+(leaderboard, stats, watch, replay) at 40x20, 60x24 and 80x24; and checks, on every screen at 40x20, that the
+whole board has its room and that every key of the key bar is drawn whole.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widget import Widget
+from tui_helpers import make_app, settled, wait_for, wait_warm
+
+from tui.game.records import Replay
+from tui.game.store import Store
+from tui.screens.leaderboard import LeaderboardScreen
+from tui.screens.replay import ReplayScreen
+from tui.screens.stats import StatsScreen
+from tui.screens.watch import WatchScreen
+from tui.widgets.board import Board
+from tui.widgets.keybar import Group, KeyBar
+
+SMALL_SIZES = [(40, 20), (60, 24), (80, 24)]
+DAY = "2026-03-14"  # the leaderboard's "today", so its snapshot does not change with the date
+FINISHED = Replay("8", "1 2 3/4 5 6/_ 7 8", ["L", "L"], "pp", 4.0, 2, finished=1.0)
+
+
+def ann_store(tmp_path) -> Store:
+    """A store with one finished game of ann's (a fixed name and date: the snapshots do not depend on the box)."""
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    store.record_replay(FINISHED)
+    return store
+
+
+async def open_stats(pilot) -> StatsScreen:
+    await pilot.press("v")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, StatsScreen), what="your stats")
+    await settled(pilot)
+    await pilot.pause(0.2)
+    return pilot.app.screen
+
+
+async def open_replay_at_start(pilot) -> ReplayScreen:
+    await open_stats(pilot)
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ReplayScreen), what="the replay")
+    replay = pilot.app.screen
+    for _ in range(3):  # pause it (a short replay on a loaded box may end first: space then plays it again)
+        await pilot.press("space")
+        if replay.playback.paused:
+            break
+    while replay.position:
+        await pilot.press("left_square_bracket")
+    await pilot.pause(0.2)
+    return replay
+
+
+async def open_leaderboard(pilot) -> LeaderboardScreen:
+    await pilot.press("d")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, LeaderboardScreen), what="the leaderboard")
+    await settled(pilot)
+    await pilot.pause(0.2)
+    return pilot.app.screen
+
+
+async def open_watch(pilot) -> WatchScreen:
+    await pilot.press("w")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, WatchScreen), what="the watch list")
+    await settled(pilot)
+    await pilot.pause(0.2)
+    return pilot.app.screen
+
+
+OPENERS = {"leaderboard": open_leaderboard, "stats": open_stats, "watch": open_watch, "replay": open_replay_at_start}
+
+
+@pytest.mark.parametrize("size", SMALL_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("screen", list(OPENERS))
+def test_small_screen_snapshots(snap_compare, tmp_path, monkeypatch, size, screen):
+    monkeypatch.setenv("KOMA_DAY", DAY)
+
+    async def run_before(pilot):
+        await OPENERS[screen](pilot)
+
+    assert snap_compare(make_app(tmp_path, store=ann_store(tmp_path)), terminal_size=size, run_before=run_before)
+
+
+# --- nothing cut off at 40x20 --------------------------------------------------------------------------------
+
+def bar_lines(bar: KeyBar) -> list[str]:
+    return ["".join(segment.text for segment in bar.render_line(y)) for y in range(bar.size.height)]
+
+
+def clipped_keys(app) -> list[str]:
+    """The key bar's keys (and the palette's) that are not drawn whole on one of its lines, within the screen."""
+    screen = next(s for s in reversed(app.screen_stack) if s.query(KeyBar))
+    bar = screen.query_one(KeyBar)
+    lines = [line[:app.size.width] for line in bar_lines(bar)]
+    wanted = []
+    for entry in (*bar.items, *([bar.palette] if bar.palette else [])):
+        if isinstance(entry, Group):
+            wanted += [key.display for key in entry.keys] + [entry.description]
+        else:
+            wanted.append(f"{entry.display} {entry.description}".strip())
+    return [text for text in wanted if not any(text in line for line in lines)]
+
+
+def board_problems(app) -> list[str]:
+    """Each board that has less room than its smallest tiles need, or a piece that lies outside its board."""
+    problems = []
+    for board in app.screen.query(Board):
+        least_width, least_height = board.least_size()
+        if board.size.width < least_width or board.size.height < least_height:
+            problems.append(f"{board.id} has {board.size}, needs {least_width}x{least_height}")
+        for piece in board.pieces:
+            right, bottom = piece.offset.x + piece.outer_size.width, piece.offset.y + piece.outer_size.height
+            if piece.offset.x < 0 or piece.offset.y < 0 or right > board.size.width or bottom > board.size.height:
+                problems.append(f"{board.id}: a piece at {piece.offset} of {piece.outer_size} is off its board")
+    return problems
+
+
+async def at_home(pilot) -> None:
+    await pilot.pause(0.2)
+
+
+def play(name: str, board: str, size: str | None = None):
+    async def opened(pilot) -> None:
+        await wait_warm(pilot)
+    return (name, board, size), opened
+
+
+def dialog(key: str):
+    async def opened(pilot) -> None:
+        await wait_warm(pilot)
+        await pilot.press(key)
+        await pilot.pause(0.3)
+    return ("8", "8 6 7/2 5 4/3 _ 1", None), opened
+
+
+def from_home(key: str):
+    async def opened(pilot) -> None:
+        await pilot.press(key)
+        await wait_for(pilot, lambda: len(pilot.app.screen_stack) > 2, what=f"the screen of {key}")
+        await pilot.pause(0.5)
+    return (None, None, None), opened
+
+
+SCREENS = {
+    "home": ((None, None, None), at_home),
+    "play-8": play("8", "8 6 7/2 5 4/3 _ 1"),
+    "play-15": play("15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12"),
+    "play-goat": play("goat", "r-BB/i.dS/l-jW"),
+    "play-ura": play("ura", "BWB/WBB/BBB", "3x3"),
+    "help": dialog("question_mark"),
+    "new-game": dialog("n"),
+    "proof": dialog("p"),
+    "parity-lab": from_home("p"),
+    "loop-demo": from_home("o"),
+    "algorithm-lab": from_home("a"),
+    "daily": from_home("d"),
+    "stats": from_home("v"),
+    "watch": from_home("w"),
+}
+
+
+@pytest.mark.parametrize("size", [(40, 20), (44, 20)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("screen", list(SCREENS))
+async def test_nothing_is_cut_off_in_a_small_terminal(tmp_path, screen, size):
+    (name, board, board_size), opened = SCREENS[screen]
+    app = make_app(tmp_path, name, board, board_size)
+    async with app.run_test(size=size) as pilot:
+        await opened(pilot)
+        assert app.screen.has_class("-narrow") and app.screen.has_class("-short")
+        assert clipped_keys(app) == [], bar_lines(app.screen.query_one(KeyBar)) if app.screen.query(KeyBar) else ""
+        assert board_problems(app) == []
+
+
+async def test_the_whole_15_puzzle_and_its_move_counter_show_at_44x20(tmp_path):
+    app = make_app(tmp_path, "15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12")
+    async with app.run_test(size=(44, 20)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+
+        def shown_whole(widget: Widget) -> bool:  # its visible part on the screen is all of it
+            return widget.region.size == widget.outer_size and screen.region.contains_region(widget.region)
+
+        board = screen.query_one(Board)
+        assert all(shown_whole(piece) for piece in board.pieces)
+        assert shown_whole(screen.query_one("#counters"))
+        assert screen.query_one("#board").region.bottom <= screen.query_one("#side").region.y  # the panel is below
+
+
+async def test_the_panel_goes_back_beside_the_board_when_the_terminal_grows(tmp_path):
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1")
+    async with app.run_test(size=(40, 20)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        board, side = screen.query_one("#board"), screen.query_one("#side")
+        assert side.region.y >= board.region.bottom
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: screen.has_class("-wide"), what="the wide layout")
+        await pilot.pause(0.2)
+        assert not screen.has_class("-narrow")
+        assert side.region.x >= board.region.right and side.region.y == board.region.y

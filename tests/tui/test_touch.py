@@ -1,0 +1,97 @@
+"""Koma web's touch controls and announcements, as the game sees them (Pilot): a tap slides a whole line, the
+page's touch bar presses bindings by id (so a remapped key stays right), and each move and the solved state
+are announced in one short line, with the board readable row by row."""
+
+from __future__ import annotations
+
+from tui_helpers import make_app, wait_for, wait_warm
+
+from solver.puzzles.registry import get_puzzle
+from tui.game.touch import TOUCH_BASE, TOUCH_BUTTONS, announcement_sequence, touch_button
+from tui.screens.help import HelpScreen
+from tui.screens.home import HomeScreen
+from tui.widgets.board import Board
+
+BOARD = "8 6 7/2 5 4/3 _ 1"
+
+
+def button_key(name: str) -> str:
+    """The character the page's touch bar sends for a button."""
+    return chr(TOUCH_BASE + list(TOUCH_BUTTONS).index(name))
+
+
+async def tap(pilot, board: Board, cell: int) -> None:
+    piece = next(p for p in board.pieces if p.covers(cell, board.look.width))
+    assert await pilot.click(piece)
+    await pilot.pause()
+
+
+async def test_a_tap_on_a_tile_along_the_blanks_row_slides_the_whole_line(tmp_path):
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 7 8/9 10 11 12/_ 13 14 15")
+    puzzle = get_puzzle("15")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        board = screen.query_one(Board)
+        await tap(pilot, board, 15)  # tile 15, three to the right of the blank: 13, 14 and 15 slide left
+        await wait_for(pilot, lambda: screen.won, what="the solve by one tap")
+        assert screen.position == 3
+        assert screen.state == puzzle.replay(puzzle.parse("1 2 3 4/5 6 7 8/9 10 11 12/_ 13 14 15"), ["L"] * 3)[-1]
+        assert app.last_announcement == "Solved in 3 moves."
+
+
+async def test_a_tap_off_the_blanks_lines_moves_nothing(tmp_path):
+    app = make_app(tmp_path, "8", BOARD)
+    bells = []
+    app.bell = lambda: bells.append(True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        board = app.screen.query_one(Board)
+        await tap(pilot, board, 0)  # tile 8: neither in the blank's row (the bottom) nor its column (the middle)
+        assert bells and app.screen.position == 0
+        await tap(pilot, board, 1)  # tile 6, two up the blank's column: 5 then 6 slide down
+        assert app.screen.position == 2 and app.screen.state == get_puzzle("8").parse("8 _ 7/2 6 4/3 5 1")
+
+
+async def test_the_touch_bar_presses_bindings_by_id_even_when_remapped(tmp_path):
+    app = make_app(tmp_path, "8", BOARD, keymap={"play.undo": "z", "play.hint": "x"})
+    bells = []
+    app.bell = lambda: bells.append(True)
+    async with app.run_test(size=(44, 20)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        await pilot.press("left")
+        assert screen.position == 1
+        await pilot.press(button_key("undo"))  # the page does not know undo is on z now
+        assert screen.position == 0
+        await pilot.press(button_key("redo"))
+        assert screen.position == 1
+        await pilot.press(button_key("redo"))  # nothing to redo: turned off, a bell
+        assert bells and screen.position == 1
+        await pilot.press(button_key("hint"))
+        await wait_for(pilot, lambda: screen.message.startswith("Hint"), what="the hint")
+        await pilot.press(button_key("read"))
+        assert app.last_announcement == screen.message
+        await pilot.press(button_key("help"))
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await pilot.press(button_key("back"))  # closes help (help.close)
+        await wait_for(pilot, lambda: app.screen is screen, what="the game again")
+        await pilot.press(button_key("back"))  # play.escape
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="home")
+
+
+async def test_each_move_is_announced_and_the_board_read_row_by_row(tmp_path):
+    app = make_app(tmp_path, "8", BOARD)
+    async with app.run_test(size=(40, 20)) as pilot:
+        await wait_warm(pilot)
+        await pilot.press("left")  # tile 1 slides left into the blank
+        assert app.last_announcement == "1 left, move 1."
+        await pilot.press("v")
+        assert app.last_announcement == "row 1: 8, 6, 7; row 2: 2, 5, 4; row 3: 3, 1, blank."
+        assert app.screen.message == app.last_announcement  # on the screen too
+
+
+def test_the_touch_characters_and_the_announcement_sequence():
+    assert [touch_button(chr(TOUCH_BASE + i)) for i in range(len(TOUCH_BUTTONS))] == list(TOUCH_BUTTONS)
+    assert touch_button("s") is None and touch_button(chr(TOUCH_BASE + len(TOUCH_BUTTONS))) is None
+    assert announcement_sequence("Solved\x1b]0;x\x07 in\n3 moves.") == "\x1b]7757;Solved ]0;x in 3 moves.\x07"

@@ -18,10 +18,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 os.environ.setdefault("KOMA_DATA_DIR", tempfile.mkdtemp(prefix="koma-shots-data-"))
 
-from solver.puzzles.registry import get_puzzle  # noqa: E402
+from solver.registry import get_puzzle  # noqa: E402
 from tui.app import KomaApp  # noqa: E402
 from tui.game.records import SavedGame  # noqa: E402
-from tui.game.store import Store  # noqa: E402
+from tui.storage.store import Store  # noqa: E402
 
 
 async def until(pilot, condition, timeout: float = 120.0) -> None:
@@ -147,7 +147,7 @@ async def leaderboard(pilot) -> None:
 
 async def your_stats(pilot) -> None:
     """Your stats: a few 8-puzzle games you finished (real solutions, one of them Koma's), with the trend."""
-    from solver import search
+    from solver import solving as search
     from tui.game.records import Replay
 
     store = pilot.app.store

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from tui.main import main
 
 ARTICLE = "8 6 7/2 5 4/3 _ 1"

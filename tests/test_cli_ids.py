@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from solver.puzzles.ids import game_id
-from solver.puzzles.registry import get_puzzle
+from solver.ids import game_id
+from solver.registry import get_puzzle
 from tui.cli import parse_args
 from tui.launch import prepare
 from tui.main import main

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 
 ARTICLE_BOARD = "8 6 7/2 5 4/3 _ 1"
 PROBE = """

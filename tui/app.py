@@ -28,28 +28,27 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from solver.engines import cache_files
 from solver.errors import KomaError
-from solver.puzzles.base import Proof, Puzzle
-
-from .app_view import KeepsAGame, KomaAppView
-from .ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
-from .driver import QuietLinuxDriver, write_to_terminal
-from .game import game_metrics
-from .game.daily import daily_board, puzzle_for_id, puzzle_id
-from .game.jobs import SolverJob, StopFlags
-from .game.keymap import check_bindings, read_keymap
-from .game.players import player_identity
-from .game.records import Replay
-from .game.speed_events import SpeedSession
-from .game.storage import Answer, News, Storage
-from .game.store import Store
-from .game.stores import connect_store, for_player
-from .game.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
-from .game.writes import Seen, Write
-from .screens.home import HomeScreen
-from .screens.play_variants import play_screen_for
-from .strip_caches import defer_strip_caches
-from .stylesheet import SharedStylesheet
-from .themes import KOMA_THEMES, other_theme
+from solver.puzzle import Proof, Puzzle
+from tui.app_view import KeepsAGame, KomaAppView
+from tui.ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
+from tui.game import game_metrics
+from tui.game.daily import daily_board, puzzle_for_id, puzzle_id
+from tui.game.keymap import check_bindings, read_keymap
+from tui.game.players import player_identity
+from tui.game.records import Replay
+from tui.game.solver_jobs import SolverJob, StopFlags
+from tui.game.speed_events import SpeedSession
+from tui.game.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
+from tui.game.writes import Seen, Write
+from tui.patches.driver import QuietLinuxDriver, write_to_terminal
+from tui.patches.strip_caches import defer_strip_caches
+from tui.patches.stylesheet import SharedStylesheet
+from tui.play.variants import play_screen_for
+from tui.screens.home import HomeScreen
+from tui.storage.service import Answer, News, Storage
+from tui.storage.store import Store
+from tui.storage.stores import connect_store, for_player
+from tui.themes import KOMA_THEMES, other_theme
 
 SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
 NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
@@ -317,8 +316,8 @@ class KomaApp(App):
     def _warm_solvers(self) -> None:
         """From the home screen on: the solvers of the puzzles a key opens, the 15-puzzle's first (the longest to
         compile).  A puzzle opened meanwhile warms itself: this steps aside unless it is warming that very one."""
-        from solver import search
-        from solver.puzzles.registry import get_puzzle
+        from solver import solving as search
+        from solver.registry import get_puzzle
 
         for name, size in PREWARM_PUZZLES:
             puzzle = get_puzzle(name, size)
@@ -350,24 +349,24 @@ class KomaApp(App):
     # --- screens open each other through these (screens never import one another) ---
     def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None:
         """The daily puzzles and their leaderboards (``game`` on ``day``, else today's first)."""
-        from .screens.leaderboard import LeaderboardScreen
+        from tui.screens.leaderboard import LeaderboardScreen
 
         self.push_screen(LeaderboardScreen(game, day))
 
     def open_proof(self, puzzle: Puzzle, state: tuple, proof: Proof) -> None:
-        from .screens.proof import ProofScreen
+        from tui.screens.proof import ProofScreen
 
         self.push_screen(ProofScreen(puzzle, state, proof, ascii_only=self.ascii_only))
 
     def open_new_game(self, puzzle: Puzzle, table_ready: bool, chosen: Callable[[Any], None]) -> None:
         """The new-game dialog; ``chosen`` gets its answer (None when cancelled)."""
-        from .screens.new_game import NewGameScreen
+        from tui.screens.new_game import NewGameScreen
 
         self.push_screen(NewGameScreen(puzzle, table_ready), chosen)
 
     def open_replay(self, replay: Replay) -> None:
         """Replay a finished game move by move."""
-        from .screens.replay import ReplayScreen
+        from tui.screens.replay import ReplayScreen
 
         try:
             screen = ReplayScreen(puzzle_for_id(replay.game), replay, ascii_only=self.ascii_only)
@@ -378,45 +377,45 @@ class KomaApp(App):
 
     def action_stats(self) -> None:
         """The player's finished games per puzzle, their trend, and replays."""
-        from .screens.stats import StatsScreen
+        from tui.screens.stats import StatsScreen
 
         self.push_screen(StatsScreen())
 
     def action_watch(self) -> None:
         """The games being played right now, to watch live."""
-        from .screens.watch import WatchScreen
+        from tui.screens.watch import WatchScreen
 
         self.push_screen(WatchScreen())
 
     def action_gallery(self) -> None:
-        from .screens.gallery import GalleryScreen
+        from tui.screens.gallery import GalleryScreen
 
         self.push_screen(GalleryScreen(ascii_only=self.ascii_only))
 
     def action_parity_lab(self) -> None:
-        from .screens.parity_lab import ParityLabScreen
+        from tui.screens.parity_lab import ParityLabScreen
 
         self.push_screen(ParityLabScreen(ascii_only=self.ascii_only))
 
     def action_loop_demo(self) -> None:
-        from .screens.loop_demo import LoopDemoScreen
+        from tui.screens.loop_demo import LoopDemoScreen
 
         self.push_screen(LoopDemoScreen(ascii_only=self.ascii_only))
 
     def action_algorithm_lab(self) -> None:
-        from .screens.algorithm_lab import AlgorithmLabScreen
+        from tui.screens.algorithm_lab import AlgorithmLabScreen
 
         self.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
 
     def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None:
         """Speed solves by the speedsolvers' rules, with the session's averages (``daily``: that day's board first,
         for the daily speed board)."""
-        from .screens.speed import DEFAULT_SIZE, SpeedScreen
+        from tui.screens.speed import DEFAULT_SIZE, SpeedScreen
 
         self.push_screen(SpeedScreen(size or DEFAULT_SIZE, ascii_only=self.ascii_only, daily=daily))
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen, help_text
+        from tui.screens.help import HelpScreen, help_text
 
         screen = self.screen
         puzzle = getattr(screen, "puzzle", None)

@@ -13,14 +13,13 @@ from typing import Any, Protocol, cast, runtime_checkable
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 
-from solver.puzzles.base import Proof, Puzzle
-
-from .game.jobs import StopFlags
-from .game.records import Replay
-from .game.speed_events import SpeedSession
-from .game.storage import Answer, News, Storage
-from .game.store import Store
-from .game.writes import Write
+from solver.puzzle import Proof, Puzzle
+from tui.game.records import Replay
+from tui.game.solver_jobs import StopFlags
+from tui.game.speed_events import SpeedSession
+from tui.game.writes import Write
+from tui.storage.service import Answer, News, Storage
+from tui.storage.store import Store
 
 
 @runtime_checkable

@@ -15,11 +15,10 @@ from typing import Any
 from solver.errors import KomaError
 from solver.tools import cli as solver_cli
 from solver.tools.cli import CommandError, board_hint, package_version, report_error, tell_cache_notices, wants_json
-
-from .patches.arguments import DashWordParser
-from .server.bench_cases import SERVE_CASES
-from .server.options import add_serve_command
-from .server.web_options import add_web_command
+from tui.patches.arguments import DashWordParser
+from tui.server.bench_cases import SERVE_CASES
+from tui.server.options import add_serve_command
+from tui.server.web.options import add_web_command
 
 
 class Parser(DashWordParser):
@@ -35,14 +34,14 @@ class Parser(DashWordParser):
 # --- the game's commands -------------------------------------------------------------------------
 
 def play(args) -> int:
-    from .launch import launch  # Textual is imported only when the game runs
+    from tui.launch import launch  # Textual is imported only when the game runs
 
     return launch(args)
 
 
 def serve(args) -> int:
     try:
-        from .server.serve import serve_command  # asyncssh is imported only when serving
+        from tui.server.ssh.server import serve_command  # asyncssh is imported only when serving
     except ModuleNotFoundError as missing:
         if missing.name not in ("asyncssh", "prometheus_client", "aiohttp"):  # the ssh extra's
             raise
@@ -52,7 +51,7 @@ def serve(args) -> int:
 
 def web(args) -> int:
     try:
-        from .server.web import web_command  # aiohttp and asyncssh are imported only when serving
+        from tui.server.web.server import web_command  # aiohttp and asyncssh are imported only when serving
     except ModuleNotFoundError as missing:
         if missing.name not in ("aiohttp", "asyncssh", "prometheus_client"):  # the web extra's
             raise
@@ -62,7 +61,7 @@ def web(args) -> int:
 
 def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """``koma doctor``'s game part: the saved games database, the keymap and the outbox."""
-    from .game.health import game_health
+    from tui.storage.health import game_health
 
     game = game_health()
     return game, game.pop("problems")
@@ -72,8 +71,7 @@ def doctor_sections() -> tuple[Any, ...]:
     """``koma doctor``'s parts that are the game's: serving (asyncssh, the host key), then the saved games (imported
     when doctor runs)."""
     from solver.tools.doctor import DoctorSection
-
-    from .server.host_key import serving_health, serving_line
+    from tui.server.ssh.host_key import serving_health, serving_line
 
     return DoctorSection("serve", serving_health, serving_line), DoctorSection("game", game_health_section)
 

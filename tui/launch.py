@@ -9,8 +9,7 @@ import sys
 
 from solver.errors import KomaError, one_line
 from solver.tools.cli import EXIT_BAD_INPUT
-
-from .game.stores import database_url
+from tui.storage.stores import database_url
 
 
 def utf8_terminal() -> bool:
@@ -30,7 +29,7 @@ def prepare(args):
     """The puzzle and start board asked for on the command line: ``(puzzle or None, state or None)``."""
     if getattr(args, "command", None) != "play":
         return None, None
-    from solver.puzzles.ids import puzzle_and_board
+    from solver.ids import puzzle_and_board
 
     puzzle, state = puzzle_and_board(args.puzzle, args.size, args.board)  # PUZZLE [--board B] or a game ID
     if args.seed is not None:
@@ -45,7 +44,7 @@ def chosen_theme(args) -> str | None:
     name = getattr(args, "theme", None)
     if name is None:
         return None
-    from .themes import check_theme
+    from tui.themes import check_theme
 
     return check_theme(name)
 
@@ -65,7 +64,7 @@ def launch(args) -> int:
         print(f"koma: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
-    from .app import KomaApp
+    from tui.app import KomaApp
 
     app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme,
                   database=getattr(args, "database", None))

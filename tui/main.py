@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .cli import main as cli_main
+from tui.cli import main as cli_main
 
 
 def main(argv: Sequence[str] | None = None) -> int:

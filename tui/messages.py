@@ -3,10 +3,10 @@
 A worker thread never touches a widget: it posts one of these, and the screen's handler updates
 the view on the UI thread.  Each kind of answer is its own message with a typed payload, so a
 screen picks its handlers by message type (``@on(SolutionFound)``); it never asks a job what it
-was for.  Every job message carries the :class:`~tui.game.jobs.SolverJob` it answers, so a handler
+was for.  Every job message carries the :class:`~tui.game.solver_jobs.SolverJob` it answers, so a handler
 ignores the answers of a job it has since cancelled or replaced (``event.job is self.job``).
 
-:func:`tui.screens.jobs.run_job` posts :class:`JobProgress`, then the answer its caller names
+:func:`tui.workers.run_job` posts :class:`JobProgress`, then the answer its caller names
 (``answer=SolutionFound``), or :class:`JobFailed` (or the caller's ``failed=``) with the exception.
 Answers that come several to a job (one per board) are posted by the job's own code.  Progress
 reports ``can_replace`` the older report of the same job still waiting in the queue: only the
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from .game.jobs import SolverJob
+from tui.game.solver_jobs import SolverJob
 
 if TYPE_CHECKING:  # payload types only: importing this module loads no solver
-    from solver.puzzles.base import LongestResult, Solution, State
-    from solver.search.loop import LoopRun
+    from solver.puzzle import LongestResult, Solution, State
+    from solver.sliding.loop import LoopRun
     from solver.tools.lab import LabResult
 
 

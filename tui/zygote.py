@@ -1,7 +1,7 @@
 """The warm process of ``koma serve`` (a "zygote"): warmed once, it forks one game per connection.
 
 ``python -m tui.zygote FD`` imports Textual and the app, loads the solvers' kernels from numba's
-cache and maps their tables (see :func:`solver.search.warm`), runs one game headless to its home
+cache and maps their tables (see :func:`solver.solving.warm`), runs one game headless to its home
 screen so that what every game builds alike is built once (:func:`rehearse`), freezes the garbage
 collector's view of all that (``gc.freeze()``: the pages stay shared copy-on-write), then serves requests from
 ``koma serve`` on the Unix socket ``FD`` (the protocol is in :mod:`tui.server.warm_pool`).  It starts
@@ -34,30 +34,29 @@ from concurrent.futures import thread as preloaded_thread_pool  # noqa: F401 - T
 
 from rich.emoji import Emoji
 
-from solver import search
-from solver.puzzles.registry import get_puzzle
-from solver.search import goat as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
-
-from .app import KomaApp
-from .cli import parse_args
-from .game import game_metrics
-from .game.store import MEMORY, Store
-from .launch import launch
-from .screens import algorithm_lab as preloaded_algorithm_lab  # noqa: F401 - the screens the app imports when first shown
-from .screens import gallery as preloaded_gallery  # noqa: F401
-from .screens import help as preloaded_help  # noqa: F401
-from .screens import leaderboard as preloaded_leaderboard  # noqa: F401
-from .screens import loop_demo as preloaded_loop_demo  # noqa: F401
-from .screens import new_game as preloaded_new_game  # noqa: F401
-from .screens import parity_lab as preloaded_parity_lab  # noqa: F401
-from .screens import proof as preloaded_proof  # noqa: F401
-from .screens import stats as preloaded_stats  # noqa: F401
-from .screens import watch as preloaded_watch  # noqa: F401
-from .screens.home import HomeScreen
-from .server.log_lines import escape_controls
-from .server.server_log import SERVER_LOG
-from .server.server_log import log as log_event
-from .server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
+from solver import solving as search
+from solver.goat import search as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
+from solver.registry import get_puzzle
+from tui.app import KomaApp
+from tui.cli import parse_args
+from tui.game import game_metrics
+from tui.launch import launch
+from tui.screens import algorithm_lab as preloaded_algorithm_lab  # noqa: F401 - the screens the app imports when first shown
+from tui.screens import gallery as preloaded_gallery  # noqa: F401
+from tui.screens import help as preloaded_help  # noqa: F401
+from tui.screens import leaderboard as preloaded_leaderboard  # noqa: F401
+from tui.screens import loop_demo as preloaded_loop_demo  # noqa: F401
+from tui.screens import new_game as preloaded_new_game  # noqa: F401
+from tui.screens import parity_lab as preloaded_parity_lab  # noqa: F401
+from tui.screens import proof as preloaded_proof  # noqa: F401
+from tui.screens import stats as preloaded_stats  # noqa: F401
+from tui.screens import watch as preloaded_watch  # noqa: F401
+from tui.screens.home import HomeScreen
+from tui.server.log_lines import escape_controls
+from tui.server.server_log import SERVER_LOG
+from tui.server.server_log import log as log_event
+from tui.server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
+from tui.storage.store import MEMORY, Store
 
 # What a player can open from the home screen with one key; other sizes warm up in the game itself.
 WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
@@ -90,7 +89,7 @@ def warm_up() -> float:
 def rehearse() -> None:
     """Run one game headless to its home screen, with a store in memory, and quit.  What every game would
     build the same way is then built once, here, and shared: above all the parsed stylesheet
-    (:class:`tui.stylesheet.SharedStylesheet`).  The run leaves no thread and no event loop behind."""
+    (:class:`tui.patches.stylesheet.SharedStylesheet`).  The run leaves no thread and no event loop behind."""
     app = KomaApp(store=Store(MEMORY))
 
     async def to_home(pilot) -> None:

@@ -20,7 +20,7 @@ SKIPPED_78 = {"skipped": "pattern database 7-8 is not built (koma tables build 1
 # --- 8-puzzle -----------------------------------------------------------------------------------------
 
 def _eight():
-    from solver.puzzles.sliding import SlidingPuzzle
+    from solver.sliding.model import SlidingPuzzle
 
     return SlidingPuzzle(3, 3)
 
@@ -39,7 +39,7 @@ def rank_unrank() -> dict[str, Any]:
 
 
 def eight_bidirectional() -> dict[str, Any]:
-    from solver.search import solve
+    from solver.solving import solve
 
     solution = solve(_eight(), ARTICLE_START, "bidirectional")
     return {"length": solution.length, "generated": solution.nodes}
@@ -52,7 +52,7 @@ def pairs_per_second(result) -> float:
 # --- Goat ---------------------------------------------------------------------------------------------
 
 def goat_bfs() -> dict[str, Any]:
-    from solver.puzzles.goat import GoatPuzzle
+    from solver.goat.model import GoatPuzzle
 
     _depth, queue, layers = GoatPuzzle().bfs_arrays()
     return {"states": len(queue), "max_depth": int(len(layers) - 1)}
@@ -60,14 +60,14 @@ def goat_bfs() -> dict[str, Any]:
 
 def goat_table_load() -> dict[str, Any]:
     """Read, checksum and memory-map the cached depth table (built first if missing), then count it."""
-    from solver.puzzles.goat import load_cached_depth
+    from solver.goat.model import load_cached_depth
 
     table = load_cached_depth()
     return {"states": table.states, "max_depth": table.max_depth, "bytes": int(table.depth.nbytes)}
 
 
 def goat_ida(method: str) -> dict[str, Any]:
-    from solver.search.goat import bench_figures
+    from solver.goat.search import bench_figures
 
     return bench_figures(method)
 
@@ -75,7 +75,7 @@ def goat_ida(method: str) -> dict[str, Any]:
 # --- Ura-omote ----------------------------------------------------------------------------------------
 
 def ura_bfs(width: int, height: int) -> dict[str, Any]:
-    from solver.puzzles.ura import UraPuzzle
+    from solver.ura.model import UraPuzzle
 
     _depth, queue, layer_ends = UraPuzzle(width, height).bfs_arrays()
     at_max = int(layer_ends[-1] - (layer_ends[-2] if len(layer_ends) > 1 else 0))
@@ -86,13 +86,13 @@ def ura_bfs(width: int, height: int) -> dict[str, Any]:
 
 def fifteen_build(name: str) -> dict[str, Any]:
     """6-6-3 in memory, here; 7-8 in a child process (its measured peak memory, its file size)."""
-    from solver.search.sliding import bench_build, build_in_memory
+    from solver.sliding.search import bench_build, build_in_memory
 
     return build_in_memory(name) if name == "pdb663" else bench_build(name)
 
 
 def fifteen_quick(kind: str) -> dict[str, Any]:
-    from solver.search.sliding import korf_subset, run_set, tables_present
+    from solver.sliding.search import korf_subset, run_set, tables_present
 
     if kind.startswith("pdb78") and not tables_present("pdb78"):
         return dict(SKIPPED_78)
@@ -100,7 +100,7 @@ def fifteen_quick(kind: str) -> dict[str, Any]:
 
 
 def fifteen_full(kind: str, parent_only: bool = False) -> dict[str, Any]:
-    from solver.search.sliding import korf100, run_set, tables_present
+    from solver.sliding.search import korf100, run_set, tables_present
 
     if kind.startswith("pdb78") and not tables_present("pdb78"):
         return dict(SKIPPED_78)
@@ -109,7 +109,7 @@ def fifteen_full(kind: str, parent_only: bool = False) -> dict[str, Any]:
 
 
 def fifteen_hardest() -> dict[str, Any]:
-    from solver.search.sliding import best_present, hardest80, korf100, run_set
+    from solver.sliding.search import best_present, hardest80, korf100, run_set
 
     kind = best_present()
     run_set(korf100()[:1], kind)
@@ -119,7 +119,7 @@ def fifteen_hardest() -> dict[str, Any]:
 # --- 24-puzzle ----------------------------------------------------------------------------------------
 
 def twentyfour(what: str, index: int = 0) -> dict[str, Any]:
-    from solver.search import twentyfour as module
+    from solver.sliding import twentyfour as module
 
     if what == "build":
         return module.bench_build()
@@ -130,7 +130,7 @@ def twentyfour(what: str, index: int = 0) -> dict[str, Any]:
 
 def twentyfour_cases() -> tuple[Case, ...]:
     """``koma bench 24`` (long: only when named): the 6-6-6-6 build, then Korf and Felner's 15 easiest."""
-    from solver.search.korf_felner import EASIEST
+    from solver.sliding.korf_felner import EASIEST
 
     return (
         Case("24-puzzle: pattern databases 6-6-6-6 build (child process)", "24", lambda: twentyfour("build"),

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from solver import search
+from solver import solving as search
 from solver.engines.cache_files import drain_notices
 from solver.engines.progress import throttled
 from solver.errors import GaveUp, KomaError, UnsolvableError, one_line, shown
@@ -43,7 +43,7 @@ def might_be_a_board(word: str) -> bool:
 
 def parses_as_a_board(text: str) -> bool:
     """Whether ``text`` is a legal board of some puzzle at its default size (Goat's start with ``-``)."""
-    from solver.puzzles.registry import VARIANTS
+    from solver.registry import VARIANTS
 
     for variant in VARIANTS:
         try:
@@ -238,14 +238,14 @@ def clear_progress() -> None:
 
 
 def puzzle_from(args):
-    from solver.puzzles.registry import get_puzzle
+    from solver.registry import get_puzzle
 
     return get_puzzle(args.puzzle, args.size)
 
 
 def puzzle_and_board_from(args):
     """The puzzle and board of ``koma solve|parity``: ``PUZZLE BOARD [--size WxH]`` or one game ID."""
-    from solver.puzzles.ids import puzzle_and_board
+    from solver.ids import puzzle_and_board
 
     puzzle, state = puzzle_and_board(args.puzzle, args.size, args.board)
     if state is None:
@@ -255,7 +255,7 @@ def puzzle_and_board_from(args):
 
 def game_id_of(puzzle, state) -> str:
     """The board's game ID (the codec is imported here: it loads every puzzle model)."""
-    from solver.puzzles.ids import game_id
+    from solver.ids import game_id
 
     return game_id(puzzle, state)
 
@@ -311,7 +311,7 @@ def cmd_solve(args) -> int:
 
 def finish_background_tables() -> None:
     """Let a pattern database that a solve started building finish, so the next solve uses it."""
-    fifteen = sys.modules.get("solver.search.sliding")
+    fifteen = sys.modules.get("solver.sliding.search")
     if fifteen is not None and not fifteen.wait_for_tables(0):
         print("koma: finishing the pattern database in the background build (once)...", file=sys.stderr)
         fifteen.wait_for_tables()
@@ -441,7 +441,7 @@ def table_name(args) -> str:
 
 
 def cmd_tables(args) -> int:
-    from solver.search.sliding import build_tables, table_requirements
+    from solver.sliding.search import build_tables, table_requirements
 
     needs = table_requirements(table_name(args))
     if not args.json:

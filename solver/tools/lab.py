@@ -3,7 +3,7 @@
 Used by the TUI's algorithm lab.  ``bfs`` is a fresh one-way BFS from the goal over the whole
 state space (article 002's 181,440 states for the 8-puzzle; article 001's 5,443,200 for Goat),
 whose node count is every state it reached; every other method is the puzzle's own
-:meth:`~solver.puzzles.base.Puzzle.solve`, whose node count is that method's own (generated states for
+:meth:`~solver.puzzle.Puzzle.solve`, whose node count is that method's own (generated states for
 the bidirectional BFS, expanded nodes for IDA*).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from solver import search
+from solver import solving as search
 from solver.errors import KomaError
-from solver.puzzles.base import Puzzle, State
+from solver.puzzle import Puzzle, State
 
 DESCRIPTIONS = {
     "bfs": "one-way BFS from the goal (every state)",
@@ -46,8 +46,8 @@ def lab_methods(puzzle: Puzzle) -> list[tuple[str, str]]:
     found = ["bfs"] if puzzle.enumerable else []
     for method in search.methods(puzzle):
         if method == "ida":  # one entry per heuristic, weakest first: Manhattan against the PDBs
-            from solver.puzzles.sliding import SlidingPuzzle
-            from solver.search.sliding import available_heuristics
+            from solver.sliding.model import SlidingPuzzle
+            from solver.sliding.search import available_heuristics
 
             assert isinstance(puzzle, SlidingPuzzle)  # only sliding puzzles have IDA* with heuristics
             found += [f"ida:{h}" for h in reversed(available_heuristics(puzzle))]

@@ -274,8 +274,8 @@ async def test_a_closed_pages_game_and_a_fresh_cookie_do_not_step_around_the_per
 def test_address_groups_and_link_code_tries_across_a_64():
     """Finding 3: what the per-address limits count by, and link-code tries spread over one /64 (koma web passes
     the address's group to LinkCodes.redeem)."""
-    from tui.server.proxy import address_group
-    from tui.server.web_identity import LINK_TRIES_PER_MINUTE, LinkCodes
+    from tui.server.ssh.proxy import address_group
+    from tui.server.web.identity import LINK_TRIES_PER_MINUTE, LinkCodes
 
     assert address_group("2001:db8:1:2::1") == address_group("2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64"
     assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")
@@ -366,7 +366,7 @@ def test_a_cookie_key_others_can_read_is_made_private(tmp_path, length):
 async def test_what_a_server_writes_is_its_users_alone(tmp_path):
     """Finding 10: koma.db, the data and outbox directories were world-readable; the host key at 0644 is fixed
     with one line."""
-    from tui.server.host_key import host_key
+    from tui.server.ssh.host_key import host_key
 
     data = tmp_path / "data"
     key = tmp_path / "host_key"
@@ -392,7 +392,7 @@ def test_a_password_in_the_database_urls_query_never_reaches_the_log_or_a_player
 
     from serve_helpers import KOMA
 
-    from tui.game.stores import for_player, redacted
+    from tui.storage.stores import for_player, redacted
 
     url = "postgresql://koma@127.0.0.1:1/koma?password=s3cret&connect_timeout=2&sslpassword=hush"
     assert "s3cret" not in redacted(url) and "hush" not in redacted(url) and "connect_timeout=2" in redacted(url)

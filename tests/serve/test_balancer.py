@@ -26,8 +26,8 @@ from admin_helpers import samples, value
 from balancer_helpers import HAPROXY, Balancer
 from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on
 
-from solver import search
-from solver.puzzles.registry import get_puzzle
+from solver import solving as search
+from solver.registry import get_puzzle
 from tui.game.daily import daily_board
 
 pytestmark = [
@@ -79,7 +79,7 @@ def kill_replica(replica: Server) -> None:
 
 
 def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbouncer, postgres_url, monkeypatch):
-    from tui.game.store_postgres import PostgresStore
+    from tui.storage.postgres import PostgresStore
 
     monkeypatch.setenv("KOMA_DAY", DAY)
     monkeypatch.delenv("KOMA_DATABASE_URL", raising=False)

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tui.game.store import SavedGame
+from tui.storage.store import SavedGame
 
 PLAYERS = 200
 MOVES = 12
@@ -26,7 +26,7 @@ SERVER_CONNECTIONS_ALLOWED = 10
 def test_200_players_hold_at_most_10_server_connections(postgres_server, pgbouncer, postgres_url, record_property):
     import psycopg
 
-    from tui.game.store_postgres import PostgresStore, connect
+    from tui.storage.postgres import PostgresStore, connect
 
     PostgresStore(postgres_url, "setup").close()  # the schema, made once (as koma serve does at start)
     through_bouncer = pgbouncer.url(postgres_url)

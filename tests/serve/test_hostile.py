@@ -131,7 +131,7 @@ def test_a_client_killed_during_start_ends_its_game(tmp_path):
 def seed_saved_game(data: Path, player: str, puzzle: str, board: str) -> None:
     """Give ``player`` a saved game in progress on ``board`` (what pressing the puzzle's key resumes)."""
     from tui.game.records import SavedGame
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     data.mkdir(parents=True, exist_ok=True)
     store = Store(data / "koma.db", player=f"user:{player}")
@@ -484,7 +484,7 @@ async def test_a_term_or_username_with_control_characters_writes_none_to_the_log
 
 
 def test_the_log_escapes_control_characters(capsys):
-    from tui.server.serve import log
+    from tui.server.ssh.server import log
 
     log("a\nb\rc\x1b[2J\x00\x85\u2028\u202e ok é")
     line = capsys.readouterr().err
@@ -592,7 +592,7 @@ async def test_a_served_app_writes_no_file_opens_no_url_and_does_not_suspend(tmp
     """Driven with Pilot: served (``KOMA_SERVE=1``), the app refuses what would happen on the server, and says
     so; not served (``koma`` on one's own computer), Screenshot is still there and writes its file."""
     from tui.app import KomaApp
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_DOWNLOAD_DIR", str(tmp_path / "home" / "Downloads"))
@@ -636,7 +636,7 @@ def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, serv
     import io
 
     from tui.app import KomaApp
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     if served:
         monkeypatch.setenv("KOMA_SERVE", "1")
@@ -663,7 +663,7 @@ def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, serv
 # --- 7. distinct usernames are distinct players -------------------------------------------------------------
 
 def test_usernames_map_to_distinct_stable_player_names():
-    from tui.server.serve import safe_username
+    from tui.server.ssh.server import safe_username
 
     names = ["日本", "中文", "Ωμέγα", "", "a b", "ab", "a" * 40, "a" * 41, "bob", "bob~1234abcd", "x" * 32]
     mapped = [safe_username(name) for name in names]

@@ -145,7 +145,7 @@ def test_a_database_outage_is_in_the_log_and_the_metrics_and_the_replica_stays_r
     """PostgreSQL stops while a player plays: the log says so once when it starts and once when it ends, the
     metrics show the trouble and the outbox's depth, /readyz stays 200 (the outbox takes the moves), and every
     move is in the database after it is back."""
-    from tui.game.store_postgres import PostgresStore
+    from tui.storage.postgres import PostgresStore
 
     monkeypatch.delenv("KOMA_DATABASE_URL", raising=False)
     server = Server(tmp_path / "data", "--open", "--admin-port", "0", "--log-format", "json", "--database", postgres_url)

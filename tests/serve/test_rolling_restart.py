@@ -25,7 +25,7 @@ from balancer_helpers import HAPROXY, Balancer
 from postgres_server import free_port
 from serve_helpers import HAVE_ASYNCSSH, Server
 
-from tui.server.bench import HOME, LEFT, RIGHT, Session
+from tui.server.ssh.bench import HOME, LEFT, RIGHT, Session
 
 pytestmark = [
     pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),

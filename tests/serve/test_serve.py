@@ -319,7 +319,7 @@ def test_three_sessions_at_once(tmp_path):
 
 def koma_finishes(tmp_path, player: str) -> int:
     """How many 8-puzzle games Koma finished for ``player``, as the store has them now."""
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     store = Store(tmp_path / "data" / "koma.db", player=f"user:{player}")
     try:

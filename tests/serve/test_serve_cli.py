@@ -50,7 +50,7 @@ def test_bad_serve_options_are_one_line(arguments, message, tmp_path):
 
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
-    from tui.server.serve import host_key
+    from tui.server.ssh.server import host_key
 
     path = tmp_path / "data" / "ssh_host_ed25519_key"
     first = host_key(path)
@@ -65,7 +65,7 @@ def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
 def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypatch):
     from types import SimpleNamespace
 
-    from tui.server.serve import Game
+    from tui.server.ssh.server import Game
     from tui.server.transport import SshTransport
 
     for name in ("NO_COLOR", "TEXTUAL_COLOR_SYSTEM", "LINES", "COLUMNS", "KOMA_SERVE_COLORTERM"):

@@ -36,7 +36,7 @@ def memory_of(pid: int) -> dict[str, float]:
 
 
 def test_twenty_sessions_held_for_a_minute(tmp_path):
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     count = int(os.environ.get("KOMA_LOAD_SESSIONS", "20"))
     hold = float(os.environ.get("KOMA_LOAD_SECONDS", "60"))

@@ -65,7 +65,7 @@ def test_a_game_is_forked_warm_on_its_own_terminal_session_and_limits(tmp_path):
     finally:
         client.close()
         server.kill()
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     saved = Store(tmp_path / "data" / "koma.db", player="user:wes").load_game("8")  # the player's identity reached it
     assert saved is not None and saved.position == played
@@ -73,7 +73,7 @@ def test_a_game_is_forked_warm_on_its_own_terminal_session_and_limits(tmp_path):
 
 
 def test_forked_games_draw_different_random_boards(tmp_path):
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
     players = ("rho", "sig", "tau")

@@ -28,7 +28,7 @@ import aiohttp
 from admin_helpers import get, samples, value, wait_until
 from web_helpers import SCREEN_SECONDS, Browser, WebServer
 
-from tui.server.web_identity import Identities
+from tui.server.web.identity import Identities
 
 
 @pytest.fixture(scope="module")

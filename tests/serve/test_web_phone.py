@@ -23,8 +23,8 @@ pytest.importorskip("asyncssh")
 from cdp_browser import CHROMIUM, Chromium
 from web_helpers import WebServer
 
-from solver import search
-from solver.puzzles.registry import get_puzzle
+from solver import solving as search
+from solver.registry import get_puzzle
 
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason="chromium-headless-shell is not installed (.ci/run installs it)")
 

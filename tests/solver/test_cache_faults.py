@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from solver.engines.jit_cache import SOLVER_SOURCES, find_bad_entries
-from solver.puzzles.goat import GoatPuzzle
+from solver.goat.model import GoatPuzzle
 
 KOMA = Path(sys.executable).with_name("koma")
 START = "r-BB/i.dS/l-jW"
@@ -91,7 +91,7 @@ DAMAGES = {"truncated": truncate, "garbage": garbage, "empty": empty, "directory
 
 
 def article_kernel_file(caches: Caches, suffix: str) -> Path:
-    (found,) = caches.numba.rglob(f"goat._article_ida-*{suffix}")
+    (found,) = caches.numba.rglob(f"search._article_ida-*{suffix}")
     return found
 
 
@@ -116,7 +116,7 @@ def test_a_data_file_damaged_in_the_middle_is_caught_when_numba_loads_it(caches)
     victim.write_bytes(bytes(data))
     assert find_bad_entries(caches.numba) == []
     _, notices = solve(caches, "--method", "article")
-    assert len(notices) == 1 and "numba cache" in notices[0] and "goat._article_ida" in notices[0], notices
+    assert len(notices) == 1 and "numba cache" in notices[0] and "search._article_ida" in notices[0], notices
     _, notices = solve(caches, "--method", "article")
     assert notices == []
 
@@ -210,7 +210,7 @@ class Context:
         pass
 
 
-def stand_in(tmp_path, failure, module="solver.search.stand_in") -> StandInCache:
+def stand_in(tmp_path, failure, module="solver.solving.stand_in") -> StandInCache:
     for name in ("kernel-12.py311.nbi", "kernel-12.py311.1.nbc", "other-3.py311.nbi"):
         (tmp_path / name).write_bytes(b"\x80cached.")
     return StandInCache(tmp_path, module, failure)

@@ -12,10 +12,10 @@ from pdb_reference import brute_force_pattern
 
 from solver.engines.pdb import build_pattern, multipliers, n_placements, placement_rank, placement_unrank
 from solver.errors import Cancelled, KomaError, UnsolvableError
-from solver.puzzles.sliding import SlidingPuzzle
-from solver.search import sliding as fifteen
-from solver.search import sliding_kernels as kernels
-from solver.search import sliding_tables
+from solver.sliding import search as fifteen
+from solver.sliding import search_kernels as kernels
+from solver.sliding import tables as sliding_tables
+from solver.sliding.model import SlidingPuzzle
 from solver.tools import bench_cases
 
 FIFTEEN = SlidingPuzzle(4, 4)

@@ -8,14 +8,15 @@ import random
 import numpy as np
 import pytest
 
-from solver import search
+from solver import solving as search
 from solver.engines import tables
 from solver.engines.ranking import pack, unpack
 from solver.errors import BoardError, Cancelled, KomaError
-from solver.puzzles import goat, goat_kernels
-from solver.puzzles.goat import ARTICLE_LONGEST, GOAL, N_RANKS, START, GoatPuzzle
-from solver.puzzles.registry import get_puzzle
-from solver.search import goat as goat_search
+from solver.goat import kernels as goat_kernels
+from solver.goat import model as goat
+from solver.goat import search as goat_search
+from solver.goat.model import ARTICLE_LONGEST, GOAL, N_RANKS, START, GoatPuzzle
+from solver.registry import get_puzzle
 from solver.tools import bench_cases
 
 # article 001's figure of the seven 52-move positions, in our notation

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from test_properties import IDS, PUZZLES, any_board
 
 from solver.errors import KomaError
-from solver.puzzles.ids import ALPHABET, check_character, game_id, id_prefix, looks_like_game_id, parse_game_id, puzzle_and_board
-from solver.puzzles.registry import get_puzzle
+from solver.ids import ALPHABET, check_character, game_id, id_prefix, looks_like_game_id, parse_game_id, puzzle_and_board
+from solver.registry import get_puzzle
 
 URL_SAFE = re.compile(r"[0-9a-z]+(?:[2-6]x[2-6])?-[0-9A-Za-z]+")
 

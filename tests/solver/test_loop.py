@@ -2,10 +2,10 @@
 
 import pytest
 
-from solver import search
+from solver import solving as search
 from solver.errors import UnsolvableError
-from solver.puzzles.sliding import SlidingPuzzle
-from solver.search.loop import JUMP_POSITIONS, LOOP_ARROWS, LOOP_CELLS, loop_length, run_loop_method
+from solver.sliding.loop import JUMP_POSITIONS, LOOP_ARROWS, LOOP_CELLS, loop_length, run_loop_method
+from solver.sliding.model import SlidingPuzzle
 
 FIFTEEN = SlidingPuzzle(4, 4)
 

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.engines.move_automaton import parent_pruning, pruning_automaton
-from solver.puzzles.sliding import SlidingPuzzle
-from solver.search import sliding as fifteen
-from solver.search import sliding_kernels as kernels
-from solver.search import sliding_pruning as duplicates
+from solver.sliding import pruning as duplicates
+from solver.sliding import search as fifteen
+from solver.sliding import search_kernels as kernels
+from solver.sliding.model import SlidingPuzzle
 
 QUICK = (2, 4, 5, 9, 13, 19)  # Korf's instances that 6-6-3 solves in well under a second each
 

@@ -9,10 +9,10 @@ import pytest
 
 from solver.engines.pdb import build_pattern
 from solver.engines.permutations import unpack
-from solver.puzzles.sliding import SlidingPuzzle
-from solver.search import sliding as fifteen
-from solver.search import sliding_dual as dual_kernels
-from solver.search import sliding_kernels as kernels
+from solver.sliding import dual as dual_kernels
+from solver.sliding import search as fifteen
+from solver.sliding import search_kernels as kernels
+from solver.sliding.model import SlidingPuzzle
 
 EIGHT = SlidingPuzzle(3, 3)
 FIFTEEN = SlidingPuzzle(4, 4)

@@ -1,7 +1,7 @@
 """Properties that hold for every puzzle, checked on generated boards (hypothesis).
 
 Runs a few hundred examples per property by default; ``--hypothesis-profile=thorough`` runs 10,000.
-Every puzzle registered in solver.puzzles.registry is covered through the common interface.
+Every puzzle registered in solver.registry is covered through the common interface.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver import search
+from solver import solving as search
 from solver.errors import KomaError
-from solver.puzzles.registry import get_puzzle, names
+from solver.registry import get_puzzle, names
 
 SIZES = {"8": [None], "15": [None], "sliding": ["2x2", "2x3", "3x2", "2x4", "4x2", "2x5", "3x4", "5x5"],
          "goat": [None], "ura": ["2x2", "3x3", "4x3", "4x4", "5x4", "5x5", "3x6", "6x6"]}

@@ -6,10 +6,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from solver import search
+from solver import solving as search
 from solver.engines.ranking import pack, rank, rank_packed, unpack, unrank, unrank_packed
 from solver.errors import BoardError, KomaError, UnsolvableError
-from solver.puzzles.sliding import SlidingPuzzle
+from solver.sliding.model import SlidingPuzzle
 
 EIGHT = SlidingPuzzle(3, 3)
 FIFTEEN = SlidingPuzzle(4, 4)

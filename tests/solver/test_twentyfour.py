@@ -18,10 +18,11 @@ import pytest
 from solver.engines.pdb import build_pattern, multipliers, n_placements
 from solver.engines.tables import write_table
 from solver.errors import Cancelled, GaveUp
-from solver.puzzles.sliding import SlidingPuzzle
-from solver.search import sliding_kernels as kernels
-from solver.search import sliding_tables, twentyfour
-from solver.search.korf_felner import EASIEST
+from solver.sliding import search_kernels as kernels
+from solver.sliding import tables as sliding_tables
+from solver.sliding import twentyfour
+from solver.sliding.korf_felner import EASIEST
+from solver.sliding.model import SlidingPuzzle
 from tui.main import main
 
 P24 = SlidingPuzzle(5, 5)

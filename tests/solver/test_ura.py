@@ -15,21 +15,12 @@ import random
 import numpy as np
 import pytest
 
-from solver import search
+from solver import solving as search
 from solver.engines import tables
 from solver.errors import BoardError, Cancelled, KomaError, UnsolvableError
-from solver.puzzles.registry import get_puzzle
-from solver.puzzles.ura import (
-    ARTICLE_PROBLEM,
-    CHECKERBOARDS,
-    REACHABLE_PATTERNS,
-    UraPuzzle,
-    _tables,
-    parse_any_size,
-    results_table,
-    ura_table,
-)
+from solver.registry import get_puzzle
 from solver.tools import bench_cases
+from solver.ura.model import ARTICLE_PROBLEM, CHECKERBOARDS, REACHABLE_PATTERNS, UraPuzzle, _tables, parse_any_size, results_table, ura_table
 
 SIZES = [(w, h) for w in range(2, 7) for h in range(2, 7)]
 SLOW = bool(os.environ.get("KOMA_SLOW"))

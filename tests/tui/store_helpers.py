@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from tui.game.records import SavedGame
-from tui.game.store import MIGRATIONS, run_script
+from tui.storage.store import MIGRATIONS, run_script
 
 BAD_GAMES = [  # player, puzzle, start, moves, origins, position, seconds, hints, updated
     ("local", "8", "1 2 3/4 5 6/7 _ 8", '["L"]', "p", 1, "abc", 0, 0.0),

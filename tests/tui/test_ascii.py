@@ -14,13 +14,13 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from tui_helpers import make_app, wait_for, wait_warm
 
 from tui.ascii import Static, ascii_content, ascii_key, to_ascii
-from tui.game.store import Store
+from tui.play.screen import PlayScreen
 from tui.screens.algorithm_lab import AlgorithmLabScreen
 from tui.screens.gallery import GalleryScreen
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.screens.loop_demo import LoopDemoScreen
 from tui.screens.parity_lab import ParityLabScreen
-from tui.screens.play import PlayScreen
+from tui.storage.store import Store
 
 SIZE = (80, 24)
 

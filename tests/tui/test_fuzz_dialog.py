@@ -36,9 +36,9 @@ from hypothesis import strategies as st
 from textual.widgets import Input, RadioButton
 from tui_helpers import make_app
 
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
+from tui.play.screen import PlayScreen
 from tui.screens.new_game import NewGameScreen
-from tui.screens.play import PlayScreen
 
 _PROFILE_EXAMPLES = settings.default.max_examples
 FUZZ_EXAMPLES = _PROFILE_EXAMPLES if _PROFILE_EXAMPLES > 300 else min(_PROFILE_EXAMPLES, 100)

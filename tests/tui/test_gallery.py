@@ -8,10 +8,10 @@ import pytest
 from tui_helpers import SNAPSHOT_SIZES, make_app, wait_for
 
 from solver.engines.stop import check_stop
-from solver.puzzles.sliding import SlidingPuzzle
+from solver.sliding.model import SlidingPuzzle
+from tui.play.screen import PlayScreen
 from tui.screens import gallery
 from tui.screens.gallery import GalleryScreen
-from tui.screens.play import PlayScreen
 from tui.widgets.histogram import Histogram
 from tui.widgets.mini_grid import MiniGrid
 
@@ -154,8 +154,8 @@ async def test_home_lists_the_gallery_and_enter_opens_it(tmp_path):
 
 
 # --- the 15-puzzle: the 17 positions at 80 moves, verified on request -------------------------------------
-from solver.puzzles.base import Solution  # noqa: E402
-from solver.search.sliding import hardest80  # noqa: E402
+from solver.puzzle import Solution  # noqa: E402
+from solver.sliding.search import hardest80  # noqa: E402
 
 
 def quick_80(puzzle, board, *, stop=None, progress=None):

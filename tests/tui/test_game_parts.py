@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 
 from solver.engines.stop import stop_requested
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from tui.game.clock import GameClock
-from tui.game.jobs import SolverJob, StopFlags
 from tui.game.playback import SPEEDS, PlaybackController, Step
+from tui.game.solver_jobs import SolverJob, StopFlags
 
 
 def test_a_job_flag_is_registered_while_it_runs_and_quitting_stops_it():

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from tui.game.history import HINT, KOMA, ORIGINS, PLAYER, GameHistory
 
 PUZZLE = get_puzzle("8")

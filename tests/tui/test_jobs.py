@@ -11,9 +11,9 @@ from textual.message import Message
 from tui_helpers import wait_for
 
 from solver.errors import Cancelled
-from tui.game.jobs import SolverJob, StopFlags
+from tui.game.solver_jobs import SolverJob, StopFlags
 from tui.messages import BoardNotGenerated, JobFailed, JobProgress
-from tui.screens.jobs import run_job
+from tui.workers import run_job
 
 
 @dataclass

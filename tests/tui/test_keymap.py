@@ -14,8 +14,8 @@ from tui_helpers import wait_for
 
 from tui.app import KomaApp
 from tui.game.keymap import read_keymap
-from tui.game.store import Store
 from tui.screens.home import HomeScreen
+from tui.storage.store import Store
 
 KOMA = str(Path(sys.executable).with_name("koma"))
 GOOD = '"app.help" = "f1"\n'
@@ -102,7 +102,7 @@ async def test_remapped_keys_are_named_as_remapped_in_the_game_texts(tmp_path):
     """The playback's line and the game's messages name the keys bound now, not the defaults."""
     from tui_helpers import make_app
 
-    from tui.screens.play import PlayScreen
+    from tui.play.screen import PlayScreen
 
     keymap = {"play.faster": "ctrl+f", "play.slower": "ctrl+b", "play.new": "ctrl+n", "play.step_back": "comma"}
     app = make_app(tmp_path, "8", "1 2 3/4 5 6/_ 7 8", keymap=keymap)

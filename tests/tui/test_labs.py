@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tui_helpers import SNAPSHOT_SIZES, make_app, wait_for
 
+from tui.play.screen import PlayScreen
 from tui.screens.parity_lab import ParityLabScreen
-from tui.screens.play import PlayScreen
 from tui.widgets.board import Board
 
 ARTICLE_15 = "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"
@@ -98,7 +98,7 @@ def test_parity_lab_snapshot(snap_compare, tmp_path, size, tab, keys):
 
 
 # --- the loop demo (article 003) ------------------------------------------------------------------------
-from solver.search.loop import loop_length  # noqa: E402
+from solver.sliding.loop import loop_length  # noqa: E402
 from tui.screens import loop_demo  # noqa: E402
 from tui.screens.loop_demo import LoopDemoScreen  # noqa: E402
 

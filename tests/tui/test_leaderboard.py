@@ -10,14 +10,14 @@ from store_helpers import database_with_bad_rows
 from textual.widgets import DataTable
 from tui_helpers import make_app, settled, wait_for, wait_warm
 
-from solver import search
-from solver.puzzles.registry import get_puzzle
+from solver import solving as search
+from solver.registry import get_puzzle
 from tui.game.daily import daily_board, daily_seed, today
 from tui.game.players import LOCAL_PLAYER
-from tui.game.store import SCHEMA_VERSION, SavedGame, Store
+from tui.play.screen import PlayScreen
+from tui.play.variants import DailyPlayScreen
 from tui.screens.leaderboard import LeaderboardScreen
-from tui.screens.play import PlayScreen
-from tui.screens.play_variants import DailyPlayScreen
+from tui.storage.store import SCHEMA_VERSION, SavedGame, Store
 
 V1_SCHEMA = """
 CREATE TABLE games (puzzle TEXT PRIMARY KEY, start TEXT NOT NULL, moves TEXT NOT NULL, origins TEXT NOT NULL,

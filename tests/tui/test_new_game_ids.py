@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.widgets import Input
 from tui_helpers import make_app, wait_for, wait_warm
 
-from solver.puzzles.ids import game_id
-from solver.puzzles.registry import get_puzzle
+from solver.ids import game_id
+from solver.registry import get_puzzle
 
 
 async def open_board_field(pilot):

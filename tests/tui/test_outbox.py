@@ -1,4 +1,4 @@
-"""The durable outbox (tui/game/outbox.py) on its own: the journal on disk, done markers, torn lines, compaction,
+"""The durable outbox (tui/storage/outbox.py) on its own: the journal on disk, done markers, torn lines, compaction,
 the size bound, the flock that keeps live journals apart, adoption of a dead game's journal, and the depth.
 
 A writer that dies is a real process killed with SIGKILL (it never closes its journal); everything else runs in this
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-import tui.game.outbox as outbox
-from tui.game.outbox import Journal, OutboxFull, claimed_orphans, coalesced, outbox_depth, player_tag, read_journal
+import tui.storage.outbox as outbox
 from tui.game.records import SavedGame
 from tui.game.writes import ClearGame, FinishGame, Guard, Op, SaveGame, Seen, decode_record, encode_record
+from tui.storage.outbox import Journal, OutboxFull, claimed_orphans, coalesced, outbox_depth, player_tag, read_journal
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYER = "user:ann"
@@ -50,7 +50,7 @@ def dead_writer(directory: Path, player: str, count: int) -> tuple[Path, list[st
     journal path and the ids of its ops, in order."""
     script = (
         "import sys, pathlib\n"
-        "from tui.game.outbox import Journal\n"
+        "from tui.storage.outbox import Journal\n"
         "from tui.game.records import SavedGame\n"
         "from tui.game.writes import Op, SaveGame\n"
         f"journal = Journal({player!r}, pathlib.Path({str(directory)!r}))\n"

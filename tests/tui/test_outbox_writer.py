@@ -1,4 +1,4 @@
-"""The outbox never blocks a key (tui/game/outbox.py's JournalWriter, through the storage service): the caller's
+"""The outbox never blocks a key (tui/storage/outbox.py's JournalWriter, through the storage service): the caller's
 write returns at once while the journal's fsync is held; the player is told once of a lasting stall and once of its
 end; nothing is lost after it; a move journals a few bytes whatever the game's length; and a game process killed
 with SIGKILL (even while its disk stalls) loses no move it accepted.
@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 from store_helpers import Told
 
-import tui.game.outbox as outbox_module
-from solver.puzzles.registry import get_puzzle
-from tui.game.backend import StoreError
-from tui.game.outbox import read_journal
+import tui.storage.outbox as outbox_module
+from solver.registry import get_puzzle
 from tui.game.records import SavedGame
 from tui.game.session import GameSession, Push
-from tui.game.storage import Noticed, Storage
-from tui.game.store import Store
+from tui.storage.backend import StoreError
+from tui.storage.outbox import read_journal
+from tui.storage.service import Noticed, Storage
+from tui.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 FIFTEEN = get_puzzle("15")
@@ -203,10 +203,10 @@ def test_a_move_journals_the_same_few_bytes_whatever_the_games_length(tmp_path):
 CRASHER = """
 import sys, time
 from pathlib import Path
-from solver.puzzles.registry import get_puzzle
-from tui.game.backend import StoreError
+from solver.registry import get_puzzle
+from tui.storage.backend import StoreError
 from tui.game.session import GameSession
-from tui.game.storage import Storage
+from tui.storage.service import Storage
 held = sys.argv[2] == "stalled"
 
 def fsync(fd):
@@ -264,7 +264,7 @@ async def test_the_disk_stall_probe_keys_reach_the_board_while_the_fsync_is_held
     did before the stall (Pilot's press, which waits for the frame, timed), the player is told once of the stall and
     once of its end, and after the release every move is in the journal and the database."""
     from tui.app import KomaApp
-    from tui.game import storage as storage_module
+    from tui.storage import service as storage_module
 
     monkeypatch.setattr(outbox_module, "STALL_SECONDS", 0.5)
     monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path))
@@ -326,8 +326,8 @@ async def wait_for_app(pilot, condition: Callable[[], object], timeout: float = 
 
 def test_a_damaged_record_in_an_adopted_journal_is_skipped_with_one_notice(tmp_path):
     """A dead game's journal with a line damaged on the disk: the next game is told once, and takes the rest."""
-    from tui.game.outbox import Journal
     from tui.game.writes import Op, SaveGame
+    from tui.storage.outbox import Journal
 
     outbox = tmp_path / "outbox"
     dead = Journal(PLAYER, outbox)

@@ -17,7 +17,8 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.strip import Strip
 
 from solver.engines import cache_files
-from tui import driver, overrides, rendering, strip_caches, stylesheet
+from tui.patches import checks as overrides
+from tui.patches import driver, rendering, strip_caches, stylesheet
 
 
 @pytest.fixture

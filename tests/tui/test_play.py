@@ -6,13 +6,13 @@ import time
 
 from tui_helpers import make_app, read_store, wait_for, wait_warm
 
-from solver import search
+from solver import solving as search
 from solver.engines.stop import check_stop
-from solver.puzzles.sliding import SlidingPuzzle
+from solver.sliding.model import SlidingPuzzle
 from tui.game.formatting import figures_text
-from tui.game.jobs import SolverJob
-from tui.game.store import Store
-from tui.screens.play import PlayScreen
+from tui.game.solver_jobs import SolverJob
+from tui.play.screen import PlayScreen
+from tui.storage.store import Store
 from tui.widgets.board import Board
 
 ONE_AWAY = "1 2 3/4 5 6/7 _ 8"  # tile 8 moves left to solve it
@@ -370,7 +370,7 @@ async def test_idle_and_hidden_play_screens_run_no_timers(tmp_path):
 
 async def test_the_fifteen_puzzles_distance_waits_for_the_player_to_pause(tmp_path, monkeypatch):
     """No search per key: while the player types, the distance line says "…"; one search once they pause."""
-    from tui.screens import play_solver
+    from tui.play import solving as play_solver
 
     app = make_app(tmp_path, "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _")  # solved: every move leaves it
     async with app.run_test(size=(80, 24)) as pilot:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from tui_helpers import make_app, wait_for
 
-from solver import search
+from solver import solving as search
 from solver.errors import KomaError
-from solver.puzzles.registry import get_puzzle
-from tui.screens.play import PlayScreen
+from solver.registry import get_puzzle
+from tui.play.screen import PlayScreen
 from tui.widgets.board import Board
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tui_helpers import make_app
 
-from solver.puzzles.ids import parse_game_id
-from tui.screens.play import PlayScreen
+from solver.ids import parse_game_id
+from tui.play.screen import PlayScreen
 
 START = "8 6 7/2 5 4/3 _ 1"
 

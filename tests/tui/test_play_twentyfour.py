@@ -14,10 +14,10 @@ import pytest
 from tui_helpers import make_app, wait_for, wait_warm
 
 from solver.engines.pdb import build_pattern
-from solver.puzzles.sliding import SlidingPuzzle
-from solver.search import sliding_kernels as kernels
-from solver.search import twentyfour
-from tui.game import proving
+from solver.sliding import search_kernels as kernels
+from solver.sliding import twentyfour
+from solver.sliding.model import SlidingPuzzle
+from tui.play import proving
 
 P24 = SlidingPuzzle(5, 5)
 GROUPS = ((1, 2, 6, 7), (4, 5, 9, 10), (18, 19, 20, 23, 24))

@@ -9,13 +9,13 @@ import psycopg
 import pytest
 from tui_helpers import make_app, settled, wait_for
 
-from solver.puzzles.registry import get_puzzle
-from tui.game.postgres_schema import MIGRATIONS, SchemaError, current_version, migrate, migrations
+from solver.registry import get_puzzle
 from tui.game.records import SavedGame
 from tui.game.session import GameSession
-from tui.game.storage import Answer, SavingDelayed, SavingResumed, Storage
-from tui.game.store_postgres import StoreUnavailable, connect
-from tui.game.stores import connect_store, open_store
+from tui.storage.postgres import StoreUnavailable, connect
+from tui.storage.postgres_schema import MIGRATIONS, SchemaError, current_version, migrate, migrations
+from tui.storage.service import Answer, SavingDelayed, SavingResumed, Storage
+from tui.storage.stores import connect_store, open_store
 
 
 def test_the_shipped_migrations_run_one_two_three():
@@ -69,7 +69,7 @@ def test_a_database_from_a_newer_koma_is_refused_with_a_notice(postgres_url):
         migrate(connection)
         connection.execute("INSERT INTO koma_schema (version, name) VALUES (999, 'future')")
     with pytest.raises(StoreUnavailable, match="schema version 999"):
-        from tui.game.store_postgres import PostgresStore
+        from tui.storage.postgres import PostgresStore
 
         PostgresStore(postgres_url, "user:ann")
     store = open_store(postgres_url, "user:ann")

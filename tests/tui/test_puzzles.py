@@ -6,8 +6,8 @@ import pytest
 from tui_helpers import make_app, wait_for, wait_warm
 
 from tui.main import main
+from tui.play.screen import PlayScreen
 from tui.screens.home import HomeScreen, PuzzleCard
-from tui.screens.play import PlayScreen
 from tui.widgets.board import Board
 
 GOAT_START = "r-BB/i.dS/l-jW"
@@ -96,7 +96,7 @@ async def test_home_opens_each_puzzle_and_picks_the_ura_size(tmp_path):
 
 
 async def test_home_shows_the_game_in_progress(tmp_path):
-    from tui.game.store import Store
+    from tui.storage.store import Store
 
     path = tmp_path / "koma.db"
     app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))

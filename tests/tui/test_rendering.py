@@ -1,6 +1,6 @@
 """Partial updates render only what changed: a clock tick its one line, a move its tiles and lines.
 
-The play screen's compositor (``tui.rendering.DirtyOnlyCompositor``) picks the widgets to render by
+The play screen's compositor (``tui.patches.rendering.DirtyOnlyCompositor``) picks the widgets to render by
 the regions that changed.  These tests spy on ``render_lines`` while the real app ticks and moves.
 That what it draws is still right is checked end to end in tmux (``test_e2e_tmux``: partial
 updates equal a full redraw).
@@ -16,8 +16,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from tui_helpers import make_app, wait_for, wait_warm
 
-from tui.rendering import contains, overlap
-from tui.screens.play import PlayScreen
+from tui.patches.rendering import contains, overlap
+from tui.play.screen import PlayScreen
 from tui.widgets.board import Board, Piece
 from tui.widgets.status import GameStatus
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from textual.widgets import DataTable, Sparkline
 from tui_helpers import make_app, wait_for, wait_warm
 
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from tui.game.records import Replay
-from tui.game.store import Store
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.screens.replay import ReplayScreen
 from tui.screens.stats import StatsScreen
+from tui.storage.store import Store
 
 NEAR_GOAL = "1 2 3/4 5 6/_ 7 8"  # two moves (L L) from solved
 

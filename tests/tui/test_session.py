@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.puzzles import ids
-from solver.puzzles.registry import get_puzzle
+from solver import ids
+from solver.registry import get_puzzle
 from tui.game.history import HINT, KOMA, PLAYER
 from tui.game.records import SavedGame, Stats
 from tui.game.session import GUARDED, GameSession, Outcome, Push, recorded_text
-from tui.game.storage import Finished, apply_op
-from tui.game.store import Store
 from tui.game.writes import FinishGame, GameState, Guard, Op, PlayMove, SaveGame, Travel
+from tui.storage.service import Finished, apply_op
+from tui.storage.store import Store
 
 EIGHT = get_puzzle("8")
 TWO_TO_GO = EIGHT.parse("1 2 3/4 5 6/_ 7 8")  # L, L reaches the goal

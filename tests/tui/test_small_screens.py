@@ -14,11 +14,11 @@ from textual.widget import Widget
 from tui_helpers import make_app, settled, wait_for, wait_warm
 
 from tui.game.records import Replay
-from tui.game.store import Store
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.screens.replay import ReplayScreen
 from tui.screens.stats import StatsScreen
 from tui.screens.watch import WatchScreen
+from tui.storage.store import Store
 from tui.widgets.board import Board
 from tui.widgets.keybar import Group, KeyBar
 

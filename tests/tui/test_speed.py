@@ -9,7 +9,7 @@ from itertools import pairwise
 import pytest
 
 from solver.errors import KomaError
-from solver.puzzles.sliding import SlidingPuzzle
+from solver.sliding.model import SlidingPuzzle
 from tui.game.speed import LineMove, Play, SpeedSolve, line_move_to, line_moves, random_scramble, room, speed_puzzle
 
 SCRAMBLE = (0, 2, 3, 1, 5, 6, 4, 7, 8)  # the goal after tile moves R R D D: solved by U2 L2

@@ -7,7 +7,7 @@ import random
 from speed_helpers import drawn_cells
 from tui_helpers import make_app, read_store, wait_for
 
-from solver import search
+from solver import solving as search
 from tui.game.averages import seconds_text
 from tui.game.speed import Play, SpeedResult
 from tui.game.speed_events import BY_KEY, Event, EventRun, SpeedSession, event_results
@@ -131,10 +131,10 @@ async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
 
 
 async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatch):
-    from solver.puzzles.registry import get_puzzle
+    from solver.registry import get_puzzle
     from tui.game.daily import daily_board
-    from tui.game.store import Store
     from tui.screens.leaderboard import LeaderboardScreen
+    from tui.storage.store import Store
 
     monkeypatch.setenv("KOMA_DAY", "2025-01-31")
     store = Store(tmp_path / "koma.db", player="user:zoe", name="zoe")

@@ -9,17 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.errors import KomaError
-from solver.puzzles.sliding import SlidingPuzzle
+from solver.sliding.model import SlidingPuzzle
 from tui.game.speed import LineMove, SpeedResult, apply_line, line_move_to, random_scramble, speed_puzzle
-from tui.game.speed_notation import (
-    export_solve,
-    format_scramble,
-    format_solution,
-    import_solve,
-    parse_scramble,
-    parse_solution,
-    parse_time,
-)
+from tui.game.speed_notation import export_solve, format_scramble, format_solution, import_solve, parse_scramble, parse_solution, parse_time
 
 INVERSE = {"U": "D", "D": "U", "L": "R", "R": "L"}
 

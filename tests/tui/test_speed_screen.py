@@ -9,8 +9,8 @@ from itertools import pairwise
 from speed_helpers import drawn_cells
 from tui_helpers import make_app, read_store, wait_for
 
-from solver import search
-from solver.puzzles.sliding import TILE_DELTA, SlidingPuzzle
+from solver import solving as search
+from solver.sliding.model import TILE_DELTA, SlidingPuzzle
 from tui.game.averages import seconds_text
 from tui.game.speed import line_moves
 from tui.screens.home import LabLink

@@ -1,7 +1,7 @@
-"""The storage service (tui/game/storage.py) and the server's drainer (tui/server/outbox_drain.py), with no app.
+"""The storage service (tui/storage/service.py) and the server's drainer (tui/storage/outbox_drain.py), with no app.
 
 The database is a real SQLite file.  Between the store and that file sits :class:`Faulty`, a backend (the seam of
-tui/game/backend.py) that fails (StoreError) or stalls (blocks on an event) when the test says so; the fault tests
+tui/storage/backend.py) that fails (StoreError) or stalls (blocks on an event) when the test says so; the fault tests
 with a real PostgreSQL server and real locks are tests/tui/test_storage_faults.py.  Every wait has a deadline.
 """
 
@@ -18,19 +18,19 @@ from pathlib import Path
 import pytest
 from store_helpers import Told
 
-import tui.game.outbox as outbox_module
-import tui.game.storage as storage_module
-from solver.puzzles.registry import get_puzzle
-from tui.game.backend import Query, StoreError
-from tui.game.outbox import outbox_depth, player_tag, read_journal
+import tui.storage.outbox as outbox_module
+import tui.storage.service as storage_module
+from solver.registry import get_puzzle
 from tui.game.records import SavedGame
 from tui.game.session import GameSession, Push
-from tui.game.storage import Answer, Finished, GameKeptApart, SavingDelayed, SavingResumed, Storage
-from tui.game.store import Store
-from tui.game.store_sqlite import SqliteBackend
 from tui.game.writes import OpKind, Seen, SetWatchable
-from tui.server import outbox_drain
-from tui.server.outbox_drain import OutboxDrainer
+from tui.storage import outbox_drain
+from tui.storage.backend import Query, StoreError
+from tui.storage.outbox import outbox_depth, player_tag, read_journal
+from tui.storage.outbox_drain import OutboxDrainer
+from tui.storage.service import Answer, Finished, GameKeptApart, SavingDelayed, SavingResumed, Storage
+from tui.storage.sqlite import SqliteBackend
+from tui.storage.store import Store
 
 SAVE = OpKind.SAVE
 

@@ -18,14 +18,14 @@ from pathlib import Path
 
 from store_helpers import Told, moves_of, play_moves
 
-from solver.puzzles.registry import get_puzzle
-from tui.game.outbox import outbox_depth, read_journal
+from solver.registry import get_puzzle
 from tui.game.records import SavedGame
 from tui.game.session import GameSession
-from tui.game.storage import GameKeptApart, SavingDelayed, SavingResumed, Storage
-from tui.game.store import Store
-from tui.game.stores import connect_store
 from tui.game.writes import Op, SaveGame, encode_record
+from tui.storage.outbox import outbox_depth, read_journal
+from tui.storage.service import GameKeptApart, SavingDelayed, SavingResumed, Storage
+from tui.storage.store import Store
+from tui.storage.stores import connect_store
 
 SEED = 7
 MOVE_BUDGET_SECONDS = 0.05  # a move (push + durable journal append) never waits for the database
@@ -177,7 +177,7 @@ def saved(position: int) -> Op:
 
 
 def test_the_outbox_survives_a_torn_last_line(tmp_path):
-    from tui.game.outbox import Journal
+    from tui.storage.outbox import Journal
 
     journal = Journal("local", tmp_path)
     first = journal.append(saved(1))
@@ -203,7 +203,7 @@ def stat_is_fifo(path: Path) -> bool:
 
 
 def test_the_server_drains_what_an_ended_game_left_and_tells_the_operator_once(postgres_server, postgres_url, tmp_path):
-    from tui.server.outbox_drain import OutboxDrainer
+    from tui.storage.outbox_drain import OutboxDrainer
 
     outbox = tmp_path / "outbox"
     lines: list[str] = []
@@ -226,8 +226,8 @@ def test_the_server_drains_what_an_ended_game_left_and_tells_the_operator_once(p
 
 
 def test_koma_doctor_reports_a_non_empty_outbox(tmp_path, monkeypatch):
-    from tui.game.health import game_health
-    from tui.game.outbox import Journal
+    from tui.storage.health import game_health
+    from tui.storage.outbox import Journal
 
     monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path))
     journal = Journal("local")
@@ -259,8 +259,8 @@ def test_an_outbox_that_cannot_be_made_keeps_the_writes_in_memory(tmp_path, monk
 def test_a_line_the_disk_took_in_part_is_cut_off(tmp_path, monkeypatch):
     """A nearly full disk takes part of a line, then refuses: the journal is cut back, so the next line is not glued
     to the torn one (and lost with it on replay)."""
-    import tui.game.outbox as outbox
-    from tui.game.outbox import Journal
+    import tui.storage.outbox as outbox
+    from tui.storage.outbox import Journal
 
     journal = Journal("local", tmp_path)
     journal.append(saved(1))

@@ -11,9 +11,9 @@ import pytest
 from store_helpers import BAD_VALUES, database_with_bad_rows
 from tui_helpers import make_app, settled, wait_for
 
-from tui.game.store import SCHEMA_VERSION, SavedGame, Stats, Store, inspect
+from tui.play.screen import PlayScreen
 from tui.screens.home import HomeScreen
-from tui.screens.play import PlayScreen
+from tui.storage.store import SCHEMA_VERSION, SavedGame, Stats, Store, inspect
 
 
 def test_save_load_and_clear(tmp_path):

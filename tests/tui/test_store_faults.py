@@ -3,7 +3,7 @@ one-line notice (``Store.drain_notices()``), and a game saved before the fault i
 the file survived.  Where the file is destroyed, a notice says so and play goes on.
 
 A file that is only full or busy is never moved: the store raises StoreError ("disk full", "busy"), and the
-storage service (:mod:`tui.game.storage`) keeps every write in its outbox, in order, tells the game once, and
+storage service (:mod:`tui.storage.service`) keeps every write in its outbox, in order, tells the game once, and
 writes it all when the database can take it.  Those tests play through a real Storage and read the file
 afterwards from a fresh store, as the next session would.
 
@@ -31,15 +31,15 @@ from typing import Any
 import pytest
 from store_helpers import Told, moves_of, play_moves
 
-from solver.puzzles.registry import get_puzzle
-from tui.game.backend import StoreError
-from tui.game.outbox import outbox_depth, read_journal
+from solver.registry import get_puzzle
 from tui.game.records import Stats
 from tui.game.session import GameSession, Push
-from tui.game.storage import Answer, Finished, Noticed, SavingDelayed, SavingResumed, Storage
-from tui.game.store import SCHEMA_VERSION, SavedGame, Store
-from tui.game.store_sqlite import SqliteBackend
 from tui.game.writes import ClearGame, FinishGame
+from tui.storage.backend import StoreError
+from tui.storage.outbox import outbox_depth, read_journal
+from tui.storage.service import Answer, Finished, Noticed, SavingDelayed, SavingResumed, Storage
+from tui.storage.sqlite import SqliteBackend
+from tui.storage.store import SCHEMA_VERSION, SavedGame, Store
 
 BOARD = "1 2 3/4 5 6/7 _ 8"
 GAME = SavedGame(BOARD, ["L", "R", "L"], "ppk", 2, 42.5, 1)
@@ -458,8 +458,8 @@ STARTER = """
 import os, sys, time
 from pathlib import Path
 from tui.game.records import SavedGame
-from tui.game.storage import Storage
-from tui.game.store import Store
+from tui.storage.service import Storage
+from tui.storage.store import Store
 from tui.game.writes import FinishGame, Seen
 print("ready", flush=True)
 deadline = time.monotonic() + 60
@@ -520,7 +520,7 @@ def test_twelve_first_starts_at_once_make_one_database_quietly(tmp_path):
 
 WRITER = """
 import sys
-from tui.game.store import SavedGame, Store
+from tui.storage.store import SavedGame, Store
 store = Store(sys.argv[1])
 k = 0
 while True:

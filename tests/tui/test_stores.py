@@ -14,11 +14,11 @@ from dataclasses import replace
 import pytest
 
 from solver.errors import KomaError
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from tui.game.records import Replay
-from tui.game.store import SavedGame, Store
-from tui.game.stores import database_url, open_store, redacted
 from tui.game.writes import FinishGame
+from tui.storage.store import SavedGame, Store
+from tui.storage.stores import database_url, open_store, redacted
 
 GAME = SavedGame("1 2 3/4 5 6/7 _ 8", ["L", "R", "L"], "ppk", 2, 42.5, 1)
 

@@ -1,4 +1,4 @@
-"""Textual's strips make their caches on first use (``tui.strip_caches``): a strip that is never cut,
+"""Textual's strips make their caches on first use (``tui.patches.strip_caches``): a strip that is never cut,
 cropped or styled holds none, and one that is gives the same answers, cached, as before."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from textual.cache import FIFOCache
 from textual.strip import Strip
 from tui_helpers import make_app, wait_warm
 
-from tui.strip_caches import CACHE_SIZES, DeferredCache, defer_strip_caches
+from tui.patches.strip_caches import CACHE_SIZES, DeferredCache, defer_strip_caches
 
 
 def made_caches(strip: Strip) -> list[str]:

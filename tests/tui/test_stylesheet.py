@@ -8,8 +8,8 @@ import threading
 from textual.css.stylesheet import Stylesheet
 from tui_helpers import make_app
 
+from tui.patches.stylesheet import SharedStylesheet
 from tui.screens.home import HomeScreen
-from tui.stylesheet import SharedStylesheet
 from tui.zygote import rehearse
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tui_helpers import make_app, wait_for, wait_warm
 
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from tui.game.touch import TOUCH_BASE, TOUCH_BUTTONS, announcement_sequence, touch_button
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.widgets import Sparkline
 from tui_helpers import make_app, wait_for
 
-from tui.game.store import Store
 from tui.game.trend import daily_trend, excess_series, trend_caption
 from tui.screens.leaderboard import LeaderboardScreen
+from tui.storage.store import Store
 
 DAY = "2025-03-10"
 

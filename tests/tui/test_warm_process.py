@@ -21,7 +21,7 @@ before = set(sys.modules)
 from tui.app import KomaApp
 from tui.launch import chosen_theme, prepare, wants_ascii
 from tui.screens.home import HomeScreen
-from tui.screens.play import PlayScreen
+from tui.play.screen import PlayScreen
 
 puzzle, state = prepare(arguments)
 app = KomaApp(puzzle=puzzle, start=state, ascii_only=wants_ascii(arguments), theme_name=chosen_theme(arguments))

@@ -6,12 +6,12 @@ import pytest
 from textual.widgets import DataTable
 from tui_helpers import make_app, read_store, settled, store_of, wait_for
 
-from tui.game.stores import open_store
 from tui.game.writes import SetWatchable
+from tui.play.screen import PlayScreen
 from tui.screens.home import HomeScreen
-from tui.screens.play import PlayScreen
 from tui.screens.stats import StatsScreen
 from tui.screens.watch import SpectateScreen, WatchScreen
+from tui.storage.stores import open_store
 
 BOARD = "1 2 3/4 5 6/_ 7 8"  # L L solves it
 KEYS = {"L": "left", "R": "right"}

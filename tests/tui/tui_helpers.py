@@ -6,10 +6,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from tui.app import KomaApp
-from tui.game.storage import Answer
-from tui.game.store import Store
+from tui.storage.service import Answer
+from tui.storage.store import Store
 
 
 def make_app(tmp_path, name=None, board=None, size=None, **options) -> KomaApp:

@@ -9,8 +9,8 @@ import datetime
 import hashlib
 import os
 
-from solver.puzzles.base import Puzzle
-from solver.puzzles.registry import get_puzzle
+from solver.puzzle import Puzzle
+from solver.registry import get_puzzle
 
 
 def puzzle_id(puzzle: Puzzle) -> str:

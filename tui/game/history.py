@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from solver.errors import KomaError
-from solver.puzzles.base import Puzzle
-
-from .records import SavedGame
+from solver.puzzle import Puzzle
+from tui.game.records import SavedGame
 
 State = tuple
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .records import SavedGame, _text, game_from_row
+from tui.game.records import SavedGame, _text, game_from_row
 
 LIVE_SECONDS = 15.0  # a game saved or touched this recently is being played
 PLAYER_BEAT_SECONDS = 5.0  # how often a shown play screen touches its game (and reads its watcher count)

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
-from .formatting import escape_markup as escape
-from .formatting import plural
+from tui.game.formatting import escape_markup as escape
+from tui.game.formatting import plural
 
 SPEEDS = (1.2, 0.8, 0.5, 0.3, 0.18, 0.1, 0.05)  # seconds per move
 DEFAULT_SPEED = 3

@@ -1,6 +1,6 @@
 """What the store keeps (saved games, stats, ranked results) and the checks every stored row passes when read.
 
-Backend-neutral: the SQLite store (:mod:`tui.game.store`) and any other read rows through
+Backend-neutral: the SQLite store (:mod:`tui.storage.store`) and any other read rows through
 :func:`game_from_row`, :func:`stats_from_row` and :func:`result_from_row`, which raise :class:`BadRow`
 naming the column, so one wrong-typed value is skipped instead of stopping the game.  Never imports Textual.
 """

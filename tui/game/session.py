@@ -9,7 +9,7 @@ change as itself (a move is a few bytes, whatever the game's length).  A screen 
 and dispatches keys to it; it never saves, and never decides a rule.
 
 A session whose saved game could not be read (``read_unknown``) starts a new board and saves it
-*guarded*: its writes never replace a stored game (see :mod:`tui.game.storage`).
+*guarded*: its writes never replace a stored game (see :mod:`tui.storage.service`).
 """
 
 from __future__ import annotations
@@ -20,15 +20,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from solver.puzzles import ids
-from solver.puzzles.base import Proof, Puzzle
-
-from .clock import GameClock
-from .daily import daily_key, puzzle_id
-from .formatting import clock_text, plural
-from .history import HINT, KOMA, PLAYER, GameHistory, resumed
-from .records import SavedGame, Stats
-from .writes import FinishGame, Guard, PlayMove, SaveGame, Travel, Write
+from solver import ids
+from solver.puzzle import Proof, Puzzle
+from tui.game.clock import GameClock
+from tui.game.daily import daily_key, puzzle_id
+from tui.game.formatting import clock_text, plural
+from tui.game.history import HINT, KOMA, PLAYER, GameHistory, resumed
+from tui.game.records import SavedGame, Stats
+from tui.game.writes import FinishGame, Guard, PlayMove, SaveGame, Travel, Write
 
 GUARDED = Guard.ABSENT
 UNREAD_TEXT = ("Your saved game could not be read (the database is unreachable). It is safe and will be back; this new "

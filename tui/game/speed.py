@@ -20,7 +20,7 @@ from enum import Enum
 from itertools import groupby, pairwise
 
 from solver.errors import KomaError
-from solver.puzzles.sliding import MAX_SIDE, TILE_DELTA, SlidingPuzzle
+from solver.sliding.model import MAX_SIDE, TILE_DELTA, SlidingPuzzle
 
 SPEED_MIN_SIDE, SPEED_MAX_SIDE = 3, MAX_SIDE
 DIRECTIONS = "UDLR"

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
-from .averages import SessionSummary, summarize
-from .speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
+from tui.game.averages import SessionSummary, summarize
+from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
 
 Size = tuple[int, int]
 

@@ -27,11 +27,10 @@ import re
 from collections.abc import Sequence
 
 from solver.errors import BoardError, KomaError, shown
-from solver.puzzles.sliding import SlidingPuzzle
+from solver.sliding.model import SlidingPuzzle
+from tui.game.averages import seconds_text
+from tui.game.speed import SINGLE, SpeedResult, line_moves, speed_puzzle
 from tui.game.writes import RecordSpeedSolve
-
-from .averages import seconds_text
-from .speed import SINGLE, SpeedResult, line_moves, speed_puzzle
 
 MAX_SOLUTION_TILES = 1_000_000  # a count beyond it is a typo, never a solve
 _MOVE = re.compile(r"([UDLR])(\d*)")

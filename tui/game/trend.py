@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from .daily import shift_day
-from .records import Replay, Result
+from tui.game.daily import shift_day
+from tui.game.records import Replay, Result
 
 TREND_DAYS = 30
 

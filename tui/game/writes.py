@@ -5,7 +5,7 @@ to the game saved last: one move, or a step back and forth / a hint; a few bytes
 a :class:`ClearGame`, a :class:`FinishGame`, :class:`Seen`, :class:`SetWatchable` or a :class:`RecordSpeedSolve`.  The storage service
 wraps each in an :class:`Op` (who, when, its id, its :class:`Guard`); the outbox encodes it once
 (:func:`encode_record`: versioned, with a checksum, so that a damaged journal line is detected and skipped);
-the store applies it once (:func:`tui.game.storage.apply_op`).  :class:`GameState` folds a base and the
+the store applies it once (:func:`tui.storage.service.apply_op`).  :class:`GameState` folds a base and the
 changes after it into the game they make.  Never imports Textual.
 """
 

@@ -8,7 +8,7 @@ of its private steps, ``_parse_optional`` ("is this word an option?") and ``_mat
 positionals do the words before the next option fill?").  What they rely on is checked when the first parser is
 made (:func:`misfit`); if argparse is not the one they were written for (Python 3.11's), the parser is argparse's
 own (such a board then needs ``--`` before it, as the error says) and Koma says so once
-(:func:`tui.overrides.step_aside`).
+(:func:`tui.patches.checks.step_aside`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import functools
 from typing import Any
 
-from tui.overrides import first_problem, missing, parameters_differ, told_if_misfit
+from tui.patches.checks import first_problem, missing, parameters_differ, told_if_misfit
 
 OVERRIDE = "board-aware argument parser"
 INSTEAD = "a board that begins with - needs -- before it, and a board after an option needs -- too (argparse's own)"
@@ -35,7 +35,7 @@ def parser_misfit() -> str | None:
 
 @functools.cache
 def misfit() -> str | None:
-    """:func:`parser_misfit`, checked on first use and told once (:func:`tui.overrides.step_aside`) if there is one."""
+    """:func:`parser_misfit`, checked on first use and told once (:func:`tui.patches.checks.step_aside`) if there is one."""
     import platform
 
     return told_if_misfit(OVERRIDE, parser_misfit(), INSTEAD, f"Python {platform.python_version()}'s argparse")

@@ -5,7 +5,7 @@ asyncssh has no public way to refuse a client's ``env`` request: its server chan
 :func:`session_channel` makes asyncssh's channel, with the connection's settings, and turns it into a
 :class:`LimitedEnvironmentChannel`, which refuses a variable not allowed (or too long) before storing it.
 What this relies on is checked on first use (:func:`misfit`); if asyncssh is not the one it was written
-for (2.24), the channel is asyncssh's own, and Koma says so once (:func:`tui.overrides.step_aside`).
+for (2.24), the channel is asyncssh's own, and Koma says so once (:func:`tui.patches.checks.step_aside`).
 Never imports Textual.
 """
 
@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import asyncssh
 
-from tui.overrides import first_problem, library_version, missing, parameters_differ, step_aside, told_if_misfit
+from tui.patches.checks import first_problem, library_version, missing, parameters_differ, step_aside, told_if_misfit
 
 OVERRIDE = "limit on SSH environment requests"
 INSTEAD = "a session stores every variable a client sends (asyncssh's own channel)"
@@ -48,7 +48,7 @@ def channel_misfit() -> str | None:
 
 @functools.cache
 def misfit() -> str | None:
-    """:func:`channel_misfit`, checked on first use and told once (:func:`tui.overrides.step_aside`) if there is one."""
+    """:func:`channel_misfit`, checked on first use and told once (:func:`tui.patches.checks.step_aside`) if there is one."""
     return told_if_misfit(OVERRIDE, channel_misfit(), INSTEAD, library_version("asyncssh"))
 
 

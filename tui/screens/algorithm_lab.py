@@ -18,19 +18,18 @@ from textual.containers import Vertical
 from textual.widgets import Tab, Tabs
 
 from solver.errors import KomaError
-from solver.puzzles.registry import get_puzzle
+from solver.registry import get_puzzle
 from solver.tools.lab import LabResult, lab_methods, run_method
-
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.formatting import figures_text
-from ..game.jobs import SolverJob
-from ..messages import JobFailed, JobProgress, LabRunFinished
-from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
-from ..widgets.titlebar import TitleBar
-from .jobs import run_job
-from .tabbed import TabbedScreen
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.formatting import figures_text
+from tui.game.solver_jobs import SolverJob
+from tui.messages import JobFailed, JobProgress, LabRunFinished
+from tui.widgets.keybar import KeyBar
+from tui.widgets.looks import look_for
+from tui.widgets.tabbed import TabbedScreen
+from tui.widgets.titlebar import TitleBar
+from tui.workers import run_job
 
 # tab id -> (registry name, label, the article's board, the hardest board)
 TABS: dict[str, tuple[str, str, str, str]] = {

@@ -1,6 +1,6 @@
 """The galleries of the hardest positions: one tab per puzzle and size.
 
-Each tab runs the puzzle's full BFS (:meth:`~solver.puzzles.base.Puzzle.longest`, the code path of
+Each tab runs the puzzle's full BFS (:meth:`~solver.puzzle.Puzzle.longest`, the code path of
 ``koma longest``) in a named, exclusive thread worker with a fresh stop flag, showing progress by
 depth level.  The depth tables it reads are cached on disk by the solver, and the answers are
 memoised here, so a second visit is instant.  The screen shows the figures, the per-depth
@@ -25,23 +25,22 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Tab, Tabs
 
-from solver import search
+from solver import solving as search
 from solver.errors import Cancelled, KomaError
-from solver.puzzles.base import LongestResult, Puzzle, Solution, State
-from solver.puzzles.registry import get_puzzle
-from solver.search.sliding import LABELS, hardest80, tables_present
-
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.jobs import SolverJob
-from ..messages import BfsFinished, JobFailed, JobProgress, PositionFailed, PositionVerified, VerificationFinished
-from ..widgets.histogram import Histogram
-from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
-from ..widgets.mini_grid import MiniGrid
-from ..widgets.titlebar import TitleBar
-from .jobs import Report, run_job
-from .tabbed import TabbedScreen
+from solver.puzzle import LongestResult, Puzzle, Solution, State
+from solver.registry import get_puzzle
+from solver.sliding.search import LABELS, hardest80, tables_present
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.solver_jobs import SolverJob
+from tui.messages import BfsFinished, JobFailed, JobProgress, PositionFailed, PositionVerified, VerificationFinished
+from tui.widgets.histogram import Histogram
+from tui.widgets.keybar import KeyBar
+from tui.widgets.looks import look_for
+from tui.widgets.mini_grid import MiniGrid
+from tui.widgets.tabbed import TabbedScreen
+from tui.widgets.titlebar import TitleBar
+from tui.workers import Report, run_job
 
 # tab id -> (registry name, size, label)
 TABS: dict[str, tuple[str, str | None, str]] = {

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 
-from ..ascii import Static
+from tui.ascii import Static
 
 RULES = {
     "8": ("8-puzzle and 15-puzzle",

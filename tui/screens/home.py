@@ -13,17 +13,16 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from solver.errors import KomaError
-from solver.puzzles.registry import get_puzzle
-
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.daily import puzzle_id
-from ..game.formatting import clock_text, plural
-from ..game.storage import Answer
-from ..rendering import DirtyOnlyRendering
-from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
-from ..widgets.titlebar import TitleBar
+from solver.registry import get_puzzle
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.daily import puzzle_id
+from tui.game.formatting import clock_text, plural
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.storage.service import Answer
+from tui.widgets.keybar import KeyBar
+from tui.widgets.looks import look_for
+from tui.widgets.titlebar import TitleBar
 
 URA_SIZES = (2, 3, 4, 5, 6)
 

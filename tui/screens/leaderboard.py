@@ -2,7 +2,7 @@
 
 Every player gets the same board of each daily puzzle on a given (UTC) day: the board comes from a
 seed derived from the date and the puzzle id.  Results rank by moves over the optimum, then by moves,
-then by time; games Koma finished are never ranked (see :meth:`tui.game.store.Store.record_daily`).
+then by time; games Koma finished are never ranked (see :meth:`tui.storage.store.Store.record_daily`).
 """
 
 from __future__ import annotations
@@ -13,21 +13,20 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Sparkline
 
-from solver.puzzles.base import Puzzle
-
-from ..app_view import koma_app
-from ..ascii import Static, text_for
-from ..game.averages import seconds_text
-from ..game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
-from ..game.formatting import clock_text
-from ..game.records import rank_key
-from ..game.speed_events import daily_event
-from ..game.storage import Answer
-from ..game.store import SpeedEntry, Store
-from ..game.trend import daily_trend, excess_series, trend_caption
-from ..rendering import DirtyOnlyRendering
-from ..widgets.keybar import KeyBar
-from ..widgets.titlebar import TitleBar
+from solver.puzzle import Puzzle
+from tui.app_view import koma_app
+from tui.ascii import Static, text_for
+from tui.game.averages import seconds_text
+from tui.game.daily import daily_key, daily_puzzles, puzzle_id, shift_day, today
+from tui.game.formatting import clock_text
+from tui.game.records import rank_key
+from tui.game.speed_events import daily_event
+from tui.game.trend import daily_trend, excess_series, trend_caption
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.storage.service import Answer
+from tui.storage.store import SpeedEntry, Store
+from tui.widgets.keybar import KeyBar
+from tui.widgets.titlebar import TitleBar
 
 SPEED_BOARD_SHOWN = 3
 

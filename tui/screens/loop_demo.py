@@ -1,10 +1,10 @@
 """Article 003's "mindless" loop method, played out on a 15-puzzle board.
 
-The run comes from :func:`solver.search.loop.run_loop_method` in a named thread worker; the screen plays
+The run comes from :func:`solver.sliding.loop.run_loop_method` in a named thread worker; the screen plays
 its boards back at an adjustable speed, shows the tiles' order along the loop as it sorts, and
 ties the ending (1, 2, 3, … or 1, 3, 2, …) to the parity proof of the start.  Statistics of the
 loop's move counts over many random boards are computed in a cancellable worker and, on request,
-compared with the optimal lengths of the first few (IDA*, :mod:`solver.search.sliding`).
+compared with the optimal lengths of the first few (IDA*, :mod:`solver.sliding.search`).
 """
 
 from __future__ import annotations
@@ -20,21 +20,20 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 
-from solver import search
+from solver import solving as search
 from solver.engines.stop import check_stop
-from solver.puzzles.registry import get_puzzle
-from solver.puzzles.sliding import SlidingPuzzle
-from solver.search.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
-
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.jobs import SolverJob
-from ..messages import JobFailed, JobProgress, LoopLengthsCounted, LoopRunFinished, OptimalLengthsFound
-from ..rendering import DirtyOnlyRendering
-from ..widgets.keybar import KeyBar
-from ..widgets.loop_board import LoopBoard
-from ..widgets.titlebar import TitleBar
-from .jobs import Report, run_job
+from solver.registry import get_puzzle
+from solver.sliding.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
+from solver.sliding.model import SlidingPuzzle
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.solver_jobs import SolverJob
+from tui.messages import JobFailed, JobProgress, LoopLengthsCounted, LoopRunFinished, OptimalLengthsFound
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.widgets.keybar import KeyBar
+from tui.widgets.loop_board import LoopBoard
+from tui.widgets.titlebar import TitleBar
+from tui.workers import Report, run_job
 
 ARTICLE_BOARD = "10 8 4 14/15 12 13 _/7 11 6 1/5 9 2 3"  # article 000's worked example
 SPEEDS = (0.5, 0.25, 0.1, 0.05, 0.02, 0.01)  # seconds per move

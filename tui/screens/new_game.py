@@ -16,10 +16,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, RadioSet
 
 from solver.errors import KomaError
-from solver.puzzles.base import Puzzle
-from solver.puzzles.ids import id_prefix, looks_like_game_id, parse_game_id
-
-from ..ascii import RadioButton, Static, text_for
+from solver.ids import id_prefix, looks_like_game_id, parse_game_id
+from solver.puzzle import Puzzle
+from tui.ascii import RadioButton, Static, text_for
 
 
 def one_line(text: str, limit: int = 160) -> str:

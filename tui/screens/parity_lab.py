@@ -6,7 +6,7 @@ cursor, and shows the blank's row, the total and the verdict; an unsolvable boar
 article's fixes (flipLR, or swapping two tiles).  Ura-omote: Space turns one cell over; the proof
 is the orbit map coloured by orbit, each orbit's pattern and why it does or does not reach
 all-white.  Goat: swap pieces and move the big piece; the proof is the snake path and which ─ gets
-which label.  Every verdict comes from :meth:`~solver.puzzles.base.Puzzle.proof`.
+which label.  Every verdict comes from :meth:`~solver.puzzle.Puzzle.proof`.
 """
 
 from __future__ import annotations
@@ -21,18 +21,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Tab, Tabs
 
-from solver.puzzles import goat_notation as goat
-from solver.puzzles.base import Puzzle
-from solver.puzzles.registry import get_puzzle
-from solver.puzzles.sliding import SlidingPuzzle
-
-from ..app_view import koma_app
-from ..ascii import Static
-from ..widgets.board import Board
-from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
-from ..widgets.titlebar import TitleBar
-from .tabbed import TabbedScreen
+from solver.goat import notation as goat
+from solver.puzzle import Puzzle
+from solver.registry import get_puzzle
+from solver.sliding.model import SlidingPuzzle
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.widgets.board import Board
+from tui.widgets.keybar import KeyBar
+from tui.widgets.looks import look_for
+from tui.widgets.tabbed import TabbedScreen
+from tui.widgets.titlebar import TitleBar
 
 # tab id -> (registry name, size, label, the article's board or None for the goal)
 TABS: dict[str, tuple[str, str | None, str, str | None]] = {

@@ -7,9 +7,8 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 
-from solver.puzzles.base import Proof, Puzzle
-
-from ..ascii import Static
+from solver.puzzle import Proof, Puzzle
+from tui.ascii import Static
 
 HIDDEN_FIELDS = {"rule"}  # said in full in the argument
 

@@ -12,18 +12,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 
-from solver.puzzles.base import Puzzle
-
-from ..ascii import Static
-from ..game.formatting import clock_text
-from ..game.history import HINT, KOMA
-from ..game.playback import SPEEDS, PlaybackController, Step
-from ..game.records import Replay
-from ..rendering import DirtyOnlyRendering
-from ..widgets.board import Board
-from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
-from ..widgets.titlebar import TitleBar
+from solver.puzzle import Puzzle
+from tui.ascii import Static
+from tui.game.formatting import clock_text
+from tui.game.history import HINT, KOMA
+from tui.game.playback import SPEEDS, PlaybackController, Step
+from tui.game.records import Replay
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.widgets.board import Board
+from tui.widgets.keybar import KeyBar
+from tui.widgets.looks import look_for
+from tui.widgets.titlebar import TitleBar
 
 WHO = {KOMA: "Koma", HINT: "you, after a hint"}
 

@@ -20,25 +20,24 @@ from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
 
-from solver import search
-from solver.puzzles import ids
-
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.averages import AVERAGES, SessionSummary, result_text, seconds_text
-from ..game.daily import daily_board
-from ..game.jobs import SolverJob
-from ..game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
-from ..game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, SpeedSession, daily_event
-from ..game.speed_notation import export_solve, solve_record
-from ..rendering import DirtyOnlyRendering
-from ..widgets.keybar import KeyBar
-from ..widgets.speed_board import SpeedBoard
-from ..widgets.status import shown_id
-from ..widgets.titlebar import TitleBar
-from .jobs import Report, run_job
-from .speed_replay import SpeedReplayScreen
-from .speed_session import SpeedSessionScreen
+from solver import ids
+from solver import solving as search
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_text
+from tui.game.daily import daily_board
+from tui.game.solver_jobs import SolverJob
+from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
+from tui.game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, SpeedSession, daily_event
+from tui.game.speed_notation import export_solve, solve_record
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.speed_replay import SpeedReplayScreen
+from tui.screens.speed_session import SpeedSessionScreen
+from tui.widgets.keybar import KeyBar
+from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.status import shown_id
+from tui.widgets.titlebar import TitleBar
+from tui.workers import Report, run_job
 
 SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))
 DEFAULT_SIZE = (4, 4)

@@ -17,18 +17,17 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 
-from solver import search
-from solver.puzzles.base import Solution
-
-from ..ascii import Static
-from ..game.averages import seconds_text
-from ..game.jobs import SolverJob
-from ..game.speed import LineMove, SpeedResult, apply_line, line_moves, optimum_applies, speed_puzzle, timed_steps
-from ..rendering import DirtyOnlyRendering
-from ..widgets.keybar import KeyBar
-from ..widgets.speed_board import SpeedBoard
-from ..widgets.titlebar import TitleBar
-from .jobs import run_job
+from solver import solving as search
+from solver.puzzle import Solution
+from tui.ascii import Static
+from tui.game.averages import seconds_text
+from tui.game.solver_jobs import SolverJob
+from tui.game.speed import LineMove, SpeedResult, apply_line, line_moves, optimum_applies, speed_puzzle, timed_steps
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.widgets.keybar import KeyBar
+from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.titlebar import TitleBar
+from tui.workers import run_job
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 START_PAUSE_SECONDS = 0.5  # the scramble shows this long before the first move

@@ -8,17 +8,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Sparkline
 
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.averages import AVERAGES, SessionSummary, result_text
-from ..game.speed import SINGLE, SpeedResult
-from ..game.speed_events import Event, Size, summary_of
-from ..game.speed_notation import export_solve
-from ..game.storage import Answer
-from ..rendering import DirtyOnlyRendering
-from ..widgets.keybar import KeyBar
-from ..widgets.titlebar import TitleBar
-from .speed_replay import SpeedReplayScreen
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.averages import AVERAGES, SessionSummary, result_text
+from tui.game.speed import SINGLE, SpeedResult
+from tui.game.speed_events import Event, Size, summary_of
+from tui.game.speed_notation import export_solve
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.speed_replay import SpeedReplayScreen
+from tui.storage.service import Answer
+from tui.widgets.keybar import KeyBar
+from tui.widgets.titlebar import TitleBar
 
 
 def records_text(size_label: str, summary: SessionSummary | None) -> str:

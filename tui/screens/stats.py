@@ -1,6 +1,6 @@
 """Your stats: your finished games per puzzle, the trend of moves over optimal, and a replay of any of them.
 
-The games come from the store's replays (:meth:`~tui.game.store.Store.replays`), so every row can be
+The games come from the store's replays (:meth:`~tui.storage.store.Store.replays`), so every row can be
 replayed move by move (enter or r).  Games Koma finished are listed, marked, and left out of the trend.
 """
 
@@ -14,17 +14,17 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Sparkline
 
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.formatting import clock_text
-from ..game.records import Replay, Stats
-from ..game.storage import Answer
-from ..game.store import Store
-from ..game.trend import personal_caption, personal_series
-from ..game.writes import SetWatchable
-from ..rendering import DirtyOnlyRendering
-from ..widgets.keybar import KeyBar
-from ..widgets.titlebar import TitleBar
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.formatting import clock_text
+from tui.game.records import Replay, Stats
+from tui.game.trend import personal_caption, personal_series
+from tui.game.writes import SetWatchable
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.storage.service import Answer
+from tui.storage.store import Store
+from tui.widgets.keybar import KeyBar
+from tui.widgets.titlebar import TitleBar
 
 
 def finished_text(when: float) -> str:

@@ -19,20 +19,19 @@ from textual.timer import Timer
 from textual.widgets import DataTable
 
 from solver.errors import KomaError
-from solver.puzzles.base import Puzzle
-
-from ..app_view import koma_app
-from ..ascii import Static
-from ..game.daily import puzzle_for_id
-from ..game.formatting import clock_text, plural
-from ..game.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveGame
-from ..game.storage import Answer
-from ..game.store import Store
-from ..rendering import DirtyOnlyRendering
-from ..widgets.board import Board
-from ..widgets.keybar import KeyBar
-from ..widgets.looks import look_for
-from ..widgets.titlebar import TitleBar
+from solver.puzzle import Puzzle
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.daily import puzzle_for_id
+from tui.game.formatting import clock_text, plural
+from tui.game.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveGame
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.storage.service import Answer
+from tui.storage.store import Store
+from tui.widgets.board import Board
+from tui.widgets.keybar import KeyBar
+from tui.widgets.looks import look_for
+from tui.widgets.titlebar import TitleBar
 
 LIST_SECONDS = 1.0  # how often the list of live games is read again
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from . import metrics
+from tui.server import metrics
 
 
 def admin_app(not_ready: Callable[[], list[str]]) -> web.Application:

@@ -1,7 +1,7 @@
 """The cases of ``koma bench serve`` and ``koma bench serve-crowd``, in one literal table.
 
 They run only when their group is named (each starts a private server; the crowds take minutes);
-the scenarios themselves are in :mod:`tui.server.bench`, imported only when a case runs, so that
+the scenarios themselves are in :mod:`tui.server.ssh.bench`, imported only when a case runs, so that
 listing the cases stays cheap for every ``koma`` command.
 """
 
@@ -17,7 +17,7 @@ def scenario(name: str, *options: str):
     """The scenario on this checkout; with ``koma bench --against REV``, on REV's checkout too, right after."""
 
     def run() -> dict[str, Any]:
-        from .bench import run_scenario
+        from tui.server.ssh.bench import run_scenario
 
         here = run_scenario(name, *options)
         against = os.environ.get(AGAINST_VARIABLE)
@@ -30,7 +30,7 @@ def scenario(name: str, *options: str):
 
 def web_scenario(name: str, *options: str):
     def run() -> dict[str, Any]:
-        from .web_bench import run_web_scenario
+        from tui.server.web.bench import run_web_scenario
 
         return run_web_scenario(name, *options)
 

@@ -6,10 +6,9 @@ import hashlib
 import os
 import re
 
-from tui.game.stores import DATABASE_VARIABLE
-
-from . import metrics
-from .server_log import format_environment
+from tui.server import metrics
+from tui.server.server_log import format_environment
+from tui.storage.stores import DATABASE_VARIABLE
 
 ESCDELAY_MS = "25"
 # What the game process inherits from the server's environment, besides what it is given: the paths it

@@ -25,11 +25,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
-from . import metrics
-from .procfs import process_state
-from .server_log import Throttle, log
+from tui.server import metrics
+from tui.server.procfs import process_state
+from tui.server.server_log import Throttle, log
 
-# The server and its games (tui.server.serve's KomaServer and Game) are typed loosely here: serve imports this module.
+# The server and its games (tui.server.ssh.server's KomaServer and Game) are typed loosely here: serve imports this module.
 KomaServer: TypeAlias = Any
 Game: TypeAlias = Any
 

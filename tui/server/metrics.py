@@ -27,7 +27,7 @@ from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.process_collector import ProcessCollector
 
-from .procfs import cpu_seconds, memory_mib
+from tui.server.procfs import cpu_seconds, memory_mib
 
 # Home screen: 0.07 s warm on an idle box, up to seconds cold on a loaded one.
 HOME_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from .log_lines import escape_controls
+from tui.server.log_lines import escape_controls
 
 PREFIX = "koma serve: "
 FORMAT_VARIABLE = "KOMA_LOG_FORMAT"  # the server's format, for the warm process and the games' failure reports

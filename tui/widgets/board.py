@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..ascii import Static
-from .looks import Look, PieceSpec
+from tui.ascii import Static
+from tui.widgets.looks import Look, PieceSpec
 
 MOVE_SECONDS = 0.12  # one move's animation; TEXTUAL_ANIMATIONS=none makes it instant
 MAX_TILE_HEIGHT, MAX_TILE_WIDTH = 7, 17
@@ -29,7 +29,7 @@ class Piece(Widget):
     """One tile or piece; ``spec`` says what it is and where it stands.
 
     A piece that travels looks the same: its offset changes move it without drawing it again, and its
-    screen, if it can (``travelled``: see :class:`tui.rendering.DirtyOnlyRendering`), moves its region
+    screen, if it can (``travelled``: see :class:`tui.patches.rendering.DirtyOnlyRendering`), moves its region
     rather than arranging every widget again."""
 
     def __init__(self, spec: PieceSpec, look: Look):

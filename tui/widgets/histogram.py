@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..ascii import to_ascii
+from tui.ascii import to_ascii
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 ASCII_EIGHTHS = " ..::==##"

@@ -21,7 +21,7 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.widget import Widget
 
-from ..ascii import ascii_mode
+from tui.ascii import ascii_mode
 
 PALETTE_EDGE = {"vkey": "▏", "ascii": "|"}  # the border left of the palette key, as Textual draws it
 

@@ -2,7 +2,7 @@
 
 A *look* turns a state (the puzzle's cell codes, see the solver modules) into piece specs, and draws
 one piece at a given size.  It knows the notation's codes and glyphs, never the rules: moves always
-come from the :class:`~solver.puzzles.base.Puzzle`.
+come from the :class:`~solver.puzzle.Puzzle`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.renderables.digits import Digits
 
-from solver.puzzles import goat_notation as goat
-from solver.puzzles.base import Puzzle
+from solver.goat import notation as goat
+from solver.puzzle import Puzzle
 
 GOAT_CLASSES = ("blank", "fence", "fence", "fence", "fence", "sheep", "wolf", "door", "fence", "big")  # code -> CSS kind
 

@@ -1,7 +1,7 @@
 """A 15-puzzle board with article 003's loop drawn over it: each cell's arrow, the jump cells boxed twice.
 
 It draws a state and highlights the tile that moved last; what moves is the loop method's business
-(:mod:`solver.search.loop`).
+(:mod:`solver.sliding.loop`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widget import Widget
 
-from solver.search.loop import JUMP_POSITIONS, LOOP_ARROWS, LOOP_CELLS
+from solver.sliding.loop import JUMP_POSITIONS, LOOP_ARROWS, LOOP_CELLS
 
 JUMP_CELLS = frozenset(r * 4 + c for r, c in (LOOP_CELLS[i] for i in JUMP_POSITIONS))
 ASCII_ARROWS = str.maketrans("↓←↑→", "v<^>")

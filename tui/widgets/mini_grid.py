@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..ascii import to_ascii
+from tui.ascii import to_ascii
 
 GAP_X, GAP_Y = 2, 1
 

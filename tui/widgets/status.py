@@ -18,12 +18,11 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.visual import RulesMap
 
-from solver.puzzles.base import Proof
-
-from ..ascii import Static
-from ..game.formatting import clock_text, plural
-from ..game.live import PLAYER_BEAT_SECONDS
-from ..game.phase import Phase
+from solver.puzzle import Proof
+from tui.ascii import Static
+from tui.game.formatting import clock_text, plural
+from tui.game.live import PLAYER_BEAT_SECONDS
+from tui.game.phase import Phase
 
 SPIN = "{spinner}"  # replaced by the spinner's current frame
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -45,7 +44,7 @@ def shown_id(game_id: str) -> str:
 class GameStatus(Vertical):
     """Moves, clock, distance line, parity verdict, solver line and message, one Static each."""
 
-    game_id: reactive[str] = reactive("", init=False, repaint=False)  # the start board's game ID (see solver.puzzles.ids)
+    game_id: reactive[str] = reactive("", init=False, repaint=False)  # the start board's game ID (see solver.ids)
     moves: reactive[int] = reactive(0, init=False, repaint=False)
     seconds: reactive[int] = reactive(0, init=False, repaint=False)  # whole seconds on the clock
     distance: reactive[str] = reactive("", init=False, repaint=False)

@@ -14,7 +14,7 @@ from textual import events
 from textual.content import Content
 from textual.widget import Widget
 
-from ..ascii import text_for
+from tui.ascii import text_for
 
 ICON = "駒"
 ICON_WIDTH = 8  # the icon's columns, as Textual's HeaderIcon (padding 0 1)

@@ -1,0 +1,1 @@
+"""Goat: the model, its notation, kernels and search."""

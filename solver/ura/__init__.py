@@ -1,0 +1,1 @@
+"""Ura-omote: the model, its orbit layout and kernels."""

@@ -1,0 +1,178 @@
+"""Partial screen updates that render only the widgets under the change.
+
+Textual's compositor, asked to redraw one changed line, picks the widgets to render by their
+*clip* (the region of the container that clips them), which for a widget on the screen is the
+whole screen: so every visible widget runs ``render_lines`` on every update, a clock tick
+included.  :class:`DirtyOnlyCompositor` picks them by the part of them that shows, and by the
+regions that changed rather than the rectangle around them all: a move that changes two tiles
+and two lines of the side panel renders those four widgets, not the board, the panel and the
+tiles between.  It also skips a widget whose changed part is wholly covered by one in front of
+it, as the containers behind a line of text are: the compositor paints front to back and keeps
+the first strip it gets for each span, so a covered widget's lines would be thrown away.  What
+reaches the terminal is the same: an update only ever writes the changed spans.
+
+A widget that only travels (a board's tile, which tells its screen: :meth:`DirtyOnlyRendering.travelled`) moves
+without a layout pass: its
+offset changes ask Textual for a repaint (which it does not need: it looks the same) and a full
+``reflow`` of the screen (every widget arranged again).  :meth:`DirtyOnlyCompositor.reflow` instead
+moves its region by how far it travelled, when nothing else asked for a layout since the last one.
+
+It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
+``visible_widgets``, ``_full_map`` and the caches a reflow drops), on the screen's
+``_layout_widgets`` (who asked for a layout) and on the screen keeping its compositor in
+``_compositor``; these are checked
+when the first screen is made (:func:`compositor_misfit`), and then for each screen.  If they are not as in Textual 8.2,
+screens keep Textual's own compositor, and Koma says so once (:func:`tui.patches.checks.step_aside`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+from textual._compositor import ChopsUpdate, Compositor, ReflowResult
+from textual.geometry import Offset, Region, Size
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widget import Widget
+
+from tui.patches.checks import first_problem, missing, parameters_differ, step_aside, told_if_misfit
+
+
+class DirtyOnlyCompositor(Compositor):
+    """Textual's compositor; a partial update renders only the widgets that show in a changed region
+    and are not covered there by a widget in front."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._changed: list[Region] = []  # the regions of the partial update under way
+        self._travelled: dict[Widget, Offset] = {}  # widgets that only travelled since the last reflow: how far
+        self._screen_layouts = -1  # the screen's own layout requests counted at the last reflow
+
+    def travelled(self, widget: Widget, distance: Offset) -> None:
+        """``widget`` moved by ``distance`` (its offset changed; its size and look did not)."""
+        self._travelled[widget] = self._travelled.get(widget, Offset(0, 0)) + distance
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        travelled, self._travelled = self._travelled, {}
+        screen_layouts, self._screen_layouts = self._screen_layouts, parent._layout_updates
+        if travelled and screen_layouts == parent._layout_updates and self._translate(parent, size, travelled):
+            return ReflowResult(hidden=set(), shown=set(), resized=set())
+        return super().reflow(parent, size)
+
+    def _translate(self, parent: Widget, size: Size, travelled: dict[Widget, Offset]) -> bool:
+        """Move the travelled widgets' regions, if they are all that asked for a layout and stay inside their clip."""
+        if parent is not self.root or size != self.size or self._full_map_invalidated:
+            return False
+        asked = getattr(parent, "_layout_widgets", None)
+        if not asked or not all(widget in travelled for widgets in asked.values() for widget in widgets):
+            return False
+        moved = {}
+        for widget, distance in travelled.items():
+            geometry = self._full_map.get(widget)
+            if geometry is None:
+                return False
+            region = geometry.region.translate(distance)
+            if not contains(geometry.clip, region) or not contains(geometry.clip, geometry.region):
+                return False
+            moved[widget] = geometry._replace(region=region)  # the virtual region is where it stands before its offset
+        for widget, geometry in moved.items():
+            self._dirty_regions.update((self._full_map[widget].region, geometry.region))
+            self._full_map[widget] = geometry
+        self._cuts = self._layers = self._layers_visible = self._visible_widgets = self._visible_map = None
+        return True
+
+    def render_partial_update(self) -> ChopsUpdate | None:
+        self._changed = list(self._dirty_regions)
+        try:
+            return super().render_partial_update()
+        finally:
+            self._changed = []
+
+    def _get_renders(self, crop: Region | None = None) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        if not crop:
+            yield from super()._get_renders(crop)
+            return
+        changed = [part for part in (overlap(crop, region) for region in self._changed) if part] or [crop]
+        in_front: list[Region] = []  # the shown parts of the widgets rendered so far, front first
+        for widget, (region, clip) in self.visible_widgets.items():
+            shown = overlap(region, clip)
+            if shown is None:
+                continue
+            needed = [part for part in (overlap(shown, region) for region in changed) if part]
+            if not needed or all(any(contains(front, part) for front in in_front) for part in needed):
+                continue
+            in_front.append(shown)
+            x, y, width, height = shown
+            yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+
+
+def overlap(a: Region, b: Region) -> Region | None:
+    """The part of ``a`` inside ``b``, or None if they do not overlap.
+
+    ``Region.intersection`` without its LRU cache, which would keep every pair of regions a
+    partial update compares, up to 4,096 of them, alive in each game.
+    """
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    left, top = max(ax, bx), max(ay, by)
+    right, bottom = min(ax + aw, bx + bw), min(ay + ah, by + bh)
+    if right <= left or bottom <= top:
+        return None
+    return Region(left, top, right - left, bottom - top)
+
+
+def contains(outer: Region, inner: Region) -> bool:
+    """Whether ``inner`` lies wholly inside ``outer`` (``Region.contains_region`` without its LRU cache)."""
+    ox, oy, ow, oh = outer
+    ix, iy, iw, ih = inner
+    return ox <= ix and oy <= iy and ix + iw <= ox + ow and iy + ih <= oy + oh
+
+
+OVERRIDE = "partial-update compositor"
+INSTEAD = "screens use Textual's own compositor, which renders every visible widget on each update"
+
+
+def compositor_misfit() -> str | None:
+    """Why this Textual's compositor is not the one :class:`DirtyOnlyCompositor` was written for, or None."""
+    return first_problem(
+        lambda: missing(Compositor, ["render_partial_update", "_get_renders", "visible_widgets"]),
+        lambda: parameters_differ(Compositor.render_partial_update, ["self"]),
+        lambda: parameters_differ(Compositor._get_renders, ["self", "crop"]),
+        lambda: missing(Compositor(), ["_dirty_regions", "_full_map", "_full_map_invalidated", "_cuts", "_layers",
+                                       "_layers_visible", "_visible_widgets", "_visible_map", "root", "size"]),
+        lambda: parameters_differ(Compositor.reflow, ["self", "parent", "size"]),
+        lambda: missing(Screen(), ["_layout_widgets", "_layout_updates"]),
+        lambda: parameters_differ(Widget.render_lines, ["self", "crop"]),
+    )
+
+
+def check() -> str | None:
+    """:func:`compositor_misfit`, told once (:func:`tui.patches.checks.step_aside`) if there is one."""
+    return told_if_misfit(OVERRIDE, compositor_misfit(), INSTEAD)
+
+
+@functools.cache
+def misfit() -> str | None:
+    """:func:`check`, run on first use (not at import) and remembered: None while the override is on."""
+    return check()
+
+
+class DirtyOnlyRendering(Screen):
+    """A screen whose partial updates render only what they touch (see :class:`DirtyOnlyCompositor`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if misfit():
+            return  # told once
+        if type(getattr(self, "_compositor", None)) is not Compositor:
+            step_aside(OVERRIDE, "a Screen keeps no Compositor in _compositor", INSTEAD)
+            return
+        self._compositor = DirtyOnlyCompositor()
+
+    def travelled(self, widget: Widget, distance: Offset) -> None:
+        """``widget`` only moved, by ``distance``: its offset changed, its size and look did not (a board's tile).
+        The next layout pass moves its region instead of arranging the screen again (see :class:`DirtyOnlyCompositor`)."""
+        if isinstance(self._compositor, DirtyOnlyCompositor):
+            self._compositor.travelled(widget, distance)
+

@@ -1,0 +1,1 @@
+"""``koma serve``: the SSH front end."""

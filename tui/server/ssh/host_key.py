@@ -1,0 +1,83 @@
+"""The server's SSH host key: made once (ed25519, mode 0600, written atomically), then reused by every replica given it;
+and the server's part of ``koma doctor`` (:func:`serving_health`).  asyncssh is imported only to read or make a key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from solver.engines.paths import data_dir
+from tui.server.private_files import make_private
+
+if TYPE_CHECKING:
+    import asyncssh
+
+    from solver.tools.doctor import Problem
+
+HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless koma serve --host-key names another file
+
+
+def default_host_key_path() -> Path:
+    return data_dir() / HOST_KEY_NAME
+
+
+def host_key(path: Path, log: Callable[[str], None] = lambda line: None) -> asyncssh.SSHKey:
+    """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
+    import asyncssh
+
+    if path.exists():
+        try:
+            key = asyncssh.read_private_key(str(path))
+            make_private(path, log)
+            return key
+        except (OSError, asyncssh.KeyImportError) as problem:
+            raise ValueError(f"cannot read the host key {path}: {getattr(problem, 'strerror', None) or problem}") from None
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="koma serve")
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(key.export_private_key())
+            os.link(temp, path)  # never replaces a key that a replica starting at the same time wrote first
+        finally:
+            os.unlink(temp)
+    except FileExistsError as problem:
+        if problem.filename2 != str(path):  # not the link to the key: a file where a folder should be
+            raise ValueError(f"cannot write the host key {path}: {why_not_written(path, problem)}") from None
+        return asyncssh.read_private_key(str(path))
+    except OSError as problem:
+        raise ValueError(f"cannot write the host key {path}: {why_not_written(path, problem)}") from None
+    key.write_public_key(str(path) + ".pub")
+    log(f"generated the host key {path}")
+    return key
+
+
+def why_not_written(path: Path, problem: OSError) -> str:
+    """What stops a file being written at ``path``: a folder on its way that is a file, else the system's reason."""
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} is not a directory"
+    return problem.strerror or str(problem)
+
+
+def serving_health(report: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """``koma doctor``'s figures about serving (asyncssh installed, the default host key) and its advice."""
+    try:
+        have_asyncssh = bool(metadata.version("asyncssh"))
+    except metadata.PackageNotFoundError:
+        have_asyncssh = False
+    path = default_host_key_path()
+    problems = [] if have_asyncssh else [{"problem": "asyncssh is missing, so 'koma serve' is unavailable",
+                                          "fix": "pip install -e '.[ssh]'", "severity": "advice"}]
+    return {"asyncssh": have_asyncssh, "host_key": str(path), "host_key_exists": path.exists()}, problems
+
+
+def serving_line(serve: dict[str, Any]) -> str:
+    return (f"serve         asyncssh={'yes' if serve['asyncssh'] else 'no'}  host key {serve['host_key']}"
+            f" ({'present' if serve['host_key_exists'] else 'not generated yet'})")

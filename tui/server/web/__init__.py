@@ -1,0 +1,1 @@
+"""``koma web``: the browser front end."""

@@ -1,0 +1,337 @@
+"""Saved games, stats, daily results, replays and live games: one store, every statement written once.
+
+The store speaks to a :class:`Backend` (the seam, like harlequin's ``adapter.py``): SQLite
+(:mod:`tui.storage.sqlite`, a file per box, the default) or PostgreSQL (:mod:`tui.storage.postgres`,
+shared by replicas).  The two differ only in connecting, placeholders (``?`` here, turned into ``%s`` by the
+PostgreSQL backend) and locking (SQLite's ``BEGIN IMMEDIATE``; PostgreSQL's per-player advisory lock).
+
+Everything is per *player* (``$KOMA_PLAYER``, else ``local``).  A row of ``games`` per player and game key
+(a puzzle id, or ``daily/DAY/ID``) holds the game in progress; ``stats`` the figures per puzzle; ``results``
+each player's best daily result, which the leaderboards rank; ``replays`` every finished game move by move;
+``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.game.live`).
+
+Every method either answers or raises :class:`StoreError` (one line): a failed read is "unknown", never
+"nothing saved".  Writes are idempotent, so the outbox (:mod:`tui.storage.outbox`) may replay them: a save
+carries the time it was accepted (``revision``) and never replaces a newer one; a save guarded ``absent``
+(the session could not read the row) never replaces a stored game at all; and a finish is applied once,
+by its id (``applied_ops``).  A damaged row is skipped with a notice (:attr:`Store.notices`).  This module
+never imports Textual.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from solver.errors import KomaError
+from tui.game.live import LiveGames
+from tui.game.players import player_identity
+from tui.game.records import (
+    REPLAYS_KEPT,
+    BadRow,
+    Replay,
+    Result,
+    SavedGame,
+    Stats,
+    after_win,
+    game_from_row,
+    rank_key,
+    replay_from_row,
+    result_from_row,
+    stats_from_row,
+)
+from tui.game.speed import SpeedResult
+from tui.game.speed_notation import solve_from_record
+from tui.game.writes import FinishGame, Guard, RecordSpeedSolve
+from tui.storage.backend import Backend, Query, StoreError, one_line
+from tui.storage.sqlite import MEMORY, MIGRATIONS, SCHEMA_VERSION, SqliteBackend, database_path, inspect, run_script
+
+__all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Backend", "Replay", "Result", "SavedGame", "Stats", "Store", "StoreError",
+           "database_path", "inspect", "one_line", "run_script"]
+
+# --- every statement the store runs, for both backends -----------------------------------------------
+SELECT_GAME = "SELECT start, moves, origins, position, seconds, hints FROM games WHERE player = ? AND puzzle = ?"
+SELECT_GAMES = "SELECT puzzle, start, moves, origins, position, seconds, hints FROM games WHERE player = ?"
+UPSERT_GAME = (  # a save replaces only an older one: an outbox may replay saves late
+    "INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated, revision) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, puzzle) DO UPDATE SET start = excluded.start, "
+    "moves = excluded.moves, origins = excluded.origins, position = excluded.position, seconds = excluded.seconds, "
+    "hints = excluded.hints, updated = excluded.updated, revision = excluded.revision "
+    "WHERE games.revision IS NULL OR games.revision <= excluded.revision")
+INSERT_GAME_IF_ABSENT = (  # a session that could not read the row never replaces it
+    "INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated, revision) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, puzzle) DO NOTHING")
+DELETE_GAME = "DELETE FROM games WHERE player = ? AND puzzle = ? AND (revision IS NULL OR revision <= ?)"
+SELECT_STATS = ("SELECT solved, by_koma, best_moves, best_optimal, best_seconds FROM stats "
+                "WHERE player = ? AND puzzle = ?")
+UPSERT_STATS = (
+    "INSERT INTO stats (player, puzzle, solved, by_koma, best_moves, best_optimal, best_seconds, updated) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, puzzle) DO UPDATE SET solved = excluded.solved, "
+    "by_koma = excluded.by_koma, best_moves = excluded.best_moves, best_optimal = excluded.best_optimal, "
+    "best_seconds = excluded.best_seconds, updated = excluded.updated")
+UPSERT_PLAYER = ("INSERT INTO players (player, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT (player) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen")
+SELECT_RESULT = "SELECT moves, optimal, seconds FROM results WHERE day = ? AND puzzle = ? AND player = ?"
+UPSERT_RESULT = (
+    "INSERT INTO results (day, puzzle, player, moves, optimal, seconds, hints, finished) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (day, puzzle, player) DO UPDATE SET "
+    "moves = excluded.moves, optimal = excluded.optimal, seconds = excluded.seconds, "
+    "hints = excluded.hints, finished = excluded.finished")
+SELECT_RESULTS = (
+    "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM results r "
+    "LEFT JOIN players p ON p.player = r.player WHERE r.day = ? AND r.puzzle = ?")
+INSERT_REPLAY = ("INSERT INTO replays (player, game, puzzle, start, moves, origins, seconds, optimal, by_koma, finished) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts them oldest first)
+    "SELECT r.player, COALESCE(p.name, r.player), r.game, r.start, r.moves, r.origins, r.seconds, r.optimal, r.by_koma, "
+    "r.finished FROM replays r LEFT JOIN players p ON p.player = r.player "
+    "WHERE r.player = ? AND (CAST(? AS TEXT) IS NULL OR r.game = ?) ORDER BY r.finished DESC, r.id DESC LIMIT ?")
+INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
+    "INSERT INTO speed_solves (player, op, size, event, run, leg, scramble, moves, times, time_ms, dnf, finished) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
+SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
+    "SELECT size, event, run, leg, scramble, moves, times, dnf FROM speed_solves WHERE player = ? "
+    "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
+SELECT_EVENT_SOLVES = (  # every player's solves of one event and size, the first first (the daily speed board)
+    "SELECT s.player, COALESCE(p.name, s.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, s.dnf "
+    "FROM speed_solves s LEFT JOIN players p ON p.player = s.player WHERE s.event = ? AND s.size = ? "
+    "ORDER BY s.finished, s.id")
+SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
+CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
+FORGET_OLD_OPS = "DELETE FROM applied_ops WHERE applied < ?"
+OPS_KEPT_SECONDS = 30 * 86400.0  # an outbox older than this is not replayed (see tui.storage.outbox)
+
+
+class Store(LiveGames):
+    """One player's view of the database; see the module's docstring for what it keeps and how it fails."""
+
+    def __init__(self, path: Path | str | None = None, player: str | None = None, name: str | None = None, *,
+                 backend: Backend | None = None, timeout: float = 5.0):
+        """On ``backend``, else on the SQLite file ``path`` (default: koma.db in the data dir; ``:memory:``
+        keeps nothing).  ``timeout`` is how long a SQLite statement waits for another process's lock."""
+        if backend is None:
+            backend = SqliteBackend(path, timeout)
+        self.backend = backend
+        self.player, self.player_name = player_identity(player, name)
+        self.notices: list[str] = list(backend.notices)
+        backend.notices.clear()
+        self._told: set[str] = set()  # each damaged row is told once a session, however often it is read
+
+    @property
+    def memory_only(self) -> bool:
+        """True when nothing reaches a file or a server (the session plays unsaved)."""
+        return self.backend.memory_only
+
+    @property
+    def where(self) -> str:
+        return self.backend.where
+
+    def drain_notices(self) -> list[str]:
+        out, self.notices = self.notices, []
+        return out
+
+    def close(self) -> None:
+        self.backend.close()
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Every statement in the block in one transaction (the storage service's writer applies many ops so)."""
+        return self.backend.batch()
+
+    def _rows(self, table: str, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
+        """The rows that pass ``check``; a damaged one is skipped with a notice, once a session (it never stops
+        the game, and a list read again and again does not say it again)."""
+        for row in rows:
+            try:
+                yield check(tuple(row))
+            except BadRow as bad:
+                notice = f"Skipped a damaged row of {table} ({where}: {bad}); koma doctor lists it."
+                if notice not in self._told:
+                    self._told.add(notice)
+                    self.notices.append(notice)
+
+    # --- games -------------------------------------------------------------------------------------
+    def load_game(self, key: str) -> SavedGame | None:
+        """The game saved under ``key``; None when there is none (StoreError when that is not known)."""
+        rows = self.backend.query(SELECT_GAME, (self.player, key))
+        return next(self._rows("games", rows, game_from_row, f"player {self.player}, {key}"), None)
+
+    def games_in_progress(self) -> dict[str, SavedGame]:
+        rows = self.backend.query(SELECT_GAMES, (self.player,))
+        return {str(row[0]): game for row in rows
+                for game in self._rows("games", [tuple(row[1:])], game_from_row, f"player {self.player}, {row[0]}")}
+
+    def save_game(self, key: str, game: SavedGame, *, at: float | None = None, guard: Guard = Guard.NONE) -> bool:
+        """Save ``game`` under ``key``, accepted at ``at``; False if a newer save is stored, or (guard
+        ``ABSENT``) any game is stored."""
+        at = time.time() if at is None else at
+        sql = INSERT_GAME_IF_ABSENT if guard is Guard.ABSENT else UPSERT_GAME
+        args = (self.player, key, game.start, json.dumps(game.moves), game.origins, game.position, game.seconds, game.hints,
+                time.time(), at)
+        return bool(self.backend.query(sql + " RETURNING puzzle", args))
+
+    def clear_game(self, key: str, *, at: float | None = None) -> None:
+        """Forget the game under ``key`` (won, or replaced), unless a save newer than ``at`` is stored."""
+        self.backend.query(DELETE_GAME, (self.player, key, time.time() if at is None else at))
+
+    # --- stats -------------------------------------------------------------------------------------
+    def stats(self, puzzle: str) -> Stats:
+        rows = self.backend.query(SELECT_STATS, (self.player, puzzle))
+        return next(self._rows("stats", rows, stats_from_row, f"player {self.player}, {puzzle}"), Stats())
+
+    def record_win(self, puzzle: str, moves: int, optimal: int | None, seconds: float) -> Stats:
+        """Count a game the player solved; keep the best moves (with that game's optimum) and the best time."""
+        with self.backend.transaction(self.player) as query:
+            return self._update_stats(query, puzzle, lambda old: after_win(old, moves, optimal, seconds))
+
+    def record_koma_finish(self, puzzle: str) -> Stats:
+        with self.backend.transaction(self.player) as query:
+            return self._update_stats(query, puzzle, _koma_finished)
+
+    def _update_stats(self, query: Query, puzzle: str, update: Callable[[Stats], Stats]) -> Stats:
+        rows = query(SELECT_STATS, (self.player, puzzle))
+        new = update(next(self._rows("stats", rows, stats_from_row, f"player {self.player}, {puzzle}"), Stats()))
+        query(UPSERT_STATS, (self.player, puzzle, new.solved, new.by_koma, new.best_moves, new.best_optimal,
+                             new.best_seconds, time.time()))
+        return new
+
+    # --- players, daily results, leaderboards ----------------------------------------------------------
+    def seen(self) -> None:
+        """Record that the player came (their name, first and last visit)."""
+        now = time.time()
+        self.backend.query(UPSERT_PLAYER, (self.player, self.player_name, now, now))
+
+    def record_daily(self, day: str, puzzle: str, moves: int, optimal: int | None, seconds: float,
+                     hints: int = 0) -> int | None:
+        """Keep the player's best result on ``day``'s board of ``puzzle``; returns the player's rank that day."""
+        with self.backend.transaction(self.player) as query:
+            self._keep_best_result(query, day, puzzle, moves, optimal, seconds, hints)
+        return self.rank(day, puzzle)
+
+    def _keep_best_result(self, query: Query, day: str, puzzle: str, moves: int, optimal: int | None, seconds: float,
+                          hints: int) -> None:
+        rows = query(SELECT_RESULT, (day, puzzle, self.player))
+        old = next(self._rows("results", [(self.player, "", *row, 0) for row in rows], result_from_row,
+                              f"{day} {puzzle}, player {self.player}"), None)
+        if old is None or rank_key(moves, optimal, seconds) < rank_key(old.moves, old.optimal, old.seconds):
+            query(UPSERT_RESULT, (day, puzzle, self.player, moves, optimal, seconds, hints, time.time()))
+
+    def rank(self, day: str, puzzle: str) -> int | None:
+        board = self.leaderboard(day, puzzle, limit=None)
+        return next((k for k, r in enumerate(board, 1) if r.player == self.player), None)
+
+    def leaderboard(self, day: str, puzzle: str, limit: int | None = 20) -> list[Result]:
+        """The day's ranked results for a puzzle: fewest moves over optimal, then fewest moves, then time."""
+        rows = self.backend.query(SELECT_RESULTS, (day, puzzle))
+        results = self._rows("results", rows, result_from_row, f"{day} {puzzle}")
+        ranked = sorted(results, key=lambda r: (*rank_key(r.moves, r.optimal, r.seconds), r.name))
+        return ranked if limit is None else ranked[:limit]
+
+    def daily_result(self, day: str, puzzle: str) -> Result | None:
+        return next((r for r in self.leaderboard(day, puzzle, limit=None) if r.player == self.player), None)
+
+    # --- replays ------------------------------------------------------------------------------------
+    def record_replay(self, replay: Replay) -> None:
+        """Keep a finished game of this player's, move by move."""
+        self.backend.query(INSERT_REPLAY, self._replay_args(replay))
+
+    def _replay_args(self, replay: Replay) -> tuple:
+        return (self.player, replay.game, replay.puzzle, replay.start, json.dumps(replay.moves), replay.origins,
+                replay.seconds, replay.optimal, int(replay.by_koma), replay.finished or time.time())
+
+    def replays(self, player: str | None = None, game: str | None = None, limit: int = REPLAYS_KEPT) -> list[Replay]:
+        """``player``'s (else this player's) last ``limit`` finished games, of one game key if given, oldest first."""
+        who = player or self.player
+        rows = self.backend.query(SELECT_REPLAYS, (who, game, game, limit))
+        return list(self._rows("replays", rows, replay_from_row, f"player {who}"))[::-1]
+
+    # --- speed solves --------------------------------------------------------------------------------
+    def record_speed_solve(self, op_id: str, solve: RecordSpeedSolve, at: float) -> None:
+        """Keep one speed solve (:func:`tui.game.speed_notation.solve_record`), once per ``op_id``."""
+        self.backend.query(INSERT_SPEED_SOLVE, (
+            self.player, op_id, solve.size, solve.event, solve.run, solve.leg, solve.scramble, solve.moves, solve.times,
+            solve.time_ms, int(solve.dnf), at))
+
+    def speed_solves(self, size: str | None = None, limit: int = SPEED_SOLVES_READ) -> list[SpeedResult]:
+        """This player's last ``limit`` speed solves (every leg of an event; of one size ``WxH`` if given), oldest
+        first."""
+        rows = self.backend.query(SELECT_SPEED_SOLVES, (self.player, size, size, limit))
+        return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
+
+    def speed_board(self, event: str, size: str) -> list[SpeedEntry]:
+        """The board of one speed event and size (a day's daily board): each player's *first* solve of it (a
+        scramble solved again is known), the finished ones by time, then the DNFs."""
+        rows = self.backend.query(SELECT_EVENT_SOLVES, (event, size))
+        first: dict[str, SpeedEntry] = {}
+        for row in rows:
+            player, name = str(row[0]), str(row[1])
+            if player in first:
+                continue
+            for result in self._rows("speed_solves", [tuple(row[2:])], _speed_solve_from_row, f"{event} {size}"):
+                first[player] = SpeedEntry(player, name, result)
+        return sorted(first.values(), key=lambda entry: (entry.result.result_ms, entry.name))
+
+    # --- a finished game, once ------------------------------------------------------------------------
+    def finish(self, op_id: str, finish: FinishGame, at: float, *, clear: bool = True) -> tuple[Stats | None, int | None]:
+        """Record a finished game in one transaction, once per ``op_id``: its replay, the stats, the daily result,
+        and (``clear``) the saved game cleared.  A replay from the outbox records nothing the second time, but
+        clears the game again (the saves replayed before it brought it back).  Returns the stats and the daily
+        rank (None when not counted)."""
+        stats: Stats | None = None
+        with self.backend.transaction(self.player) as query:
+            query(FORGET_OLD_OPS, (time.time() - OPS_KEPT_SECONDS,))
+            first_time = query(CLAIM_OP + " RETURNING op", (op_id, time.time()))
+            if first_time and finish.first:
+                query(INSERT_REPLAY, self._replay_args(Replay(
+                    finish.key, finish.start, list(finish.played), finish.origins, finish.seconds, finish.optimal,
+                    finish.by_koma, at)))
+                if finish.by_koma:
+                    stats = self._update_stats(query, finish.stats_id, _koma_finished)
+                else:
+                    stats = self._update_stats(query, finish.stats_id, lambda old: after_win(
+                        old, finish.moves, finish.optimal, finish.seconds))
+                    if finish.daily:
+                        self._keep_best_result(query, finish.daily, finish.stats_id, finish.moves, finish.optimal,
+                                               finish.seconds, finish.hints)
+            if clear:  # also when replayed: the saves before it came back too
+                query(DELETE_GAME, (self.player, finish.key, at))
+        rank = self.rank(finish.daily, finish.stats_id) if finish.daily and not finish.by_koma else None
+        if stats is None and not finish.by_koma:
+            stats = self.stats(finish.stats_id)
+        return stats, rank
+
+    # --- live games and watching (the methods are tui.game.live.LiveGames's) -------------------------
+    def _live_read(self, sql: str, args: tuple) -> list[tuple]:
+        return self.backend.query(sql, args)
+
+    def _live_write(self, key: tuple, sql: str, args: tuple) -> None:
+        self.backend.query(sql, args)
+
+    def _live_rows(self, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
+        return self._rows("games", rows, check, where)
+
+
+@dataclass(frozen=True)
+class SpeedEntry:
+    """One player's solve on a speed board."""
+
+    player: str
+    name: str
+    result: SpeedResult
+
+
+def _speed_solve_from_row(row: tuple) -> SpeedResult:
+    size, event, run, leg, scramble, moves, times, dnf = row
+    try:
+        return solve_from_record(RecordSpeedSolve(str(size), str(event), str(scramble), str(moves), str(times), 0,
+                                                  bool(dnf), str(run or ""), int(leg or 0)))
+    except (KomaError, TypeError, ValueError) as problem:
+        raise BadRow(str(problem)) from None
+
+
+def _koma_finished(old: Stats) -> Stats:
+    return Stats(old.solved, old.by_koma + 1, old.best_moves, old.best_optimal, old.best_seconds)

@@ -1,0 +1,57 @@
+"""Running a :class:`~tui.game.solver_jobs.SolverJob` in a screen's thread worker: the one way screens start a search.
+
+The job's stop flag is registered for cancel-on-quit while it runs (``StopFlags.registered``);
+progress comes back as throttled :class:`~tui.messages.JobProgress` messages, and the answer as the
+typed message the caller names (``answer=SolutionFound``: built from the job and what ``compute``
+returned), or as ``failed`` (:class:`~tui.messages.JobFailed` unless the caller names another) with
+the exception, which the screen words for the player.  A cancelled job posts nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.worker import Worker
+
+from solver.engines.progress import throttled
+from solver.errors import Cancelled
+from tui.app_view import koma_app
+from tui.game.solver_jobs import SolverJob
+from tui.messages import JobFailed, JobProgress
+
+Report = Callable[[dict[str, Any]], None]
+T = TypeVar("T")
+
+
+def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report], T], *, group: str,
+            answer: Callable[[SolverJob, T], Message] | None,
+            failed: Callable[[SolverJob, Exception], Message] = JobFailed,
+            interval: float = 0.1) -> Worker[None]:
+    """Run ``compute(job, report)`` in an exclusive thread worker of ``node`` (a newer job of ``group`` replaces it).
+
+    Its result is posted as ``answer(job, result)``; ``answer=None`` posts nothing at the end (a job whose
+    answers come one by one, posted by ``compute`` itself).  An exception is posted as ``failed(job, error)``.
+    """
+    stop_flags = koma_app(node).stop_flags
+
+    def post_progress(info: dict[str, Any]) -> None:
+        node.post_message(JobProgress(job, dict(info)))
+
+    report = throttled(post_progress, interval)
+
+    def body() -> None:
+        with stop_flags.registered(job):
+            try:
+                result = compute(job, report)
+            except Cancelled:
+                return
+            except Exception as error:  # a solver problem must not take the game down: the screen reports it
+                node.post_message(failed(job, error))
+                return
+        if answer is not None and not job.cancelled:
+            node.post_message(answer(job, result))
+
+    return node.run_worker(body, thread=True, exclusive=True, group=group, name=group)

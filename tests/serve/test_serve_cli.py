@@ -65,7 +65,7 @@ def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
 def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypatch):
     from types import SimpleNamespace
 
-    from tui.server.ssh.server import Game
+    from tui.server.game import Game
     from tui.server.transport import SshTransport
 
     for name in ("NO_COLOR", "TEXTUAL_COLOR_SYSTEM", "LINES", "COLUMNS", "KOMA_SERVE_COLORTERM"):

@@ -1,4 +1,4 @@
-"""How a game reaches its player: the seam between :class:`tui.server.ssh.server.Game` and a connection.
+"""How a game reaches its player: the seam between :class:`tui.server.game.Game` and a connection.
 
 A game runs on a pty whatever carries it; only the transport knows the wire.  One game, two transports:
 :class:`SshTransport` (an asyncssh session channel, ``koma serve``) and

@@ -2,7 +2,7 @@
 
 An aiohttp server serves our small page (``static/``), xterm.js with textual-serve's driver from the
 installed ``textual-serve`` package (never copied here, nothing from another site) and a WebSocket at ``ws``
-beside the page.  Each game is :class:`tui.server.ssh.server.Game` on a
+beside the page.  Each game is :class:`tui.server.game.Game` on a
 :class:`~tui.server.web.transport.WebTransport`: the same pump, seats, per-player cap, rate limit and idle
 timeout as over SSH.  A WebSocket is refused, with one line and before anything is allocated, when its
 ``Origin`` is not this page's host, its player cookie is missing or not ours, or the server (or its address)
@@ -33,10 +33,11 @@ from aiohttp import WSMsgType, web
 
 from solver.engines.paths import data_dir
 from tui.server import lifecycle, metrics
+from tui.server.game import Game
 from tui.server.log_lines import escape_controls
 from tui.server.server_log import Throttle
 from tui.server.ssh.proxy import address_group, trusted_by
-from tui.server.ssh.server import PRIVATE_UMASK, Game, KomaServer
+from tui.server.ssh.server import PRIVATE_UMASK, KomaServer
 from tui.server.terminal import window_size
 from tui.server.web.identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, LinkCodes, cookie_key
 from tui.server.web.options import WebOptions, web_options_from

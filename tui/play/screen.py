@@ -13,7 +13,6 @@ Escape or leaving the screen cancels a search; a hidden screen holds its timers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -28,15 +27,15 @@ from tui.game.history import KOMA, PLAYER
 from tui.game.live import heartbeat
 from tui.game.phase import Phase
 from tui.game.playback import PlaybackController, Step
-from tui.game.records import SavedGame
-from tui.game.session import GameSession, Push, Saver, recorded_text, saving_text, session_view
+from tui.game.session import GameSession, Push, Saver, session_view
 from tui.game.solver_jobs import SolverJob
-from tui.messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
+from tui.messages import DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.play.held_game import HeldGame
 from tui.play.keys import PLAY_BINDINGS, bound_key
 from tui.play.proving_view import ProvingPlay
 from tui.play.solving import PlaySolver, failure_text, found_text
-from tui.storage.service import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
+from tui.storage.service import Answer, SavingDelayed
 from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
@@ -44,7 +43,7 @@ from tui.widgets.status import GameStatus
 from tui.widgets.titlebar import TitleBar
 
 
-class PlayScreen(ProvingPlay, DirtyOnlyRendering):
+class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
     BINDINGS = PLAY_BINDINGS
@@ -96,50 +95,6 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
     def job(self) -> SolverJob | None:
         return self.solver.job
 
-
-    # --- the saved game and the store's news (from the storage service) ------------------------------
-    def read_saved_game(self) -> None:
-        """Read the game saved under this screen's key off the UI thread (:meth:`saved_game_read` gets the answer).
-        A save of this session's still in the outbox is the latest: it is resumed without asking the database."""
-        storage, key = koma_app(self).storage, self.session.save_key
-        pending = storage.pending_save(key)
-        if pending is not False:
-            self.saved_game_read(Answer(pending if isinstance(pending, SavedGame) else None))
-        else:
-            koma_app(self).read(self, lambda store: store.load_game(key), self.saved_game_read)
-
-    def saved_game_read(self, answer: Answer) -> None:
-        """The saved game's read answered: the session resumes it, keeps this game, or guards it (unknown)."""
-        if not self.awaiting_saved_game:
-            return
-        self.awaiting_saved_game = False
-        busy = self.job is not None or self.playback.active
-        session, note = self.session.take_saved(answer.value, known=answer.known, busy=busy)
-        if note:
-            self.message = note
-        if session is not self.session:
-            self.session = session
-        self._show(animate=False)
-        for move in self.held_moves:
-            self.play(move)
-        self.held_moves = []
-
-    def storage_news(self, news: News) -> None:
-        """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""
-        if isinstance(news, SavingDelayed):
-            self.status.saving = saving_text(news.reason)
-        elif isinstance(news, SavingResumed):
-            self.status.saving = saving_text(None, news.seconds)
-        elif isinstance(news, GameKeptApart) and news.key == self.session.save_key:
-            self.message = "Your saved game is back. This game was not saved over it: open the puzzle again to resume it."
-        elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:
-            self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
-
-    def save_game(self, *, pause: bool = False) -> None:
-        """Save the game now (the app's signals and restarts ask it); ``pause`` stops its clock first."""
-        if pause:
-            self.session.clock.pause()
-        self.session.save()
 
     def key_for(self, binding_id: str, default: str) -> str:
         return bound_key(self, binding_id, default)
@@ -514,38 +469,6 @@ class PlayScreen(ProvingPlay, DirtyOnlyRendering):
 
     def action_proof(self) -> None:
         koma_app(self).open_proof(self.puzzle, self.state, self.proof)
-
-    def action_new_game(self) -> None:
-        if self.daily:
-            self.message = f"This is the daily board: everyone plays the same one. {self.key_for('play.escape', 'Esc')} goes back."
-            return
-        koma_app(self).open_new_game(self.puzzle, self.warm.is_set(), self._new_game_chosen)
-
-    def _new_game_chosen(self, choice: tuple[str, object] | None) -> None:
-        if choice is None:
-            return
-        kind, value = choice
-        if kind == "board":
-            self.new_game(tuple(cast(tuple, value)), "A new game from your board.")
-            return
-        self.solver.generate(cast("int | None", value) if kind == "distance" else None)
-
-    @on(BoardGenerated)
-    def _board_generated(self, event: BoardGenerated) -> None:
-        self.new_game(event.board, f"A new game, exactly {event.distance} moves from solved." if event.distance
-                      else "A new random game.")
-
-    @on(BoardNotGenerated)
-    def _board_not_generated(self, event: BoardNotGenerated) -> None:
-        self.message = str(event.error)
-
-    def new_game(self, state: tuple, note: str = "") -> None:
-        self._take_over()
-        self.awaiting_saved_game = False
-        self.session.new_game(state)
-        self.solver.solution_path, self.solver.solution_moves = [], []
-        self.message = note
-        self._show()
 
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.status.game_id)  # OSC 52: reaches the player's terminal over SSH too

@@ -13,11 +13,12 @@ import os
 import signal
 import termios
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tui.server import lifecycle, metrics
 from tui.server.colour import colour_environment
 from tui.server.environment import base_environment
+from tui.server.options import ServeOptions
 from tui.server.procfs import doing
 from tui.server.server_log import log
 from tui.server.ssh.proxy import address_group
@@ -25,8 +26,14 @@ from tui.server.terminal import keys_not_signals, set_window_size, terminal_type
 from tui.server.transport import Transport
 from tui.server.warm_pool import WarmGame, apply_limits, signal_game
 
-if TYPE_CHECKING:
-    from tui.server.ssh.server import KomaServer
+
+class Host(Protocol):
+    """What a game asks of the server that hosts it (:class:`tui.server.ssh.server.KomaServer`)."""
+
+    port: int
+    options: ServeOptions
+
+    async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]: ...
 
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
@@ -49,7 +56,7 @@ def child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover 
 class Game:
     """One game process on its own pty, played over a :class:`~tui.server.transport.Transport` (SSH or WebSocket)."""
 
-    def __init__(self, server: KomaServer, transport: Transport, player: str, name: str, peer: str,
+    def __init__(self, server: Host, transport: Transport, player: str, name: str, peer: str,
                  connected: float = 0.0, address: str = ""):
         self.server = server
         self.transport = transport

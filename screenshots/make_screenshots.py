@@ -183,7 +183,13 @@ async def watch_list(pilot) -> None:
     await pilot.pause(0.8)
 
 
-# name -> (puzzle, board, size, ascii, what to do before the shot)
+async def speed(pilot) -> None:
+    await pilot.press("s")  # Speed, from the home screen: a random-state scramble, the clock waits for the first move
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "SpeedScreen")
+    await pilot.pause(0.3)
+
+
+# name -> (puzzle, board, size, ascii, what to do before the shot[, the terminal's size instead of --size])
 SHOTS = {
     "home": (None, None, None, False, nothing),
     "play-8": ("8", "8 6 7/2 5 4/3 _ 1", None, False, settle),
@@ -211,13 +217,18 @@ SHOTS = {
     "stats": (None, None, None, False, your_stats),
     "watch": (None, None, None, False, watch_list),
     "new-game": ("8", "8 6 7/2 5 4/3 _ 1", None, False, keys("n", "down", "down", "enter", *"1 2 3/4 5 6/8 7 _")),
+    "speed": (None, None, None, False, speed),
+    "play-10x10": ("sliding", None, "10x10", False, nothing, (80, 24)),
+    "play-15-44x20": ("15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12", None, False, settle, (44, 20)),
+    "home-44x20": (None, None, None, False, nothing, (44, 20)),
 }
 
 
 async def shoot(name: str, size: tuple[int, int], out: Path) -> Path:
-    puzzle_name, board, board_size, ascii_only, before = SHOTS[name]
+    puzzle_name, board, board_size, ascii_only, before, *own_size = SHOTS[name]
+    size = own_size[0] if own_size else size
     puzzle = get_puzzle(puzzle_name, board_size) if puzzle_name else None
-    start = puzzle.parse(board) if board else None
+    start = puzzle.parse(board) if board else (puzzle.random_state(3) if puzzle is not None else None)
     with tempfile.TemporaryDirectory() as data:
         store = Store(Path(data) / "koma.db", player="user:you", name="you")
         app = KomaApp(puzzle=puzzle, start=start, ascii_only=ascii_only, store=store,

@@ -259,7 +259,10 @@ async def test_no_board_is_drawn_before_the_saved_game_arrives(tmp_path):
         release.set()
         await wait_for(pilot, lambda: screen.phase is not Phase.LOADING, what="the saved game")
         assert board.visible and board.state == saved and shown[0] == saved
-        assert screen.phase is Phase.PLAYING and screen.position == 2
+        assert screen.phase is Phase.READY and screen.position == 2  # a resumed game's clock waits for a move
+        assert not screen.clock.running and screen.clock_timer is None
+        await pilot.press("up")
+        assert screen.phase is Phase.PLAYING and screen.clock.running and screen.clock_timer is not None
 
 
 async def test_corrupt_database_is_moved_aside_and_play_goes_on(tmp_path):

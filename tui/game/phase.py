@@ -9,7 +9,7 @@ class Phase(Enum):
     """The play screen's phase (Textual's demo game keeps its ``state`` the same way)."""
 
     LOADING = "loading"  # the saved game is being read: no board is drawn, keys typed meanwhile are held
-    READY = "ready"  # a board, nothing played yet: the clock waits for the first move
+    READY = "ready"  # a board, nothing played on it since it was shown (a new board, a resumed game): the clock waits
     PLAYING = "playing"  # the player plays: the clock runs
     SOLVING = "solving"  # a solve or a hint is being searched for (the clock runs once a move was played)
     PLAYBACK = "playback"  # Koma plays its solution back

@@ -92,6 +92,7 @@ class HeldGame:
     def new_game(self: Any, state: tuple, note: str = "") -> None:
         self._take_over()
         self.awaiting_saved_game = False
+        self.played = False  # the new board waits for its first move
         self.session.new_game(state)
         self.solver.solution_path, self.solver.solution_moves = [], []
         self.message = note

@@ -67,6 +67,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         self.solve_at_once = solve
         self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
         self.shown = True  # False while another screen covers this one (its clock and timers hold)
+        self.played = False  # a move was played (or undone, redone) since the game was shown: the clock may run
         self.solver = PlaySolver(self, puzzle)
         self.warm, self.distances = self.solver.warm, self.solver.distances  # the same objects, for short
         self.solver.on_measuring = self.update_status
@@ -168,7 +169,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             return Phase.PAUSED if self.playback.paused else Phase.PLAYBACK
         if self.job is not None:
             return Phase.SOLVING
-        return Phase.READY if self.position == 0 and not self.clock.elapsed() else Phase.PLAYING
+        return Phase.PLAYING if self.played else Phase.READY
 
     def watch_phase(self, phase: Phase) -> None:
         self.set_class(phase is Phase.LOADING, "-loading")
@@ -180,7 +181,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         """Run the clock if the phase says so and the screen is shown (``run`` overrides); the one place it
         starts or stops.  The session's clock starts on the first move (the push), this keeps it and its tick."""
         if run is None:
-            run = self.phase.clock_runs and self.position > 0 and self.shown
+            run = self.phase.clock_runs and self.played and self.shown
         if run:
             self.clock.start()
             if self.clock_timer is None:
@@ -245,6 +246,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             self.message = ""
             self.solver.moved()
         self.awaiting_saved_game = False  # a move was played: a saved game read late does not replace it
+        self.played = True
         self._show()
         if pushed is Push.WON:
             self.on_goal()
@@ -329,6 +331,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             self.app.bell()  # nothing to undo or redo
             return
         self.awaiting_saved_game = False
+        self.played = True
         self._take_over()
         self.message = message
         self._show()

@@ -160,11 +160,11 @@ class Board(Widget):
         return label_h + look.height * max(MIN_TILE_HEIGHT, min(MAX_TILE_HEIGHT, tw // 2 + 1))
 
     def least_size(self) -> tuple[int, int]:
-        """The room the whole board needs at its smallest tiles: a layout never gives it less (a small terminal
-        scrolls instead of cutting the board off)."""
+        """The room the whole board needs at its smallest tiles, the compact ones (see :attr:`compact`): a layout
+        never gives it less (a small terminal scrolls instead of cutting the board off)."""
         look = self.look
-        return (look.width * MIN_TILE_WIDTH + (ROW_LABEL_WIDTH if look.labels else 0),
-                look.height * MIN_TILE_HEIGHT + (COLUMN_LABEL_HEIGHT if look.labels else 0))
+        return (look.width * COMPACT_MIN_WIDTH + (ROW_LABEL_WIDTH if look.labels else 0),
+                look.height + (COLUMN_LABEL_HEIGHT if look.labels else 0))
 
     def on_resize(self) -> None:
         self.layout_pieces()

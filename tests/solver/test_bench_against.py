@@ -18,7 +18,7 @@ def test_the_figures_of_both_checkouts_and_their_ratios():
 
 def test_a_revision_is_checked_out_for_the_run_and_removed_after():
     with checkout_of("HEAD") as folder:
-        assert (folder / "tui" / "server" / "bench.py").is_file() and folder != ROOT
+        assert (folder / "tui" / "server" / "ssh" / "bench.py").is_file() and folder != ROOT
     assert not folder.exists()
 
 

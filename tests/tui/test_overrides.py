@@ -55,7 +55,7 @@ def test_importing_an_override_tells_nothing_its_first_use_tells_once():
         "import sys",
         "from textual._compositor import Compositor",
         "del Compositor._get_renders  # as if Textual had changed",
-        "from tui import driver, rendering, stylesheet, strip_caches",
+        "from tui.patches import driver, rendering, stylesheet, strip_caches",
         "from tui.patches import ssh_environment",
         "print('imported', file=sys.stderr, flush=True)",
         "rendering.DirtyOnlyRendering()",

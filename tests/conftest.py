@@ -16,6 +16,18 @@ if os.environ["KOMA_CACHE_DIR"] != _CACHE:
     os.rmdir(_CACHE)  # a worker's: the controller's is used
 
 
+# Modules whose module-scoped fixture is dear (a server, a cold numba compile, a table): each runs whole on one xdist
+# worker (--dist loadgroup), so that fixture is made once per run, not once per worker that gets one of its tests.
+ONE_WORKER_MODULES = {"test_cache_faults.py", "test_hostile.py", "test_web.py", "test_serve_faults.py",
+                      "test_twentyfour.py", "test_play_twentyfour.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in ONE_WORKER_MODULES:
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+
+
 def pytest_sessionfinish(session):
     """The controller (or a run without workers) removes the directories it made; workers leave the cache to it."""
     if os.environ.get("PYTEST_XDIST_WORKER"):

@@ -22,10 +22,23 @@ ONE_WORKER_MODULES = {"test_cache_faults.py", "test_hostile.py", "test_web.py", 
                       "test_twentyfour.py", "test_play_twentyfour.py"}
 
 
+# What the everyday loop (``pytest -m "not slow"``, README) leaves to the whole run: the servers and browsers
+# (tests/serve), real terminals, cold compiles, and the long searches and fuzzers.
+SLOW_MODULES = {"test_cache_faults.py", "test_e2e_tmux.py", "test_fuzz_dialog.py", "test_move_pruning.py",
+                "test_pdb_dual.py", "test_twentyfour.py", "test_play_twentyfour.py", "test_warm_process.py",
+                "test_startup.py", "test_architecture.py", "test_bench_against.py"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: left out of the everyday loop (pytest -m 'not slow'); the whole run has it")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in ONE_WORKER_MODULES:
             item.add_marker(pytest.mark.xdist_group(item.path.stem))
+        if item.path.parent.name == "serve" or item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_sessionfinish(session):

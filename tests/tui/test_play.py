@@ -197,24 +197,31 @@ async def test_resume_after_restart(tmp_path):
         assert screen.state == screen.start
 
 
-async def test_keys_typed_while_the_saved_game_is_read_are_played_on_it(tmp_path):
-    """The saved game is read off the UI thread: a key typed before it arrives is played on the saved game, and the
-    fresh board shown meanwhile never replaces it."""
+async def saved_then_slow(tmp_path):
+    """An 8-puzzle game saved two moves in; then an app over that database whose reads of saved games wait for the
+    returned event (a slow database).  Returns the saved position, the app and the event."""
     import threading
 
     from tui_helpers import store_of
 
     path = tmp_path / "koma.db"
-    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
-    async with app.run_test(size=(80, 24)) as pilot:
+    first = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
+    async with first.run_test(size=(80, 24)) as pilot:
         await pilot.press("left", "down")
-        saved = app.screen.state
+        saved = first.screen.state
     again = make_app(tmp_path, store=Store(path))
+    store = store_of(again)
+    load_game = store.load_game
     release = threading.Event()
+    store.load_game = lambda key: (release.wait(30), load_game(key))[1]
+    return saved, again, release
+
+
+async def test_keys_typed_while_the_saved_game_is_read_are_played_on_it(tmp_path):
+    """The saved game is read off the UI thread: a key typed before it arrives is played on the saved game, and the
+    fresh board shown meanwhile never replaces it."""
+    saved, again, release = await saved_then_slow(tmp_path)
     async with again.run_test(size=(80, 24)) as pilot:
-        store = store_of(again)
-        load_game = store.load_game
-        store.load_game = lambda key: (release.wait(30), load_game(key))[1]  # a slow database
         await pilot.press("1")  # the 8-puzzle card: its saved game is being read
         screen = again.screen
         assert isinstance(screen, PlayScreen) and screen.awaiting_saved_game
@@ -229,23 +236,10 @@ async def test_keys_typed_while_the_saved_game_is_read_are_played_on_it(tmp_path
 async def test_no_board_is_drawn_before_the_saved_game_arrives(tmp_path):
     """A reconnecting player never sees a fresh board that the saved game then replaces: while the read is under
     way the board and its figures are hidden (the phase is LOADING); the first board shown is the saved one."""
-    import threading
-
-    from tui_helpers import store_of
-
     from tui.game.phase import Phase
 
-    path = tmp_path / "koma.db"
-    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("left", "down")
-        saved = app.screen.state
-    again = make_app(tmp_path, store=Store(path))
-    release = threading.Event()
+    saved, again, release = await saved_then_slow(tmp_path)
     async with again.run_test(size=(80, 24)) as pilot:
-        store = store_of(again)
-        load_game = store.load_game
-        store.load_game = lambda key: (release.wait(30), load_game(key))[1]  # a slow database
         await pilot.press("1")
         screen = again.screen
         await pilot.pause()

@@ -20,6 +20,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from stalling_disk import stalling_mount
 from store_helpers import Told
 
 import tui.storage.outbox as outbox_module
@@ -360,34 +361,8 @@ def test_a_damaged_record_in_an_adopted_journal_is_skipped_with_one_notice(tmp_p
 @pytest.fixture
 def stalling_disk(tmp_path):
     """A real FUSE passthrough (tests/stalling_fs.py) whose fsync stalls while ``flag`` exists: (mountpoint, flag)."""
-    import shutil
-
-    try:
-        import mfusepy  # noqa: F401
-    except (ImportError, OSError) as missing:  # OSError: the package is there, libfuse is not
-        pytest.skip(f"no mfusepy with libfuse here ({missing})")
-    if shutil.which("fusermount3") is None or not os.path.exists("/dev/fuse"):
-        pytest.skip("no FUSE here (fusermount3, /dev/fuse)")
-    root, mountpoint, flag = tmp_path / "root", tmp_path / "mnt", tmp_path / "stall"
-    root.mkdir()
-    mountpoint.mkdir()
-    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "stalling_fs.py"), str(root), str(mountpoint),
-                               str(flag)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + DEADLINE
-        while not os.path.ismount(mountpoint):
-            if server.poll() is not None or time.monotonic() > deadline:
-                pytest.skip(f"FUSE cannot mount here: {server.stderr.read().decode()[-300:] if server.stderr else ''}")
-            time.sleep(0.02)
-        yield mountpoint, flag
-    finally:
-        flag.unlink(missing_ok=True)
-        subprocess.run(["fusermount3", "-u", str(mountpoint)], capture_output=True, timeout=60)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            server.kill()
-            server.wait(30)
+    with stalling_mount(tmp_path, DEADLINE) as mounted:
+        yield mounted
 
 
 def test_on_a_real_stalling_filesystem_keys_flow_and_nothing_is_lost(stalling_disk, tmp_path, monkeypatch):

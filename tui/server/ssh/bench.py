@@ -55,10 +55,11 @@ class BenchServer:
                  "--max-sessions-per-player", "0")
     LISTENING = r"listening on 127\.0\.0\.1:(\d+)"
 
-    def __init__(self, *options: str, checkout: str | None = None):
-        """``checkout``: the directory of another checkout whose code to serve (``koma bench --against``)."""
+    def __init__(self, *options: str, checkout: str | None = None, data_dir: Path | None = None):
+        """``checkout``: the directory of another checkout whose code to serve (``koma bench --against``);
+        ``data_dir``: the data dir to serve from (default: one in a temporary folder, removed with it)."""
         self.folder = tempfile.TemporaryDirectory(prefix="koma-bench-serve-")
-        data = Path(self.folder.name) / "data"
+        data = data_dir or Path(self.folder.name) / "data"
         self.log = Path(self.folder.name) / "serve.log"
         env = dict(os.environ, KOMA_DATA_DIR=str(data), TEXTUAL_ANIMATIONS="none")
         env.pop("KOMA_PLAYER", None)

@@ -51,12 +51,13 @@ def serve(args) -> int:
 
 def web(args) -> int:
     try:
-        from tui.server.web.server import web_command  # aiohttp and asyncssh are imported only when serving
+        from tui.server.ssh.server import KomaServer  # aiohttp and asyncssh are imported only when serving
+        from tui.server.web.server import web_command
     except ModuleNotFoundError as missing:
         if missing.name not in ("aiohttp", "asyncssh", "prometheus_client"):  # the web extra's
             raise
         raise KomaError(f"{missing.name} is missing: pip install -e '.[web]'") from None
-    return web_command(args)
+    return web_command(args, ssh=KomaServer)
 
 
 def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:

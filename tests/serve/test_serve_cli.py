@@ -66,7 +66,7 @@ def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypat
     from types import SimpleNamespace
 
     from tui.server.game import Game
-    from tui.server.transport import SshTransport
+    from tui.server.ssh.transport import SshTransport
 
     for name in ("NO_COLOR", "TEXTUAL_COLOR_SYSTEM", "LINES", "COLUMNS", "KOMA_SERVE_COLORTERM"):
         monkeypatch.delenv(name, raising=False)

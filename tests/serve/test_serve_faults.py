@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from tui.game.records import SavedGame
-from tui.server.ssh.bench import HOME, BenchServer, Session, first_move, percentile, play_moves
+from tui.server.bench import HOME, first_move, percentile, play_moves
+from tui.server.ssh.bench import BenchServer, Session
 from tui.storage.outbox import OUTBOX_DIR, outbox_depth
 from tui.storage.stores import connect_store
 

@@ -1,7 +1,8 @@
 """The cases of ``koma bench serve`` and ``koma bench serve-crowd``, in one literal table.
 
 They run only when their group is named (each starts a private server; the crowds take minutes);
-the scenarios themselves are in :mod:`tui.server.ssh.bench`, imported only when a case runs, so that
+the scenarios themselves are in :mod:`tui.server.bench` (run by :mod:`tui.server.ssh.bench` and
+:mod:`tui.server.web.bench`), imported only when a case runs, so that
 listing the cases stays cheap for every ``koma`` command.
 """
 

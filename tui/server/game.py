@@ -20,15 +20,15 @@ from tui.server.colour import colour_environment
 from tui.server.environment import base_environment
 from tui.server.options import ServeOptions
 from tui.server.procfs import doing
+from tui.server.proxy import address_group
 from tui.server.server_log import log
-from tui.server.ssh.proxy import address_group
 from tui.server.terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from tui.server.transport import Transport
 from tui.server.warm_pool import WarmGame, apply_limits, signal_game
 
 
 class Host(Protocol):
-    """What a game asks of the server that hosts it (:class:`tui.server.ssh.server.KomaServer`)."""
+    """What a game asks of the server that hosts it (:class:`tui.server.host.GameHost`)."""
 
     port: int
     options: ServeOptions

@@ -29,8 +29,8 @@ from tui.server import metrics
 from tui.server.procfs import process_state
 from tui.server.server_log import Throttle, log
 
-# The server and its games (tui.server.ssh.server's KomaServer and Game) are typed loosely here: serve imports this module.
-KomaServer: TypeAlias = Any
+# The server (tui.server.host's GameHost) is typed loosely here: the host imports this module.
+GameHost: TypeAlias = Any
 Game: TypeAlias = Any
 
 SLOW_FRAME_SECONDS = 5.0
@@ -43,7 +43,7 @@ CONNECTS_LOGGED = Throttle(what="connection(s)")  # a bare TCP connect costs an 
 DRAWS_NOTHING = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])|\s")
 
 
-def not_ready(server: KomaServer) -> list[str]:
+def not_ready(server: GameHost) -> list[str]:
     """Why the server cannot take a player now (empty: it can)."""
     reasons = []
     if server.stopping:
@@ -57,7 +57,7 @@ def not_ready(server: KomaServer) -> list[str]:
     return reasons
 
 
-def metric_state(server: KomaServer) -> dict[str, Any]:
+def metric_state(server: GameHost) -> dict[str, Any]:
     """The states :class:`tui.server.metrics.ServerCollector` reports (called from the admin listener's thread)."""
     games = list(server.games)
     sessions = dict.fromkeys(((transport, phase) for transport in metrics.TRANSPORTS for phase in metrics.PHASES), 0)
@@ -94,7 +94,7 @@ def proxy_refused(message: str) -> None:
         log(message, "refused", reason="proxy")
 
 
-def warm_pool_log(server: KomaServer):
+def warm_pool_log(server: GameHost):
     """The warm pool's log: its lines as ``warm_process`` events; a restart is counted."""
     def say(message: str) -> None:
         if message.startswith("the warm process is gone"):
@@ -139,7 +139,7 @@ def tell_restarting(game: Game) -> bool:
     return True
 
 
-async def drain(server: KomaServer, seconds: float) -> None:
+async def drain(server: GameHost, seconds: float) -> None:
     """Wait up to ``seconds`` for the players to leave, telling each (and each who arrives meanwhile) once."""
     server.draining = True
     told: set[Game] = set()
@@ -162,7 +162,7 @@ async def drain(server: KomaServer, seconds: float) -> None:
     server.draining = False
 
 
-async def until_stopped(server: KomaServer, close: Callable[[], Awaitable[None]] | None = None) -> None:
+async def until_stopped(server: GameHost, close: Callable[[], Awaitable[None]] | None = None) -> None:
     """Run until SIGTERM, SIGHUP or SIGINT, then shut ``server`` down and ``close()`` what else the command runs
     (``koma web``'s HTTP side).  SIGTERM and SIGHUP (the operator's terminal closed, or a reload asked) drain for
     ``--drain-seconds``, so nobody is cut off; SIGINT (ctrl+c at a terminal) stops at once; a second signal ends
@@ -185,7 +185,7 @@ async def until_stopped(server: KomaServer, close: Callable[[], Awaitable[None]]
         await close()
 
 
-async def watch(server: KomaServer) -> None:
+async def watch(server: GameHost) -> None:
     """Once a second: slow frames, and the refusal log's summary."""
     while True:
         await asyncio.sleep(1.0)

@@ -1,6 +1,6 @@
 """What ``koma web`` can be asked for: its options, their defaults and checks.  Imports neither aiohttp nor Textual.
 
-``koma web`` runs the games through the same :class:`tui.server.ssh.server.KomaServer` as ``koma serve`` (its warm
+``koma web`` runs the games through the same :class:`tui.server.host.GameHost` as ``koma serve`` (its warm
 pool, seats, per-player cap, rate limit, idle timeout and CPU and memory limits), so the options those share
 are ``koma serve``'s own; ``--ssh-port`` adds the SSH server to the same process, which ``--link-only`` needs
 (the one-time codes are shown over SSH and kept in this process's memory).

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tui.server.ssh.proxy import Address, HeaderListener, address_group
+from tui.server.proxy import Address, HeaderListener, address_group
 
 SWEEP_SECONDS = 0.5
 

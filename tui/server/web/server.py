@@ -23,10 +23,11 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
@@ -34,12 +35,13 @@ from aiohttp import WSMsgType, web
 from solver.engines.paths import data_dir
 from tui.server import lifecycle, metrics
 from tui.server.game import Game
+from tui.server.host import PRIVATE_UMASK, GameHost
+from tui.server.links import LinkCodes
 from tui.server.log_lines import escape_controls
+from tui.server.proxy import address_group, trusted_by
 from tui.server.server_log import Throttle
-from tui.server.ssh.proxy import address_group, trusted_by
-from tui.server.ssh.server import PRIVATE_UMASK, KomaServer
 from tui.server.terminal import window_size
-from tui.server.web.identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, LinkCodes, cookie_key
+from tui.server.web.identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, cookie_key
 from tui.server.web.options import WebOptions, web_options_from
 from tui.server.web.proxy import WebProxyListener
 from tui.server.web.transport import WebTransport
@@ -80,9 +82,9 @@ class WebSession:
 
 
 class WebServer:
-    """The HTTP side of ``koma web``; the games themselves are the :class:`KomaServer`'s."""
+    """The HTTP side of ``koma web``; the games themselves are the :class:`GameHost`'s."""
 
-    def __init__(self, server: KomaServer, options: WebOptions):
+    def __init__(self, server: GameHost, options: WebOptions):
         self.server, self.options = server, options
         key_path = Path(options.cookie_key) if options.cookie_key else data_dir() / COOKIE_KEY_NAME
         self.identities = Identities(cookie_key(key_path, log))
@@ -320,13 +322,13 @@ class WebServer:
 
         transport = WebTransport(columns, rows, gone, wait, self.options.heartbeat, lambda: self.server.stopping)
         session = WebSession(token, player, name, transport)
-        refusal = self.server.seat(cast(Any, session))
+        refusal = self.server.seat(session)
         if refusal:
             metrics.REFUSALS.labels(metrics.WEB, "full").inc()
             log_refusal(f"{peer} player {player}: refused ({refusal})")
             await ws.send_bytes(f"koma: {refusal}.\r\n".encode())
             await ws.close(code=1013, message=refusal.encode()[:120])
-            self.server.leave(cast(Any, session))
+            self.server.leave(session)
             return None
         self.sessions[token] = session
         transport.attach(ws, columns, rows, reconnect=False, wire=request.transport)
@@ -341,7 +343,7 @@ class WebServer:
                 await asyncio.wait(set(session.transport.tasks), timeout=8.0)
         finally:
             self.sessions.pop(session.token, None)
-            self.server.leave(cast(Any, session))
+            self.server.leave(session)
 
     async def read(self, ws: web.WebSocketResponse, transport: WebTransport) -> None:
         """The browser's messages, in order, until its socket closes; anything unexpected is ignored."""
@@ -362,14 +364,11 @@ class WebServer:
                 await ws.send_str(json.dumps(["pong", str(rest[0])[:32]]))
 
 
-async def serve_web(serve_options: Any, options: WebOptions) -> int:
+async def serve_web(serve_options: Any, options: WebOptions, ssh: Callable[[Any], GameHost] | None) -> int:
     os.umask(PRIVATE_UMASK)
-    server = KomaServer(serve_options)
+    server = ssh(serve_options) if ssh is not None and options.ssh_port is not None else GameHost(serve_options)
     web_server = WebServer(server, options)
-    if options.ssh_port is not None:
-        await server.start()  # the SSH server too, with the admin listener, the warm pool and the drainer
-    else:
-        await server.start_games(server.use_database())
+    await server.start()  # the admin listener, the warm pool and the drainer (with --ssh-port, the SSH listener too)
     await web_server.start()
     # as koma serve's: SIGTERM drains (/readyz and /healthz fail, new sockets are refused, players told), then stops
     await lifecycle.until_stopped(server, web_server.close)
@@ -377,11 +376,13 @@ async def serve_web(serve_options: Any, options: WebOptions) -> int:
     return 0
 
 
-def web_command(args: Any) -> int:
-    """``koma web``: check the options (one-line errors), then run the server until it is stopped."""
+def web_command(args: Any, ssh: Callable[[Any], GameHost] | None = None) -> int:
+    """``koma web``: check the options (one-line errors), then run the server until it is stopped; ``ssh`` makes the
+    SSH front end that also listens with ``--ssh-port`` (the command line gives it: the web front end never imports
+    the SSH one)."""
     serve_options, options = web_options_from(args)
     try:
-        return asyncio.run(serve_web(serve_options, options))
+        return asyncio.run(serve_web(serve_options, options, ssh))
     except ValueError as problem:
         print(f"koma: error: {problem}", file=sys.stderr)
         return 2

@@ -1,8 +1,11 @@
 """Shared test setup: a private table cache, so tests never touch (or depend on) the user's."""
 
+import functools
 import os
+import re
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -29,8 +32,20 @@ SLOW_MODULES = {"test_cache_faults.py", "test_e2e_tmux.py", "test_fuzz_dialog.py
                 "test_startup.py", "test_architecture.py", "test_bench_against.py"}
 
 
+# The quick loop (``pytest -m "not slow and not app"``, README) also leaves out the modules that drive the app (Pilot,
+# snapshots) or run koma as a process: what is left tests the model, the solver and the storage, in about a minute.
+APP_MODULE = re.compile(r"run_test\(|snap_compare|make_app\(|KomaApp\(|subprocess|tmux")
+
+
+@functools.cache
+def drives_the_app(path: Path) -> bool:
+    return APP_MODULE.search(path.read_text(errors="replace")) is not None
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: left out of the everyday loop (pytest -m 'not slow'); the whole run has it")
+    config.addinivalue_line("markers", "app: in a module that drives the app or runs koma as a process (the quick loop "
+                                       "leaves these out: pytest -m 'not slow and not app')")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -39,6 +54,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(item.path.stem))
         if item.path.parent.name == "serve" or item.path.name in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+        if drives_the_app(item.path):
+            item.add_marker(pytest.mark.app)
 
 
 def pytest_sessionfinish(session):
@@ -58,8 +75,10 @@ def table_cache_dir():
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-# A few hundred examples per property in CI; `pytest --hypothesis-profile=thorough` runs 10,000.
-settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Hypothesis's own 100 examples per property in the whole run; 20 in the everyday loop (``HYPOTHESIS_PROFILE=dev``,
+# README); `pytest --hypothesis-profile=thorough` runs 10,000.
+settings.register_profile("ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=10_000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -67,6 +67,7 @@ def test_hardest_positions_both_sections_agree():
 
 # --- optimal lengths --------------------------------------------------------------------------
 
+@pytest.mark.slow  # a long search: the whole run has it, the everyday loop does not
 @pytest.mark.parametrize("heuristic", ["md+lc", "wd"])
 def test_korf_subset_without_tables(heuristic):
     for _, board, length in fifteen.korf100():
@@ -85,6 +86,7 @@ def test_korf_subset_with_pattern_databases(pdb663):
     assert_solves(FIFTEEN, chosen[0][1], solution)
 
 
+@pytest.mark.slow  # a long search: the whole run has it, the everyday loop does not
 def test_ida_agrees_with_the_eight_puzzle_table():
     table = EIGHT.depth_table()
     rng = random.Random(8)
@@ -98,6 +100,7 @@ def test_ida_agrees_with_the_eight_puzzle_table():
     assert fifteen.solve_sliding(EIGHT, deepest).length == 31
 
 
+@pytest.mark.slow  # a long search: the whole run has it, the everyday loop does not
 @pytest.mark.parametrize("size", [(3, 4), (4, 3), (2, 5), (2, 2)])
 def test_other_sizes_agree_between_heuristics(size):
     puzzle = SlidingPuzzle(*size)

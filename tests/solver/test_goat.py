@@ -278,7 +278,7 @@ def _check(puzzle, board, solution, distance):
     assert solution.path[0] == board and solution.path[-1] == GOAL
 
 
-@pytest.mark.parametrize("method", ["table", "article", "pdb"])
+@pytest.mark.parametrize("method", ["table", "article", pytest.param("pdb", marks=pytest.mark.slow)])
 def test_start_solution_replays(puzzle, table, method):
     solution = search.solve(puzzle, START, method)
     _check(puzzle, START, solution, 20)
@@ -296,6 +296,7 @@ def test_pdb_solves_the_articles_52_move_board(puzzle, table):
     assert solution.nodes < 2_000_000
 
 
+@pytest.mark.slow  # a long search: the whole run has it, the everyday loop does not
 def test_article_ida_solves_the_articles_52_move_board(puzzle, table):
     solution = search.solve(puzzle, ARTICLE_LONGEST, "article")
     _check(puzzle, ARTICLE_LONGEST, solution, 52)
@@ -320,6 +321,7 @@ def test_every_longest_position_by_table(puzzle, table):
         _check(puzzle, board, search.solve(puzzle, board, "table"), 52)
 
 
+@pytest.mark.slow  # a long search: the whole run has it, the everyday loop does not
 def test_table_and_pdb_agree_on_random_boards(puzzle, samples):
     for board, distance in samples:
         assert goat_search.heuristic(board, "pdb") <= distance

@@ -17,7 +17,7 @@ The properties, for every input:
   (an unsolvable board is accepted too, the verdict says "NOT solvable");
 * anything else cannot be accepted: Enter leaves the dialog open.
 
-CI runs ``FUZZ_EXAMPLES`` examples per test (the ci profile's count, capped at 100 because every
+CI runs ``FUZZ_EXAMPLES`` examples per test (the ci profile's count, capped at 40 because every
 example drives the real app, about 0.5 s each); ``--hypothesis-profile=thorough`` runs its full 10,000
 (``FUZZ_EXAMPLES=N`` overrides the count).
 """
@@ -41,7 +41,7 @@ from tui.play.screen import PlayScreen
 from tui.screens.new_game import NewGameScreen
 
 _PROFILE_EXAMPLES = settings.default.max_examples
-FUZZ_EXAMPLES = _PROFILE_EXAMPLES if _PROFILE_EXAMPLES > 300 else min(_PROFILE_EXAMPLES, 100)
+FUZZ_EXAMPLES = _PROFILE_EXAMPLES if _PROFILE_EXAMPLES > 300 else min(_PROFILE_EXAMPLES, 40)
 FUZZ = settings(max_examples=int(os.environ.get('FUZZ_EXAMPLES', FUZZ_EXAMPLES)))
 
 SPECS = [("8", None), ("ura", "3x3")]

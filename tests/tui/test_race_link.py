@@ -167,6 +167,19 @@ def test_on_postgres_moves_arrive_by_notify(postgres_url, monkeypatch):
         assert seen["ann"].rooms[-1].racer("bob").finished
         links["ann"].send(room.puzzle.moves(room.scramble)[0], [round((time.time() - room.reveal_at) * 1000)])
         seen["bob"].wait_for(lambda r: r.racer("ann").stm == 1, timeout=30, what="ann's move")
+        assert links["ann"].hearing and links["bob"].hearing
+    finally:
+        stop_all(links)
+
+
+def test_behind_pgbouncer_no_notification_arrives_and_the_links_poll(postgres_url, pgbouncer, monkeypatch):
+    monkeypatch.setattr(race_link, "SAFETY_POLL_SECONDS", 600.0)
+    monkeypatch.setattr(race_link, "HEARTBEAT_SECONDS", 600.0)
+    links, seen, room = started(pgbouncer.url(postgres_url), "ann", "bob")  # transaction mode: LISTEN hears nothing
+    try:
+        play(links["bob"], room.reveal_at, padded_solution(room.puzzle, room.scramble, 2, random.Random(7)))
+        seen["ann"].wait_for(lambda r: r.racer("bob").finished, what="bob's finish")
+        assert not links["ann"].hearing and not links["bob"].hearing
     finally:
         stop_all(links)
 

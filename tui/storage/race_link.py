@@ -5,7 +5,9 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
 
 - **reads** the room when it may have changed: on SQLite every :data:`~tui.game.race.RACE_POLL_SECONDS` while
   counting down or racing (:data:`LOBBY_POLL_SECONDS` in the lobby and after), on PostgreSQL when ``koma_race``
-  notifies the room (plus a :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll); reads are incremental
+  notifies the room (plus a :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a
+  notification at all; until then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it polls as on
+  SQLite, so it is never slower than SQLite; reads are incremental
   (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
 - **writes** what the racer :meth:`~RaceLink.send`\\ s at once, coalesced (the moves sent while a write is under way go
   in the next one), each write guarded by how many moves are stored, so a write that landed before an outage is
@@ -77,9 +79,15 @@ class RaceLink:
         self._store: Store | None = None
         self._listener: Any = None  # PostgreSQL's Listener, registered in the selector by its socket
         self._listener_fd = -1
+        self._heard = False  # the listener has heard a notification: they do reach this process
         self._next_beat = 0.0
 
     # --- the screen's side (any thread) --------------------------------------------------------------------
+    @property
+    def hearing(self) -> bool:
+        """Whether the link is woken by notifications (PostgreSQL whose LISTEN reaches it), not by polling."""
+        return self._heard
+
     @property
     def room(self) -> Room:
         """The latest snapshot (the one last given to ``on_room``)."""
@@ -250,7 +258,7 @@ class RaceLink:
             return self._sent < len(self._moves) or not self._outcome_sent or bool(self._asks)
 
     def _poll_seconds(self) -> float:
-        if self._store is not None and self._store.backend.notifies:
+        if self._heard:
             return SAFETY_POLL_SECONDS
         phase = self._room.phase_at(self._clock())
         return RACE_POLL_SECONDS if phase in (RacePhase.COUNTDOWN, RacePhase.RACING) else LOBBY_POLL_SECONDS
@@ -272,6 +280,7 @@ class RaceLink:
                 except StoreError:
                     self._forget_listener(selector)
                     return
+                self._heard = self._heard or bool(payloads)
                 if self._room.room in payloads:
                     return
                 if not payloads and self._listener.connection.broken:  # readable, no news: the server said goodbye
@@ -295,3 +304,4 @@ class RaceLink:
                 selector.unregister(self._listener_fd)
             self._listener.close()
             self._listener = None
+            self._heard = False

@@ -26,6 +26,7 @@ class Seen:
     def __init__(self) -> None:
         self.rooms: list = []
         self.troubles: list[str] = []
+        self.backs = 0
         self.changed = threading.Condition()
 
     def room(self, snapshot) -> None:
@@ -36,6 +37,11 @@ class Seen:
     def trouble(self, message: str) -> None:
         with self.changed:
             self.troubles.append(message)
+            self.changed.notify_all()
+
+    def back(self) -> None:
+        with self.changed:
+            self.backs += 1
             self.changed.notify_all()
 
     def wait_for(self, wanted, timeout: float = DEADLINE, what: str = "a snapshot"):
@@ -56,7 +62,7 @@ def started(url: str, *players: str):
     store.close()
     seen = {player: Seen() for player in players}
     links = {player: RaceLink(lambda p=player: connect_store(url, p), room, player, seen[player].room,
-                              seen[player].trouble) for player in players}
+                              seen[player].trouble, on_back=seen[player].back) for player in players}
     for link in links.values():
         link.start()
     links[players[0]].ask_start()
@@ -203,7 +209,12 @@ def test_on_postgres_a_database_outage_mid_race_is_told_once_and_loses_nothing(p
         bob = done.racer("bob")
         assert bob.moves == "".join(solution) and bob.state(room.puzzle, room.scramble) == room.puzzle.goal
         assert list(bob.times_ms) == sorted(bob.times_ms) and bob.finished_ms == bob.times_ms[-1]
-        assert [len(seen[p].troubles) for p in links] == [1, 1] and "not answering" in seen["bob"].troubles[0]
+        assert [len(seen[p].troubles) for p in links] == [1, 1] and seen["bob"].troubles == [race_link.TROUBLE]
+        assert links["bob"].problem
+        for player in links:  # each told it is back, once
+            with seen[player].changed:
+                assert seen[player].changed.wait_for(lambda p=player: seen[p].backs, DEADLINE)
+        assert [seen[p].backs for p in links] == [1, 1]
         play(links["ann"], room.reveal_at, padded_solution(room.puzzle, room.scramble, 0, random.Random(5)))
         over = seen["bob"].wait_for(lambda r: r.phase is RacePhase.DONE, what="end of the round")
         assert [p.racer.player for p in over.results()] == sorted(("ann", "bob"),

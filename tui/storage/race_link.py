@@ -15,7 +15,12 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
 - every :data:`~tui.game.race.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
   DNF, a countdown past its reveal is racing, a round over or past its limit is done), and starts a quick room that
   is due; a private room starts on :meth:`~RaceLink.ask_start`;
-- when the database fails: ``on_trouble`` once (until it answers again), keeps what is unsent, and tries again.
+- when the database fails: ``on_trouble`` once (:data:`TROUBLE`; the failure itself is in :attr:`RaceLink.problem`),
+  keeps what is unsent, and tries again; ``on_back`` (if given) when it answers again.
+
+A spectator (Watch) follows a race with a link too, as a player who is no racer of it: it only reads (and sweeps).
+``connect`` should raise StoreError while the database cannot be reached (``tui.storage.stores.connect_store``),
+not fall back to a store in memory (``open_store``), or the link would race alone.
 
 ``on_room`` and ``on_trouble`` are called on the link's thread: a screen hands them to its UI thread
 (``post_message`` is thread-safe).  A refused :meth:`~RaceLink.ask_rematch` (full, not over) is told through
@@ -51,6 +56,7 @@ from tui.storage.store import Store
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # waits between tries while the database fails
 STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what is unsent
+TROUBLE = "The race's database is not answering; your moves are kept, trying again…"
 
 
 class RaceLink:
@@ -58,9 +64,12 @@ class RaceLink:
     raise StoreError: the link tries again)."""
 
     def __init__(self, connect: Callable[[], Store], room: Room, player: str, on_room: Callable[[Room], None],
-                 on_trouble: Callable[[str], None], *, clock: Callable[[], float] = time.time):
+                 on_trouble: Callable[[str], None], *, on_back: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.time):
         self.player = player
         self._connect, self._on_room, self._on_trouble, self._clock = connect, on_room, on_trouble, clock
+        self._on_back = on_back
+        self.problem = ""  # the last database failure, in full (on_trouble tells the player in short)
         self._room = room
         self._lock = threading.Lock()
         self._moves: list[str] = []  # every move this racer made this round, and each one's time
@@ -165,11 +174,14 @@ class RaceLink:
                     failures = 0
                     if self._troubled:
                         self._troubled = False
+                        if self._on_back is not None:
+                            self._on_back()
                 except StoreError as problem:
                     self._forget_listener(selector)
+                    self.problem = str(problem)
                     if not self._troubled:
                         self._troubled = True
-                        self._on_trouble(f"The race's database is not answering ({problem}); trying again…")
+                        self._on_trouble(TROUBLE)
                     failures += 1
                 if stop_deadline is not None and (not self._unsent() or time.monotonic() > stop_deadline):
                     return

@@ -56,6 +56,7 @@ from tui.storage.store import Store
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # waits between tries while the database fails
 STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what is unsent
+NOTIFIED_READ_GAP_SECONDS = 0.02  # notifications of a busy room wake at most one read per gap (they come in bursts)
 TROUBLE = "The race's database is not answering; your moves are kept, trying again…"
 
 
@@ -89,6 +90,7 @@ class RaceLink:
         self._listener: Any = None  # PostgreSQL's Listener, registered in the selector by its socket
         self._listener_fd = -1
         self._heard = False  # the listener has heard a notification: they do reach this process
+        self._last_read = 0.0  # monotonic
         self._next_beat = 0.0
 
     # --- the screen's side (any thread) --------------------------------------------------------------------
@@ -258,6 +260,7 @@ class RaceLink:
 
     def _read(self, store: Store) -> None:
         old = self._room
+        self._last_read = time.monotonic()
         new = store.read_round(old.room, old.round, since=old)
         if new is None or new is old:
             return
@@ -294,7 +297,10 @@ class RaceLink:
                     return
                 self._heard = self._heard or bool(payloads)
                 if self._room.room in payloads:
-                    return
+                    due = self._last_read + NOTIFIED_READ_GAP_SECONDS
+                    if time.monotonic() >= due:
+                        return
+                    deadline = min(deadline, due)  # read then, with whatever else comes meanwhile
                 if not payloads and self._listener.connection.broken:  # readable, no news: the server said goodbye
                     self._forget_listener(selector)
                     return

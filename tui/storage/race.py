@@ -50,7 +50,11 @@ SELECT_ROUND = (  # a room with one round (the newest when the round is NULL)
     "AND rd.round = COALESCE(CAST(? AS INTEGER), ro.round) WHERE ro.room = ?")
 SELECT_ROUNDS = f"SELECT {ROUND_COLUMNS} FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room WHERE ro.room = ? ORDER BY rd.round"
 RACER_COLUMNS = "player, name, joined, seen, moves, times, finished_ms, dnf, left_lobby"
-SELECT_RACERS = f"SELECT {RACER_COLUMNS} FROM race_racers WHERE room = ? AND round = ? AND rev > ? ORDER BY joined, player"
+SELECT_CHANGES = (  # a room with one round, and the racers of it changed after a version (one row with none)
+    f"SELECT {ROUND_COLUMNS}, " + ", ".join(f"rc.{column}" for column in RACER_COLUMNS.split(", ")) + " "
+    "FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = COALESCE(CAST(? AS INTEGER), ro.round) "
+    "LEFT JOIN race_racers rc ON rc.room = ro.room AND rc.round = rd.round AND rc.rev > ? WHERE ro.room = ? "
+    "ORDER BY rc.joined, rc.player")
 SELECT_ALL_RACERS = f"SELECT {RACER_COLUMNS}, round FROM race_racers WHERE room = ? ORDER BY round, joined, player"
 BUMP = "UPDATE race_rooms SET version = version + 1 WHERE room = ? RETURNING version, round"
 BUMP_AND_NOTIFY = BUMP + f", pg_notify('{CHANNEL}', room)"  # PostgreSQL: sent when the transaction commits
@@ -211,15 +215,19 @@ class RaceRooms:
     def read_round(self, room: str, round_: int | None, since: Room | None = None) -> Room | None:
         """The room with round ``round_`` (None: the newest).  Given ``since`` (an earlier read of the same round),
         only what changed after it is read, and ``since`` itself comes back when nothing did."""
-        rows = self.backend.query(SELECT_ROUND, (round_, room))
-        head = next(self._rows("race_rooms", rows, lambda row: _round_from_row(room, row), room), None)
+        known = since.version if since is not None and (round_ is None or since.round == round_) else -1
+        rows = self.backend.query(SELECT_CHANGES, (round_, known, room))
+        width = len(ROUND_COLUMNS.split(", "))
+        head = next(self._rows("race_rooms", [tuple(row[:width]) for row in rows[:1]],
+                               lambda row: _round_from_row(room, row), room), None)
         if head is None:
             return None
-        if since is not None and since.round == head.round and since.version == head.version:
+        if since is not None and known >= 0 and since.round != head.round:
+            return self.read_round(room, head.round)  # the newest round is another: read it whole
+        if since is not None and known >= 0 and since.version == head.version:
             return since
-        known = since.version if since is not None and since.round == head.round else -1
-        changed = self._rows("race_racers", self.backend.query(SELECT_RACERS, (room, head.round, known)), _racer_from_row,
-                             f"room {room}")
+        changed = self._rows("race_racers", [tuple(row[width:]) for row in rows if row[width] is not None],
+                             _racer_from_row, f"room {room}")
         racers = {r.player: r for r in (since.racers if known >= 0 and since is not None else ())}
         for racer in changed:
             racers[racer.player] = racer

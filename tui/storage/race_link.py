@@ -49,7 +49,7 @@ from tui.game.race import (
     check_moves,
 )
 from tui.game.speed import random_scramble
-from tui.storage.backend import StoreError
+from tui.storage.backend import StoreError, one_line
 from tui.storage.race import CHANNEL
 from tui.storage.store import Store
 
@@ -81,7 +81,8 @@ class RaceLink:
         self._asks: list[str] = []
         self._stopping = threading.Event()
         self._adopt(room)
-        self._wake_read, self._wake_write = os.pipe()
+        self._wake_read, self._wake_write = os.pipe()  # closed by the thread as it ends (under the lock)
+        self._closed = False
         os.set_blocking(self._wake_read, False)
         os.set_blocking(self._wake_write, False)
         self._thread = threading.Thread(target=self._run, name=f"race-link-{room.room[:8]}", daemon=True)
@@ -148,8 +149,9 @@ class RaceLink:
         self._wake()
 
     def _wake(self) -> None:
-        with contextlib.suppress(OSError):  # a full pipe is awake already; a closed one has stopped
-            os.write(self._wake_write, b"!")
+        with self._lock, contextlib.suppress(OSError):  # a full pipe is awake already
+            if not self._closed:  # once closed, its number may be another file's
+                os.write(self._wake_write, b"!")
 
     # --- the link's thread ----------------------------------------------------------------------------------
     def _adopt(self, room: Room) -> None:
@@ -185,6 +187,10 @@ class RaceLink:
                         self._troubled = True
                         self._on_trouble(TROUBLE)
                     failures += 1
+                except Exception as problem:  # a bug: said once, in one line, and the link ends (no traceback)
+                    self.problem = f"{type(problem).__name__}: {problem}"
+                    self._on_trouble(f"The race link stopped ({one_line(problem)}).")
+                    return
                 if stop_deadline is not None and (not self._unsent() or time.monotonic() > stop_deadline):
                     return
                 if failures:
@@ -194,9 +200,11 @@ class RaceLink:
         finally:
             self._forget_listener(selector)
             selector.close()
-            for end in (self._wake_read, self._wake_write):
-                with contextlib.suppress(OSError):
-                    os.close(end)
+            with self._lock:
+                self._closed = True
+                for end in (self._wake_read, self._wake_write):
+                    with contextlib.suppress(OSError):
+                        os.close(end)
             if self._store is not None:
                 self._store.close()
 

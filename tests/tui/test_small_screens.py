@@ -24,6 +24,7 @@ from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
 from tui.widgets.board import Board
 from tui.widgets.keybar import Group, Key, KeyBar
+from tui.widgets.speed_board import SpeedBoard
 from tui.widgets.tabbed import FoldingTabs
 
 SMALL_SIZES = [(40, 20), (60, 24), (80, 24)]
@@ -140,6 +141,13 @@ def board_problems(app) -> list[str]:
             right, bottom = piece.offset.x + piece.outer_size.width, piece.offset.y + piece.outer_size.height
             if piece.offset.x < 0 or piece.offset.y < 0 or right > board.size.width or bottom > board.size.height:
                 problems.append(f"{board.id}: a piece at {piece.offset} of {piece.outer_size} is off its board")
+    for speed_board in app.screen.query(SpeedBoard):
+        tile_width, tile_height = speed_board.tile_size()
+        width, height = tile_width * speed_board.columns, tile_height * speed_board.rows
+        if not speed_board.boxed:  # compact tiles: the last column and line need no gap after them
+            width, height = width - 1, height - (tile_height > 1)
+        if width > speed_board.size.width or height > speed_board.size.height:
+            problems.append(f"{speed_board.id} has {speed_board.size}, its tiles take {width}x{height}")
     return problems
 
 
@@ -169,6 +177,23 @@ def from_home(key: str):
     return (None, None, None), opened
 
 
+def speed_at(size: int):
+    async def opened(pilot) -> None:
+        pilot.app.action_speed((size, size))
+        await wait_for(pilot, lambda: len(pilot.app.screen_stack) > 2, what="the speed screen")
+        await pilot.pause(0.5)
+    return (None, None, None), opened
+
+
+def from_speed(*keys: str):
+    async def opened(pilot) -> None:
+        await from_home("s")[1](pilot)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause(0.3)
+    return (None, None, None), opened
+
+
 SCREENS = {
     "home": ((None, None, None), at_home),
     "play-8": play("8", "8 6 7/2 5 4/3 _ 1"),
@@ -186,6 +211,9 @@ SCREENS = {
     "stats": from_home("v"),
     "watch": from_home("w"),
     "speed": from_home("s"),
+    "speed-10x10": speed_at(10),
+    "speed-session": from_speed("v"),
+    "speed-marathon": from_speed("x", "x"),  # single, BLD, marathon
 }
 
 
@@ -288,3 +316,11 @@ async def test_the_new_game_dialog_folds_its_choices_instead_of_cutting_them(tmp
 
 def widget_lines(widget: Widget) -> list[str]:
     return ["".join(segment.text for segment in widget.render_line(y)) for y in range(widget.size.height)]
+
+
+@pytest.mark.parametrize("size", SMALL_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_10x10_speed_board_is_whole_from_40_columns_up(tmp_path, size):
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await speed_at(10)[1](pilot)
+        assert board_problems(app) == []

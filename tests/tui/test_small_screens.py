@@ -141,6 +141,8 @@ def board_problems(app) -> list[str]:
             right, bottom = piece.offset.x + piece.outer_size.width, piece.offset.y + piece.outer_size.height
             if piece.offset.x < 0 or piece.offset.y < 0 or right > board.size.width or bottom > board.size.height:
                 problems.append(f"{board.id}: a piece at {piece.offset} of {piece.outer_size} is off its board")
+            if piece.classes & {"-tile", "-white", "-black"} and not (piece.content_size.width and piece.content_size.height):
+                problems.append(f"{board.id}: a piece at {piece.offset} ({' '.join(piece.classes)}) has no room inside")
     for speed_board in app.screen.query(SpeedBoard):
         tile_width, tile_height = speed_board.tile_size()
         width, height = tile_width * speed_board.columns, tile_height * speed_board.rows
@@ -200,6 +202,8 @@ SCREENS = {
     "play-15": play("15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12"),
     "play-goat": play("goat", "r-BB/i.dS/l-jW"),
     "play-ura": play("ura", "BWB/WBB/BBB", "3x3"),
+    "play-ura-5": play("ura", "BWBWW/WBBWW/BBBWW/WWWWW/WWWWB", "5x5"),
+    "play-24": play("sliding", "1 2 3 4 5/6 7 8 9 10/11 12 13 14 15/16 17 18 19 20/21 22 23 _ 24", "5x5"),
     "help": dialog("question_mark"),
     "new-game": dialog("n"),
     "proof": dialog("p"),

@@ -328,3 +328,8 @@ async def test_a_10x10_speed_board_is_whole_from_40_columns_up(tmp_path, size):
     async with app.run_test(size=size) as pilot:
         await speed_at(10)[1](pilot)
         assert board_problems(app) == []
+        side, board = app.screen.query_one("#speed-side"), app.screen.query_one("#speed-board")
+        if size[0] < 60:  # the panel below the board, as wide as the screen
+            assert side.region.y >= board.region.bottom and side.region.width == size[0]
+        else:
+            assert side.region.x >= board.region.right

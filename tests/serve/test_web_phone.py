@@ -5,7 +5,8 @@ on its card, a tap on a tile along the blank's line slides the line, the board i
 bar's Read button puts it in the live region), the solver's moves are played by swipes alone, the touch bar's
 buttons work, the page follows a rotation, and a reload finds the same game.  Swipe-to-board and key-to-board
 times are measured in the same run, in the page (input event to the move counter's change in xterm.js's buffer),
-and printed.
+and printed.  At 390x844 the 15-puzzle shows whole with its move counter, and an on-screen keyboard (the page's
+height down to 500 pixels, then back) refits the terminal while the game keeps its board and moves.
 """
 
 from __future__ import annotations
@@ -245,6 +246,96 @@ async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, heigh
         await browser.call("Page.reload")
         await browser.wait_for(r"Moves 20\b", 60)
         assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
+    finally:
+        await browser.close()
+        assert server.stop() == 0
+
+
+TILE_BOTTOM = re.compile("[╰┗╚][─━═]{3,}")
+
+
+def whole_tiles(screen: str) -> int:
+    """How many tiles the page's text draws whole: a top edge with a bottom edge below it in the same columns (a
+    big tile's number is drawn in line art, so the tiles are counted, and the board itself read from the page)."""
+    lines = screen.split("\n")
+    tops = [(row, found.span()) for row, line in enumerate(lines) for found in TILE_TOP.finditer(line)]
+    bottoms = {(row, found.span()) for row, line in enumerate(lines) for found in TILE_BOTTOM.finditer(line)}
+    return sum(1 for row, span in tops if any((below, span) in bottoms for below in range(row + 1, len(lines))))
+
+
+async def wait_whole_board(browser: Chromium, puzzle, moves: int) -> str:
+    """The page's text once it shows every tile of ``puzzle``'s board whole and the move counter at ``moves``,
+    together."""
+    deadline = time.monotonic() + 60
+    tiles = puzzle.width * puzzle.height - 1
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = await browser.screen()
+        if whole_tiles(screen) == tiles and re.search(rf"Moves {moves}\b", screen):
+            return screen
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the whole board and 'Moves {moves}' were never in the page together:\n{screen}")
+
+
+async def keyboard(browser: Chromium, width: int, height: int, seen_height: int) -> None:
+    """An on-screen keyboard opens (``seen_height`` < ``height``) or closes: the screen stays, the page sees less."""
+    await browser.call("Emulation.setDeviceMetricsOverride", width=width, height=seen_height, deviceScaleFactor=3.0,
+                       mobile=True, screenWidth=width, screenHeight=height,
+                       screenOrientation={"type": "portraitPrimary", "angle": 0})
+
+
+async def rows_become(browser: Chromium, test, what: str) -> int:
+    for _ in range(500):
+        rows = await browser.evaluate("koma.terminal.rows")
+        if test(rows):
+            return rows
+        await browser.evaluate("new Promise(done => setTimeout(done, 20))")
+    raise AssertionError(f"the terminal never refitted to {what}: {await browser.evaluate('koma.terminal.rows')} rows")
+
+
+async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_on_screen_keyboard(tmp_path):
+    width, height, keyboard_up = 390, 844, 500
+    server = WebServer(tmp_path / "data", "--open")
+    browser = Chromium()
+    phone = Phone(browser)
+    puzzle = get_puzzle("15")
+    try:
+        await browser.page()
+        await browser.device(width, height)
+        await browser.call("Page.navigate", url=server.url)
+        await browser.wait_for("15-puzzle")
+        assert await browser.evaluate("koma.terminal.cols") >= 43
+        await phone.tap_text("15-puzzle")
+        await wait_whole_board(browser, puzzle, 0)
+
+        state = await phone.read_board(puzzle)
+        blank = state.index(0)
+        moves = ["L" if blank % 4 < 3 else "R", "U" if blank // 4 < 3 else "D"]
+        for number, move in enumerate(moves, 1):
+            await browser.key(KEYS[move])
+            await browser.wait_for(rf"Moves {number}\b", 30)
+        played = await phone.read_board(puzzle)
+        assert played == puzzle.replay(state, moves)[-1]
+        rows, columns = await browser.evaluate("[koma.terminal.rows, koma.terminal.cols]")
+
+        # the keyboard opens: the page sees 500 of its 844 pixels; the terminal refits to fewer rows, the game stays
+        await keyboard(browser, width, height, keyboard_up)
+        small = await rows_become(browser, lambda r: r < rows, "fewer rows")
+        assert small >= 20 and await browser.evaluate("koma.terminal.cols") >= 43
+        seen = await browser.evaluate("window.visualViewport.height")
+        terminal_bottom = await browser.evaluate("document.querySelector('.xterm-screen').getBoundingClientRect().bottom")
+        assert terminal_bottom <= seen + 1  # the whole terminal above the keyboard
+        await wait_whole_board(browser, puzzle, len(moves))
+        assert await phone.read_board(puzzle) == played
+
+        # and closes: the terminal is as it was, the game still the same
+        await keyboard(browser, width, height, height)
+        assert await rows_become(browser, lambda r: r == rows, f"{rows} rows again") == rows
+        assert await browser.evaluate("koma.terminal.cols") == columns
+        await wait_whole_board(browser, puzzle, len(moves))
+        assert await phone.read_board(puzzle) == played
+        assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
+        print(f"{width}x{height}: {columns}x{rows} cells; with the keyboard up ({width}x{keyboard_up}) {columns}x{small}")
     finally:
         await browser.close()
         assert server.stop() == 0

@@ -156,12 +156,13 @@ class KeyBar(Widget, can_focus=False):
             if len(lines) <= limit:
                 return lines, placed
         more = replace(self.palette, description="more")
-        for kept in range(len(chunks) - 1, -1, -1):
+        kept = len(chunks) - 1
+        lines, placed = self._pack(chunks[:kept], width, more)
+        while len(lines) > limit and kept > 0:
+            kept -= 1
             lines, placed = self._pack(chunks[:kept], width, more)
-            if len(lines) <= limit or not kept:
-                self.left_off = len(chunks) - kept
-                return lines, placed
-        return lines, placed  # pragma: no cover (the loop always returns)
+        self.left_off = len(chunks) - kept
+        return lines, placed
 
     def _drawn(self, key: Key, edge: str = "") -> Text:
         item = self.get_component_rich_style("keybar--item")

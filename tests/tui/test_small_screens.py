@@ -217,7 +217,7 @@ SCREENS = {
     "speed": from_home("s"),
     "speed-10x10": speed_at(10),
     "speed-session": from_speed("v"),
-    "speed-marathon": from_speed("x", "x"),  # single, BLD, marathon
+    "speed-events": from_speed("x"),  # the event dialog
 }
 
 

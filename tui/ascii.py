@@ -20,6 +20,7 @@ import unicodedata
 
 from textual.command import CommandPalette, SearchIcon
 from textual.content import Content, Span
+from textual.geometry import Size
 from textual.scrollbar import ScrollBarRender
 from textual.widgets import RadioButton as TextualRadioButton
 from textual.widgets import Static as TextualStatic
@@ -92,13 +93,37 @@ class Static(TextualStatic):
 
 
 class RadioButton(TextualRadioButton):
-    """Textual's ``RadioButton``; in ASCII mode drawn ``(*)`` when pressed and ``( )`` when not."""
+    """Textual's ``RadioButton``; in ASCII mode drawn ``(*)`` when pressed and ``( )`` when not.  With
+    ``text-wrap: wrap`` (a narrow terminal's dialog) a long label folds onto more lines, under its first word,
+    instead of ending in ``…``."""
 
     def render(self):
         if ascii_mode(self):
             self.BUTTON_LEFT, self.BUTTON_RIGHT = "(", ")"
             self.BUTTON_INNER = "*" if self.value else " "
-        return super().render()
+        whole = super().render()  # the button, then the label padded by a space each side
+        lines = self.label_lines(self.content_size.width)
+        if len(lines) < 2:
+            return whole
+        button = whole[:self.button_width()]
+        label_style = self.get_visual_style("toggle--label")
+        indent = Content(" " * button.cell_length)
+        return Content("\n").join(Content.assemble(button if number == 0 else indent,
+                                                    line.pad(1, 1).stylize_before(label_style))
+                                   for number, line in enumerate(lines))
+
+    def button_width(self) -> int:
+        return Content(self.BUTTON_LEFT + self.BUTTON_INNER + self.BUTTON_RIGHT).cell_length
+
+    def label_lines(self, width: int) -> list[Content]:
+        """The label's lines beside the button in ``width`` cells: one unless the label wraps and is too long."""
+        room = width - self.button_width() - 2
+        if self.styles.text_wrap != "wrap" or room < 1 or self.label.cell_length <= room:
+            return [self.label]
+        return self.label.wrap(room)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.label_lines(width))
 
 
 class AsciiScrollBarRender(ScrollBarRender):

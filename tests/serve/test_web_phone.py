@@ -5,7 +5,10 @@ on its card, a tap on a tile along the blank's line slides the line, the board i
 bar's Read button puts it in the live region), the solver's moves are played by swipes alone, the touch bar's
 buttons work, the page follows a rotation, and a reload finds the same game.  Swipe-to-board and key-to-board
 times are measured in the same run, in the page (input event to the move counter's change in xterm.js's buffer),
-and printed.
+and printed.  At 390x844 the 15-puzzle shows whole with its move counter, and an on-screen keyboard (the page's
+height down to 500 pixels, then back) refits the terminal while the game keeps its board and moves.  In Speed, a tap
+on a tile in the blank's row slides the line (STM counts its tiles, MTM 1), and tap-to-board and key-to-board times
+of the same run are printed.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from cdp_browser import CHROMIUM, Chromium
 from web_helpers import WebServer
 
 from solver import solving as search
+from solver.ids import parse_game_id
 from solver.registry import get_puzzle
 
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason="chromium-headless-shell is not installed (.ci/run installs it)")
@@ -245,6 +249,174 @@ async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, heigh
         await browser.call("Page.reload")
         await browser.wait_for(r"Moves 20\b", 60)
         assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
+    finally:
+        await browser.close()
+        assert server.stop() == 0
+
+
+TILE_BOTTOM = re.compile("[╰┗╚][─━═]{3,}")
+
+
+def whole_tiles(screen: str) -> int:
+    """How many tiles the page's text draws whole: a top edge with a bottom edge below it in the same columns (a
+    big tile's number is drawn in line art, so the tiles are counted, and the board itself read from the page)."""
+    lines = screen.split("\n")
+    tops = [(row, found.span()) for row, line in enumerate(lines) for found in TILE_TOP.finditer(line)]
+    bottoms = {(row, found.span()) for row, line in enumerate(lines) for found in TILE_BOTTOM.finditer(line)}
+    return sum(1 for row, span in tops if any((below, span) in bottoms for below in range(row + 1, len(lines))))
+
+
+async def wait_whole_board(browser: Chromium, puzzle, moves: int) -> str:
+    """The page's text once it shows every tile of ``puzzle``'s board whole and the move counter at ``moves``,
+    together."""
+    deadline = time.monotonic() + 60
+    tiles = puzzle.width * puzzle.height - 1
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = await browser.screen()
+        if whole_tiles(screen) == tiles and re.search(rf"Moves {moves}\b", screen):
+            return screen
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the whole board and 'Moves {moves}' were never in the page together:\n{screen}")
+
+
+async def keyboard(browser: Chromium, width: int, height: int, seen_height: int) -> None:
+    """An on-screen keyboard opens (``seen_height`` < ``height``) or closes: the screen stays, the page sees less."""
+    await browser.call("Emulation.setDeviceMetricsOverride", width=width, height=seen_height, deviceScaleFactor=3.0,
+                       mobile=True, screenWidth=width, screenHeight=height,
+                       screenOrientation={"type": "portraitPrimary", "angle": 0})
+
+
+async def rows_become(browser: Chromium, test, what: str) -> int:
+    for _ in range(500):
+        rows = await browser.evaluate("koma.terminal.rows")
+        if test(rows):
+            return rows
+        await browser.evaluate("new Promise(done => setTimeout(done, 20))")
+    raise AssertionError(f"the terminal never refitted to {what}: {await browser.evaluate('koma.terminal.rows')} rows")
+
+
+async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_on_screen_keyboard(tmp_path):
+    width, height, keyboard_up = 390, 844, 500
+    server = WebServer(tmp_path / "data", "--open")
+    browser = Chromium()
+    phone = Phone(browser)
+    puzzle = get_puzzle("15")
+    try:
+        await browser.page()
+        await browser.device(width, height)
+        await browser.call("Page.navigate", url=server.url)
+        await browser.wait_for("15-puzzle")
+        assert await browser.evaluate("koma.terminal.cols") >= 43
+        await phone.tap_text("15-puzzle")
+        await wait_whole_board(browser, puzzle, 0)
+
+        state = await phone.read_board(puzzle)
+        blank = state.index(0)
+        moves = ["L" if blank % 4 < 3 else "R", "U" if blank // 4 < 3 else "D"]
+        for number, move in enumerate(moves, 1):
+            await browser.key(KEYS[move])
+            await browser.wait_for(rf"Moves {number}\b", 30)
+        played = await phone.read_board(puzzle)
+        assert played == puzzle.replay(state, moves)[-1]
+        rows, columns = await browser.evaluate("[koma.terminal.rows, koma.terminal.cols]")
+
+        # the keyboard opens: the page sees 500 of its 844 pixels; the terminal refits to fewer rows, the game stays
+        await keyboard(browser, width, height, keyboard_up)
+        small = await rows_become(browser, lambda r: r < rows, "fewer rows")
+        assert small >= 20 and await browser.evaluate("koma.terminal.cols") >= 43
+        seen = await browser.evaluate("window.visualViewport.height")
+        terminal_bottom = await browser.evaluate("document.querySelector('.xterm-screen').getBoundingClientRect().bottom")
+        assert terminal_bottom <= seen + 1  # the whole terminal above the keyboard
+        await wait_whole_board(browser, puzzle, len(moves))
+        assert await phone.read_board(puzzle) == played
+
+        # and closes: the terminal is as it was, the game still the same
+        await keyboard(browser, width, height, height)
+        assert await rows_become(browser, lambda r: r == rows, f"{rows} rows again") == rows
+        assert await browser.evaluate("koma.terminal.cols") == columns
+        await wait_whole_board(browser, puzzle, len(moves))
+        assert await phone.read_board(puzzle) == played
+        assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
+        print(f"{width}x{height}: {columns}x{rows} cells; with the keyboard up ({width}x{keyboard_up}) {columns}x{small}")
+    finally:
+        await browser.close()
+        assert server.stop() == 0
+
+
+# in the page: when each STM count first reached the terminal (xterm.js's buffer, as each write is parsed), with its
+# MTM; when each key went down and each tap ended (the click a tap makes follows its touchend)
+WATCH_FIGURES = """
+(() => {
+  window.figures = {};
+  window.keys = [];
+  window.taps = [];
+  document.addEventListener("keydown", () => keys.push(performance.now()), true);
+  document.addEventListener("touchend", () => taps.push(performance.now()), true);
+  koma.terminal.onWriteParsed(() => {
+    const buffer = koma.terminal.buffer.active;
+    for (let y = 0; y < koma.terminal.rows; y++) {
+      const line = buffer.getLine(buffer.viewportY + y);
+      const found = line && line.translateToString(true).match(/STM (\\d+) +MTM (\\d+)/);
+      if (found && !(found[1] in figures)) figures[found[1]] = [performance.now(), Number(found[2])];
+    }
+  });
+  return true;
+})()
+"""
+
+
+async def test_speed_a_tap_slides_a_whole_line_counted_by_stm_and_mtm(tmp_path):
+    """Speed in the browser (issue 39): a tap on a tile in the blank's row slides the line between them, one move
+    that counts every tile in STM and 1 in MTM; taps and arrow keys take turns, and tap-to-board and key-to-board
+    times of the same run are printed."""
+    width, height = 390, 844
+    server = WebServer(tmp_path / "data", "--open")
+    browser = Chromium()
+    phone = Phone(browser)
+    try:
+        await browser.page()
+        await browser.device(width, height)
+        await browser.call("Page.navigate", url=server.url)
+        await browser.wait_for("8-puzzle")
+        await browser.key("s")
+        screen = await browser.wait_for(r"STM 0 +MTM 0")
+        await browser.evaluate(WATCH_FIGURES)
+        puzzle, state = parse_game_id(re.search(r"ID (\S+)", screen).group(1))
+        assert (puzzle.width, puzzle.height) == (4, 4)
+        centres = await phone.board_cells(4, 4)
+
+        blank = state.index(0)
+        row, column = divmod(blank, 4)
+        far = row * 4 + (3 if column < 2 else 0)  # the tile at the other end of the blank's row
+        distance = abs(far % 4 - column)
+        stm = mtm = 0
+        tapped, keyed = [], []
+
+        async def figures_reach(count: int, moves: int, since: str) -> float:
+            """Wait for 'STM count MTM moves' on the page; the time from the last tap or key to it, in ms."""
+            await browser.wait_for(rf"STM {count} +MTM {moves}\b", 30)
+            at, shown_mtm = await browser.evaluate(f"figures['{count}']")
+            assert shown_mtm == moves
+            return at - await browser.evaluate(f"{since}.at(-1)")
+
+        ends = [far, blank]  # a tap slides the line to the blank; the next tap, at the other end, slides it back
+        for number in range(20):
+            await phone.tap_cell(*centres[ends[number % 2]])
+            stm, mtm = stm + distance, mtm + 1
+            tapped.append(await figures_reach(stm, mtm, "taps"))
+            if number % 2:
+                continue
+            # two keys: the tile beside the blank in its row slides into it, and back (each one tile, each its own run)
+            blank_column = ends[number % 2] % 4
+            for key in (("ArrowRight", "ArrowLeft") if blank_column > 0 else ("ArrowLeft", "ArrowRight")):
+                await browser.key(key)
+                stm, mtm = stm + 1, mtm + 1
+                keyed.append(await figures_reach(stm, mtm, "keys"))
+        assert stm == 20 * distance + 20 and mtm == 40
+        print(f"speed at {width}x{height}: tap-to-board p95 {p95(tapped):.0f} ms (median "
+              f"{statistics.median(tapped):.0f}, {len(tapped)} taps of {distance} tiles), key-to-board p95 "
+              f"{p95(keyed):.0f} ms (median {statistics.median(keyed):.0f}, {len(keyed)} keys)")
     finally:
         await browser.close()
         assert server.stop() == 0

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import pytest
 from textual.widget import Widget
+from textual.widgets import Tab
 from tui_helpers import make_app, settled, wait_for, wait_warm
 
+from tui.app import KomaCommands
+from tui.ascii import RadioButton
 from tui.game.records import Replay
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.screens.replay import ReplayScreen
@@ -20,7 +23,9 @@ from tui.screens.stats import StatsScreen
 from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
 from tui.widgets.board import Board
-from tui.widgets.keybar import Group, KeyBar
+from tui.widgets.keybar import Group, Key, KeyBar
+from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.tabbed import FoldingTabs
 
 SMALL_SIZES = [(40, 20), (60, 24), (80, 24)]
 DAY = "2026-03-14"  # the leaderboard's "today", so its snapshot does not change with the date
@@ -93,18 +98,36 @@ def bar_lines(bar: KeyBar) -> list[str]:
     return ["".join(segment.text for segment in bar.render_line(y)) for y in range(bar.size.height)]
 
 
+def key_texts(entry: Key | Group) -> list[str]:
+    if isinstance(entry, Group):
+        return [key.display for key in entry.keys] + [entry.description]
+    return [f"{entry.display} {entry.description}".strip()]
+
+
 def clipped_keys(app) -> list[str]:
-    """The key bar's keys (and the palette's) that are not drawn whole on one of its lines, within the screen."""
+    """The key bar's keys (and the palette's) that are not drawn whole on one of its lines, within the screen; the
+    keys the bar leaves off in a narrow terminal count when the palette's key does not say ``more`` or the palette
+    does not list them."""
     screen = next(s for s in reversed(app.screen_stack) if s.query(KeyBar))
     bar = screen.query_one(KeyBar)
     lines = [line[:app.size.width] for line in bar_lines(bar)]
-    wanted = []
-    for entry in (*bar.items, *([bar.palette] if bar.palette else [])):
-        if isinstance(entry, Group):
-            wanted += [key.display for key in entry.keys] + [entry.description]
-        else:
-            wanted.append(f"{entry.display} {entry.description}".strip())
-    return [text for text in wanted if not any(text in line for line in lines)]
+    shown = list(bar.items[:len(bar.items) - bar.left_off])
+    wanted = [text for entry in shown for text in key_texts(entry)]
+    if bar.palette:
+        wanted.append(bar.palette.display + (" more" if bar.left_off else ""))
+    missing = [text for text in wanted if not any(text in line for line in lines)]
+    palette_names = [help_text for _name, help_text, _run in KomaCommands(screen)._commands()]
+    for entry in bar.items[len(shown):]:
+        for key in entry.keys if isinstance(entry, Group) else (entry,):
+            if not any(key.display in help_text.removeprefix("key: ").split(", ") for help_text in palette_names):
+                missing.append(f"{key.display} (left off, and not in the palette)")
+    return missing
+
+
+def tabs_cut_off(app) -> list[str]:
+    """Each tab of a row of tabs that is not drawn whole within the screen."""
+    return [f"{tab.id} at {tab.region}" for tab in app.screen.query(Tab)
+            if tab.region.size != tab.outer_size or not app.screen.region.contains_region(tab.region)]
 
 
 def board_problems(app) -> list[str]:
@@ -118,6 +141,15 @@ def board_problems(app) -> list[str]:
             right, bottom = piece.offset.x + piece.outer_size.width, piece.offset.y + piece.outer_size.height
             if piece.offset.x < 0 or piece.offset.y < 0 or right > board.size.width or bottom > board.size.height:
                 problems.append(f"{board.id}: a piece at {piece.offset} of {piece.outer_size} is off its board")
+            if piece.classes & {"-tile", "-white", "-black"} and not (piece.content_size.width and piece.content_size.height):
+                problems.append(f"{board.id}: a piece at {piece.offset} ({' '.join(piece.classes)}) has no room inside")
+    for speed_board in app.screen.query(SpeedBoard):
+        tile_width, tile_height = speed_board.tile_size()
+        width, height = tile_width * speed_board.columns, tile_height * speed_board.rows
+        if not speed_board.boxed:  # compact tiles: the last column and line need no gap after them
+            width, height = width - 1, height - (tile_height > 1)
+        if width > speed_board.size.width or height > speed_board.size.height:
+            problems.append(f"{speed_board.id} has {speed_board.size}, its tiles take {width}x{height}")
     return problems
 
 
@@ -147,21 +179,45 @@ def from_home(key: str):
     return (None, None, None), opened
 
 
+def speed_at(size: int):
+    async def opened(pilot) -> None:
+        pilot.app.action_speed((size, size))
+        await wait_for(pilot, lambda: len(pilot.app.screen_stack) > 2, what="the speed screen")
+        await pilot.pause(0.5)
+    return (None, None, None), opened
+
+
+def from_speed(*keys: str):
+    async def opened(pilot) -> None:
+        await from_home("s")[1](pilot)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause(0.3)
+    return (None, None, None), opened
+
+
 SCREENS = {
     "home": ((None, None, None), at_home),
     "play-8": play("8", "8 6 7/2 5 4/3 _ 1"),
     "play-15": play("15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12"),
     "play-goat": play("goat", "r-BB/i.dS/l-jW"),
     "play-ura": play("ura", "BWB/WBB/BBB", "3x3"),
+    "play-ura-5": play("ura", "BWBWW/WBBWW/BBBWW/WWWWW/WWWWB", "5x5"),
+    "play-24": play("sliding", "1 2 3 4 5/6 7 8 9 10/11 12 13 14 15/16 17 18 19 20/21 22 23 _ 24", "5x5"),
     "help": dialog("question_mark"),
     "new-game": dialog("n"),
     "proof": dialog("p"),
+    "gallery": from_home("g"),
     "parity-lab": from_home("p"),
     "loop-demo": from_home("o"),
     "algorithm-lab": from_home("a"),
     "daily": from_home("d"),
     "stats": from_home("v"),
     "watch": from_home("w"),
+    "speed": from_home("s"),
+    "speed-10x10": speed_at(10),
+    "speed-session": from_speed("v"),
+    "speed-events": from_speed("x"),  # the event dialog
 }
 
 
@@ -175,6 +231,9 @@ async def test_nothing_is_cut_off_in_a_small_terminal(tmp_path, screen, size):
         assert app.screen.has_class("-narrow") and app.screen.has_class("-short")
         assert clipped_keys(app) == [], bar_lines(app.screen.query_one(KeyBar)) if app.screen.query(KeyBar) else ""
         assert board_problems(app) == []
+        assert tabs_cut_off(app) == []
+        bar = next(s for s in reversed(app.screen_stack) if s.query(KeyBar)).query_one(KeyBar)
+        assert bar.size.height <= 2, bar_lines(bar)
 
 
 async def test_the_whole_15_puzzle_and_its_move_counter_show_at_44x20(tmp_path):
@@ -204,3 +263,73 @@ async def test_the_panel_goes_back_beside_the_board_when_the_terminal_grows(tmp_
         await pilot.pause(0.2)
         assert not screen.has_class("-narrow")
         assert side.region.x >= board.region.right and side.region.y == board.region.y
+
+
+# --- what folds: rows of tabs, the key bar, the new-game dialog's choices -------------------------------------
+
+@pytest.mark.parametrize("size, folded", [((40, 20), True), ((60, 24), True), ((120, 36), False)],
+                         ids=["40x20", "60x24", "120x36"])
+@pytest.mark.parametrize("key", ["g", "p"], ids=["gallery", "parity-lab"])
+async def test_a_row_of_tabs_too_wide_folds_and_a_tab_on_its_second_row_opens(tmp_path, key, size, folded):
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await from_home(key)[1](pilot)
+        screen = app.screen
+        tabs = screen.query_one(FoldingTabs)
+        assert tabs.has_class("-folded") == folded
+        assert tabs_cut_off(app) == []
+        last = list(tabs.query(Tab))[-1]
+        if folded:
+            assert last.region.y > tabs.region.y  # on a second row
+        assert await pilot.click(last)
+        await wait_for(pilot, lambda: screen.tab == last.id, what=f"the tab {last.id}")
+        assert tabs.active == last.id
+
+
+async def test_the_key_bar_leaves_keys_to_the_palette_only_when_two_lines_cannot_hold_them(tmp_path):
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1")
+    async with app.run_test(size=(40, 20)) as pilot:
+        await wait_warm(pilot)
+        bar = app.screen.query_one(KeyBar)
+        assert bar.left_off == 0 and bar.size.height == 2  # every key of the play screen on two lines
+        assert bar_lines(bar)[-1].rstrip().endswith("▏^p")  # the palette's key without its description
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: bar.size.height == 1, what="one line of keys")
+        assert bar_lines(bar)[0].rstrip().endswith("▏^p palette")
+    app = make_app(tmp_path)
+    async with app.run_test(size=(40, 20)) as pilot:
+        await from_home("p")[1](pilot)  # the parity lab has more keys than two lines hold
+        bar = app.screen.query_one(KeyBar)
+        assert bar.left_off > 0 and bar.size.height == 2
+        assert bar_lines(bar)[-1].rstrip().endswith("▏^p more")
+        assert clipped_keys(app) == []
+
+
+async def test_the_new_game_dialog_folds_its_choices_instead_of_cutting_them(tmp_path):
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1")
+    async with app.run_test(size=(40, 20)) as pilot:
+        await dialog("n")[1](pilot)
+        for choice in app.screen.query(RadioButton):
+            lines = widget_lines(choice)
+            assert " ".join(" ".join(line[4:].split()) for line in lines) == str(choice.label), lines
+        assert app.screen.query_one("#kind-distance").region.height == 2
+        await pilot.press("down", "down", "enter")  # a typed board: the verdict shows an example
+        verdict = " ".join(" ".join(widget_lines(app.screen.query_one("#verdict"))).split())
+        assert verdict == "Type a board, e.g. 1 2 3/4 5 6/7 8 _, or a game ID."
+
+
+def widget_lines(widget: Widget) -> list[str]:
+    return ["".join(segment.text for segment in widget.render_line(y)) for y in range(widget.size.height)]
+
+
+@pytest.mark.parametrize("size", SMALL_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_10x10_speed_board_is_whole_from_40_columns_up(tmp_path, size):
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await speed_at(10)[1](pilot)
+        assert board_problems(app) == []
+        side, board = app.screen.query_one("#speed-side"), app.screen.query_one("#speed-board")
+        if size[0] < 60:  # the panel below the board, as wide as the screen
+            assert side.region.y >= board.region.bottom and side.region.width == size[0]
+        else:
+            assert side.region.x >= board.region.right

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from speed_helpers import drawn_cells
+from textual.widgets import Input, OptionList
 from tui_helpers import make_app, read_store, wait_for
 
 from solver import solving as search
+from solver.errors import KomaError
+from tui.game import speed_events
 from tui.game.averages import seconds_text
-from tui.game.speed import Play, SpeedResult
-from tui.game.speed_events import BY_KEY, Event, EventRun, SpeedSession, event_results
+from tui.game.speed import Play, SpeedResult, speed_puzzle
+from tui.game.speed_events import BY_KEY, EVENTS, Event, EventRun, SpeedSession, daily_event, event_for, event_results, marathon, relay, summary_of
 from tui.screens.speed import SpeedScreen
+from tui.screens.speed_event import SpeedEventScreen
+from tui.screens.speed_session import SpeedSessionScreen
 from tui.widgets.speed_board import SpeedBoard
 
 RELAY = Event("relay-test", "relay", legs=2, sizes=((3, 3), (4, 3)))
@@ -82,14 +88,26 @@ def test_each_event_keeps_its_own_figures():
     assert session.summary(RELAY, (3, 3)).single.best == 9000
 
 
+async def choose_event(pilot, key: str) -> None:
+    """x, then the event dialog's line of ``key`` by the arrows, and enter."""
+    speed = pilot.app.screen
+    await pilot.press("x")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, SpeedEventScreen), what="the event dialog")
+    events = pilot.app.screen.query_one(OptionList)
+    while events.highlighted_option.id != key:
+        await pilot.press("down")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: pilot.app.screen is speed and speed.event.key == key, what=f"the event {key}")
+    await pilot.pause()
+
+
 async def test_a_marathon_by_keys_and_its_legs_in_the_store(tmp_path):
     app = make_app(tmp_path)
     clock = app.clock = StepClock()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = SpeedScreen((3, 3), rng=random.Random(9))
         await app.push_screen(screen)
-        await pilot.press("x", "x")  # single -> BLD -> marathon x5
-        await pilot.pause()
+        await choose_event(pilot, "marathon5")
         assert screen.event.key == "marathon5" and "marathon x5" in str(screen.query_one("#speed-title").render())
         count = 0
         for _leg in range(5):
@@ -165,3 +183,110 @@ async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatc
         await wait_for(pilot, lambda: f"1. zoe {seconds_text(time_ms)}" in str(speed_line.render()),
                        what="the speed board with the player's time")
         assert "you #1" in str(speed_line.render())
+
+
+# --- marathons of any length, relays over a range of sizes, each with its own records ------------------------
+
+def one_move_from_goal(puzzle, rng=None) -> tuple[int, ...]:
+    """A scramble one tile from solved (the blank one left of its corner): a 10x10 leg a test can solve."""
+    goal = list(puzzle.goal)
+    corner = len(goal) - 1
+    goal[corner - 1], goal[corner] = goal[corner], goal[corner - 1]
+    return tuple(goal)
+
+
+def test_marathon_lengths_and_relay_ranges_are_events_of_their_own():
+    assert [e.key for e in EVENTS if e.key.startswith("marathon")] == ["marathon5", "marathon10", "marathon42",
+                                                                       "marathon100"]
+    assert [e.label((4, 4)) for e in EVENTS if e.sizes] == ["3x3-5x5", "3x3-7x7", "3x3-10x10"]
+    assert marathon(7).legs == 7 and marathon(7).key == "marathon7" and marathon(7).title == "marathon x7"
+    assert relay(3, 7).sizes == ((3, 3), (4, 4), (5, 5), (6, 6), (7, 7)) and relay(3, 7).legs == 5
+    for event in [*EVENTS, marathon(7), relay(4, 9), daily_event("2026-03-14")]:
+        assert event_for(event.key) == event  # a stored key names its event again
+    for bad in (lambda: marathon(1), lambda: marathon(1001), lambda: relay(5, 5), lambda: relay(2, 5),
+                lambda: relay(3, 11), lambda: event_for("marathon"), lambda: event_for("sprint")):
+        with pytest.raises(KomaError):
+            bad()
+    assert marathon(2).legs == 2 and marathon(1000).legs == 1000  # the limits themselves
+
+
+def test_a_relay_to_10x10_runs_every_size_on_one_clock(monkeypatch):
+    monkeypatch.setattr(speed_events, "random_scramble", one_move_from_goal)
+    clock = StepClock()
+    run = EventRun(relay(3, 10), (4, 4), clock, random.Random(1))
+    sizes = []
+    for _ in range(8):
+        sizes.append(run.solve.puzzle.size_label)
+        clock.t += 1.0
+        outcome = run.play("L")
+    assert outcome is Play.SOLVED and sizes == [f"{n}x{n}" for n in range(3, 11)]
+    result = run.result()
+    assert not result.dnf and len(result.legs) == 8 and result.stm == 8 and result.time_ms == 7000
+
+
+def test_records_are_kept_per_marathon_length_and_per_relay_range():
+    def run_of(event, key: str, width: int = 3, *, time_ms: int) -> list[SpeedResult]:
+        """A finished run of ``event``: one move a leg, the last at ``time_ms``."""
+        sizes = event.leg_sizes((width, width))
+        return [SpeedResult(w, h, one_move_from_goal(speed_puzzle(w, h)), ("L",), (time_ms * leg // (len(sizes) - 1),),
+                            event=event.key, run=key, leg=leg) for leg, (w, h) in enumerate(sizes)]
+
+    stored = [*run_of(marathon(5), "a", time_ms=5000), *run_of(marathon(10), "b", time_ms=9000),
+              *run_of(marathon(10), "c", time_ms=8000), *run_of(relay(3, 5), "d", time_ms=4000),
+              *run_of(relay(3, 7), "e", time_ms=7000)]
+    assert summary_of(stored, marathon(5), (3, 3)).count == 1
+    assert summary_of(stored, marathon(5), (3, 3)).single.best == 5000
+    assert summary_of(stored, marathon(10), (3, 3)).count == 2
+    assert summary_of(stored, marathon(10), (3, 3)).single.best == 8000
+    assert summary_of(stored, marathon(42), (3, 3)).count == 0
+    assert summary_of(stored, relay(3, 5), (4, 4)).single.best == 4000
+    assert summary_of(stored, relay(3, 7), (4, 4)).single.best == 7000
+    assert summary_of(stored, relay(3, 10), (4, 4)).count == 0
+
+
+async def test_a_typed_marathon_length_is_played_and_kept_apart_in_the_store(tmp_path):
+    app = make_app(tmp_path)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = SpeedScreen((3, 3), rng=random.Random(5))
+        await app.push_screen(screen)
+        await pilot.pause()
+        for typed, error in (("1", "a marathon is 2 to 1000 solves, not 1"), ("x", "Type a number of solves.")):
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, SpeedEventScreen), what="the event dialog")
+            app.screen.query_one(Input).focus()
+            await pilot.pause()
+            await pilot.press(*typed, "enter")
+            await pilot.pause()
+            if typed == "1":  # refused: the dialog stays, and says why
+                assert isinstance(app.screen, SpeedEventScreen)
+                assert error.lower() in str(app.screen.query_one("#speed-event-verdict").render()).lower()
+                await pilot.press("escape")
+            else:  # an integer field takes no letter: nothing typed, nothing chosen
+                assert isinstance(app.screen, SpeedEventScreen)
+                await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen, what="the speed screen")
+        assert screen.event.key == "single"
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpeedEventScreen), what="the event dialog")
+        app.screen.query_one(Input).focus()
+        await pilot.pause()
+        await pilot.press("2", "enter")
+        await wait_for(pilot, lambda: app.screen is screen and screen.event.key == "marathon2", what="marathon x2")
+        assert "marathon x2" in str(screen.query_one("#speed-title").render())
+        for _leg in range(2):
+            for move in search.solve(screen.solve.puzzle, screen.solve.state).moves:
+                clock.t += 0.2
+                await pilot.press(KEYS[move])
+            await pilot.pause()
+        await wait_for(pilot, lambda: screen.run.over, what="the marathon of 2")
+        result = screen.run.result()
+        assert len(result.legs) == 2 and not result.dnf
+        stored = await read_store(pilot, lambda store: store.speed_solves("3x3"))
+        assert stored == list(result.legs) and {leg.event for leg in stored} == {"marathon2"}
+        assert summary_of(stored, marathon(2), (3, 3)).count == 1
+        assert summary_of(stored, marathon(5), (3, 3)).count == 0
+        await pilot.press("v")  # the session screen's records are the marathon x2's
+        await wait_for(pilot, lambda: isinstance(app.screen, SpeedSessionScreen), what="the session")
+        await wait_for(pilot, lambda: "Records 3x3 marathon x2: 1 solve" in
+                       str(app.screen.query_one("#speed-session-records").render()), what="the records")

@@ -318,3 +318,18 @@ async def test_the_replay_steps_through_koma_s_optimal_solution_beside_the_playe
         assert replay.state == SlidingPuzzle(3, 3).goal
         await pilot.press("o")  # back to the player's own
         assert replay.steps is replay.player_steps and "Replay" in panel(replay, "replay-title")
+
+
+async def test_a_replay_of_moves_made_in_the_same_millisecond_plays_to_its_end(tmp_path):
+    """Keys that arrive together (one network packet) can be played in the same millisecond: a gap of 0 between two
+    moves must not stop the replay (a timer of 0 s fails inside Textual when it runs late)."""
+    from tui.game.speed import SpeedResult
+    from tui.screens.speed_replay import SpeedReplayScreen
+
+    result = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 0, 0, 0))
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        replay = SpeedReplayScreen(result, speed=8.0)
+        await app.push_screen(replay)
+        await wait_for(pilot, lambda: replay.done, timeout=30, what="the replay's end")
+        assert replay.state == SlidingPuzzle(3, 3).goal

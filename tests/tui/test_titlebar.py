@@ -42,3 +42,15 @@ async def test_a_click_on_the_icon_opens_the_palette_and_elsewhere_makes_the_bar
         await wait_for(pilot, lambda: bar.size.height == 1, what="a short bar")
         assert await pilot.click(TitleBar, offset=(1, 0))
         await wait_for(pilot, lambda: CommandPalette.is_open(app), what="the command palette")
+
+
+async def test_in_a_narrow_terminal_the_sub_title_alone_takes_the_line(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(40, 20)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="the home screen")
+        app.screen.sub_title = "the loop method (article 003)"  # 29 columns: more than Koma's title leaves
+        await pilot.pause()
+        assert bar_line(app).endswith(" the loop method (article 003)") and "Koma" not in bar_line(app)
+        app.screen.sub_title = "lab"
+        await pilot.pause()
+        assert bar_line(app).endswith("Koma — lab")

@@ -2,11 +2,13 @@
 
 - **single**: one solve.
 - **BLD** (blindfolded): one solve whose numbers are hidden from the first move on (the screen hides them).
-- **marathon x5**: five solves of one size in a row, one time: the clock starts on the first move of the first and
-  runs on through every scramble until the last is solved.
-- **relay 3x3-5x5**: the 3x3, 4x4 and 5x5 in a row, one time, the same way.
+- **marathon xN**: N solves of one size in a row, one time: the clock starts on the first move of the first and
+  runs on through every scramble until the last is solved.  The lengths the speedsolvers race are offered (x5, x10,
+  x42, x100); any N from 2 to 1000 may be typed.
+- **relay AxA-BxB**: every square size from AxA to BxB in a row (3x3-5x5, 3x3-7x7, 3x3-10x10), one time, the same way.
 
-Each event keeps its own records.  A multi-solve event is a *run* of legs (:class:`~tui.game.speed.SpeedResult`
+Each event keeps its own records: a marathon's per length, a relay's per range (the length and the range are in the
+event's key, ``marathon10``, ``relay3-7``, as stored).  A multi-solve event is a *run* of legs (:class:`~tui.game.speed.SpeedResult`
 with the run's id and the leg's number); its time is the last leg's last move, its STM and MTM the legs' sums, and
 a leg given up makes the whole run a DNF.
 """
@@ -14,11 +16,13 @@ a leg given up makes the whole run a DNF.
 from __future__ import annotations
 
 import random
+import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
+from solver.errors import KomaError
 from tui.game.averages import SessionSummary, summarize
 from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
 
@@ -45,14 +49,54 @@ class Event:
         return f"{size[0]}x{size[1]}"
 
 
+MARATHON_LENGTHS = (5, 10, 42, 100)  # the marathons offered; any length in MARATHON_LIMITS may be typed
+MARATHON_LIMITS = (2, 1000)
+RELAY_RANGES = ((3, 5), (3, 7), (3, 10))  # square sizes, first and last
+RELAY_LIMITS = (3, 10)  # the speed sizes
+MARATHON_KEY = re.compile(r"marathon(\d+)")
+RELAY_KEY = re.compile(r"relay(\d+)-(\d+)")
+
+
+def marathon(length: int) -> Event:
+    """``length`` solves of one size on one clock; KomaError outside MARATHON_LIMITS."""
+    low, high = MARATHON_LIMITS
+    if not low <= length <= high:
+        raise KomaError(f"a marathon is {low} to {high} solves, not {length}")
+    return Event(f"marathon{length}", f"marathon x{length}", legs=length)
+
+
+def relay(first: int, last: int) -> Event:
+    """Every square size from ``first`` to ``last`` on one clock; KomaError outside RELAY_LIMITS."""
+    low, high = RELAY_LIMITS
+    if not low <= first < last <= high:
+        raise KomaError(f"a relay runs from one size to a larger one, {low}x{low} to {high}x{high}: "
+                        f"not {first}x{first}-{last}x{last}")
+    sizes = tuple((n, n) for n in range(first, last + 1))
+    return Event(f"relay{first}-{last}", "relay", legs=len(sizes), sizes=sizes)
+
+
 EVENTS = (
     Event(SINGLE, "single"),
     Event("bld", "BLD", blind=True),
-    Event("marathon5", "marathon x5", legs=5),
-    Event("relay3-5", "relay", legs=3, sizes=((3, 3), (4, 4), (5, 5))),
+    *(marathon(length) for length in MARATHON_LENGTHS),
+    *(relay(first, last) for first, last in RELAY_RANGES),
 )
 BY_KEY = {event.key: event for event in EVENTS}
 DAILY_PREFIX = "daily/"
+
+
+def event_for(key: str) -> Event:
+    """The event a key names (as stored): one offered, or a marathon or relay of another length or range;
+    KomaError for a key that names none."""
+    if key in BY_KEY:
+        return BY_KEY[key]
+    if found := MARATHON_KEY.fullmatch(key):
+        return marathon(int(found.group(1)))
+    if found := RELAY_KEY.fullmatch(key):
+        return relay(int(found.group(1)), int(found.group(2)))
+    if key.startswith(DAILY_PREFIX):
+        return daily_event(key.removeprefix(DAILY_PREFIX))
+    raise KomaError(f"no speed event is called {key!r}")
 
 
 def daily_event(day: str) -> Event:

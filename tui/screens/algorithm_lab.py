@@ -15,7 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Tab, Tabs
+from textual.widgets import Tab
 
 from solver.errors import KomaError
 from solver.registry import get_puzzle
@@ -27,7 +27,7 @@ from tui.game.solver_jobs import SolverJob
 from tui.messages import JobFailed, JobProgress, LabRunFinished
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
-from tui.widgets.tabbed import TabbedScreen
+from tui.widgets.tabbed import FoldingTabs, TabbedScreen
 from tui.widgets.titlebar import TitleBar
 from tui.workers import run_job
 
@@ -89,7 +89,7 @@ class AlgorithmLabScreen(TabbedScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        tabs = Tabs(*[Tab(v[1], id=t) for t, v in self.tabs.items()], active=self.tab, id="algo-tabs")
+        tabs = FoldingTabs(*[Tab(v[1], id=t) for t, v in self.tabs.items()], active=self.tab, id="algo-tabs")
         tabs.can_focus = False
         yield tabs
         with Vertical(id="algo-body"):

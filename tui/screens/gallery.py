@@ -23,7 +23,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Tab, Tabs
+from textual.widgets import Tab
 
 from solver import solving as search
 from solver.errors import Cancelled, KomaError
@@ -38,7 +38,7 @@ from tui.widgets.histogram import Histogram
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
 from tui.widgets.mini_grid import MiniGrid
-from tui.widgets.tabbed import TabbedScreen
+from tui.widgets.tabbed import FoldingTabs, TabbedScreen
 from tui.widgets.titlebar import TitleBar
 from tui.workers import Report, run_job
 
@@ -151,7 +151,7 @@ class GalleryScreen(TabbedScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        tabs = Tabs(*[Tab(label, id=tab) for tab, (_, _, label) in TABS.items()], active=self.tab, id="gallery-tabs")
+        tabs = FoldingTabs(*[Tab(label, id=tab) for tab, (_, _, label) in TABS.items()], active=self.tab, id="gallery-tabs")
         tabs.can_focus = False
         yield tabs
         with Vertical(id="gallery-body"):

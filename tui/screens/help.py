@@ -32,8 +32,9 @@ RULES = {
               "slides the whole line. STM counts every tile moved, MTM every run of moves one way (U3 is 3 STM, "
               "1 MTM); TPS is STM per second. mo3 is the mean of 3; ao5, ao12, ao50 and ao100 drop the best and "
               "worst 5% (rounded up: 1, 1, 3, 5 each) and are a DNF when a DNF is left. A solve given up is a DNF. "
-              "Events (x): single; BLD (the numbers vanish with the first move); marathon x5 (five in a row, one "
-              "clock); relay (3x3, 4x4, 5x5 in a row, one clock)."),
+              "Events (x): single; BLD (the numbers vanish with the first move); marathon (x5, x10, x42, x100 or "
+              "any length from 2 to 1000 typed: that many in a row, one clock); relay (every size from 3x3 to 5x5, "
+              "7x7 or 10x10 in a row, one clock). Each length and each range keeps its own records."),
 }
 ORDER = ("8", "goat", "ura")  # the rules shown on every help page ("speed" only on the Speed screen's)
 

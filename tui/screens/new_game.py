@@ -56,7 +56,7 @@ class NewGameScreen(ModalScreen):
             if self.puzzle.enumerable:
                 yield Input(placeholder="moves from solved, e.g. 20", id="distance", type="integer",
                             disabled=True)
-            yield Input(placeholder=f"e.g. {self.puzzle.format(self.puzzle.goal)}, or a game ID", id="board", disabled=True)
+            yield Input(placeholder="a board, or a game ID", id="board", disabled=True)  # the verdict gives an example
             yield Static("", id="verdict")
             with Horizontal(id="new-buttons"):
                 yield Button("Start", variant="primary", id="start")
@@ -118,6 +118,10 @@ class NewGameScreen(ModalScreen):
             verdict.update(f"A random board exactly {distance} moves from solved.")
             return ("distance", distance)
         text = self.query_one("#board", Input).value
+        if not text.strip():
+            verdict.update(f"Type a board, e.g. {escape(self.puzzle.format(self.puzzle.goal))}, or a game ID.")
+            verdict.add_class("-bad")
+            return None
         try:
             state = self.board_from(text)
             proof = self.puzzle.proof(state)

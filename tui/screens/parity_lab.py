@@ -19,7 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Tab, Tabs
+from textual.widgets import Tab
 
 from solver.goat import notation as goat
 from solver.puzzle import Puzzle
@@ -30,7 +30,7 @@ from tui.ascii import Static
 from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
-from tui.widgets.tabbed import TabbedScreen
+from tui.widgets.tabbed import FoldingTabs, TabbedScreen
 from tui.widgets.titlebar import TitleBar
 
 # tab id -> (registry name, size, label, the article's board or None for the goal)
@@ -101,7 +101,7 @@ class ParityLabScreen(TabbedScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        tabs = Tabs(*[Tab(label, id=tab) for tab, (_, _, label, _) in TABS.items()], active=self.tab, id="lab-tabs")
+        tabs = FoldingTabs(*[Tab(label, id=tab) for tab, (_, _, label, _) in TABS.items()], active=self.tab, id="lab-tabs")
         tabs.can_focus = False
         yield tabs
         with Horizontal(id="lab-body"):

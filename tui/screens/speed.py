@@ -28,9 +28,10 @@ from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_tex
 from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
 from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
-from tui.game.speed_events import BY_KEY, DAILY_PREFIX, EVENTS, Event, EventResult, EventRun, SpeedSession, daily_event
+from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
 from tui.game.speed_notation import export_solve, solve_record
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.speed_event import SpeedEventScreen, event_name
 from tui.screens.speed_replay import SpeedReplayScreen
 from tui.screens.speed_session import SpeedSessionScreen
 from tui.widgets.keybar import KeyBar
@@ -56,7 +57,9 @@ SPEED_BINDINGS: list[BindingType] = [
     Binding("minus", "size(-1)", "smaller", id="speed.smaller", tooltip="A smaller board"),
     Binding("plus,equals_sign", "size(1)", "larger", id="speed.larger", tooltip="A larger board"),
     Binding("i", "scheme", "keys", id="speed.scheme", tooltip="Arrows move a tile, or the blank"),
-    Binding("x", "event", "event", id="speed.event", tooltip="The event: single, BLD, marathon x5, relay 3x3-5x5"),
+    Binding("x", "event", "event", id="speed.event",
+            tooltip="Choose the event: single, BLD, a marathon (x5, x10, x42, x100 or any length), a relay (3x3 to 5x5, "
+                    "7x7 or 10x10)"),
     Binding("v", "session", "session", id="speed.session",
             tooltip="The session: a plot of its times, its averages, the records, and replays"),
     Binding("r", "replay", "replay", id="speed.replay", tooltip="Replay the last solve in real time"),
@@ -116,7 +119,7 @@ class SpeedScreen(DirtyOnlyRendering):
         self.ascii_only = ascii_only
         self.rng = rng or random.SystemRandom()
         self.size_wh = size
-        self.event: Event = daily_event(daily) if daily else BY_KEY[event]
+        self.event: Event = daily_event(daily) if daily else event_for(event)
         self.daily_scramble = daily_board(speed_puzzle(*size), daily) if daily else None
         self.scheme = "tile"
         self.clock_timer: Timer | None = None
@@ -323,9 +326,14 @@ class SpeedScreen(DirtyOnlyRendering):
         self.size_wh = SIZES[max(0, min(len(SIZES) - 1, index + delta))]
         await self._next(f"Speed on the {self.size_wh[0]}x{self.size_wh[1]}. The clock starts on your first move.")
 
-    async def action_event(self) -> None:
-        self.event = EVENTS[(EVENTS.index(self.event) + 1) % len(EVENTS)] if self.event in EVENTS else EVENTS[0]
-        await self._next(f"Event: [b]{self.event.title}[/b]. The clock starts on your first move.")
+    def action_event(self) -> None:
+        """The event dialog: single, BLD, a marathon of any length, a relay over a range of sizes."""
+        self.app.push_screen(SpeedEventScreen(self.event), self._event_chosen)
+
+    async def _event_chosen(self, event: Event | None) -> None:
+        if event is not None:
+            self.event = event
+            await self._next(f"Event: [b]{event_name(event)}[/b]. The clock starts on your first move.")
 
     def action_scheme(self) -> None:
         self.scheme = "blank" if self.scheme == "tile" else "tile"

@@ -31,6 +31,7 @@ from tui.workers import run_job
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 START_PAUSE_SECONDS = 0.5  # the scramble shows this long before the first move
+SHORTEST_WAIT_SECONDS = 0.001  # the shortest timer the replay sets
 
 
 def speed_text(factor: float) -> str:
@@ -134,7 +135,9 @@ class SpeedReplayScreen(DirtyOnlyRendering):
     def _schedule(self, seconds: float) -> None:
         if self.timer is not None:
             self.timer.stop()
-        self.timer = None if self.done or self.paused else self.set_timer(seconds, self._step)
+        # moves made in the same millisecond (keys that came in one packet) are 0 s apart: a timer of 0 s fails
+        # inside Textual when it runs late, so the shortest wait is a millisecond
+        self.timer = None if self.done or self.paused else self.set_timer(max(seconds, SHORTEST_WAIT_SECONDS), self._step)
 
     def _step(self) -> None:
         self.timer = None

@@ -1,5 +1,6 @@
 """The keys at the bottom of every screen: Textual's compact ``Footer`` drawn by one widget (folded onto a second
-line when a narrow terminal cannot hold them on one).
+line when a narrow terminal cannot hold them on one; within its ``max-height``, the keys that do not fit are left to
+the command palette, whose key then says ``more``).
 
 Textual's footer is a container holding one widget per key (each with its own message queue, styles
 and rendered lines), and it composes them all anew whenever a key turns on or off; its data binding
@@ -11,7 +12,7 @@ as one line it repaints when the screen's bindings change.  A click on a key pre
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import groupby
 
 from rich.style import Style
@@ -82,6 +83,7 @@ class KeyBar(Widget, can_focus=False):
         self.items: tuple[Key | Group, ...] = ()
         self.palette: Key | None = None
         self._spans: list[tuple[int, int, int, Key]] = []  # where each key was drawn (line, start, end), for clicks
+        self.left_off = 0  # the keys left off the bar (in a line limit), which the palette still lists
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
@@ -131,28 +133,53 @@ class KeyBar(Widget, can_focus=False):
         lines, self._spans = self._lay_out(self.size.width)
         return Text("\n", end="").join(lines)
 
+    def line_limit(self) -> int | None:
+        """The most lines the bar may take: its ``max-height`` in cells (koma.tcss: 2 in a narrow terminal), if set."""
+        limit = self.styles.max_height
+        return int(limit.value) if limit is not None and limit.is_cells else None
+
     def _lay_out(self, width: int) -> tuple[list[Text], list[tuple[int, int, int, Key]]]:
         """The keys as lines of at most ``width`` cells, and where each key was drawn (line, start, end, key).
 
-        Every key stays whole: one that does not fit on the line goes to the next (a narrow terminal's bar
-        folds onto a second line instead of cutting keys off); the palette's key ends the lowest line with room
-        for it, at the right edge."""
+        Every key drawn stays whole: one that does not fit on the line goes to the next (a narrow terminal's bar
+        folds instead of cutting keys off); the palette's key ends the lowest line with room for it, at the right
+        edge.  Within a line limit (:meth:`line_limit`) the palette's key drops its description first; if the keys
+        still need more lines, the last ones are left off and the palette's key (the palette lists every key)
+        says ``more``.  ``self.left_off`` counts the keys left off."""
+        chunks = self._chunks()
+        limit = self.line_limit()
+        self.left_off = 0
+        if self.palette is None or limit is None:
+            return self._pack(chunks, width, self.palette)
+        for palette in (self.palette, replace(self.palette, description="")):
+            lines, placed = self._pack(chunks, width, palette)
+            if len(lines) <= limit:
+                return lines, placed
+        more = replace(self.palette, description="more")
+        kept = len(chunks) - 1
+        lines, placed = self._pack(chunks[:kept], width, more)
+        while len(lines) > limit and kept > 0:
+            kept -= 1
+            lines, placed = self._pack(chunks[:kept], width, more)
+        self.left_off = len(chunks) - kept
+        return lines, placed
+
+    def _drawn(self, key: Key, edge: str = "") -> Text:
         item = self.get_component_rich_style("keybar--item")
-        key_style = self.get_component_rich_style("keybar--key")
+        base = item + Style(dim=True) if not key.enabled else item
+        text = Text(end="")
+        if edge:
+            text.append(edge, base + self.get_component_rich_style("keybar--edge"))
+        text.append(key.display, base + self.get_component_rich_style("keybar--key"))
+        if key.description:
+            text.append(" " + key.description, base + self.get_component_rich_style("keybar--description"))
+        return text
+
+    def _chunks(self) -> list[tuple[Text, list[tuple[int, int, Key]]]]:
+        """What must stay on one line, in order: a key, or a group's keys with their description; with where each
+        key is in it."""
+        item = self.get_component_rich_style("keybar--item")
         description_style = self.get_component_rich_style("keybar--description")
-        dim = Style(dim=True)
-
-        def drawn(key: Key, edge: str = "") -> Text:
-            base = item + dim if not key.enabled else item
-            text = Text(end="")
-            if edge:
-                text.append(edge, base + self.get_component_rich_style("keybar--edge"))
-            text.append(key.display, base + key_style)
-            if key.description:
-                text.append(" " + key.description, base + description_style)
-            return text
-
-        # each chunk is what must stay on one line: a key, or a group's keys with their description
         chunks: list[tuple[Text, list[tuple[int, int, Key]]]] = []
         for entry in self.items:
             text, spans = Text(end=""), []
@@ -161,14 +188,20 @@ class KeyBar(Widget, can_focus=False):
                 if number and isinstance(entry, Group) and not entry.compact:
                     text.append(" ", item)
                 start = text.cell_len
-                text.append_text(drawn(key))
+                text.append_text(self._drawn(key))
                 spans.append((start, text.cell_len, key))
             if isinstance(entry, Group):
                 text.append(" " + entry.description, item + description_style)
             chunks.append((text, spans))
+        return chunks
+
+    def _pack(self, chunks: list[tuple[Text, list[tuple[int, int, Key]]]], width: int,
+              palette_key: Key | None) -> tuple[list[Text], list[tuple[int, int, int, Key]]]:
+        """``chunks`` folded onto lines of ``width`` cells, then the palette's key (if any) at the right edge."""
         lines: list[Text] = [Text(no_wrap=True, overflow="crop", end="")]
         placed: list[tuple[int, int, int, Key]] = []
-        for text, spans in chunks:
+        for chunk, spans in chunks:
+            text = chunk.copy()
             line = lines[-1]
             if line.cell_len and line.cell_len + text.cell_len > width:
                 line = Text(no_wrap=True, overflow="crop", end="")
@@ -177,9 +210,9 @@ class KeyBar(Widget, can_focus=False):
             line.append_text(text)
             line.append(" ")
             placed.extend((len(lines) - 1, offset + start, offset + end, key) for start, end, key in spans)
-        if self.palette is not None:
+        if palette_key is not None:
             edge = PALETTE_EDGE["ascii" if ascii_mode(self) else "vkey"]
-            palette = drawn(self.palette, edge)
+            palette = self._drawn(palette_key, edge)
             palette.append(" ")  # and a space, as Textual's
             row = next((row for row in range(len(lines) - 1, -1, -1)
                         if lines[row].cell_len + palette.cell_len <= width), None)
@@ -189,7 +222,7 @@ class KeyBar(Widget, can_focus=False):
                     lines.append(Text(no_wrap=True, overflow="crop", end=""))
             line = lines[row]
             line.truncate(max(0, width - palette.cell_len), pad=True)
-            placed.append((row, line.cell_len, line.cell_len + palette.cell_len - 1, self.palette))
+            placed.append((row, line.cell_len, line.cell_len + palette.cell_len - 1, palette_key))
             line.append_text(palette)
         return lines, placed
 

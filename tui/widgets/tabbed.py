@@ -1,4 +1,5 @@
-"""A screen with a row of puzzle tabs (the gallery, the algorithm lab): ``[`` ``]`` or a click switch tabs."""
+"""A screen with a row of puzzle tabs (the gallery, the labs): ``[`` ``]`` or a click switch tabs; the row folds onto
+more rows when the terminal is too narrow for it."""
 
 from __future__ import annotations
 
@@ -40,3 +41,23 @@ class TabbedScreen(DirtyOnlyRendering):
         tab = ids[(ids.index(self.tab) + delta) % len(ids)]
         await self._open(tab)
         tabs.active = tab
+
+
+class FoldingTabs(Tabs):
+    """Textual's ``Tabs``, which fold onto rows (class ``-folded``, a grid of as many columns as fit) when the row of
+    tabs is wider than the screen: in a narrow terminal every tab stays in view instead of running off at the right.
+    Folded, the active tab is marked by its own style (koma.tcss), as the underline follows one row only."""
+
+    def on_resize(self) -> None:
+        self.fold()
+
+    def fold(self) -> None:
+        tabs = list(self.query(Tab))
+        widths = [tab.get_content_width(self.size, self.size) + tab.styles.gutter.width for tab in tabs]
+        columns = len(widths)
+        while columns > 1 and sum(max(widths[column::columns]) for column in range(columns)) > self.size.width:
+            columns -= 1
+        folded = columns < len(widths)
+        if folded:
+            self.query_one("#tabs-list").styles.grid_size_columns = columns
+        self.set_class(folded, "-folded")

@@ -4,8 +4,9 @@ Textual's header composes an icon, a title and a clock space, three widgets insi
 served over SSH keeps two screens at least, so that was eight widgets with their message queues and
 rendered lines, for one line of text.  :class:`TitleBar` draws the same line: the 駒 icon (``*`` in
 ASCII mode) in the first eight columns, the screen's title and sub-title centred between it and ten
-empty columns at the right.  As on Textual's header, a click on the icon opens the command palette,
-and a click elsewhere makes the bar three lines tall (and back).
+empty columns at the right (in a narrow terminal, the sub-title alone, over those columns too).  As on
+Textual's header, a click on the icon opens the command palette, and a click elsewhere makes the bar
+three lines tall (and back).
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ class TitleBar(Widget, can_focus=False):
     def render(self) -> Content:
         middle = max(0, self.size.width - ICON_WIDTH - RIGHT_WIDTH)
         title = self.title_content()
+        if title.cell_length > middle:  # a narrow terminal: the sub-title alone, over the clock's columns too
+            middle = max(0, self.size.width - ICON_WIDTH - 1)
+            sub_title = self.screen.sub_title if self.screen.sub_title is not None else self.app.sub_title
+            title = self.app.format_title(sub_title, "") if sub_title else title
         if title.cell_length > middle:
             title = title.truncate(middle, ellipsis=True)
         left = (middle - title.cell_length) // 2

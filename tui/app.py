@@ -414,6 +414,12 @@ class KomaApp(App):
 
         self.push_screen(SpeedScreen(size or DEFAULT_SIZE, ascii_only=self.ascii_only, daily=daily))
 
+    def action_race(self) -> None:
+        """Races: the lobby (a quick race of a size, a private room, a code to join, a race to come back to)."""
+        from tui.screens.race_lobby import RaceLobbyScreen
+
+        self.push_screen(RaceLobbyScreen(ascii_only=self.ascii_only))
+
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen, help_text
 

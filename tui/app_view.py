@@ -81,6 +81,8 @@ class KomaAppView(Protocol):
 
     def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None: ...
 
+    def action_race(self) -> None: ...
+
 
 def koma_app(node: MessagePump) -> KomaAppView:
     """The running Koma app of ``node``, typed for what screens use of it."""

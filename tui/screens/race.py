@@ -1,0 +1,679 @@
+"""The race screen: the racer's own board full size, the countdown, every opponent's board in miniature, the
+finish order, the results and a rematch; and watching a race (every racer's board) from the race list.
+
+The room lives in the store; a :class:`~tui.storage.race_link.RaceLink` on its own thread reads it (and writes
+this racer's moves, heartbeat and start), and hands every new snapshot to the screen with ``post_message``
+(:class:`~tui.messages.RoomChanged`, a newer one replacing one not yet handled).  The screen draws:
+
+- the own board (:class:`~tui.widgets.speed_board.SpeedBoard`, keys and clicks as in speed mode) at once on
+  every move; its clock runs from the reveal (:class:`~tui.game.speed.SpeedSolve` started at ``reveal_at``, on
+  the wall clock every racer shares);
+- the opponents (:class:`~tui.widgets.race_minis.RaceMinis`, one widget) at most :data:`MINIS_PER_SECOND` times
+  a second, however many snapshots come: a snapshot that comes sooner than :data:`MINIS_GAP_SECONDS` after the
+  last drawing is drawn when the gap is over.  The minis and the panel's lines never ask for a layout (fixed
+  sizes, ``layout=False``), so an opponent's move never reflows or repaints the own board.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.css.scalar import Scalar
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import DataTable, Digits
+
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.averages import seconds_text
+from tui.game.race import RacePhase, Racer, Room
+from tui.game.speed import LineMove, Play, SpeedSolve
+from tui.messages import RaceTrouble, RoomChanged
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.speed import OPPOSITE, figures_line
+from tui.storage.race_link import RaceLink
+from tui.storage.service import Answer
+from tui.widgets.keybar import KeyBar
+from tui.widgets.race_minis import Mini, RaceMinis
+from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.status import shown_id
+from tui.widgets.titlebar import TitleBar
+
+MINIS_PER_SECOND = 10  # the opponents' boards are redrawn at most this often, all of them in one repaint
+MINIS_GAP_SECONDS = 1 / MINIS_PER_SECOND
+TICK_SECONDS = 0.1  # the clock's and the countdown's redraw
+WATCH_POLL_SECONDS = 0.25  # a watcher reads the room this often (a watcher writes nothing)
+LIST_SECONDS = 1.0  # the list of races is read again this often
+MOVE = Binding.Group("move", compact=True)
+
+RACE_BINDINGS: list[BindingType] = [
+    Binding("up,k", "arrow('U')", "", id="race.up", group=MOVE),
+    Binding("down,j", "arrow('D')", "", id="race.down", group=MOVE),
+    Binding("left,h", "arrow('L')", "", id="race.left", group=MOVE),
+    Binding("right,l", "arrow('R')", "move", id="race.right", group=MOVE),
+    Binding("s", "start", "start", id="race.start", tooltip="Start the race (a private room's host)"),
+    Binding("r", "rematch", "rematch", id="race.rematch", tooltip="Race again: the room's next round"),
+    Binding("v", "replay", "replay", id="race.replay", tooltip="Replay the race: every racer's moves in real time"),
+    Binding("i", "scheme", "keys", id="race.scheme", show=False, tooltip="Arrows move a tile, or the blank"),
+    Binding("y", "copy_id", "copy ID", id="race.copy_id", show=False, tooltip="Copy the scramble's game ID"),
+    Binding("escape", "leave", "leave", id="race.leave", tooltip="Leave the room (during the race: a DNF)"),
+]
+
+
+def figures_text(racer: Racer, elapsed_ms: int) -> str:
+    """A racer's moves, time and TPS for a mini (``84 12.3s 6.8``): the finish time once finished, the last
+    move's for a DNF, else the race's clock."""
+    shown_ms = racer.time_ms if racer.out else elapsed_ms
+    tps = racer.tps_at(shown_ms)
+    return f"{racer.stm} {shown_ms / 1000:.1f}s {'-' if tps is None else f'{tps:.1f}'}"
+
+
+def title_text(room: Room, racer: Racer) -> str:
+    place = room.place_of(racer.player)
+    if place is not None:
+        return f"{place}. {racer.name}"
+    return f"DNF {racer.name}" if racer.dnf else racer.name
+
+
+def order_text(room: Room) -> str:
+    """The finish order so far: ``1 ann 12.3 · 2 bob 15.0``."""
+    finished = [p for p in room.results() if p.place is not None]
+    return " · ".join(f"{p.place} {p.racer.name} {seconds_text(p.racer.time_ms)}" for p in finished)
+
+
+def results_text(room: Room, player: str | None) -> str:
+    """The round's results: place, name, time, STM, MTM, TPS (the player's own line in bold)."""
+    lines = [f"[b]{'':3} {'racer':12} {'time':>8} {'STM':>4} {'MTM':>4} {'TPS':>5}[/b]"]
+    for placing in room.results():
+        racer = placing.racer
+        time_text = seconds_text(racer.finished_ms) if racer.finished_ms is not None else "DNF"
+        tps = racer.tps if racer.finished else None
+        line = (f"{(str(placing.place) + '.') if placing.place else '-':3} {escape(racer.name[:12]):12} {time_text:>8} "
+                f"{racer.stm:>4} {racer.mtm:>4} {'-' if tps is None else f'{tps:.2f}':>5}")
+        lines.append(f"[b]{line}[/b]" if racer.player == player else line)
+    return "\n".join(lines)
+
+
+class RaceBoards:
+    """Every racer's board, replayed once per move (a snapshot brings only the moves since the last)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}  # (player, round): moves played, board
+
+    def state(self, room: Room, racer: Racer) -> tuple[int, ...]:
+        if room.scramble is None:
+            return room.puzzle.goal
+        key = (racer.player, room.round)
+        played, state = self._known.get(key, (0, tuple(room.scramble)))
+        if played > len(racer.moves):
+            played, state = 0, tuple(room.scramble)
+        puzzle = room.puzzle
+        for move in racer.moves[played:]:
+            state = puzzle.apply(state, move)
+        self._known[key] = (len(racer.moves), state)
+        return state
+
+
+def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) -> list[Mini]:
+    elapsed = room.elapsed_ms(now)
+    out = []
+    for racer in racers:
+        look = "done" if racer.finished else "dnf" if racer.dnf else "racing"
+        state = boards.state(room, racer) if room.phase_at(now) is not RacePhase.COUNTDOWN else room.puzzle.goal
+        out.append(Mini(title_text(room, racer), figures_text(racer, elapsed), room.width, room.height, state, look))
+    return out
+
+
+class LeaveRaceScreen(ModalScreen[bool]):
+    """Leave a race under way (a DNF)?  y or enter: leave; n or esc: race on."""
+
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "leave (DNF)", id="race_leave.yes"),
+        Binding("n,escape", "answer(False)", "race on", id="race_leave.no"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog-screen")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="race-leave-dialog", classes="dialog") as dialog:
+            dialog.border_title = "Leave the race?"
+            yield Static("The race goes on without you: you are [b]DNF[/b].\n[b]y[/b] leave · [b]n[/b] race on")
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
+
+
+class RaceScreen(DirtyOnlyRendering):
+    """One race (see the module's docstring), from the room's lobby to its results and rematches."""
+
+    BINDINGS = RACE_BINDINGS
+    help_key = "race"
+
+    def __init__(self, room: Room, *, ascii_only: bool = False, now: Callable[[], float] = time.time,
+                 link: Callable[..., RaceLink] = RaceLink):
+        """``room``: as the lobby (or a rejoin) read it; ``now``: the wall clock the racers share (epoch
+        seconds); ``link``: how the screen makes its race link (tests may give one of their own)."""
+        super().__init__(classes="race")
+        self.room = room
+        self.ascii_only = ascii_only
+        self.now = now
+        self.make_link = link
+        self.link: RaceLink | None = None
+        self.boards = RaceBoards()
+        self.solve: SpeedSolve | None = None  # the own board once revealed
+        self.sent = 0  # own moves handed to the link
+        self.scheme = "tile"
+        self.revealed_round: int | None = None
+        self.reveal_timer: Timer | None = None
+        self.ticker: Timer | None = None
+        self.minis_timer: Timer | None = None
+        self.minis_drawn_at = 0.0
+        self.trouble = ""
+        self.left = False
+
+    # --- who and what -------------------------------------------------------------------------------------
+    @property
+    def player(self) -> str:
+        return koma_app(self).player
+
+    @property
+    def me(self) -> Racer | None:
+        return self.room.racer(self.player)
+
+    @property
+    def phase(self) -> RacePhase:
+        return self.room.phase_at(self.now())
+
+    def opponents(self) -> list[Racer]:
+        return [r for r in self.room.racers if r.player != self.player]
+
+    # --- layout ----------------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="race-body"):
+            yield SpeedBoard(self.room.width, self.room.height, self.room.puzzle.goal, ascii_only=self.ascii_only,
+                             id="race-board")
+            with Vertical(id="race-side"):
+                yield Static(id="race-title")
+                yield Static(id="race-clock")
+                yield Digits("", id="race-countdown")
+                yield Static(id="race-message")
+                yield Static(id="race-order")
+                yield RaceMinis(ascii_only=self.ascii_only, id="race-minis")
+                yield Static(id="race-results")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = f"Race {self.room.size_label}"
+        self.query_one("#race-board", SpeedBoard).hide_numbers(True)
+        self.query_one("#race-results").display = False
+        self.query_one("#race-countdown").display = False
+        self.link = self.make_link(koma_app(self).storage.connect, self.room, self.player,
+                                   lambda room: self.post_message(RoomChanged(room)),
+                                   lambda reason: self.post_message(RaceTrouble(reason)))
+        self.link.start()
+        self.ticker = self.set_interval(TICK_SECONDS, self._tick)
+        self.show_room(self.room)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_board)
+
+    def _fit_board(self) -> None:
+        """On a narrow screen the board goes above the panel, as tall as its compact tiles need (a gap line
+        between rows where the screen is tall enough), so the opponents have the rest; else it fills its side."""
+        board = self.query_one("#race-board", SpeedBoard)
+        rows = self.room.height
+        height = (rows * 2 if rows * 2 <= self.size.height * 0.4 else rows) if self.has_class("-narrow") else None
+        if board.styles.height != (None if height is None else Scalar.parse(str(height))):
+            board.styles.height = height if height is not None else "1fr"
+
+    def on_unmount(self) -> None:
+        if self.link is not None:
+            self.link.stop()
+        for timer in (self.ticker, self.reveal_timer, self.minis_timer):
+            if timer is not None:
+                timer.stop()
+
+    # --- the room's news --------------------------------------------------------------------------------------
+    def on_room_changed(self, event: RoomChanged) -> None:
+        self.trouble = ""
+        self.show_room(event.room)
+
+    def on_race_trouble(self, event: RaceTrouble) -> None:
+        self.trouble = event.reason
+        self._show_message()
+
+    def show_room(self, room: Room) -> None:
+        """A new snapshot: a new round resets the own board; the countdown and the reveal are set on the wall
+        clock; the opponents' boards are drawn within the rate bound."""
+        new_round = room.round != self.room.round
+        self.room = room
+        if new_round:
+            self.solve, self.sent, self.revealed_round = None, 0, None
+            board = self.query_one("#race-board", SpeedBoard)
+            board.show(room.puzzle.goal)
+            board.hide_numbers(True)
+            self._show_results(False)
+        now = self.now()
+        if room.reveal_at is not None and self.revealed_round != room.round:
+            if now >= room.reveal_at:
+                self.reveal()
+            elif self.reveal_timer is None:
+                self.reveal_timer = self.set_timer(room.reveal_at - now, self._reveal_due)
+        self._show_title()
+        self._show_clock()
+        self._show_message()
+        self.query_one("#race-order", Static).update(order_text(room), layout=False)
+        self._draw_minis_soon()
+        if self.phase is RacePhase.DONE:
+            self._show_results(True)
+        self.refresh_bindings()
+
+    def _reveal_due(self) -> None:
+        self.reveal_timer = None
+        if self.room.reveal_at is not None and self.now() >= self.room.reveal_at:
+            self.reveal()
+        elif self.room.reveal_at is not None:  # a timer fires a hair early: come back at the reveal
+            self.reveal_timer = self.set_timer(max(0.001, self.room.reveal_at - self.now()), self._reveal_due)
+
+    def reveal(self) -> None:
+        """The scramble shows and the own clock runs from ``reveal_at`` (a rejoin: with the moves made so far)."""
+        room = self.room
+        if room.scramble is None or room.reveal_at is None:
+            return
+        self.revealed_round = room.round
+        solve = SpeedSolve(room.puzzle, room.scramble, self.now, started_at=room.reveal_at)
+        me = self.me
+        if me is not None and me.moves:  # back in a race: the board as the store has it
+            solve.moves, solve.times_ms = list(me.moves), list(me.times_ms)
+            solve.state = me.state(room.puzzle, room.scramble)
+            solve.solved = me.finished
+            solve.abandoned = me.dnf and not me.finished
+        self.solve, self.sent = solve, len(solve.moves)
+        board = self.query_one("#race-board", SpeedBoard)
+        board.show(solve.state)
+        board.hide_numbers(False)
+        self.query_one("#race-countdown").display = False
+        self._show_title()
+        self._show_clock()
+        self._show_message()
+        self._draw_minis_soon()
+
+    # --- drawing ---------------------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        """The clock and the countdown; the reveal if its timer has not come yet; the minis' clock each second."""
+        room, now = self.room, self.now()
+        if room.reveal_at is not None and self.revealed_round != room.round and now >= room.reveal_at:
+            self.reveal()
+        phase = self.phase
+        countdown = self.query_one("#race-countdown", Digits)
+        shown = room.countdown_shown(now) if phase is RacePhase.COUNTDOWN else None
+        if shown is not None:
+            countdown.display = True
+            countdown.update(str(shown))
+        elif countdown.display:
+            countdown.display = False
+        if phase is RacePhase.RACING:
+            self._show_clock()
+            if now - self.minis_drawn_at >= 1.0:
+                self._draw_minis_soon()  # their clocks
+        self._show_message()
+
+    def _show_title(self) -> None:
+        room = self.room
+        kind = f"Room [b]{room.code}[/b]" if room.code else "Quick race"
+        round_text = f" round {room.round + 1}" if room.round else ""
+        scramble_id = room.scramble_id if self.revealed_round == room.round else None
+        shown = f" · [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""
+        self.query_one("#race-title", Static).update(f"{kind}{round_text}{shown}", layout=False)
+
+    def _show_clock(self) -> None:
+        room, now = self.room, self.now()
+        me = self.me
+        if self.solve is not None and me is not None:
+            elapsed = self.solve.elapsed_ms() if self.solve.over else room.elapsed_ms(now)
+            if me.dnf and not self.solve.solved:
+                elapsed = me.time_ms
+            stm, mtm = self.solve.stm, self.solve.mtm
+        else:
+            elapsed = room.elapsed_ms(now) if self.revealed_round == room.round else 0
+            stm = mtm = 0
+        self.query_one("#race-clock", Static).update(Content.assemble(
+            "Time ", (seconds_text(elapsed), "bold"), "  ", figures_line(stm, mtm, stm * 1000 / elapsed if elapsed and stm else None)),
+            layout=False)
+
+    def message_text(self) -> str:
+        """What the panel says of the race now (one or two lines)."""
+        room, now, me = self.room, self.now(), self.me
+        if self.trouble:
+            return f"[b]The race cannot reach the database[/b] ({escape(self.trouble)}); trying again…"
+        phase = room.phase_at(now)
+        racers = f"{len(room.racers)} racer{'s' if len(room.racers) != 1 else ''}"
+        if phase is RacePhase.LOBBY:
+            if room.latest_round > room.round:
+                return "A rematch is on: [b]r[/b] to race again."
+            if not room.quick:
+                who = ("[b]s[/b] to start" if room.may_start(self.player) else "the host starts it")
+                return f"Room code [b]{room.code}[/b]: friends type it to join.\n{racers}; {who}."
+            due = room.quick_start_at()
+            if due is None:
+                return f"Waiting for another racer of {room.size_label}…"
+            return f"{racers}; the race starts in {max(0, round(due - now))} s."
+        if phase is RacePhase.COUNTDOWN:
+            return f"Get ready: {room.countdown_shown(now) or ''}"
+        if phase is RacePhase.RACING:
+            if me is None:
+                return "Watching."
+            if me.finished or (self.solve is not None and self.solve.solved):
+                place = room.place_of(self.player)
+                return f"[b]Solved[/b]{f': place {place}' if place else ''}. Waiting for the others…"
+            if me.dnf:
+                return "You are DNF. The others race on…"
+            return "Race!"
+        place = room.place_of(self.player)
+        if room.latest_round > room.round:
+            return "A rematch is on: [b]r[/b] to race again."
+        if me is None:
+            return "The race is over."
+        return (f"[b]You finished {ordinal(place)}[/b] of {len(room.racers)}." if place
+                else "[b]DNF[/b].") + "  [b]r[/b] rematch · [b]v[/b] replay"
+
+    def _show_message(self) -> None:
+        self.query_one("#race-message", Static).update(self.message_text(), layout=False)
+
+    def _draw_minis_soon(self) -> None:
+        """Draw the opponents now, or when :data:`MINIS_GAP_SECONDS` have passed since the last drawing."""
+        wait = MINIS_GAP_SECONDS - (time.monotonic() - self.minis_drawn_at)
+        if wait <= 0:
+            self._draw_minis()
+        elif self.minis_timer is None:
+            self.minis_timer = self.set_timer(wait, self._draw_minis)
+
+    def _draw_minis(self) -> None:
+        self.minis_timer = None
+        self.minis_drawn_at = time.monotonic()
+        opponents = self.opponents()
+        self.query_one("#race-minis", RaceMinis).show(
+            minis_of(self.room, opponents, self.boards, self.now()),
+            empty_text="No opponent yet." if not opponents else "")
+
+    def _show_results(self, shown: bool) -> None:
+        results = self.query_one("#race-results", Static)
+        if shown:
+            results.update(results_text(self.room, self.player))
+        if results.display != shown:
+            results.display = shown
+            self.query_one("#race-minis").display = not shown
+
+    # --- own moves ------------------------------------------------------------------------------------------
+    def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
+        """One own move (a line move, or the click on ``cell``), while racing; the board at once, the move to
+        the link (which writes it with the others that come meanwhile)."""
+        solve = self.solve
+        if solve is None or self.phase is not RacePhase.RACING or self.me is None or self.me.out:
+            return Play.ILLEGAL
+        outcome = solve.press(cell) if cell is not None else solve.play(move) if move else Play.ILLEGAL
+        if outcome is Play.ILLEGAL:
+            return outcome
+        self.query_one("#race-board", SpeedBoard).show(solve.state)
+        self._send()
+        self._show_clock()
+        if outcome is Play.SOLVED:
+            self._show_message()
+        return outcome
+
+    def _send(self) -> None:
+        solve = self.solve
+        if solve is None or self.link is None:
+            return
+        moves, times = "".join(solve.moves[self.sent:]), solve.times_ms[self.sent:]
+        self.sent = len(solve.moves)
+        self.link.send(moves, times, finished_ms=solve.times_ms[-1] if solve.solved else None)
+
+    async def action_arrow(self, direction: str) -> None:
+        self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
+
+    def on_speed_board_cell_pressed(self, event: SpeedBoard.CellPressed) -> None:
+        event.stop()
+        self.play(cell=event.cell)
+
+    def action_scheme(self) -> None:
+        self.scheme = "blank" if self.scheme == "tile" else "tile"
+        self.notify(f"Arrows move the {self.scheme}.", timeout=2)
+
+    # --- the room's keys ---------------------------------------------------------------------------------------
+    def action_start(self) -> None:
+        if self.link is None or not self.room.may_start(self.player):
+            self.app.bell()
+            return
+        self.link.ask_start()
+
+    def action_rematch(self) -> None:
+        if self.link is None or self.phase is not RacePhase.DONE and self.room.latest_round <= self.room.round:
+            self.app.bell()
+            return
+        self.link.ask_rematch()
+
+    def action_replay(self) -> None:
+        from tui.screens.race_replay import RaceReplayScreen
+
+        if self.phase is not RacePhase.DONE or self.room.scramble is None:
+            self.app.bell()
+            return
+        self.app.push_screen(RaceReplayScreen(self.room, ascii_only=self.ascii_only))
+
+    def action_copy_id(self) -> None:
+        scramble_id = self.room.scramble_id if self.revealed_round == self.room.round else None
+        if scramble_id is None:
+            self.app.bell()
+            return
+        self.app.copy_to_clipboard(scramble_id)
+        self.notify(f"Copied the game ID {shown_id(scramble_id)}", timeout=3)
+
+    def action_leave(self) -> None:
+        me = self.me
+        if self.phase in (RacePhase.COUNTDOWN, RacePhase.RACING) and me is not None and not me.out:
+            self.app.push_screen(LeaveRaceScreen(), self._leave_answered)
+            return
+        self._leave()
+
+    def _leave_answered(self, leave: bool | None) -> None:
+        if leave:
+            self._leave()
+
+    def _leave(self) -> None:
+        """Out of the room: a DNF if racing, gone from the lobby before the start; the lobby again."""
+        if self.link is not None and not self.left:
+            self.left = True
+            me = self.me
+            if me is not None and not me.out:
+                self.link.leave()
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        phase = self.phase
+        if action == "start":
+            return True if self.room.may_start(self.player) else None
+        if action == "rematch":
+            return True if phase is RacePhase.DONE or self.room.latest_round > self.room.round else None
+        if action == "replay":
+            return True if phase is RacePhase.DONE else None
+        return True
+
+
+def ordinal(place: int) -> str:
+    return f"{place}{'th' if 10 <= place % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th')}"
+
+
+class RaceWatchScreen(DirtyOnlyRendering):
+    """The races on now: size, room, phase, racers; enter watches the chosen one (every racer's board)."""
+
+    BINDINGS = [
+        Binding("enter", "watch", "watch", id="race_watch.watch", tooltip="Watch the chosen race", priority=True),
+        Binding("escape", "back", "back", id="race_watch.back", tooltip="Back"),
+    ]
+
+    def __init__(self, *, ascii_only: bool = False) -> None:
+        super().__init__(classes="race-watch")
+        self.ascii_only = ascii_only
+        self.rooms: list[Room] = []
+        self.timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Vertical(id="race-watch-body"):
+            yield Static("[b]Races on now[/b]", id="race-watch-title")
+            yield DataTable(id="race-watch-table", cursor_type="row", zebra_stripes=True)
+            yield Static("[dim]enter watch · esc back[/dim]", id="race-watch-hint")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = "races on now"
+        self.query_one(DataTable).add_columns("size", "room", "phase", "racers", "leader")
+        self.refresh_list()
+        self.timer = self.set_interval(LIST_SECONDS, self.refresh_list)
+
+    def on_screen_suspend(self) -> None:
+        if self.timer is not None:
+            self.timer.pause()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_list()
+        if self.timer is not None:
+            self.timer.resume()
+
+    def refresh_list(self) -> None:
+        koma_app(self).read(self, lambda store: store.live_races(), self._show_list)
+
+    def _show_list(self, answer: Answer) -> None:
+        title = self.query_one("#race-watch-title", Static)
+        if not answer.known:
+            title.update("[b]Races on now[/b] · they cannot be read now (the database is away)")
+            return
+        chosen = self.chosen()
+        self.rooms = list(answer.value)
+        table = self.query_one(DataTable)
+        table.clear()
+        for room in self.rooms:
+            places = room.places()
+            leader = places[0].name if places and places[0].finished else "-"
+            table.add_row(room.size_label, room.code or "quick", room.phase.value,
+                          ", ".join(r.name for r in room.racers)[:30], leader, key=room.room)
+        if chosen is not None:
+            index = next((k for k, r in enumerate(self.rooms) if r.room == chosen.room), None)
+            if index is not None:
+                table.move_cursor(row=index, animate=False)
+        count = len(self.rooms)
+        title.update(f"[b]Races on now[/b] · {count} race{'s' if count != 1 else ''}" if count
+                     else "[b]Races on now[/b] · none right now")
+
+    def chosen(self) -> Room | None:
+        table = self.query_one(DataTable)
+        if not table.row_count or not self.rooms:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return next((r for r in self.rooms if r.room == key), None)
+
+    def action_watch(self) -> None:
+        room = self.chosen()
+        if room is None:
+            self.app.bell()
+            return
+        self.app.push_screen(RaceSpectateScreen(room, ascii_only=self.ascii_only))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class RaceSpectateScreen(DirtyOnlyRendering):
+    """One race watched: every racer's board, the clock, the finish order, then the results.  Read-only: it
+    reads the room every :data:`WATCH_POLL_SECONDS` through the storage service and writes nothing."""
+
+    BINDINGS = [
+        Binding("v", "replay", "replay", id="race_spectate.replay", tooltip="Replay the race once it is over"),
+        Binding("escape", "back", "back", id="race_spectate.back", tooltip="Stop watching"),
+    ]
+
+    def __init__(self, room: Room, *, ascii_only: bool = False, now: Callable[[], float] = time.time):
+        super().__init__(classes="race-spectate")
+        self.room = room
+        self.ascii_only = ascii_only
+        self.now = now
+        self.boards = RaceBoards()
+        self.timer: Timer | None = None
+        self.minis_drawn_at = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Vertical(id="race-spectate-body"):
+            yield Static(id="race-spectate-title")
+            yield Static(id="race-spectate-order")
+            yield RaceMinis(ascii_only=self.ascii_only, id="race-spectate-minis")
+            yield Static(id="race-spectate-results")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = f"watching a race {self.room.size_label}"
+        self.query_one("#race-spectate-results").display = False
+        self.show_room(self.room)
+        self.timer = self.set_interval(WATCH_POLL_SECONDS, self.poll)
+
+    def on_unmount(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+
+    def poll(self) -> None:
+        room_id = self.room.room
+        koma_app(self).read(self, lambda store: store.read_room(room_id), self._polled)
+
+    def _polled(self, answer: Answer) -> None:
+        if answer.known and answer.value is not None:
+            self.show_room(answer.value)
+
+    def show_room(self, room: Room) -> None:
+        self.room = room
+        now = self.now()
+        phase = room.phase_at(now)
+        scramble_id = room.scramble_id if phase in (RacePhase.RACING, RacePhase.DONE) else None
+        clock = seconds_text(room.elapsed_ms(now)) if phase is RacePhase.RACING else ""
+        what = {RacePhase.LOBBY: "waiting for the start", RacePhase.COUNTDOWN: f"starting: {room.countdown_shown(now)}",
+                RacePhase.RACING: f"racing · {clock}", RacePhase.DONE: "over"}[phase]
+        self.query_one("#race-spectate-title", Static).update(
+            f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}"
+            + (f"  [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""), layout=False)
+        self.query_one("#race-spectate-order", Static).update(order_text(room), layout=False)
+        self.query_one("#race-spectate-minis", RaceMinis).show(minis_of(room, list(room.racers), self.boards, now),
+                                                               empty_text="No racer in this room now.")
+        done = phase is RacePhase.DONE
+        results = self.query_one("#race-spectate-results", Static)
+        if done:
+            results.update(results_text(room, None))
+        if results.display != done:
+            results.display = done
+        self.refresh_bindings()
+
+    def action_replay(self) -> None:
+        from tui.screens.race_replay import RaceReplayScreen
+
+        if self.room.phase_at(self.now()) is not RacePhase.DONE:
+            self.app.bell()
+            return
+        self.app.push_screen(RaceReplayScreen(self.room, ascii_only=self.ascii_only))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "replay":
+            return True if self.room.phase_at(self.now()) is RacePhase.DONE else None
+        return True
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -23,10 +23,12 @@ class Backend(Protocol):
     its rows; ``transaction(lock)`` gives a query function whose statements run in one transaction, one at a
     time per ``lock`` (a player) across every process; ``batch()`` runs every statement of its block in one
     transaction (a ``transaction`` inside it joins it).  They raise :class:`StoreError`.  ``where`` names the
-    database for messages (no password); ``notices`` holds what opening it had to say."""
+    database for messages (no password); ``notices`` holds what opening it had to say.  ``notifies``: the database
+    has ``pg_notify`` and ``LISTEN`` (PostgreSQL; races use them, :mod:`tui.storage.race`)."""
 
     where: str
     memory_only: bool
+    notifies: bool
     notices: list[str]
 
     def query(self, sql: str, args: tuple = ()) -> list[tuple]: ...

@@ -142,6 +142,8 @@ def connect(path: Path, timeout: float, mode: str = "rw") -> sqlite3.Connection:
 class SqliteBackend:
     """The store's backend on a SQLite file (``:memory:``: nothing kept).  See the module's docstring."""
 
+    notifies = False  # no LISTEN/NOTIFY: a racing process polls
+
     def __init__(self, path: Path | str | None = None, timeout: float = 5.0):
         self.in_memory = str(path) == MEMORY
         self.path = Path(path) if path is not None and not self.in_memory else database_path()

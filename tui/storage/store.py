@@ -8,7 +8,8 @@ PostgreSQL backend) and locking (SQLite's ``BEGIN IMMEDIATE``; PostgreSQL's per-
 Everything is per *player* (``$KOMA_PLAYER``, else ``local``).  A row of ``games`` per player and game key
 (a puzzle id, or ``daily/DAY/ID``) holds the game in progress; ``stats`` the figures per puzzle; ``results``
 each player's best daily result, which the leaderboards rank; ``replays`` every finished game move by move;
-``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.game.live`).
+``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.game.live`).  Races' rooms, rounds and racers
+(``race_*``) are :mod:`tui.storage.race`'s.
 
 Every method either answers or raises :class:`StoreError` (one line): a failed read is "unknown", never
 "nothing saved".  Writes are idempotent, so the outbox (:mod:`tui.storage.outbox`) may replay them: a save
@@ -49,6 +50,7 @@ from tui.game.speed import SpeedResult
 from tui.game.speed_notation import solve_from_record
 from tui.game.writes import FinishGame, Guard, RecordSpeedSolve
 from tui.storage.backend import Backend, Query, StoreError, one_line
+from tui.storage.race import RaceRooms
 from tui.storage.sqlite import MEMORY, MIGRATIONS, SCHEMA_VERSION, SqliteBackend, database_path, inspect, run_script
 
 __all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Backend", "Replay", "Result", "SavedGame", "Stats", "Store", "StoreError",
@@ -107,7 +109,7 @@ FORGET_OLD_OPS = "DELETE FROM applied_ops WHERE applied < ?"
 OPS_KEPT_SECONDS = 30 * 86400.0  # an outbox older than this is not replayed (see tui.storage.outbox)
 
 
-class Store(LiveGames):
+class Store(LiveGames, RaceRooms):
     """One player's view of the database; see the module's docstring for what it keeps and how it fails."""
 
     def __init__(self, path: Path | str | None = None, player: str | None = None, name: str | None = None, *,

@@ -1,0 +1,433 @@
+"""Races in the store: rooms, rounds and racers' rows (the rules are :mod:`tui.game.race`'s), every statement written
+once for both backends.  Never imports Textual.
+
+The store is the races' meeting place: each racer's process writes its own row and reads the room's.  Every change to
+a room runs in one transaction that first bumps the room's ``version`` (on PostgreSQL that row's lock orders the
+room's writers, so a version seen committed means every change up to it is), stamps the rows it changes with it
+(``rev``), and on PostgreSQL ends with ``pg_notify('koma_race', room)``.  So a racing process reads the room row
+alone when nothing changed, and only the changed racers when something did (:meth:`RaceRooms.read_round`).
+
+Conditional writes make every decision once, whichever process makes it: a seat is taken inside the room's
+transaction after counting (two processes joining the last seat: one gets it), a start only from the lobby, a push
+only to a racer still racing (and, given ``after``, only onto the moves the sender knows), a DNF only of a racer
+still not seen.  A failed statement raises :class:`~tui.storage.backend.StoreError` (one line); a refused join
+raises :class:`~solver.errors.KomaError` (one line, for the player).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from solver.errors import KomaError
+from tui.game.race import (
+    LOBBY_GONE_SECONDS,
+    MAX_RACERS,
+    RACE_LIMIT_SECONDS,
+    RECONNECT_SECONDS,
+    RacePhase,
+    Racer,
+    RaceStats,
+    Room,
+    check_moves,
+    new_code,
+    parse_code,
+)
+from tui.game.records import BadRow
+from tui.game.speed import speed_puzzle
+from tui.game.speed_notation import format_scramble
+from tui.storage.backend import Backend, Query
+
+CHANNEL = "koma_race"  # PostgreSQL's notification channel; the payload is the room
+CODE_TRIES = 50  # fresh codes tried before giving up (a clash is one in millions while few rooms exist)
+LIVE_RACES = 50
+ROUND_COLUMNS = "ro.code, ro.width, ro.height, ro.host, ro.round, ro.version, rd.round, rd.phase, rd.reveal_at, rd.scramble"
+SELECT_ROUND = (  # a room with one round (the newest when the round is NULL)
+    f"SELECT {ROUND_COLUMNS} FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room "
+    "AND rd.round = COALESCE(CAST(? AS INTEGER), ro.round) WHERE ro.room = ?")
+SELECT_ROUNDS = f"SELECT {ROUND_COLUMNS} FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room WHERE ro.room = ? ORDER BY rd.round"
+RACER_COLUMNS = "player, name, joined, seen, moves, times, finished_ms, dnf, left_lobby"
+SELECT_RACERS = f"SELECT {RACER_COLUMNS} FROM race_racers WHERE room = ? AND round = ? AND rev > ? ORDER BY joined, player"
+SELECT_ALL_RACERS = f"SELECT {RACER_COLUMNS}, round FROM race_racers WHERE room = ? ORDER BY round, joined, player"
+BUMP = "UPDATE race_rooms SET version = version + 1 WHERE room = ? RETURNING version, round"
+NOTIFY = f"SELECT pg_notify('{CHANNEL}', CAST(? AS TEXT))"
+INSERT_ROOM = ("INSERT INTO race_rooms (room, code, width, height, host, round, version, created) VALUES (?, ?, ?, ?, ?, 0, 1, ?) "
+               "ON CONFLICT (code) DO NOTHING RETURNING room")
+INSERT_ROUND = "INSERT INTO race_rounds (room, round, phase, opened) VALUES (?, ?, 'lobby', ?)"
+NEXT_ROUND = "UPDATE race_rooms SET round = ? WHERE room = ?"
+SELECT_PHASE = "SELECT phase, reveal_at FROM race_rounds WHERE room = ? AND round = ?"
+SELECT_SEAT = "SELECT left_lobby FROM race_racers WHERE room = ? AND round = ? AND player = ?"
+COUNT_SEATS = "SELECT count(*) FROM race_racers WHERE room = ? AND round = ? AND left_lobby = 0"
+TAKE_SEAT = (
+    "INSERT INTO race_racers (room, round, player, name, joined, seen, rev) VALUES (?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (room, round, player) DO UPDATE SET name = excluded.name, joined = excluded.joined, seen = excluded.seen, "
+    "left_lobby = 0, rev = excluded.rev")
+SEEN = "UPDATE race_racers SET seen = ? WHERE room = ? AND round = ? AND player = ? AND left_lobby = 0"
+SELECT_OPEN_QUICK = (  # quick rooms of a size in their lobby with someone there now, the oldest first
+    "SELECT ro.room, ro.round FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = ro.round "
+    "WHERE rd.phase = 'lobby' AND ro.code IS NULL AND ro.width = ? AND ro.height = ? AND EXISTS (SELECT 1 FROM race_racers rc "
+    "WHERE rc.room = ro.room AND rc.round = ro.round AND rc.left_lobby = 0 AND rc.seen > ?) ORDER BY ro.created LIMIT 20")
+SELECT_CODE = "SELECT room FROM race_rooms WHERE code = ?"
+STILL_RACING = "room = ? AND round = ? AND left_lobby = 0 AND dnf = 0 AND finished_ms IS NULL"
+PUSH_MOVES = (
+    "UPDATE race_racers SET moves = moves || CAST(? AS TEXT), "
+    "times = CASE WHEN times = '' THEN CAST(? AS TEXT) ELSE times || ',' || CAST(? AS TEXT) END, "
+    f"finished_ms = CAST(? AS INTEGER), dnf = ?, seen = ?, rev = ? WHERE player = ? AND {STILL_RACING} "
+    "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) RETURNING player")
+PUSH_OUTCOME = (
+    f"UPDATE race_racers SET finished_ms = CAST(? AS INTEGER), dnf = ?, seen = ?, rev = ? WHERE player = ? AND {STILL_RACING} "
+    "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) RETURNING player")
+LEAVE_LOBBY = "UPDATE race_racers SET left_lobby = 1, rev = ? WHERE room = ? AND round = ? AND player = ? AND left_lobby = 0"
+GIVE_UP = f"UPDATE race_racers SET dnf = 1, rev = ? WHERE player = ? AND {STILL_RACING}"
+DNF_GONE = f"UPDATE race_racers SET dnf = 1, rev = ? WHERE seen < ? AND {STILL_RACING}"
+DNF_THE_REST = f"UPDATE race_racers SET dnf = 1, rev = ? WHERE {STILL_RACING}"
+PRUNE_LOBBY = "UPDATE race_racers SET left_lobby = 1, rev = ? WHERE room = ? AND round = ? AND left_lobby = 0 AND seen < ?"
+SET_PHASE = "UPDATE race_rounds SET phase = ? WHERE room = ? AND round = ? AND phase = ?"
+START = ("UPDATE race_rounds SET phase = 'countdown', reveal_at = ?, scramble = ? WHERE room = ? AND round = ? "
+         "AND phase = 'lobby' RETURNING round")
+DUE = (  # what a sweep would change: the round's phase and reveal, the racers gone, and how many still race
+    "SELECT rd.phase, rd.reveal_at, "
+    "(SELECT count(*) FROM race_racers rc WHERE rc.room = rd.room AND rc.round = rd.round AND rc.left_lobby = 0 "
+    "AND rc.dnf = 0 AND rc.finished_ms IS NULL AND rc.seen < ?), "
+    "(SELECT count(*) FROM race_racers rc WHERE rc.room = rd.room AND rc.round = rd.round AND rc.left_lobby = 0 "
+    "AND rc.dnf = 0 AND rc.finished_ms IS NULL) "
+    "FROM race_rounds rd WHERE rd.room = ? AND rd.round = ?")
+SELECT_MY_RACE = (  # the newest round this player is still in (not out, seen within the window) that is not over
+    "SELECT rc.room, rc.round FROM race_racers rc JOIN race_rounds rd ON rd.room = rc.room AND rd.round = rc.round "
+    "WHERE rc.player = ? AND rc.left_lobby = 0 AND rc.dnf = 0 AND rc.finished_ms IS NULL AND rd.phase <> 'done' "
+    "AND rc.seen > CASE WHEN rd.phase = 'lobby' THEN ? ELSE ? END AND (rd.reveal_at IS NULL OR rd.reveal_at > ?) "
+    "ORDER BY rc.joined DESC LIMIT 1")
+SELECT_LIVE_RACES = (
+    "SELECT rd.room, rd.round FROM race_rounds rd WHERE rd.phase IN ('countdown', 'racing') AND rd.reveal_at > ? "
+    "AND EXISTS (SELECT 1 FROM race_racers rc WHERE rc.room = rd.room AND rc.round = rd.round AND rc.seen > ?) "
+    f"ORDER BY rd.reveal_at DESC LIMIT {LIVE_RACES}")
+SELECT_RACES_OF = (  # every round this player raced to its end, with its size, whether they won and how many raced
+    "SELECT ro.width, ro.height, me.finished_ms, me.dnf, "
+    "(SELECT count(*) FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0), "
+    "NOT EXISTS (SELECT 1 FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0 "
+    "AND o.finished_ms IS NOT NULL AND (o.finished_ms < me.finished_ms OR (o.finished_ms = me.finished_ms "
+    "AND o.joined < me.joined))) "
+    "FROM race_racers me JOIN race_rooms ro ON ro.room = me.room "
+    "WHERE me.player = ? AND me.left_lobby = 0 AND (me.finished_ms IS NOT NULL OR me.dnf = 1)")
+
+
+class RaceRooms:
+    """The race methods of :class:`~tui.storage.store.Store`, over its backend's ``query`` and ``transaction``."""
+
+    backend: Backend
+
+    def _rows(self, table: str, rows: list[tuple], check: Callable[[tuple], Any], where: str) -> Iterator[Any]:
+        raise NotImplementedError  # the store's: the rows that pass check, a damaged one skipped with a notice
+
+    # --- joining ----------------------------------------------------------------------------------------
+    def quick_join(self, player: str, name: str, width: int, height: int) -> Room:
+        """Join the open quick room of ``width`` x ``height`` (the oldest with a seat and someone there), or make one."""
+        speed_puzzle(width, height)  # KomaError for a size races do not have
+        now = time.time()
+        with self.backend.transaction(f"race-quick:{width}x{height}") as query:
+            for room, round_ in query(SELECT_OPEN_QUICK, (width, height, now - LOBBY_GONE_SECONDS)):
+                if self._take_seat(query, str(room), int(round_), player, name, now, refuse=False):
+                    break
+            else:
+                room = self._new_room(query, None, player, name, width, height, now)
+        return self._read_joined(str(room))
+
+    def create_private(self, player: str, name: str, width: int, height: int) -> Room:
+        """Make a private room with a fresh code, its host ``player`` its first racer."""
+        speed_puzzle(width, height)
+        now = time.time()
+        for _ in range(CODE_TRIES):
+            room = uuid.uuid4().hex
+            with self.backend.transaction(f"race:{room}") as query:
+                if self._new_room(query, new_code(), player, name, width, height, now, room) is not None:
+                    return self._read_joined(room)
+        raise KomaError("could not find a free room code; try again")
+
+    def join_code(self, player: str, name: str, code: str) -> Room:
+        """Join the private room of ``code`` (as typed).  KomaError (one line) for a code that is no room's, a full
+        room, or one whose race has started without this player; a player already in it is simply back in it."""
+        code = parse_code(code)
+        rows = self.backend.query(SELECT_CODE, (code,))
+        if not rows:
+            raise KomaError(f"no room has the code {code}")
+        room = str(rows[0][0])
+        with self.backend.transaction(f"race:{room}") as query:
+            self._take_seat(query, room, None, player, name, time.time(), refuse=True, code=code)
+        return self._read_joined(room)
+
+    def _read_joined(self, room: str) -> Room:
+        joined = self.read_room(room)
+        if joined is None:
+            raise KomaError("the room could not be read back; try again")
+        return joined
+
+    def _new_room(self, query: Query, code: str | None, player: str, name: str, width: int, height: int, now: float,
+                  room: str | None = None) -> str | None:
+        room = room or uuid.uuid4().hex
+        if not query(INSERT_ROOM, (room, code, width, height, player, now)):
+            return None  # the code is taken
+        query(INSERT_ROUND, (room, 0, now))
+        query(TAKE_SEAT, (room, 0, player, name, now, now, 1))
+        self._notify(query, room)
+        return room
+
+    def _take_seat(self, query: Query, room: str, round_: int | None, player: str, name: str, now: float, *, refuse: bool,
+                   code: str = "") -> bool:
+        """Seat ``player`` in ``room``'s lobby of ``round_`` (None: its newest), or find them there or in its race.
+        False, or with ``refuse`` a KomaError, when the room has moved on, started without them, or is full."""
+        bumped = query(BUMP, (room,))  # on PostgreSQL: the room's row lock, held to the end, orders the joins
+        if not bumped or (round_ is not None and int(bumped[0][1]) != round_):
+            return _refused(refuse, "the room moved on; try again")
+        version, round_ = int(bumped[0][0]), int(bumped[0][1])
+        seat = query(SELECT_SEAT, (room, round_, player))
+        phase = RacePhase(query(SELECT_PHASE, (room, round_))[0][0])
+        if seat and seat[0][0] == 0:
+            query(SEEN, (now, room, round_, player))
+            return True  # already in (a racer coming back within the reconnect window)
+        named = f"room {code}" if code else "the room"
+        if phase is not RacePhase.LOBBY:
+            return _refused(refuse, f"{named}'s race has {'ended' if phase is RacePhase.DONE else 'started'}; "
+                                    "wait for its rematch")
+        if int(query(COUNT_SEATS, (room, round_))[0][0]) >= MAX_RACERS:
+            return _refused(refuse, f"{named} is full ({MAX_RACERS} racers)")
+        query(TAKE_SEAT, (room, round_, player, name, now, now, version))
+        self._notify(query, room)
+        return True
+
+    def _notify(self, query: Query, room: str) -> None:
+        if self.backend.notifies:
+            query(NOTIFY, (room,))
+
+    # --- reading ----------------------------------------------------------------------------------------
+    def read_room(self, room: str) -> Room | None:
+        """The room with its newest round; None if there is no such room."""
+        return self.read_round(room, None)
+
+    def read_round(self, room: str, round_: int | None, since: Room | None = None) -> Room | None:
+        """The room with round ``round_`` (None: the newest).  Given ``since`` (an earlier read of the same round),
+        only what changed after it is read, and ``since`` itself comes back when nothing did."""
+        rows = self.backend.query(SELECT_ROUND, (round_, room))
+        head = next(self._rows("race_rooms", rows, lambda row: _round_from_row(room, row), room), None)
+        if head is None:
+            return None
+        if since is not None and since.round == head.round and since.version == head.version:
+            return since
+        known = since.version if since is not None and since.round == head.round else -1
+        changed = self._rows("race_racers", self.backend.query(SELECT_RACERS, (room, head.round, known)), _racer_from_row,
+                             f"room {room}")
+        racers = {r.player: r for r in (since.racers if known >= 0 and since is not None else ())}
+        for racer in changed:
+            racers[racer.player] = racer
+        present = sorted((r for r in racers.values() if not r.left), key=lambda r: (r.joined, r.player))
+        return _with_racers(head, tuple(present))
+
+    def race_history(self, room: str) -> list[Room]:
+        """Every round of ``room`` with all its racers, the first first (race replays)."""
+        heads = list(self._rows("race_rooms", self.backend.query(SELECT_ROUNDS, (room,)),
+                                lambda row: _round_from_row(room, row), room))
+        racers: dict[int, list[Racer]] = {}
+        for row in self.backend.query(SELECT_ALL_RACERS, (room,)):
+            for racer in self._rows("race_racers", [tuple(row[:-1])], _racer_from_row, f"room {room}"):
+                if not racer.left:
+                    racers.setdefault(int(row[-1]), []).append(racer)
+        return [_with_racers(head, tuple(racers.get(head.round, ()))) for head in heads]
+
+    def live_races(self) -> list[Room]:
+        """Rounds counting down or racing now with someone there, the latest revealed first (Watch lists them)."""
+        now = time.time()
+        rows = self.backend.query(SELECT_LIVE_RACES, (now - RACE_LIMIT_SECONDS, now - RECONNECT_SECONDS))
+        return [room for room_id, round_ in rows if (room := self.read_round(str(room_id), int(round_))) is not None]
+
+    def my_race(self, player: str) -> Room | None:
+        """The round ``player`` can come back to: one they are still in (not finished, not DNF, seen within the
+        window), that is not over; None if there is none."""
+        now = time.time()
+        rows = self.backend.query(SELECT_MY_RACE, (player, now - LOBBY_GONE_SECONDS, now - RECONNECT_SECONDS,
+                                                   now - RACE_LIMIT_SECONDS))
+        return self.read_round(str(rows[0][0]), int(rows[0][1])) if rows else None
+
+    def race_stats(self, player: str) -> RaceStats:
+        """``player``'s rounds raced to their end, wins (first of two or more), and best time per size."""
+        races = wins = 0
+        best: dict[str, int] = {}
+        for width, height, finished_ms, _dnf, racers, first in self.backend.query(SELECT_RACES_OF, (player,)):
+            races += 1
+            if finished_ms is None:
+                continue
+            wins += int(bool(first) and int(racers) > 1)
+            size = f"{width}x{height}"
+            best[size] = min(best.get(size, int(finished_ms)), int(finished_ms))
+        return RaceStats(races, wins, best)
+
+    # --- racing -----------------------------------------------------------------------------------------
+    def start(self, room: str, round_: int, reveal_at: float, scramble: Sequence[int]) -> bool:
+        """Start ``round_``'s countdown to ``reveal_at`` with ``scramble``, only from the lobby; whether this call
+        did (another process may have first: then everyone reads that one's)."""
+        with self.backend.transaction(f"race:{room}") as query:
+            bumped = query(BUMP, (room,))
+            if not bumped or int(bumped[0][1]) != round_:
+                return False
+            head = query(SELECT_ROUND, (round_, room))
+            puzzle = speed_puzzle(int(head[0][1]), int(head[0][2]))
+            started = query(START, (reveal_at, format_scramble(puzzle, scramble), room, round_))
+            if started:
+                query(PRUNE_LOBBY, (int(bumped[0][0]), room, round_, time.time() - LOBBY_GONE_SECONDS))
+                self._notify(query, room)
+        return bool(started)
+
+    def push(self, room: str, round_: int, player: str, moves_added: str, times_added: Sequence[int],
+             finished_ms: int | None = None, dnf: bool = False, *, after: int | None = None) -> bool:
+        """Append ``player``'s new moves (and their times, ms since the reveal), their finish or their DNF, while they
+        still race; with ``after``, only if they have exactly that many moves stored (so a write that did land is
+        never appended twice).  Whether it was stored."""
+        check_moves(moves_added, times_added)
+        now = time.time()
+        with self.backend.transaction(f"race:{room}") as query:
+            bumped = query(BUMP, (room,))
+            if not bumped:
+                return False
+            version = int(bumped[0][0])
+            phase = query(SELECT_PHASE, (room, round_))
+            if not phase or phase[0][0] not in (RacePhase.COUNTDOWN.value, RacePhase.RACING.value):
+                return False
+            if moves_added:
+                times = ",".join(str(t) for t in times_added)
+                done = query(PUSH_MOVES, (moves_added, times, times, finished_ms, int(dnf), now, version, player, room,
+                                          round_, after, after))
+            else:
+                done = query(PUSH_OUTCOME, (finished_ms, int(dnf), now, version, player, room, round_, after, after))
+            if done:
+                self._notify(query, room)
+        return bool(done)
+
+    def heartbeat(self, room: str, round_: int, player: str) -> None:
+        """``player``'s process is there (``seen`` = now); other readers do not see it as a change."""
+        self.backend.query(SEEN, (time.time(), room, round_, player))
+
+    def leave(self, room: str, round_: int, player: str) -> None:
+        """``player`` leaves: from the lobby they are no racer any more; from the race they are DNF (a finisher
+        keeps their finish)."""
+        with self.backend.transaction(f"race:{room}") as query:
+            bumped = query(BUMP, (room,))
+            phase = query(SELECT_PHASE, (room, round_)) if bumped else []
+            if not phase:
+                return
+            if phase[0][0] == RacePhase.LOBBY.value:
+                query(LEAVE_LOBBY, (int(bumped[0][0]), room, round_, player))
+            elif phase[0][0] != RacePhase.DONE.value:
+                query(GIVE_UP, (int(bumped[0][0]), player, room, round_))
+            self._notify(query, room)
+
+    def rematch(self, room: str, round_: int, player: str) -> Room:
+        """After ``round_`` is over: open the next round (if no one has) and seat ``player`` in it.  KomaError (one
+        line) while the round is not over, or when the next one is full or has started."""
+        now = time.time()
+        with self.backend.transaction(f"race:{room}") as query:
+            bumped = query(BUMP, (room,))
+            if not bumped:
+                raise KomaError("no such room")
+            newest = int(bumped[0][1])
+            if newest == round_:
+                self._close_if_over(query, room, round_, int(bumped[0][0]), now)
+                if query(SELECT_PHASE, (room, round_))[0][0] != RacePhase.DONE.value:
+                    raise KomaError("the race is not over yet")
+                newest = round_ + 1
+                query(INSERT_ROUND, (room, newest, now))
+                query(NEXT_ROUND, (newest, room))
+            self._take_seat(query, room, newest, player, self._name_in(query, room, round_, player), now, refuse=True)
+        joined = self.read_round(room, newest)
+        if joined is None:
+            raise KomaError("the room could not be read back; try again")
+        return joined
+
+    @staticmethod
+    def _name_in(query: Query, room: str, round_: int, player: str) -> str:
+        rows = query("SELECT name FROM race_racers WHERE room = ? AND round = ? AND player = ?", (room, round_, player))
+        return str(rows[0][0]) if rows else player
+
+    def sweep(self, room: str, round_: int) -> bool:
+        """The housekeeping any racer's process does every heartbeat: a lobby forgets racers gone from it; a
+        countdown past its reveal is racing; racers not seen for the reconnect window are DNF; a round everyone
+        finished (or left), or past its limit, is done (DNF for the rest).  One cheap read when nothing is due;
+        whether it changed anything."""
+        now = time.time()
+        due = self.backend.query(DUE, (now - RECONNECT_SECONDS, room, round_))
+        if not due or not _sweep_due(due[0], now, self.backend.query, room, round_):
+            return False
+        with self.backend.transaction(f"race:{room}") as query:
+            bumped = query(BUMP, (room,))
+            if not bumped:
+                return False
+            version = int(bumped[0][0])
+            phase = RacePhase(query(SELECT_PHASE, (room, round_))[0][0])
+            if phase is RacePhase.LOBBY:
+                query(PRUNE_LOBBY, (version, room, round_, now - LOBBY_GONE_SECONDS))
+            else:
+                query(SET_PHASE + " AND reveal_at <= ?", (RacePhase.RACING.value, room, round_, RacePhase.COUNTDOWN.value, now))
+                query(DNF_GONE, (version, now - RECONNECT_SECONDS, room, round_))
+                self._close_if_over(query, room, round_, version, now)
+            self._notify(query, room)
+        return True
+
+    @staticmethod
+    def _close_if_over(query: Query, room: str, round_: int, version: int, now: float) -> None:
+        phase, reveal_at = query(SELECT_PHASE, (room, round_))[0]
+        if phase not in (RacePhase.COUNTDOWN.value, RacePhase.RACING.value) or reveal_at is None:
+            return
+        still = int(query(f"SELECT count(*) FROM race_racers WHERE {STILL_RACING}", (room, round_))[0][0])
+        if still and now < float(reveal_at) + RACE_LIMIT_SECONDS:
+            return
+        query(DNF_THE_REST, (version, room, round_))
+        query(SET_PHASE, (RacePhase.DONE.value, room, round_, phase))
+
+
+def _sweep_due(row: tuple, now: float, query: Query, room: str, round_: int) -> bool:
+    phase, reveal_at, gone, still = row
+    if phase == RacePhase.LOBBY.value:
+        cut = now - LOBBY_GONE_SECONDS
+        return bool(query("SELECT 1 FROM race_racers WHERE room = ? AND round = ? AND left_lobby = 0 AND seen < ? LIMIT 1",
+                          (room, round_, cut)))
+    if phase == RacePhase.DONE.value or reveal_at is None:
+        return False
+    return (phase == RacePhase.COUNTDOWN.value and now >= float(reveal_at)) or bool(gone) or not still \
+        or now >= float(reveal_at) + RACE_LIMIT_SECONDS
+
+
+def _refused(refuse: bool, why: str) -> bool:
+    if refuse:
+        raise KomaError(why)
+    return False
+
+
+def _round_from_row(room: str, row: tuple) -> Room:
+    """A room's head (its racers still to add) from :data:`SELECT_ROUND`; BadRow when damaged."""
+    code, width, height, host, latest, version, round_, phase, reveal_at, scramble = row
+    try:
+        puzzle = speed_puzzle(int(width), int(height))
+        tiles = None
+        if scramble is not None:
+            tiles = tuple(int(t) for t in str(scramble).replace("/", " ").split())
+            if sorted(tiles) != list(range(puzzle.cells)):
+                raise BadRow(f"scramble is {scramble!r}")
+        return Room(room, None if code is None else str(code), puzzle.width, puzzle.height, str(host), int(round_),
+                    RacePhase(phase), None if reveal_at is None else float(reveal_at), tiles, (), int(version), int(latest))
+    except (KomaError, TypeError, ValueError) as problem:
+        raise BadRow(str(problem)) from None
+
+
+def _racer_from_row(row: tuple) -> Racer:
+    player, name, joined, seen, moves, times, finished_ms, dnf, left = row
+    try:
+        times_ms = tuple(int(t) for t in str(times).split(",")) if times else ()
+        check_moves(str(moves), times_ms)
+        return Racer(str(player), str(name), float(joined), float(seen), str(moves), times_ms,
+                     None if finished_ms is None else int(finished_ms), bool(dnf), bool(left))
+    except (KomaError, TypeError, ValueError) as problem:
+        raise BadRow(f"racer {player}: {problem}") from None
+
+
+def _with_racers(head: Room, racers: tuple[Racer, ...]) -> Room:
+    return Room(head.room, head.code, head.width, head.height, head.host, head.round, head.phase, head.reveal_at,
+                head.scramble, racers, head.version, head.latest_round)

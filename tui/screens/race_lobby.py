@@ -7,6 +7,8 @@ with the room it answers; the race itself runs there (:mod:`tui.screens.race`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
@@ -37,6 +39,15 @@ def sizes_line(chosen: tuple[int, int]) -> str:
     """Every race size, the chosen one marked."""
     return " ".join(f"[reverse][b]{size_label(size)}[/b][/reverse]" if size == chosen else size_label(size)
                     for size in SIZES)
+
+
+def refused(call: Callable[[], Room]) -> Room | KomaError:
+    """The room ``call`` joins, or the store's one-line refusal (a wrong code, a full room, a race under way),
+    which the lobby says as it is (the database being away stays an unknown answer)."""
+    try:
+        return call()
+    except KomaError as problem:
+        return problem
 
 
 def rejoin_line(room: Room) -> str:
@@ -73,14 +84,14 @@ class RaceLobbyScreen(DirtyOnlyRendering):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Vertical(id="lobby-body"):
-            yield Static("[b]Race[/b] · one scramble, revealed to every racer at the same moment; up to 8 racers",
+            yield Static("[b]Race[/b]: one scramble, revealed to every racer at the same moment (up to 8 racers)",
                          id="lobby-title")
             yield Static(id="lobby-rejoin")
             yield Static(id="lobby-sizes")
             yield Static(id="lobby-actions")
             with Horizontal(id="lobby-join"):
                 yield Static("Room code ", id="lobby-join-label")
-                yield Input(placeholder="5 letters", max_length=5, id="lobby-code")
+                yield Input(placeholder="5 letters", max_length=5, id="lobby-code", disabled=True)  # until j
             yield Static(id="lobby-message")
         yield KeyBar()
 
@@ -101,9 +112,9 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         label = size_label(self.size_wh)
         self.query_one("#lobby-sizes", Static).update(f"Size  {sizes_line(self.size_wh)}")
         self.query_one("#lobby-actions", Static).update(
-            f"[b]enter[/b]  the quick race of {label}: whoever waits for {label} races you\n"
-            f"[b]c[/b]      a private room of {label}: friends join by its code\n"
-            "[b]j[/b]      join a friend's room: type its code\n"
+            f"[b]enter[/b]  the quick race of {label}\n"
+            f"[b]c[/b]      a private room of {label}\n"
+            "[b]j[/b]      join a room by its code\n"
             "[b]w[/b]      watch the races on now")
 
     def say(self, text: str) -> None:
@@ -131,19 +142,20 @@ class RaceLobbyScreen(DirtyOnlyRendering):
     def action_quick(self) -> None:
         player, name = koma_app(self).player, koma_app(self).player_name
         width, height = self.size_wh
-        self._join(lambda store: store.quick_join(player, name, width, height),
+        self._join(lambda store: refused(lambda: store.quick_join(player, name, width, height)),
                    f"Joining the quick race of {size_label(self.size_wh)}…")
 
     def action_private(self) -> None:
         player, name = koma_app(self).player, koma_app(self).player_name
         width, height = self.size_wh
-        self._join(lambda store: store.create_private(player, name, width, height),
+        self._join(lambda store: refused(lambda: store.create_private(player, name, width, height)),
                    f"Making a private room of {size_label(self.size_wh)}…")
 
     def action_join(self) -> None:
         self.query_one("#lobby-join").display = True
         code = self.query_one("#lobby-code", Input)
         code.value = ""
+        code.disabled = False
         code.focus()
         self.say("Type the room's code, then enter (esc: never mind).")
 
@@ -155,9 +167,9 @@ class RaceLobbyScreen(DirtyOnlyRendering):
             self.say(f"[b]{escape(str(problem))}[/b]")
             return
         player, name = koma_app(self).player, koma_app(self).player_name
-        self._join(lambda store: store.join_code(player, name, code), f"Joining room {code}…", code=code)
+        self._join(lambda store: refused(lambda: store.join_code(player, name, code)), f"Joining room {code}…")
 
-    def _join(self, run, doing: str, *, code: str | None = None) -> None:
+    def _join(self, run: Callable[[Store], Room | KomaError], doing: str) -> None:
         if self.busy:
             self.app.bell()
             return
@@ -167,12 +179,11 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         def joined(answer: Answer) -> None:
             self.busy = False
             if not answer.known:
-                self.say(escape(answer.unknown) if isinstance(answer.unknown, str) and answer.unknown.startswith("no ")
-                         else AWAY)
+                self.say(AWAY)
                 return
             room = answer.value
-            if room is None:
-                self.say(f"[b]No room {code} to join[/b]: the code is wrong, the room is full, or its race is on.")
+            if isinstance(room, KomaError):
+                self.say(f"[b]{escape(str(room))}[/b]")
                 return
             self._close_join()
             self.say("")
@@ -195,7 +206,9 @@ class RaceLobbyScreen(DirtyOnlyRendering):
 
     def _close_join(self) -> None:
         self.query_one("#lobby-join").display = False
-        self.query_one("#lobby-code", Input).value = ""
+        code = self.query_one("#lobby-code", Input)
+        code.value = ""
+        code.disabled = True
 
     def action_back(self) -> None:
         if self.query_one("#lobby-join").display:
@@ -206,9 +219,6 @@ class RaceLobbyScreen(DirtyOnlyRendering):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rejoin" and self.mine is None:
-            return None
+            return False  # no race to go back to: the key is not shown
         return True
 
-
-def read_room(store: Store, room: str) -> Room | None:
-    return store.read_room(room)

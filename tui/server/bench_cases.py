@@ -1,4 +1,4 @@
-"""The cases of ``koma bench serve`` and ``koma bench serve-crowd``, in one literal table.
+"""The cases of ``koma bench serve``, ``koma bench serve-crowd`` and ``koma bench race``, in one literal table.
 
 They run only when their group is named (each starts a private server; the crowds take minutes);
 the scenarios themselves are in :mod:`tui.server.ssh.bench`, imported only when a case runs, so that
@@ -42,6 +42,15 @@ def serve_case(name: str, group: str, scenario_name: str, *options: str, target:
     return Case(name, group, run, target=target, quick=quick, runs=0, on_request=True)
 
 
+def race_scenario(racers: int, tps: float):
+    def run() -> dict[str, Any]:
+        from tui.storage.race_bench import bench_race
+
+        return bench_race(racers, tps)
+
+    return run
+
+
 CROWD = ("--max-sessions", "250")
 SERVE_CASES: tuple[Case, ...] = (
     serve_case("koma serve: one game (warm pool)", "serve", "one game",
@@ -68,4 +77,6 @@ SERVE_CASES: tuple[Case, ...] = (
                "--cold", *CROWD),
     serve_case("koma serve --cold: 200 idle players and a newcomer", "serve-crowd-cold", "idle crowd", "--cold", *CROWD,
                quick=False),
+    Case("races: 8 racers on one SQLite store, 10 tiles/s each", "race", race_scenario(8, 10.0), runs=0,
+         on_request=True, target="opponent move p95 <= 150 ms, reveal spread <= 50 ms, results identical"),
 )

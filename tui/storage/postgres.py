@@ -157,11 +157,42 @@ class PostgresBackend:
         with self._deadline(connection), connection.transaction():
             yield
 
+    def listen(self, channel: str) -> Listener:
+        """A :class:`Listener` on ``channel``, on a connection of its own (StoreError if it cannot be opened)."""
+        return Listener(self.url, channel)
+
     def close(self) -> None:
         if self._db is not None:
             with contextlib.suppress(Exception):
                 self._db.close()
             self._db = None
+
+
+class Listener:
+    """A connection of its own that ``LISTEN``s on one channel (races: :mod:`tui.storage.race_link`): its socket
+    turns readable when a notification (or the server's goodbye) arrives; :meth:`drain` takes what came.  A failure
+    raises :class:`~tui.storage.store.StoreError`."""
+
+    def __init__(self, url: str, channel: str):
+        try:
+            self.connection = connect(url)
+            self.connection.execute(f"LISTEN {channel}")
+        except psycopg.Error as problem:
+            raise StoreError(_reason(problem)) from None
+
+    def fileno(self) -> int:
+        return self.connection.pgconn.socket
+
+    def drain(self) -> list[str]:
+        """The payloads of the notifications received (none waited for)."""
+        try:
+            return [notify.payload for notify in self.connection.notifies(timeout=0)]
+        except psycopg.Error as problem:
+            raise StoreError(_reason(problem)) from None
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.connection.close()
 
 
 def PostgresStore(url: str, player: str | None = None, name: str | None = None, *, migrate_schema: bool = True) -> Store:

@@ -1,0 +1,211 @@
+"""``koma bench race``: racers in processes of their own racing one room on one store, through :class:`RaceLink`.
+
+Each racer is a process with its own store connection and link (as each player's game process is), joined to one
+room; when all are in, the host's link starts it.  At the reveal each racer plays a real solution of the scramble
+(a random walk out and back, then Koma's optimal solution, so a race lasts long enough to measure) at a set rate,
+sending every tile as it goes.  Measured:
+
+- **opponent-move latency**: from a racer's send of a move to another racer's ``on_room`` carrying it (each move's
+  time is its send moment, in ms since the reveal, so every receiver knows when it was sent: one clock, one box);
+- **reveal spread**: each racer schedules its reveal at ``reveal_at`` the moment it learns it; the spread is the
+  latest racer's reveal moment minus the earliest's (and how long before the reveal the last racer learned it).
+
+The figures also say whether every racer saw every opponent's every move and the same results as the store.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from solver import solving
+from solver.sliding.model import SlidingPuzzle
+from tui.game.race import RacePhase, Room
+from tui.storage.race_link import RaceLink
+from tui.storage.stores import connect_store
+
+UNDO = {"U": "D", "D": "U", "L": "R", "R": "L"}
+DEADLINE_SECONDS = 120.0  # for any one wait of a racer (joining, the start, the end): a loaded box is slow
+
+
+@dataclass(frozen=True)
+class RacerPlan:
+    url: str
+    player: str
+    code: str
+    tps: float = 10.0
+    padding: int = 90  # moves of the random walk out (and as many back) before the solution
+    host: bool = False
+    racers: int = 1  # the host starts the room once this many are in it
+    seed: int = 0
+
+
+@dataclass
+class RacerReport:
+    player: str
+    error: str = ""
+    latencies: list[float] = field(default_factory=list)  # seconds, one per opponent move seen
+    reveal_at: float = 0.0
+    revealed: float = 0.0  # when this racer's reveal happened
+    learned: float = 0.0  # when it learned reveal_at
+    results: list[tuple] = field(default_factory=list)  # (player, place, finished_ms, dnf, moves) as it saw them last
+    troubles: list[str] = field(default_factory=list)
+    room: str = ""
+
+
+def padded_solution(puzzle: SlidingPuzzle, scramble: tuple[int, ...], padding: int, rng: random.Random) -> list[str]:
+    """A solution of ``scramble``: ``padding`` random moves (never undoing the last), the same undone, then Koma's
+    optimal solution."""
+    walk: list[str] = []
+    state = scramble
+    for _ in range(padding):
+        move = rng.choice([m for m in puzzle.moves(state) if not walk or m != UNDO[walk[-1]]])
+        walk.append(move)
+        state = puzzle.apply(state, move)
+    back = [UNDO[m] for m in reversed(walk)]
+    return walk + back + list(solving.solve(puzzle, scramble).moves)
+
+
+def run_racer(plan: RacerPlan, reports: Any) -> None:
+    """One racer's process (see the module's docstring); puts its :class:`RacerReport` on ``reports``."""
+    report = RacerReport(plan.player)
+    try:
+        _race(plan, report)
+    except Exception as problem:  # told to the parent, which fails the run with it, rather than waiting
+        report.error = f"{type(problem).__name__}: {problem}"
+    reports.put(report)
+
+
+def _race(plan: RacerPlan, report: RacerReport) -> None:
+    def connect():
+        return connect_store(plan.url, plan.player)
+
+    store = connect()
+    room = store.join_code(plan.player, plan.player, plan.code)
+    store.close()
+    report.room = room.room
+    snapshots: queue.Queue[Room] = queue.Queue()
+    seen: dict[str, int] = {}
+
+    def on_room(snapshot: Room) -> None:
+        now = time.time()
+        if snapshot.reveal_at is not None:
+            for racer in snapshot.racers:
+                if racer.player != plan.player:
+                    for k in range(seen.get(racer.player, 0), racer.stm):
+                        report.latencies.append(now - (snapshot.reveal_at + racer.times_ms[k] / 1000))
+                    seen[racer.player] = racer.stm
+        snapshots.put(snapshot)
+
+    link = RaceLink(connect, room, plan.player, on_room, report.troubles.append)
+    link.start()
+    try:
+        latest = _wait(snapshots, room, lambda r: r.reveal_at is not None or (plan.host and len(r.racers) >= plan.racers))
+        if latest.reveal_at is None:
+            link.ask_start()
+            latest = _wait(snapshots, latest, lambda r: r.reveal_at is not None)
+        report.learned = time.time()
+        assert latest.reveal_at is not None and latest.scramble is not None
+        report.reveal_at = reveal_at = latest.reveal_at
+        moves = padded_solution(latest.puzzle, latest.scramble, plan.padding, random.Random(plan.seed))
+        time.sleep(max(0.0, reveal_at - time.time()))
+        report.revealed = time.time()
+        for k, move in enumerate(moves):
+            time.sleep(max(0.0, reveal_at + (k + 1) / plan.tps - time.time()))
+            ms = round((time.time() - reveal_at) * 1000)
+            link.send(move, [ms], finished_ms=ms if k == len(moves) - 1 else None)
+        done = _wait(snapshots, latest, lambda r: r.phase is RacePhase.DONE)
+        report.results = [(p.racer.player, p.place, p.racer.finished_ms, p.racer.dnf, p.racer.moves) for p in done.results()]
+    finally:
+        link.stop()
+        link.join(DEADLINE_SECONDS)
+
+
+def _wait(snapshots: queue.Queue[Room], latest: Room, wanted: Callable[[Room], bool]) -> Room:
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not wanted(latest):
+        latest = snapshots.get(timeout=max(0.01, deadline - time.monotonic()))
+    return latest
+
+
+@dataclass
+class RaceRun:
+    reports: list[RacerReport]
+    stored: Room | None
+    seconds: float
+
+
+def run_race(url: str, racers: int = 8, tps: float = 10.0, padding: int = 90, width: int = 3, height: int = 3) -> RaceRun:
+    """``racers`` racer processes race one private room on the store at ``url`` (see the module's docstring)."""
+    store = connect_store(url, "racer-0")
+    room = store.create_private("racer-0", "racer-0", width, height)
+    context = multiprocessing.get_context("spawn")
+    reports: Any = context.Queue()
+    assert room.code is not None
+    plans = [RacerPlan(url, f"racer-{k}", room.code, tps, padding, host=k == 0, racers=racers, seed=k) for k in range(racers)]
+    began = time.monotonic()
+    processes = [context.Process(target=run_racer, args=(plan, reports), daemon=True) for plan in plans]
+    for process in processes:
+        process.start()
+    try:
+        got = [reports.get(timeout=DEADLINE_SECONDS * 3) for _ in processes]
+    finally:
+        for process in processes:
+            process.join(DEADLINE_SECONDS)
+            if process.is_alive():
+                process.kill()
+    stored = store.read_room(room.room)
+    store.close()
+    return RaceRun(sorted(got, key=lambda r: r.player), stored, time.monotonic() - began)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def figures(run: RaceRun) -> dict[str, Any]:
+    """The bench's figures of a run (KomaError-free: a failed racer is named in ``race_errors``)."""
+    errors = [f"{r.player}: {r.error}" for r in run.reports if r.error]
+    latencies = [s for r in run.reports for s in r.latencies]
+    revealed = [r.revealed for r in run.reports if r.revealed]
+    stored = run.stored
+    store_results = [] if stored is None else [
+        (p.racer.player, p.place, p.racer.finished_ms, p.racer.dnf, p.racer.moves) for p in stored.results()]
+    moves = sum(len(r.moves) for r in stored.racers) if stored is not None else 0
+    out: dict[str, Any] = {
+        "race_racers": len(run.reports),
+        "race_opponent_moves_seen": len(latencies),
+        "race_opponent_moves_sent": moves * (len(run.reports) - 1),
+        "race_results_identical": bool(store_results) and all(r.results == store_results for r in run.reports),
+        "race_seconds": round(run.seconds, 1)}
+    if latencies:
+        out |= {"race_opponent_latency_p50_ms": round(1000 * statistics.median(latencies), 1),
+                "race_opponent_latency_p95_ms": round(1000 * percentile(latencies, 0.95), 1),
+                "race_opponent_latency_max_ms": round(1000 * max(latencies), 1)}
+    if revealed:
+        out |= {"race_reveal_spread_ms": round(1000 * (max(revealed) - min(revealed)), 2),
+                "race_reveal_late_max_ms": round(1000 * max(r.revealed - r.reveal_at for r in run.reports if r.revealed), 2),
+                "race_reveal_known_ahead_min_ms": round(1000 * min(r.reveal_at - r.learned for r in run.reports
+                                                                  if r.revealed), 1)}
+    if errors:
+        out["race_errors"] = errors
+    troubles = [t for r in run.reports for t in r.troubles]
+    if troubles:
+        out["race_troubles"] = troubles[:5]
+    return out
+
+
+def bench_race(racers: int = 8, tps: float = 10.0) -> dict[str, Any]:
+    """The ``koma bench race`` case: ``racers`` racers on a fresh SQLite store, each playing ``tps`` tiles a second."""
+    with tempfile.TemporaryDirectory(prefix="koma-bench-race-") as folder:
+        result = figures(run_race(f"sqlite:///{Path(folder) / 'koma.db'}", racers, tps))
+        return {"race_tiles_per_second": tps, **result}

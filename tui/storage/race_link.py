@@ -1,0 +1,297 @@
+"""A racer's link to their room: race I/O on a thread of its own, with a store connection of its own.  No Textual.
+
+A race needs latency, not the outbox's durability (a racer's row is the durable record), so its writes never wait
+behind the game's storage service, and the UI thread never waits for them.  :class:`RaceLink`:
+
+- **reads** the room when it may have changed: on SQLite every :data:`~tui.game.race.RACE_POLL_SECONDS` while
+  counting down or racing (:data:`LOBBY_POLL_SECONDS` in the lobby and after), on PostgreSQL when ``koma_race``
+  notifies the room (plus a :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll); reads are incremental
+  (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
+- **writes** what the racer :meth:`~RaceLink.send`\\ s at once, coalesced (the moves sent while a write is under way go
+  in the next one), each write guarded by how many moves are stored, so a write that landed before an outage is
+  never appended twice;
+- every :data:`~tui.game.race.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
+  DNF, a countdown past its reveal is racing, a round over or past its limit is done), and starts a quick room that
+  is due; a private room starts on :meth:`~RaceLink.ask_start`;
+- when the database fails: ``on_trouble`` once (until it answers again), keeps what is unsent, and tries again.
+
+``on_room`` and ``on_trouble`` are called on the link's thread: a screen hands them to its UI thread
+(``post_message`` is thread-safe).  A refused :meth:`~RaceLink.ask_rematch` (full, not over) is told through
+``on_trouble`` too (its one-line reason).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from solver.errors import KomaError
+from tui.game.race import (
+    COUNTDOWN_SECONDS,
+    HEARTBEAT_SECONDS,
+    RACE_POLL_SECONDS,
+    SAFETY_POLL_SECONDS,
+    RacePhase,
+    Room,
+    check_moves,
+)
+from tui.game.speed import random_scramble
+from tui.storage.backend import StoreError
+from tui.storage.race import CHANNEL
+from tui.storage.store import Store
+
+LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
+RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # waits between tries while the database fails
+STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what is unsent
+
+
+class RaceLink:
+    """One racer's link to one room (see the module's docstring).  ``connect`` opens the link's own store (it may
+    raise StoreError: the link tries again)."""
+
+    def __init__(self, connect: Callable[[], Store], room: Room, player: str, on_room: Callable[[Room], None],
+                 on_trouble: Callable[[str], None], *, clock: Callable[[], float] = time.time):
+        self.player = player
+        self._connect, self._on_room, self._on_trouble, self._clock = connect, on_room, on_trouble, clock
+        self._room = room
+        self._lock = threading.Lock()
+        self._moves: list[str] = []  # every move this racer made this round, and each one's time
+        self._times: list[int] = []
+        self._sent = 0  # how many of them are stored
+        self._outcome: tuple[int | None, bool] = (None, False)  # finished_ms, dnf
+        self._outcome_sent = True
+        self._asks: list[str] = []
+        self._stopping = threading.Event()
+        self._adopt(room)
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_read, False)
+        os.set_blocking(self._wake_write, False)
+        self._thread = threading.Thread(target=self._run, name=f"race-link-{room.room[:8]}", daemon=True)
+        self._troubled = False
+        self._store: Store | None = None
+        self._listener: Any = None  # PostgreSQL's Listener, registered in the selector by its socket
+        self._listener_fd = -1
+        self._next_beat = 0.0
+
+    # --- the screen's side (any thread) --------------------------------------------------------------------
+    @property
+    def room(self) -> Room:
+        """The latest snapshot (the one last given to ``on_room``)."""
+        return self._room
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop (returns at once; the thread writes what is unsent if it can, then ends within a poll).  The racer
+        stays in the race: they may come back within the reconnect window."""
+        self._stopping.set()
+        self._wake()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread to end; whether it did."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def send(self, moves_added: str, times_added: Sequence[int], finished_ms: int | None = None, dnf: bool = False) -> None:
+        """The racer's new single-tile moves with their times (ms since the reveal), and their finish or DNF: stored
+        as soon as the link can, many sends in one write.  KomaError (in the caller) for moves that cannot be."""
+        check_moves(moves_added, times_added)
+        with self._lock:
+            self._moves.extend(moves_added)
+            self._times.extend(times_added)
+            if finished_ms is not None or dnf:
+                self._outcome, self._outcome_sent = (finished_ms, dnf), False
+        self._wake()
+
+    def ask_start(self) -> None:
+        """Start a private room's countdown (its host, or anyone once the host is gone; else nothing happens)."""
+        self._ask("start")
+
+    def ask_rematch(self) -> None:
+        """After the round: join the next (opening it if no one has); the link follows the new round."""
+        self._ask("rematch")
+
+    def leave(self) -> None:
+        """Leave the room (from the race: a DNF) and stop."""
+        self._ask("leave")
+        self.stop()
+
+    def _ask(self, what: str) -> None:
+        with self._lock:
+            self._asks.append(what)
+        self._wake()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # a full pipe is awake already; a closed one has stopped
+            os.write(self._wake_write, b"!")
+
+    # --- the link's thread ----------------------------------------------------------------------------------
+    def _adopt(self, room: Room) -> None:
+        """Follow ``room``'s round: this racer's moves so far are the stored ones (a racer coming back continues)."""
+        me = room.racer(self.player)
+        with self._lock:
+            self._moves = list(me.moves) if me else []
+            self._times = list(me.times_ms) if me else []
+            self._sent = len(self._moves)
+            self._outcome, self._outcome_sent = ((me.finished_ms, me.dnf) if me else (None, False)), True
+        self._room = room
+
+    def _run(self) -> None:
+        selector = selectors.DefaultSelector()
+        selector.register(self._wake_read, selectors.EVENT_READ)
+        failures = 0
+        stop_deadline: float | None = None
+        try:
+            while True:
+                if self._stopping.is_set() and stop_deadline is None:
+                    stop_deadline = time.monotonic() + STOP_FLUSH_SECONDS
+                try:
+                    self._turn(selector)
+                    failures = 0
+                    if self._troubled:
+                        self._troubled = False
+                except StoreError as problem:
+                    self._forget_listener(selector)
+                    if not self._troubled:
+                        self._troubled = True
+                        self._on_trouble(f"The race's database is not answering ({problem}); trying again…")
+                    failures += 1
+                if stop_deadline is not None and (not self._unsent() or time.monotonic() > stop_deadline):
+                    return
+                if failures:
+                    self._sleep(selector, RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1])
+                else:
+                    self._sleep(selector, self._poll_seconds())
+        finally:
+            self._forget_listener(selector)
+            selector.close()
+            for end in (self._wake_read, self._wake_write):
+                with contextlib.suppress(OSError):
+                    os.close(end)
+            if self._store is not None:
+                self._store.close()
+
+    def _turn(self, selector: selectors.BaseSelector) -> None:
+        """One round of work: connect (and listen) if needed, write, ask, keep house, read."""
+        if self._store is None:
+            self._store = self._connect()
+        store = self._store
+        if store.backend.notifies and self._listener is None:
+            self._listen(store, selector)
+        self._flush(store)
+        self._answer_asks(store)
+        now = self._clock()
+        room = self._room
+        if now >= self._next_beat or (room.phase is not RacePhase.DONE and room.phase_at(now) is not room.phase):
+            self._next_beat = now + HEARTBEAT_SECONDS
+            store.heartbeat(room.room, room.round, self.player)
+            store.sweep(room.room, room.round)
+        if room.quick_start_due(now):
+            store.start(room.room, room.round, now + COUNTDOWN_SECONDS, random_scramble(room.puzzle))
+        self._read(store)
+
+    def _flush(self, store: Store) -> None:
+        with self._lock:
+            sent, moves, times = self._sent, "".join(self._moves[self._sent:]), self._times[self._sent:]
+            finished_ms, dnf = self._outcome if not self._outcome_sent else (None, False)
+        if not moves and finished_ms is None and not dnf:
+            return
+        room = self._room
+        if store.push(room.room, room.round, self.player, moves, times, finished_ms, dnf, after=sent):
+            with self._lock:
+                self._sent = sent + len(moves)
+                self._outcome_sent = self._outcome_sent or (finished_ms, dnf) == self._outcome
+            return
+        # refused: what is stored may be ahead (a write that landed before a failure), or the racer is out
+        stored = store.read_round(room.room, room.round)
+        me = stored.racer(self.player) if stored is not None else None
+        with self._lock:
+            if me is not None and not me.out and "".join(self._moves).startswith(me.moves):
+                self._sent = len(me.moves)  # the rest goes in the next write
+            else:
+                self._sent, self._outcome_sent = len(self._moves), True  # out (DNF'd, over): nothing more is stored
+
+    def _answer_asks(self, store: Store) -> None:
+        with self._lock:
+            asks, self._asks = self._asks, []
+        room = self._room
+        for what in asks:
+            if what == "start" and room.may_start(self.player):
+                store.start(room.room, room.round, self._clock() + COUNTDOWN_SECONDS, random_scramble(room.puzzle))
+            elif what == "rematch":
+                try:
+                    joined = store.rematch(room.room, room.round, self.player)
+                except KomaError as refused:
+                    self._on_trouble(str(refused))
+                    continue
+                self._adopt(joined)
+                self._on_room(joined)
+            elif what == "leave":
+                store.leave(room.room, room.round, self.player)
+
+    def _read(self, store: Store) -> None:
+        old = self._room
+        new = store.read_round(old.room, old.round, since=old)
+        if new is None or new is old:
+            return
+        self._room = new
+        if replace(new, version=0) != replace(old, version=0):
+            self._on_room(new)
+
+    def _unsent(self) -> bool:
+        with self._lock:
+            return self._sent < len(self._moves) or not self._outcome_sent or bool(self._asks)
+
+    def _poll_seconds(self) -> float:
+        if self._store is not None and self._store.backend.notifies:
+            return SAFETY_POLL_SECONDS
+        phase = self._room.phase_at(self._clock())
+        return RACE_POLL_SECONDS if phase in (RacePhase.COUNTDOWN, RacePhase.RACING) else LOBBY_POLL_SECONDS
+
+    def _sleep(self, selector: selectors.BaseSelector, seconds: float) -> None:
+        """Wait ``seconds`` at most (no longer than the next heartbeat): a send, a stop or a notification of this
+        room ends it."""
+        seconds = max(0.0, min(seconds, self._next_beat - self._clock()))
+        deadline = time.monotonic() + seconds
+        while True:
+            for key, _ in selector.select(max(0.0, deadline - time.monotonic())):
+                if key.fileobj == self._wake_read:
+                    with contextlib.suppress(OSError):
+                        while os.read(self._wake_read, 4096):
+                            pass
+                    return
+                try:
+                    payloads = self._listener.drain()
+                except StoreError:
+                    self._forget_listener(selector)
+                    return
+                if self._room.room in payloads:
+                    return
+                if not payloads and self._listener.connection.broken:  # readable, no news: the server said goodbye
+                    self._forget_listener(selector)
+                    return
+            if time.monotonic() >= deadline:
+                return
+
+    def _listen(self, store: Store, selector: selectors.BaseSelector) -> None:
+        from tui.storage.postgres import PostgresBackend
+
+        backend = store.backend
+        assert isinstance(backend, PostgresBackend)
+        self._listener = backend.listen(CHANNEL)
+        self._listener_fd = self._listener.fileno()
+        selector.register(self._listener_fd, selectors.EVENT_READ)
+
+    def _forget_listener(self, selector: selectors.BaseSelector) -> None:
+        if self._listener is not None:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                selector.unregister(self._listener_fd)
+            self._listener.close()
+            self._listener = None

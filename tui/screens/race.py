@@ -216,7 +216,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.query_one("#race-board", SpeedBoard).hide_numbers(True)
         self.query_one("#race-results").display = False
         self.query_one("#race-countdown").display = False
-        self.link = self.make_link(koma_app(self).storage.connect, self.room, self.player,
+        self.link = self.make_link(koma_app(self).race_connect, self.room, self.player,
                                    lambda room: self.post_message(RoomChanged(room)),
                                    lambda reason: self.post_message(RaceTrouble(reason)))
         self.link.start()
@@ -323,7 +323,7 @@ class RaceScreen(DirtyOnlyRendering):
             countdown.display = False
         if phase is RacePhase.RACING:
             self._show_clock()
-            if now - self.minis_drawn_at >= 1.0:
+            if time.monotonic() - self.minis_drawn_at >= 1.0:
                 self._draw_minis_soon()  # their clocks
         self._show_message()
 
@@ -353,8 +353,8 @@ class RaceScreen(DirtyOnlyRendering):
     def message_text(self) -> str:
         """What the panel says of the race now (one or two lines)."""
         room, now, me = self.room, self.now(), self.me
-        if self.trouble:
-            return f"[b]The race cannot reach the database[/b] ({escape(self.trouble)}); trying again…"
+        if self.trouble:  # the link's one line: the database away (it tries again), a rematch refused
+            return escape(self.trouble)
         phase = room.phase_at(now)
         racers = f"{len(room.racers)} racer{'s' if len(room.racers) != 1 else ''}"
         if phase is RacePhase.LOBBY:
@@ -391,10 +391,12 @@ class RaceScreen(DirtyOnlyRendering):
 
     def _draw_minis_soon(self) -> None:
         """Draw the opponents now, or when :data:`MINIS_GAP_SECONDS` have passed since the last drawing."""
+        if self.minis_timer is not None:
+            return  # a drawing is due: it draws the latest room
         wait = MINIS_GAP_SECONDS - (time.monotonic() - self.minis_drawn_at)
         if wait <= 0:
             self._draw_minis()
-        elif self.minis_timer is None:
+        else:
             self.minis_timer = self.set_timer(wait, self._draw_minis)
 
     def _draw_minis(self) -> None:

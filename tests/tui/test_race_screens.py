@@ -11,6 +11,7 @@ from tui_helpers import make_app, wait_for
 
 from solver import ids
 from solver import solving as search
+from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged
@@ -165,12 +166,13 @@ async def test_a_race_of_two_countdown_reveal_moves_finish_results_rematch(tmp_p
         bob.leave(room.room, 0, BOB)
         await wait_for(pilot, lambda: screen.query_one("#race-results").display, what="the results")
         results = text(screen, "#race-results").split("\n")
-        assert results[1].split()[:2] == ["1.", "ann"] and results[1].split()[3:5] == [str(len(moves))] * 1 + [
-            str(me.mtm)]
+        place, name, time_text, stm, mtm, tps = results[1].split()
+        assert (place, name, stm, mtm) == ("1.", "ann", str(len(moves)), str(me.mtm))
+        assert time_text == seconds_text(me.finished_ms) and tps == f"{len(moves) * 1000 / me.finished_ms:.2f}"
         assert results[2].split()[:3] == ["-", "bob", "DNF"]
         assert "You finished 1st of 2" in text(screen, "#race-message")
-        stored = bob.read_room(room.room)
-        assert stored.phase is RacePhase.DONE and stored.racer("user:ann").finished_ms == me.finished_ms
+        await wait_for(pilot, lambda: bob.read_room(room.room).phase is RacePhase.DONE, what="the round done in the store")
+        assert bob.read_room(room.room).racer("user:ann").finished_ms == me.finished_ms
 
         # the rematch: the next round, a lobby again, the board hidden
         await pilot.press("r")
@@ -227,7 +229,7 @@ async def test_leaving_during_the_race_is_a_dnf_after_a_confirm(tmp_path):
 async def test_a_racer_whose_game_ended_comes_back_to_the_race(tmp_path):
     first = make_app(tmp_path, store=store_of(tmp_path, "ann"))
     async with first.run_test(size=(80, 24)) as pilot:
-        screen, bob = await bob_joins_and_ann_starts(pilot, tmp_path)
+        screen, _bob = await bob_joins_and_ann_starts(pilot, tmp_path)
         await revealed(pilot, screen)
         room = screen.room
         state = room.scramble
@@ -262,7 +264,7 @@ async def test_a_racer_whose_game_ended_comes_back_to_the_race(tmp_path):
 async def test_opponents_are_redrawn_at_a_bounded_rate_and_never_repaint_the_own_board(tmp_path):
     app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
     async with app.run_test(size=(80, 24)) as pilot:
-        screen, bob = await bob_joins_and_ann_starts(pilot, tmp_path)
+        screen, _bob = await bob_joins_and_ann_starts(pilot, tmp_path)
         await revealed(pilot, screen)
         room = screen.room
         board = screen.query_one("#race-board", SpeedBoard)
@@ -317,8 +319,8 @@ async def test_watching_and_replaying_a_race(tmp_path):
             await wait_for(watcher, lambda: any(m.title == "ann" and m.figures.startswith("1 ") for m in watched.minis),
                            what="ann's move on the watcher's screen")
             assert {m.title for m in watched.minis} == {"ann", "bob"}
-        for move in optimal_moves(room, room.puzzle.apply(room.scramble, move)):
-            await pilot.press(KEYS[move])
+        for step in optimal_moves(room, room.puzzle.apply(room.scramble, move)):
+            await pilot.press(KEYS[step])
         bob.leave(room.room, 0, BOB)
         await wait_for(pilot, lambda: screen.phase is RacePhase.DONE, what="the end")
         await pilot.press("v")

@@ -23,8 +23,8 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.css.scalar import Scalar
 from textual.content import Content
+from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import DataTable, Digits
@@ -87,14 +87,17 @@ def order_text(room: Room) -> str:
     return " · ".join(f"{p.place} {p.racer.name} {seconds_text(p.racer.time_ms)}" for p in finished)
 
 
-def results_text(room: Room, player: str | None) -> str:
-    """The round's results: place, name, time, STM, MTM, TPS (the player's own line in bold)."""
-    lines = [f"[b]{'':3} {'racer':12} {'time':>8} {'STM':>4} {'MTM':>4} {'TPS':>5}[/b]"]
+def results_text(room: Room, player: str | None, width: int = 41) -> str:
+    """The round's results: place, name, time, STM, MTM, TPS (the player's own line in bold), in ``width``
+    columns (the names are cut to fit)."""
+    name_width = max(4, min(12, width - 29))
+    lines = [f"[b]{'':3} {'racer':{name_width}} {'time':>8} {'STM':>4} {'MTM':>4} {'TPS':>5}[/b]"]
     for placing in room.results():
         racer = placing.racer
         time_text = seconds_text(racer.finished_ms) if racer.finished_ms is not None else "DNF"
         tps = racer.tps if racer.finished else None
-        line = (f"{(str(placing.place) + '.') if placing.place else '-':3} {escape(racer.name[:12]):12} {time_text:>8} "
+        name = escape(racer.name[:name_width].ljust(name_width))
+        line = (f"{(str(placing.place) + '.') if placing.place else '-':3} {name} {time_text:>8} "
                 f"{racer.stm:>4} {racer.mtm:>4} {'-' if tps is None else f'{tps:.2f}':>5}")
         lines.append(f"[b]{line}[/b]" if racer.player == player else line)
     return "\n".join(lines)
@@ -234,6 +237,9 @@ class RaceScreen(DirtyOnlyRendering):
         height = (rows * 2 if rows * 2 <= self.size.height * 0.4 else rows) if self.has_class("-narrow") else None
         if board.styles.height != (None if height is None else Scalar.parse(str(height))):
             board.styles.height = height if height is not None else "1fr"
+        self._show_clock()
+        if self.query_one("#race-results").display:
+            self._show_results(True)
 
     def on_unmount(self) -> None:
         if self.link is not None:
@@ -346,9 +352,12 @@ class RaceScreen(DirtyOnlyRendering):
         else:
             elapsed = room.elapsed_ms(now) if self.revealed_round == room.round else 0
             stm = mtm = 0
-        self.query_one("#race-clock", Static).update(Content.assemble(
-            "Time ", (seconds_text(elapsed), "bold"), "  ", figures_line(stm, mtm, stm * 1000 / elapsed if elapsed and stm else None)),
-            layout=False)
+        clock = self.query_one("#race-clock", Static)
+        figures = figures_line(stm, mtm, stm * 1000 / elapsed if elapsed and stm else None)
+        line = Content.assemble("Time ", (seconds_text(elapsed), "bold"), "  ", figures)
+        if line.cell_length > (clock.content_region.width or line.cell_length):  # a narrow panel: without "Time"
+            line = Content.assemble((seconds_text(elapsed), "bold"), " ", figures.replace("  ", " "))
+        clock.update(line, layout=False)
 
     def message_text(self) -> str:
         """What the panel says of the race now (one or two lines)."""
@@ -410,10 +419,11 @@ class RaceScreen(DirtyOnlyRendering):
     def _show_results(self, shown: bool) -> None:
         results = self.query_one("#race-results", Static)
         if shown:
-            results.update(results_text(self.room, self.player))
+            results.update(results_text(self.room, self.player, results.content_region.width or 41))
         if results.display != shown:
             results.display = shown
             self.query_one("#race-minis").display = not shown
+            self.set_class(shown, "-done")  # a narrow screen gives the results the board's room
 
     # --- own moves ------------------------------------------------------------------------------------------
     def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
@@ -459,7 +469,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.link.ask_start()
 
     def action_rematch(self) -> None:
-        if self.link is None or self.phase is not RacePhase.DONE and self.room.latest_round <= self.room.round:
+        if self.link is None or (self.phase is not RacePhase.DONE and self.room.latest_round <= self.room.round):
             self.app.bell()
             return
         self.link.ask_rematch()
@@ -502,12 +512,15 @@ class RaceScreen(DirtyOnlyRendering):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         phase = self.phase
+        # keys that do nothing now are not shown (the key bar of a phone's 40 columns has no room to spare)
         if action == "start":
-            return True if self.room.may_start(self.player) else None
+            return self.room.may_start(self.player)
         if action == "rematch":
-            return True if phase is RacePhase.DONE or self.room.latest_round > self.room.round else None
+            return phase is RacePhase.DONE or self.room.latest_round > self.room.round
         if action == "replay":
-            return True if phase is RacePhase.DONE else None
+            return phase is RacePhase.DONE
+        if action == "arrow":
+            return phase is not RacePhase.DONE
         return True
 
 

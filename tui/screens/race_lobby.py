@@ -218,7 +218,5 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.app.pop_screen()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "rejoin" and self.mine is None:
-            return False  # no race to go back to: the key is not shown
-        return True
+        return not (action == "rejoin" and self.mine is None)  # no race to go back to: the key is not shown
 

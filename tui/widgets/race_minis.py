@@ -10,7 +10,8 @@ first with its caption below the board, then beside it:
 - ``halves``: the same colours, two rows of tiles per line in half blocks (a 10x10 is 10x5);
 - ``lines``: one line per racer, a bar of the tiles home, then the figures (a phone's 40x20 with 8 opponents).
 
-A board's caption is two lines: the racer's place (once finished) and name, then moves, time and TPS.  The widget draws text it is given (:class:`Mini`); which racer is where is the screen's business.
+A board's caption is two lines: the racer's place (once finished) and name, then moves, time and TPS.  The widget
+draws what it is given (:class:`Mini`); which racer is where is the screen's business.
 """
 
 from __future__ import annotations

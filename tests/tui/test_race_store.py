@@ -72,6 +72,9 @@ def test_a_quick_room_nobody_is_in_any_more_is_not_joined(database):
     old = store.quick_join("ann", "Ann", 3, 3)
     set_seen(store, old.room, 0, "ann", time.time() - LOBBY_GONE_SECONDS - 1)
     assert store.quick_join("bob", "Bob", 3, 3).room != old.room
+    lingering = store.quick_join("cy", "Cy", 4, 4)  # someone is there, but the lobby is older than any wait
+    store.backend.query("UPDATE race_rounds SET opened = ? WHERE room = ?", (time.time() - 7200, lingering.room))
+    assert store.quick_join("dee", "Dee", 4, 4).room != lingering.room
 
 
 def test_private_rooms_join_by_code_and_refuse_bad_codes(database):

@@ -42,6 +42,7 @@ from tui.storage.backend import Backend, Query
 
 CHANNEL = "koma_race"  # PostgreSQL's notification channel; the payload is the room
 CODE_TRIES = 50  # fresh codes tried before giving up (a clash is one in millions while few rooms exist)
+QUICK_LOBBY_SECONDS = 3600.0  # a quick lobby opened longer ago is not joined (nor read: lobbies left behind pile up)
 LIVE_RACES = 50
 ROUND_COLUMNS = "ro.code, ro.width, ro.height, ro.host, ro.round, ro.version, rd.round, rd.phase, rd.reveal_at, rd.scramble"
 SELECT_ROUND = (  # a room with one round (the newest when the round is NULL)
@@ -67,7 +68,7 @@ TAKE_SEAT = (
 SEEN = "UPDATE race_racers SET seen = ? WHERE room = ? AND round = ? AND player = ? AND left_lobby = 0"
 SELECT_OPEN_QUICK = (  # quick rooms of a size in their lobby with someone there now, the oldest first
     "SELECT ro.room, ro.round FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = ro.round "
-    "WHERE rd.phase = 'lobby' AND ro.code IS NULL AND ro.width = ? AND ro.height = ? AND EXISTS (SELECT 1 FROM race_racers rc "
+    "WHERE rd.phase = 'lobby' AND rd.opened > ? AND ro.code IS NULL AND ro.width = ? AND ro.height = ? AND EXISTS (SELECT 1 FROM race_racers rc "
     "WHERE rc.room = ro.room AND rc.round = ro.round AND rc.left_lobby = 0 AND rc.seen > ?) ORDER BY ro.created LIMIT 20")
 SELECT_CODE = "SELECT room FROM race_rooms WHERE code = ?"
 STILL_RACING = "room = ? AND round = ? AND left_lobby = 0 AND dnf = 0 AND finished_ms IS NULL"
@@ -127,7 +128,7 @@ class RaceRooms:
         speed_puzzle(width, height)  # KomaError for a size races do not have
         now = time.time()
         with self.backend.transaction(f"race-quick:{width}x{height}") as query:
-            for room, round_ in query(SELECT_OPEN_QUICK, (width, height, now - LOBBY_GONE_SECONDS)):
+            for room, round_ in query(SELECT_OPEN_QUICK, (now - QUICK_LOBBY_SECONDS, width, height, now - LOBBY_GONE_SECONDS)):
                 if self._take_seat(query, str(room), int(round_), player, name, now, refuse=False):
                     break
             else:

@@ -8,7 +8,8 @@ sending every tile as it goes.  Measured:
 - **opponent-move latency**: from a racer's send of a move to another racer's ``on_room`` carrying it (each move's
   time is its send moment, in ms since the reveal, so every receiver knows when it was sent: one clock, one box);
 - **reveal spread**: each racer schedules its reveal at ``reveal_at`` the moment it learns it; the spread is the
-  latest racer's reveal moment minus the earliest's (and how long before the reveal the last racer learned it).
+  latest racer's reveal moment minus the earliest's (and how long before the reveal the last racer learned it);
+- each racer process's CPU over the race (its link's polls, reads and writes, and its own sends).
 
 The figures also say whether every racer saw every opponent's every move and the same results as the store.
 """
@@ -59,6 +60,7 @@ class RacerReport:
     results: list[tuple] = field(default_factory=list)  # (player, place, finished_ms, dnf, moves) as it saw them last
     troubles: list[str] = field(default_factory=list)
     room: str = ""
+    cpu_share: float = 0.0  # this racer's process's CPU time over the race's wall time (its link included)
 
 
 def padded_solution(puzzle: SlidingPuzzle, scramble: tuple[int, ...], padding: int, rng: random.Random) -> list[str]:
@@ -118,11 +120,13 @@ def _race(plan: RacerPlan, report: RacerReport) -> None:
         moves = padded_solution(latest.puzzle, latest.scramble, plan.padding, random.Random(plan.seed))
         time.sleep(max(0.0, reveal_at - time.time()))
         report.revealed = time.time()
+        cpu_before = time.process_time()
         for k, move in enumerate(moves):
             time.sleep(max(0.0, reveal_at + (k + 1) / plan.tps - time.time()))
             ms = round((time.time() - reveal_at) * 1000)
             link.send(move, [ms], finished_ms=ms if k == len(moves) - 1 else None)
         done = _wait(snapshots, latest, lambda r: r.phase is RacePhase.DONE)
+        report.cpu_share = (time.process_time() - cpu_before) / max(1e-9, time.time() - report.revealed)
         report.results = [(p.racer.player, p.place, p.racer.finished_ms, p.racer.dnf, p.racer.moves) for p in done.results()]
     finally:
         link.stop()
@@ -196,6 +200,9 @@ def figures(run: RaceRun) -> dict[str, Any]:
                 "race_reveal_late_max_ms": round(1000 * max(r.revealed - r.reveal_at for r in run.reports if r.revealed), 2),
                 "race_reveal_known_ahead_min_ms": round(1000 * min(r.reveal_at - r.learned for r in run.reports
                                                                   if r.revealed), 1)}
+    shares = [r.cpu_share for r in run.reports if r.cpu_share]
+    if shares:
+        out["race_racer_cpu_percent_median"] = round(100 * statistics.median(shares), 2)
     if errors:
         out["race_errors"] = errors
     troubles = [t for r in run.reports for t in r.troubles]

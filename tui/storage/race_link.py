@@ -5,7 +5,9 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
 
 - **reads** the room when it may have changed: on SQLite every :data:`~tui.game.race.RACE_POLL_SECONDS` while
   counting down or racing (:data:`LOBBY_POLL_SECONDS` in the lobby and after), on PostgreSQL when ``koma_race``
-  notifies the room (plus a :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll); reads are incremental
+  notifies the room (plus a :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a
+  notification at all; until then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it polls as on
+  SQLite, so it is never slower than SQLite; reads are incremental
   (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
 - **writes** what the racer :meth:`~RaceLink.send`\\ s at once, coalesced (the moves sent while a write is under way go
   in the next one), each write guarded by how many moves are stored, so a write that landed before an outage is
@@ -13,7 +15,12 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
 - every :data:`~tui.game.race.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
   DNF, a countdown past its reveal is racing, a round over or past its limit is done), and starts a quick room that
   is due; a private room starts on :meth:`~RaceLink.ask_start`;
-- when the database fails: ``on_trouble`` once (until it answers again), keeps what is unsent, and tries again.
+- when the database fails: ``on_trouble`` once (:data:`TROUBLE`; the failure itself is in :attr:`RaceLink.problem`),
+  keeps what is unsent, and tries again; ``on_back`` (if given) when it answers again.
+
+A spectator (Watch) follows a race with a link too, as a player who is no racer of it: it only reads (and sweeps).
+``connect`` should raise StoreError while the database cannot be reached (``tui.storage.stores.connect_store``),
+not fall back to a store in memory (``open_store``), or the link would race alone.
 
 ``on_room`` and ``on_trouble`` are called on the link's thread: a screen hands them to its UI thread
 (``post_message`` is thread-safe).  A refused :meth:`~RaceLink.ask_rematch` (full, not over) is told through
@@ -49,6 +56,7 @@ from tui.storage.store import Store
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # waits between tries while the database fails
 STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what is unsent
+TROUBLE = "The race's database is not answering; your moves are kept, trying again…"
 
 
 class RaceLink:
@@ -56,9 +64,12 @@ class RaceLink:
     raise StoreError: the link tries again)."""
 
     def __init__(self, connect: Callable[[], Store], room: Room, player: str, on_room: Callable[[Room], None],
-                 on_trouble: Callable[[str], None], *, clock: Callable[[], float] = time.time):
+                 on_trouble: Callable[[str], None], *, on_back: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.time):
         self.player = player
         self._connect, self._on_room, self._on_trouble, self._clock = connect, on_room, on_trouble, clock
+        self._on_back = on_back
+        self.problem = ""  # the last database failure, in full (on_trouble tells the player in short)
         self._room = room
         self._lock = threading.Lock()
         self._moves: list[str] = []  # every move this racer made this round, and each one's time
@@ -77,9 +88,15 @@ class RaceLink:
         self._store: Store | None = None
         self._listener: Any = None  # PostgreSQL's Listener, registered in the selector by its socket
         self._listener_fd = -1
+        self._heard = False  # the listener has heard a notification: they do reach this process
         self._next_beat = 0.0
 
     # --- the screen's side (any thread) --------------------------------------------------------------------
+    @property
+    def hearing(self) -> bool:
+        """Whether the link is woken by notifications (PostgreSQL whose LISTEN reaches it), not by polling."""
+        return self._heard
+
     @property
     def room(self) -> Room:
         """The latest snapshot (the one last given to ``on_room``)."""
@@ -157,11 +174,14 @@ class RaceLink:
                     failures = 0
                     if self._troubled:
                         self._troubled = False
+                        if self._on_back is not None:
+                            self._on_back()
                 except StoreError as problem:
                     self._forget_listener(selector)
+                    self.problem = str(problem)
                     if not self._troubled:
                         self._troubled = True
-                        self._on_trouble(f"The race's database is not answering ({problem}); trying again…")
+                        self._on_trouble(TROUBLE)
                     failures += 1
                 if stop_deadline is not None and (not self._unsent() or time.monotonic() > stop_deadline):
                     return
@@ -250,7 +270,7 @@ class RaceLink:
             return self._sent < len(self._moves) or not self._outcome_sent or bool(self._asks)
 
     def _poll_seconds(self) -> float:
-        if self._store is not None and self._store.backend.notifies:
+        if self._heard:
             return SAFETY_POLL_SECONDS
         phase = self._room.phase_at(self._clock())
         return RACE_POLL_SECONDS if phase in (RacePhase.COUNTDOWN, RacePhase.RACING) else LOBBY_POLL_SECONDS
@@ -272,6 +292,7 @@ class RaceLink:
                 except StoreError:
                     self._forget_listener(selector)
                     return
+                self._heard = self._heard or bool(payloads)
                 if self._room.room in payloads:
                     return
                 if not payloads and self._listener.connection.broken:  # readable, no news: the server said goodbye
@@ -295,3 +316,4 @@ class RaceLink:
                 selector.unregister(self._listener_fd)
             self._listener.close()
             self._listener = None
+            self._heard = False

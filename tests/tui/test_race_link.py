@@ -1,0 +1,244 @@
+"""RaceLink (tui/storage/race_link.py): racers in processes racing one room on one SQLite file, each replaying a real
+solution; a racer gone past the window is DNF, one back within it continues; on PostgreSQL, moves arrive by NOTIFY,
+and a database stopped and started again mid-race loses nothing and is told once."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from tui.game.race import RacePhase
+from tui.storage import race as race_store
+from tui.storage import race_link
+from tui.storage.race_bench import figures, padded_solution, run_race
+from tui.storage.race_link import RaceLink
+from tui.storage.stores import connect_store
+
+DEADLINE = 60.0
+
+
+class Seen:
+    """What one link told: its snapshots and troubles (from the link's thread), waited on with a deadline."""
+
+    def __init__(self) -> None:
+        self.rooms: list = []
+        self.troubles: list[str] = []
+        self.backs = 0
+        self.changed = threading.Condition()
+
+    def room(self, snapshot) -> None:
+        with self.changed:
+            self.rooms.append(snapshot)
+            self.changed.notify_all()
+
+    def trouble(self, message: str) -> None:
+        with self.changed:
+            self.troubles.append(message)
+            self.changed.notify_all()
+
+    def back(self) -> None:
+        with self.changed:
+            self.backs += 1
+            self.changed.notify_all()
+
+    def wait_for(self, wanted, timeout: float = DEADLINE, what: str = "a snapshot"):
+        with self.changed:
+            assert self.changed.wait_for(lambda: self.rooms and wanted(self.rooms[-1]), timeout), (
+                f"no {what} within {timeout} s: {self.rooms[-1:]}, troubles {self.troubles}")
+            return self.rooms[-1]
+
+
+def started(url: str, *players: str):
+    """A private 3x3 room of ``players`` with a link each (the first hosts it and starts it); returns the links, what
+    each saw, and the room at its reveal."""
+    store = connect_store(url, players[0])
+    room = store.create_private(players[0], players[0], 3, 3)
+    for player in players[1:]:
+        store.join_code(player, player, room.code)
+    room = store.read_room(room.room)
+    store.close()
+    seen = {player: Seen() for player in players}
+    links = {player: RaceLink(lambda p=player: connect_store(url, p), room, player, seen[player].room,
+                              seen[player].trouble, on_back=seen[player].back) for player in players}
+    for link in links.values():
+        link.start()
+    links[players[0]].ask_start()
+    revealed = [seen[p].wait_for(lambda r: r.reveal_at is not None, what="start") for p in players]
+    assert len({(r.reveal_at, r.scramble) for r in revealed}) == 1  # everyone reads the same start
+    time.sleep(max(0.0, revealed[0].reveal_at - time.time()))
+    return links, seen, revealed[0]
+
+
+def play(link: RaceLink, reveal_at: float, moves: list[str], *, last: bool = True, tps: float = 40.0) -> None:
+    """Send ``moves`` at ``tps``, each timed from the reveal; the last one finishes (when ``last``)."""
+    for k, move in enumerate(moves):
+        time.sleep(1 / tps)
+        ms = round((time.time() - reveal_at) * 1000)
+        link.send(move, [ms], finished_ms=ms if last and k == len(moves) - 1 else None)
+
+
+def stop_all(links) -> None:
+    for link in links.values():
+        link.stop()
+    assert all(link.join(DEADLINE) for link in links.values())
+
+
+def test_racers_in_processes_race_one_room_and_agree(tmp_path):
+    run = run_race(f"sqlite:///{tmp_path / 'koma.db'}", racers=4, tps=20.0, padding=10)
+    result = figures(run)
+    assert [r.error for r in run.reports] == [""] * 4
+    assert result["race_results_identical"], [r.results for r in run.reports]
+    assert result["race_opponent_moves_seen"] == result["race_opponent_moves_sent"] > 0  # every move reached every other
+    room = run.stored
+    assert room.phase is RacePhase.DONE and len(room.racers) == 4 and all(r.finished for r in room.racers)
+    for racer in room.racers:  # each racer's moves, replayed from the scramble, solve it; the finish is the last move
+        assert racer.state(room.puzzle, room.scramble) == room.puzzle.goal
+        assert racer.finished_ms == racer.times_ms[-1] and list(racer.times_ms) == sorted(racer.times_ms)
+    assert [p.racer.finished_ms for p in room.results()] == sorted(r.finished_ms for r in room.racers)
+    assert [p.place for p in room.results()] == [1, 2, 3, 4]
+
+
+def test_a_quick_room_starts_by_itself(tmp_path):
+    url = f"sqlite:///{tmp_path / 'koma.db'}"
+    seen = {p: Seen() for p in ("ann", "bob")}
+    links = {}
+    for player in seen:
+        room = connect_store(url, player).quick_join(player, player, 3, 3)
+        links[player] = RaceLink(lambda p=player: connect_store(url, p), room, player, seen[player].room,
+                                 seen[player].trouble)
+        links[player].start()
+    try:
+        reveals = {p: s.wait_for(lambda r: r.reveal_at is not None, what="start").reveal_at for p, s in seen.items()}
+        assert reveals["ann"] == reveals["bob"]
+    finally:
+        stop_all(links)
+
+
+def test_a_racer_who_stops_heartbeating_is_dnf(tmp_path, monkeypatch):
+    monkeypatch.setattr(race_store, "RECONNECT_SECONDS", 2.0)
+    links, seen, room = started(f"sqlite:///{tmp_path / 'koma.db'}", "ann", "bob")
+    solution = padded_solution(room.puzzle, room.scramble, 0, random.Random(1))
+    try:
+        play(links["bob"], room.reveal_at, solution[:2], last=False)
+        links["bob"].stop()  # bob's process is gone: no leave, no more heartbeats
+        assert links["bob"].join(DEADLINE)
+        gone = seen["ann"].wait_for(lambda r: r.racer("bob").dnf, what="DNF of bob")
+        assert gone.racer("bob").moves == "".join(solution[:2])  # what bob sent before going was kept
+        play(links["ann"], room.reveal_at, solution)
+        done = seen["ann"].wait_for(lambda r: r.phase is RacePhase.DONE, what="end of the round")
+        assert [(p.place, p.racer.player, p.racer.dnf) for p in done.results()] == [(1, "ann", False), (None, "bob", True)]
+    finally:
+        stop_all(links)
+
+
+def test_a_racer_back_within_the_window_continues(tmp_path):
+    url = f"sqlite:///{tmp_path / 'koma.db'}"
+    links, seen, room = started(url, "ann", "bob")
+    solution = padded_solution(room.puzzle, room.scramble, 4, random.Random(2))
+    try:
+        play(links["bob"], room.reveal_at, solution[:5], last=False)
+        seen["ann"].wait_for(lambda r: r.racer("bob").stm == 5, what="bob's first moves")
+        links["bob"].stop()
+        assert links["bob"].join(DEADLINE)
+        back = connect_store(url, "bob").my_race("bob")  # bob opens Race again: the lobby offers this race
+        assert back.room == room.room and back.racer("bob").moves == "".join(solution[:5])
+        assert back.racer("bob").state(back.puzzle, back.scramble) == room.puzzle.replay(room.scramble, solution[:5])[-1]
+        again = Seen()
+        links["bob"] = RaceLink(lambda: connect_store(url, "bob"), back, "bob", again.room, again.trouble)
+        links["bob"].start()
+        play(links["bob"], room.reveal_at, solution[5:])
+        finished = seen["ann"].wait_for(lambda r: r.racer("bob").finished, what="bob's finish")
+        bob = finished.racer("bob")
+        assert bob.moves == "".join(solution) and not bob.dnf and bob.state(room.puzzle, room.scramble) == room.puzzle.goal
+        assert bob.finished_ms == bob.times_ms[-1] > bob.times_ms[4]  # the clock ran on from the reveal
+        assert again.troubles == [] and seen["ann"].troubles == []
+    finally:
+        stop_all(links)
+
+
+def test_on_postgres_moves_arrive_by_notify(postgres_url, monkeypatch):
+    # no safety poll and no heartbeat within the test: only a notification can make a link read
+    monkeypatch.setattr(race_link, "SAFETY_POLL_SECONDS", 600.0)
+    monkeypatch.setattr(race_link, "HEARTBEAT_SECONDS", 600.0)
+    links, seen, room = started(postgres_url, "ann", "bob")
+    solution = padded_solution(room.puzzle, room.scramble, 3, random.Random(3))
+    try:
+        for k in range(1, len(solution) + 1):
+            ms = round((time.time() - room.reveal_at) * 1000)
+            links["bob"].send(solution[k - 1], [ms], finished_ms=ms if k == len(solution) else None)
+            seen["ann"].wait_for(lambda r, k=k: r.racer("bob").stm == k, timeout=30, what=f"bob's move {k}")
+        assert seen["ann"].rooms[-1].racer("bob").finished
+        links["ann"].send(room.puzzle.moves(room.scramble)[0], [round((time.time() - room.reveal_at) * 1000)])
+        seen["bob"].wait_for(lambda r: r.racer("ann").stm == 1, timeout=30, what="ann's move")
+        assert links["ann"].hearing and links["bob"].hearing
+    finally:
+        stop_all(links)
+
+
+def test_behind_pgbouncer_no_notification_arrives_and_the_links_poll(postgres_url, pgbouncer, monkeypatch):
+    monkeypatch.setattr(race_link, "SAFETY_POLL_SECONDS", 600.0)
+    monkeypatch.setattr(race_link, "HEARTBEAT_SECONDS", 600.0)
+    links, seen, room = started(pgbouncer.url(postgres_url), "ann", "bob")  # transaction mode: LISTEN hears nothing
+    try:
+        play(links["bob"], room.reveal_at, padded_solution(room.puzzle, room.scramble, 2, random.Random(7)))
+        seen["ann"].wait_for(lambda r: r.racer("bob").finished, what="bob's finish")
+        assert not links["ann"].hearing and not links["bob"].hearing
+    finally:
+        stop_all(links)
+
+
+def test_on_postgres_a_database_outage_mid_race_is_told_once_and_loses_nothing(postgres_server, postgres_url):
+    links, seen, room = started(postgres_url, "ann", "bob")
+    solution = padded_solution(room.puzzle, room.scramble, 6, random.Random(4))
+    try:
+        play(links["bob"], room.reveal_at, solution[:4], last=False)
+        seen["ann"].wait_for(lambda r: r.racer("bob").stm == 4, what="bob's first moves")
+        postgres_server.stop_server()
+        try:
+            play(links["bob"], room.reveal_at, solution[4:10], last=False)  # kept by bob's link while it cannot write
+            for player in links:
+                with seen[player].changed:
+                    assert seen[player].changed.wait_for(lambda p=player: seen[p].troubles, DEADLINE), player
+        finally:
+            postgres_server.start_server()
+        play(links["bob"], room.reveal_at, solution[10:])
+        done = seen["ann"].wait_for(lambda r: r.racer("bob").finished, what="bob's finish after the outage")
+        bob = done.racer("bob")
+        assert bob.moves == "".join(solution) and bob.state(room.puzzle, room.scramble) == room.puzzle.goal
+        assert list(bob.times_ms) == sorted(bob.times_ms) and bob.finished_ms == bob.times_ms[-1]
+        assert [len(seen[p].troubles) for p in links] == [1, 1] and seen["bob"].troubles == [race_link.TROUBLE]
+        assert links["bob"].problem
+        for player in links:  # each told it is back, once
+            with seen[player].changed:
+                assert seen[player].changed.wait_for(lambda p=player: seen[p].backs, DEADLINE)
+        assert [seen[p].backs for p in links] == [1, 1]
+        play(links["ann"], room.reveal_at, padded_solution(room.puzzle, room.scramble, 0, random.Random(5)))
+        over = seen["bob"].wait_for(lambda r: r.phase is RacePhase.DONE, what="end of the round")
+        assert [p.racer.player for p in over.results()] == sorted(("ann", "bob"),
+                                                                 key=lambda p: over.racer(p).finished_ms)
+    finally:
+        stop_all(links)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_rematch_and_leave_through_the_link(backend, tmp_path, request):
+    url = f"sqlite:///{tmp_path / 'koma.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_url")
+    links, seen, room = started(url, "ann", "bob")
+    try:
+        links["bob"].ask_rematch()  # not over yet: refused, told in one line
+        with seen["bob"].changed:
+            assert seen["bob"].changed.wait_for(lambda: seen["bob"].troubles, DEADLINE)
+        assert seen["bob"].troubles == ["the race is not over yet"]
+        play(links["ann"], room.reveal_at, padded_solution(room.puzzle, room.scramble, 0, random.Random(6)))
+        links["bob"].leave()  # a DNF; the round is over
+        assert links["bob"].join(DEADLINE)
+        over = seen["ann"].wait_for(lambda r: r.phase is RacePhase.DONE, what="end of the round")
+        assert over.racer("bob").dnf
+        links["ann"].ask_rematch()
+        again = seen["ann"].wait_for(lambda r: r.round == 1, what="the rematch")
+        assert again.phase is RacePhase.LOBBY and [r.player for r in again.racers] == ["ann"]
+    finally:
+        stop_all(links)

@@ -70,7 +70,7 @@ def figures_text(racer: Racer, elapsed_ms: int) -> str:
     """A racer's moves, time and TPS for a mini (``84 12.3s 6.8``): the finish time once finished, the last
     move's for a DNF, else the race's clock."""
     shown_ms = racer.time_ms if racer.out else elapsed_ms
-    tps = racer.tps_at(shown_ms)
+    tps = racer.tps_at(shown_ms) if racer.stm else None
     return f"{racer.stm} {shown_ms / 1000:.1f}s {'-' if tps is None else f'{tps:.1f}'}"
 
 
@@ -124,12 +124,17 @@ class RaceBoards:
 
 
 def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) -> list[Mini]:
+    """The racers' minis at ``now``: before the reveal an empty board each (the scramble is not shown yet)."""
     elapsed = room.elapsed_ms(now)
+    waiting = room.phase_at(now) in (RacePhase.LOBBY, RacePhase.COUNTDOWN)
     out = []
     for racer in racers:
+        if waiting:
+            out.append(Mini(racer.name, "ready", room.width, room.height, (0,) * (room.width * room.height), "waiting"))
+            continue
         look = "done" if racer.finished else "dnf" if racer.dnf else "racing"
-        state = boards.state(room, racer) if room.phase_at(now) is not RacePhase.COUNTDOWN else room.puzzle.goal
-        out.append(Mini(title_text(room, racer), figures_text(racer, elapsed), room.width, room.height, state, look))
+        out.append(Mini(title_text(room, racer), figures_text(racer, elapsed), room.width, room.height,
+                        boards.state(room, racer), look))
     return out
 
 
@@ -207,6 +212,7 @@ class RaceScreen(DirtyOnlyRendering):
                 yield Static(id="race-title")
                 yield Static(id="race-clock")
                 yield Digits("", id="race-countdown")
+                yield Static(id="race-code")
                 yield Static(id="race-message")
                 yield Static(id="race-order")
                 yield RaceMinis(ascii_only=self.ascii_only, id="race-minis")
@@ -219,6 +225,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.query_one("#race-board", SpeedBoard).hide_numbers(True)
         self.query_one("#race-results").display = False
         self.query_one("#race-countdown").display = False
+        self.query_one("#race-code").display = False
         self.link = self.make_link(koma_app(self).race_connect, self.room, self.player,
                                    lambda room: self.post_message(RoomChanged(room)),
                                    lambda reason: self.post_message(RaceTrouble(reason)))
@@ -277,6 +284,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_title()
         self._show_clock()
         self._show_message()
+        self._show_code()
         self.query_one("#race-order", Static).update(order_text(room), layout=False)
         self._draw_minis_soon()
         if self.phase is RacePhase.DONE:
@@ -312,6 +320,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_clock()
         self._show_message()
         self._draw_minis_soon()
+        self.refresh_bindings()
 
     # --- drawing ---------------------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -371,10 +380,11 @@ class RaceScreen(DirtyOnlyRendering):
                 return "A rematch is on: [b]r[/b] to race again."
             if not room.quick:
                 who = ("[b]s[/b] to start" if room.may_start(self.player) else "the host starts it")
-                return f"Room code [b]{room.code}[/b]: friends type it to join.\n{racers}; {who}."
+                return f"Friends type this code to join.\n{racers}; {who}."
             due = room.quick_start_at()
             if due is None:
-                return f"Waiting for another racer of {room.size_label}…"
+                return ("Rematch: waiting for the others to press r…" if room.round
+                        else f"Waiting for another racer of {room.size_label}…")
             return f"{racers}; the race starts in {max(0, round(due - now))} s."
         if phase is RacePhase.COUNTDOWN:
             return f"Get ready: {room.countdown_shown(now) or ''}"
@@ -394,6 +404,15 @@ class RaceScreen(DirtyOnlyRendering):
             return "The race is over."
         return (f"[b]You finished {ordinal(place)}[/b] of {len(room.racers)}." if place
                 else "[b]DNF[/b].") + "  [b]r[/b] rematch · [b]v[/b] replay"
+
+    def _show_code(self) -> None:
+        """A private room's code, big, while its racers gather (what friends type to join)."""
+        code = self.query_one("#race-code", Static)
+        shown = self.room.code is not None and self.phase is RacePhase.LOBBY
+        if shown:
+            code.update(f"[b]{' '.join(self.room.code or '')}[/b]")
+        if code.display != shown:
+            code.display = shown
 
     def _show_message(self) -> None:
         self.query_one("#race-message", Static).update(self.message_text(), layout=False)
@@ -519,8 +538,8 @@ class RaceScreen(DirtyOnlyRendering):
             return phase is RacePhase.DONE or self.room.latest_round > self.room.round
         if action == "replay":
             return phase is RacePhase.DONE
-        if action == "arrow":
-            return phase is not RacePhase.DONE
+        if action in ("arrow", "scheme"):
+            return phase is RacePhase.RACING
         return True
 
 

@@ -38,7 +38,7 @@ MARKS = {False: ("█", "░"), True: ("#", ".")}  # a tile home, a tile away: o
 class Mini:
     """One racer's board as the widget draws it: ``state`` on a ``width`` x ``height`` board (0 the blank),
     a ``title`` (place and name) and ``figures`` (moves, time, TPS); ``look`` one of ``racing``, ``done``,
-    ``dnf``, ``waiting``."""
+    ``dnf``, ``waiting`` (before the reveal: when every mini waits, each is one line, its title and figures)."""
 
     title: str
     figures: str
@@ -183,6 +183,9 @@ class RaceMinis(Widget):
             return []
         if not self.minis:
             return [[(self._text(line), styles["figures"])] for line in self.empty_text.split("\n")] if self.empty_text else []
+        if all(mini.look == "waiting" for mini in self.minis):  # before the reveal: who is there, no boards
+            return [[(clip(self._text(f"{mini.title}  {mini.figures}"), width, "~" if self.ascii_only else "…"),
+                      styles["title"])] for mini in self.minis[:height]]
         drawing = self.drawing
         if drawing == LINES:
             return self._one_line_each(styles, height)

@@ -25,7 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.scalar import Scalar
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Digits
 
@@ -71,7 +71,9 @@ def figures_text(racer: Racer, elapsed_ms: int) -> str:
     move's for a DNF, else the race's clock."""
     shown_ms = racer.time_ms if racer.out else elapsed_ms
     tps = racer.tps_at(shown_ms) if racer.stm else None
-    return f"{racer.stm} {shown_ms / 1000:.1f}s {'-' if tps is None else f'{tps:.1f}'}"
+    minutes, seconds = divmod(shown_ms / 1000, 60)
+    shown = f"{int(minutes)}:{seconds:04.1f}" if minutes else f"{seconds:.1f}s"
+    return f"{racer.stm} {shown} {'-' if tps is None else f'{tps:.1f}'}"
 
 
 def title_text(room: Room, racer: Racer) -> str:
@@ -138,6 +140,20 @@ def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) ->
     return out
 
 
+class PanelLines:
+    """A screen's one-line Statics, updated only when their text changes (a snapshot or a clock tick that changes
+    nothing repaints nothing), never asking for a layout (their heights are fixed)."""
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        self.shown: dict[str, str] = {}
+
+    def set(self, selector: str, text: str) -> None:
+        if self.shown.get(selector) != text:
+            self.shown[selector] = text
+            self.screen.query_one(selector, Static).update(text, layout=False)
+
+
 class LeaveRaceScreen(ModalScreen[bool]):
     """Leave a race under way (a DNF)?  y or enter: leave; n or esc: race on."""
 
@@ -185,6 +201,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.minis_drawn_at = 0.0
         self.trouble = ""
         self.left = False
+        self.lines = PanelLines(self)
 
     # --- who and what -------------------------------------------------------------------------------------
     @property
@@ -285,7 +302,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_clock()
         self._show_message()
         self._show_code()
-        self.query_one("#race-order", Static).update(order_text(room), layout=False)
+        self.lines.set("#race-order", order_text(room))
         self._draw_minis_soon()
         if self.phase is RacePhase.DONE:
             self._show_results(True)
@@ -348,7 +365,7 @@ class RaceScreen(DirtyOnlyRendering):
         round_text = f" round {room.round + 1}" if room.round else ""
         scramble_id = room.scramble_id if self.revealed_round == room.round else None
         shown = f" · [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""
-        self.query_one("#race-title", Static).update(f"{kind}{round_text}{shown}", layout=False)
+        self.lines.set("#race-title", f"{kind}{round_text}{shown}")
 
     def _show_clock(self) -> None:
         room, now = self.room, self.now()
@@ -415,7 +432,7 @@ class RaceScreen(DirtyOnlyRendering):
             code.display = shown
 
     def _show_message(self) -> None:
-        self.query_one("#race-message", Static).update(self.message_text(), layout=False)
+        self.lines.set("#race-message", self.message_text())
 
     def _draw_minis_soon(self) -> None:
         """Draw the opponents now, or when :data:`MINIS_GAP_SECONDS` have passed since the last drawing."""
@@ -600,7 +617,7 @@ class RaceWatchScreen(DirtyOnlyRendering):
         for room in self.rooms:
             places = room.places()
             leader = places[0].name if places and places[0].finished else "-"
-            table.add_row(room.size_label, room.code or "quick", room.phase.value,
+            table.add_row(room.size_label, room.code or "quick", room.phase_at(time.time()).value,
                           ", ".join(r.name for r in room.racers)[:30], leader, key=room.room)
         if chosen is not None:
             index = next((k for k, r in enumerate(self.rooms) if r.room == chosen.room), None)
@@ -644,7 +661,7 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         self.now = now
         self.boards = RaceBoards()
         self.timer: Timer | None = None
-        self.minis_drawn_at = 0.0
+        self.lines = PanelLines(self)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -682,10 +699,10 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         clock = seconds_text(room.elapsed_ms(now)) if phase is RacePhase.RACING else ""
         what = {RacePhase.LOBBY: "waiting for the start", RacePhase.COUNTDOWN: f"starting: {room.countdown_shown(now)}",
                 RacePhase.RACING: f"racing · {clock}", RacePhase.DONE: "over"}[phase]
-        self.query_one("#race-spectate-title", Static).update(
-            f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}"
-            + (f"  [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""), layout=False)
-        self.query_one("#race-spectate-order", Static).update(order_text(room), layout=False)
+        self.lines.set(
+            "#race-spectate-title", f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}"
+            + (f"  [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""))
+        self.lines.set("#race-spectate-order", order_text(room))
         self.query_one("#race-spectate-minis", RaceMinis).show(minis_of(room, list(room.racers), self.boards, now),
                                                                empty_text="No racer in this room now.")
         done = phase is RacePhase.DONE
@@ -706,7 +723,7 @@ class RaceSpectateScreen(DirtyOnlyRendering):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "replay":
-            return True if self.room.phase_at(self.now()) is RacePhase.DONE else None
+            return self.room.phase_at(self.now()) is RacePhase.DONE
         return True
 
     def action_back(self) -> None:

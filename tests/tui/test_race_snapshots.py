@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from rich.cells import cell_len
+from test_small_screens import clipped_keys
 from tui_helpers import make_app, settled
 
 from tui.game.race import RacePhase, Racer, Room
@@ -16,6 +18,8 @@ from tui.game.speed import speed_puzzle
 from tui.screens.race import RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
 from tui.storage.store import Store
+from tui.widgets.race_minis import RaceMinis
+from tui.widgets.speed_board import SpeedBoard
 
 SIZES = [(40, 20), (60, 24), (80, 24)]
 NOW = 1_800_000_000.0  # the frozen wall clock
@@ -92,3 +96,43 @@ def test_race_lobby(snap_compare, tmp_path, size):
 
     store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
     assert snap_compare(make_app(tmp_path, store=store), terminal_size=size, run_before=open_lobby)
+
+
+def crowded_room(width: int, height: int) -> Room:
+    """A race of eight on a ``width`` x ``height`` board, 12.3 s after the reveal: each racer a few moves in."""
+    rng = random.Random(8)
+    puzzle = speed_puzzle(width, height)
+    scramble = puzzle.replay(puzzle.goal, walk(puzzle, puzzle.goal, rng, 60))[-1]
+    names = ("ann", "bob", "cyd", "dee", "eve", "fay", "gus", "hal")
+    racers = []
+    for name in names:
+        moves = walk(puzzle, scramble, rng, rng.randrange(5, 30))
+        racers.append(Racer(f"user:{name}", name, NOW - 60, NOW, moves, tuple(sorted(rng.randrange(300, 12000)
+                                                                                       for _ in moves))))
+    return Room("1" * 32, None, width, height, "user:ann", 0, RacePhase.RACING, REVEAL, scramble, tuple(racers))
+
+
+@pytest.mark.parametrize("size", [(40, 20), (44, 20), (60, 24), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("board", [(3, 3), (4, 4), (10, 10)], ids=lambda b: f"{b[0]}x{b[1]}")
+async def test_nothing_is_cut_off_with_seven_opponents(tmp_path, size, board):
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    app = make_app(tmp_path, store=store)
+    async with app.run_test(size=size) as pilot:
+        screen = RaceScreen(crowded_room(*board), now=lambda: NOW, link=StillLink)
+        await app.push_screen(screen)
+        await pilot.pause(0.3)
+        own = screen.query_one("#race-board", SpeedBoard)
+        columns, rows = board
+        tile_w, tile_h = own.tile_size()
+        assert own.size.width >= tile_w * columns and own.size.height >= tile_h * rows  # every tile has its room
+        assert screen.region.contains_region(own.region)
+        minis = screen.query_one(RaceMinis)
+        assert screen.region.contains_region(minis.region) and minis.size.height >= 2
+        drawn = minis.text_lines()
+        assert len(drawn) <= minis.size.height
+        assert all(cell_len(line.rstrip()) <= minis.size.width for line in drawn)
+        shown = " ".join(drawn)
+        # every opponent is drawn, or the last line says how many more there are
+        named = sum(1 for name in ("bob", "cyd", "dee", "eve", "fay", "gus", "hal") if name in shown)
+        assert named == 7 or f"and {7 - named} more" in shown
+        assert clipped_keys(app) == []

@@ -51,6 +51,8 @@ TICK_SECONDS = 0.1  # the clock's and the countdown's redraw
 WATCH_POLL_SECONDS = 0.25  # a watcher reads the room this often (a watcher writes nothing)
 LIST_SECONDS = 1.0  # the list of races is read again this often
 MOVE = Binding.Group("move", compact=True)
+SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
+SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
 
 RACE_BINDINGS: list[BindingType] = [
     Binding("up,k", "arrow('U')", "", id="race.up", group=MOVE),
@@ -62,7 +64,8 @@ RACE_BINDINGS: list[BindingType] = [
     Binding("v", "replay", "replay", id="race.replay", tooltip="Replay the race: every racer's moves in real time"),
     Binding("i", "scheme", "keys", id="race.scheme", show=False, tooltip="Arrows move a tile, or the blank"),
     Binding("y", "copy_id", "copy ID", id="race.copy_id", show=False, tooltip="Copy the scramble's game ID"),
-    Binding("escape", "leave", "leave", id="race.leave", tooltip="Leave the room (during the race: a DNF)"),
+    # id .back: the browser's touch bar's back button runs it
+    Binding("escape", "leave", "leave", id="race.back", tooltip="Leave the room (during the race: a DNF)"),
 ]
 
 
@@ -159,7 +162,7 @@ class LeaveRaceScreen(ModalScreen[bool]):
 
     BINDINGS = [
         Binding("y,enter", "answer(True)", "leave (DNF)", id="race_leave.yes"),
-        Binding("n,escape", "answer(False)", "race on", id="race_leave.no"),
+        Binding("n,escape", "answer(False)", "race on", id="race_leave.cancel"),
     ]
 
     def __init__(self) -> None:
@@ -255,12 +258,20 @@ class RaceScreen(DirtyOnlyRendering):
 
     def _fit_board(self) -> None:
         """On a narrow screen the board goes above the panel, as tall as its compact tiles need (a gap line
-        between rows where the screen is tall enough), so the opponents have the rest; else it fills its side."""
+        between rows where the screen is tall enough), so the opponents have the rest; else it fills its side,
+        and the panel beside it leaves it the width of its smallest tiles at least (a 10x10 at 60 columns)."""
         board = self.query_one("#race-board", SpeedBoard)
+        narrow = self.has_class("-narrow")
         rows = self.room.height
-        height = (rows * 2 if rows * 2 <= self.size.height * 0.4 else rows) if self.has_class("-narrow") else None
+        height = (rows * 2 if rows * 2 <= self.size.height * 0.4 else rows) if narrow else None
         if board.styles.height != (None if height is None else Scalar.parse(str(height))):
             board.styles.height = height if height is not None else "1fr"
+        side = self.query_one("#race-side")
+        least_board = self.room.width * SMALLEST_TILE_WIDTH
+        width = None if narrow else min(max(SIDE_LEAST, round(self.size.width * 0.55)), SIDE_MOST,
+                                        self.size.width - least_board)
+        if side.styles.width != (None if width is None else Scalar.parse(str(width))):
+            side.styles.width = width
         self._show_clock()
         if self.query_one("#race-results").display:
             self._show_results(True)
@@ -338,6 +349,8 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_message()
         self._draw_minis_soon()
         self.refresh_bindings()
+        if not solve.over:
+            koma_app(self).announce("Go: the scramble is shown.")
 
     # --- drawing ---------------------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -476,6 +489,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_clock()
         if outcome is Play.SOLVED:
             self._show_message()
+            koma_app(self).announce(f"Solved in {seconds_text(solve.times_ms[-1])}.")
         return outcome
 
     def _send(self) -> None:

@@ -242,3 +242,21 @@ def test_rematch_and_leave_through_the_link(backend, tmp_path, request):
         assert again.phase is RacePhase.LOBBY and [r.player for r in again.racers] == ["ann"]
     finally:
         stop_all(links)
+
+
+def test_a_stopped_link_ignores_sends_and_a_failing_callback_ends_it_in_one_line(tmp_path):
+    url = f"sqlite:///{tmp_path / 'koma.db'}"
+    links, _, room = started(url, "ann", "bob")
+    stop_all(links)
+    links["ann"].send(room.puzzle.moves(room.scramble)[0], [5])  # after the end: no write, no error
+    assert connect_store(url, "ann").read_room(room.room).racer("ann").moves == ""
+
+    def broken(snapshot) -> None:
+        raise ValueError("the screen is gone")
+
+    told = Seen()
+    link = RaceLink(lambda: connect_store(url, "cy"), room, "cy", broken, told.trouble)
+    link.start()
+    connect_store(url, "ann").push(room.room, 0, "bob", room.puzzle.moves(room.scramble)[0], [10])
+    assert link.join(DEADLINE)
+    assert told.troubles == ["The race link stopped (the screen is gone)."]

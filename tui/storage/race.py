@@ -4,7 +4,7 @@ once for both backends.  Never imports Textual.
 The store is the races' meeting place: each racer's process writes its own row and reads the room's.  Every change to
 a room runs in one transaction that first bumps the room's ``version`` (on PostgreSQL that row's lock orders the
 room's writers, so a version seen committed means every change up to it is), stamps the rows it changes with it
-(``rev``), and on PostgreSQL ends with ``pg_notify('koma_race', room)``.  So a racing process reads the room row
+(``rev``), and on PostgreSQL notifies ``koma_race`` of the room (delivered when it commits).  So a racing process reads the room row
 alone when nothing changed, and only the changed racers when something did (:meth:`RaceRooms.read_round`).
 
 Conditional writes make every decision once, whichever process makes it: a seat is taken inside the room's
@@ -50,10 +50,14 @@ SELECT_ROUND = (  # a room with one round (the newest when the round is NULL)
     "AND rd.round = COALESCE(CAST(? AS INTEGER), ro.round) WHERE ro.room = ?")
 SELECT_ROUNDS = f"SELECT {ROUND_COLUMNS} FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room WHERE ro.room = ? ORDER BY rd.round"
 RACER_COLUMNS = "player, name, joined, seen, moves, times, finished_ms, dnf, left_lobby"
-SELECT_RACERS = f"SELECT {RACER_COLUMNS} FROM race_racers WHERE room = ? AND round = ? AND rev > ? ORDER BY joined, player"
+SELECT_CHANGES = (  # a room with one round, and the racers of it changed after a version (one row with none)
+    f"SELECT {ROUND_COLUMNS}, " + ", ".join(f"rc.{column}" for column in RACER_COLUMNS.split(", ")) + " "
+    "FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = COALESCE(CAST(? AS INTEGER), ro.round) "
+    "LEFT JOIN race_racers rc ON rc.room = ro.room AND rc.round = rd.round AND rc.rev > ? WHERE ro.room = ? "
+    "ORDER BY rc.joined, rc.player")
 SELECT_ALL_RACERS = f"SELECT {RACER_COLUMNS}, round FROM race_racers WHERE room = ? ORDER BY round, joined, player"
 BUMP = "UPDATE race_rooms SET version = version + 1 WHERE room = ? RETURNING version, round"
-NOTIFY = f"SELECT pg_notify('{CHANNEL}', CAST(? AS TEXT))"
+BUMP_AND_NOTIFY = BUMP + f", pg_notify('{CHANNEL}', room)"  # PostgreSQL: sent when the transaction commits
 INSERT_ROOM = ("INSERT INTO race_rooms (room, code, width, height, host, round, version, created) VALUES (?, ?, ?, ?, ?, 0, 1, ?) "
                "ON CONFLICT (code) DO NOTHING RETURNING room")
 INSERT_ROUND = "INSERT INTO race_rounds (room, round, phase, opened) VALUES (?, ?, 'lobby', ?)"
@@ -76,10 +80,14 @@ PUSH_MOVES = (
     "UPDATE race_racers SET moves = moves || CAST(? AS TEXT), "
     "times = CASE WHEN times = '' THEN CAST(? AS TEXT) ELSE times || ',' || CAST(? AS TEXT) END, "
     f"finished_ms = CAST(? AS INTEGER), dnf = ?, seen = ?, rev = ? WHERE player = ? AND {STILL_RACING} "
-    "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) RETURNING player")
+    "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) AND EXISTS (SELECT 1 FROM race_rounds rd "
+    "WHERE rd.room = race_racers.room AND rd.round = race_racers.round AND rd.phase IN ('countdown', 'racing')) "
+    "RETURNING player")
 PUSH_OUTCOME = (
     f"UPDATE race_racers SET finished_ms = CAST(? AS INTEGER), dnf = ?, seen = ?, rev = ? WHERE player = ? AND {STILL_RACING} "
-    "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) RETURNING player")
+    "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) AND EXISTS (SELECT 1 FROM race_rounds rd "
+    "WHERE rd.room = race_racers.room AND rd.round = race_racers.round AND rd.phase IN ('countdown', 'racing')) "
+    "RETURNING player")
 LEAVE_LOBBY = "UPDATE race_racers SET left_lobby = 1, rev = ? WHERE room = ? AND round = ? AND player = ? AND left_lobby = 0"
 GIVE_UP = f"UPDATE race_racers SET dnf = 1, rev = ? WHERE player = ? AND {STILL_RACING}"
 DNF_GONE = f"UPDATE race_racers SET dnf = 1, rev = ? WHERE seen < ? AND {STILL_RACING}"
@@ -171,14 +179,13 @@ class RaceRooms:
             return None  # the code is taken
         query(INSERT_ROUND, (room, 0, now))
         query(TAKE_SEAT, (room, 0, player, name, now, now, 1))
-        self._notify(query, room)
         return room
 
     def _take_seat(self, query: Query, room: str, round_: int | None, player: str, name: str, now: float, *, refuse: bool,
                    code: str = "") -> bool:
         """Seat ``player`` in ``room``'s lobby of ``round_`` (None: its newest), or find them there or in its race.
         False, or with ``refuse`` a KomaError, when the room has moved on, started without them, or is full."""
-        bumped = query(BUMP, (room,))  # on PostgreSQL: the room's row lock, held to the end, orders the joins
+        bumped = self._bump(query, room)  # on PostgreSQL: the room's row lock, held to the end, orders the joins
         if not bumped or (round_ is not None and int(bumped[0][1]) != round_):
             return _refused(refuse, "the room moved on; try again")
         version, round_ = int(bumped[0][0]), int(bumped[0][1])
@@ -194,12 +201,11 @@ class RaceRooms:
         if int(query(COUNT_SEATS, (room, round_))[0][0]) >= MAX_RACERS:
             return _refused(refuse, f"{named} is full ({MAX_RACERS} racers)")
         query(TAKE_SEAT, (room, round_, player, name, now, now, version))
-        self._notify(query, room)
         return True
 
-    def _notify(self, query: Query, room: str) -> None:
-        if self.backend.notifies:
-            query(NOTIFY, (room,))
+    def _bump(self, query: Query, room: str) -> list[tuple]:
+        """The room's next version and its newest round ([] for no room): the first statement of every change."""
+        return query(BUMP_AND_NOTIFY if self.backend.notifies else BUMP, (room,))
 
     # --- reading ----------------------------------------------------------------------------------------
     def read_room(self, room: str) -> Room | None:
@@ -209,15 +215,19 @@ class RaceRooms:
     def read_round(self, room: str, round_: int | None, since: Room | None = None) -> Room | None:
         """The room with round ``round_`` (None: the newest).  Given ``since`` (an earlier read of the same round),
         only what changed after it is read, and ``since`` itself comes back when nothing did."""
-        rows = self.backend.query(SELECT_ROUND, (round_, room))
-        head = next(self._rows("race_rooms", rows, lambda row: _round_from_row(room, row), room), None)
+        known = since.version if since is not None and (round_ is None or since.round == round_) else -1
+        rows = self.backend.query(SELECT_CHANGES, (round_, known, room))
+        width = len(ROUND_COLUMNS.split(", "))
+        head = next(self._rows("race_rooms", [tuple(row[:width]) for row in rows[:1]],
+                               lambda row: _round_from_row(room, row), room), None)
         if head is None:
             return None
-        if since is not None and since.round == head.round and since.version == head.version:
+        if since is not None and known >= 0 and since.round != head.round:
+            return self.read_round(room, head.round)  # the newest round is another: read it whole
+        if since is not None and known >= 0 and since.version == head.version:
             return since
-        known = since.version if since is not None and since.round == head.round else -1
-        changed = self._rows("race_racers", self.backend.query(SELECT_RACERS, (room, head.round, known)), _racer_from_row,
-                             f"room {room}")
+        changed = self._rows("race_racers", [tuple(row[width:]) for row in rows if row[width] is not None],
+                             _racer_from_row, f"room {room}")
         racers = {r.player: r for r in (since.racers if known >= 0 and since is not None else ())}
         for racer in changed:
             racers[racer.player] = racer
@@ -267,7 +277,7 @@ class RaceRooms:
         """Start ``round_``'s countdown to ``reveal_at`` with ``scramble``, only from the lobby; whether this call
         did (another process may have first: then everyone reads that one's)."""
         with self.backend.transaction(f"race:{room}") as query:
-            bumped = query(BUMP, (room,))
+            bumped = self._bump(query, room)
             if not bumped or int(bumped[0][1]) != round_:
                 return False
             head = query(SELECT_ROUND, (round_, room))
@@ -275,7 +285,6 @@ class RaceRooms:
             started = query(START, (reveal_at, format_scramble(puzzle, scramble), room, round_))
             if started:
                 query(PRUNE_LOBBY, (int(bumped[0][0]), room, round_, time.time() - LOBBY_GONE_SECONDS))
-                self._notify(query, room)
         return bool(started)
 
     def push(self, room: str, round_: int, player: str, moves_added: str, times_added: Sequence[int],
@@ -286,21 +295,16 @@ class RaceRooms:
         check_moves(moves_added, times_added)
         now = time.time()
         with self.backend.transaction(f"race:{room}") as query:
-            bumped = query(BUMP, (room,))
+            bumped = self._bump(query, room)
             if not bumped:
                 return False
             version = int(bumped[0][0])
-            phase = query(SELECT_PHASE, (room, round_))
-            if not phase or phase[0][0] not in (RacePhase.COUNTDOWN.value, RacePhase.RACING.value):
-                return False
             if moves_added:
                 times = ",".join(str(t) for t in times_added)
                 done = query(PUSH_MOVES, (moves_added, times, times, finished_ms, int(dnf), now, version, player, room,
                                           round_, after, after))
             else:
                 done = query(PUSH_OUTCOME, (finished_ms, int(dnf), now, version, player, room, round_, after, after))
-            if done:
-                self._notify(query, room)
         return bool(done)
 
     def heartbeat(self, room: str, round_: int, player: str) -> None:
@@ -311,7 +315,7 @@ class RaceRooms:
         """``player`` leaves: from the lobby they are no racer any more; from the race they are DNF (a finisher
         keeps their finish)."""
         with self.backend.transaction(f"race:{room}") as query:
-            bumped = query(BUMP, (room,))
+            bumped = self._bump(query, room)
             phase = query(SELECT_PHASE, (room, round_)) if bumped else []
             if not phase:
                 return
@@ -319,14 +323,13 @@ class RaceRooms:
                 query(LEAVE_LOBBY, (int(bumped[0][0]), room, round_, player))
             elif phase[0][0] != RacePhase.DONE.value:
                 query(GIVE_UP, (int(bumped[0][0]), player, room, round_))
-            self._notify(query, room)
 
     def rematch(self, room: str, round_: int, player: str) -> Room:
         """After ``round_`` is over: open the next round (if no one has) and seat ``player`` in it.  KomaError (one
         line) while the round is not over, or when the next one is full or has started."""
         now = time.time()
         with self.backend.transaction(f"race:{room}") as query:
-            bumped = query(BUMP, (room,))
+            bumped = self._bump(query, room)
             if not bumped:
                 raise KomaError("no such room")
             newest = int(bumped[0][1])
@@ -358,7 +361,7 @@ class RaceRooms:
         if not due or not _sweep_due(due[0], now, self.backend.query, room, round_):
             return False
         with self.backend.transaction(f"race:{room}") as query:
-            bumped = query(BUMP, (room,))
+            bumped = self._bump(query, room)
             if not bumped:
                 return False
             version = int(bumped[0][0])
@@ -369,7 +372,6 @@ class RaceRooms:
                 query(SET_PHASE + " AND reveal_at <= ?", (RacePhase.RACING.value, room, round_, RacePhase.COUNTDOWN.value, now))
                 query(DNF_GONE, (version, now - RECONNECT_SECONDS, room, round_))
                 self._close_if_over(query, room, round_, version, now)
-            self._notify(query, room)
         return True
 
     @staticmethod

@@ -17,6 +17,7 @@ The figures also say whether every racer saw every opponent's every move and the
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import random
 import statistics
@@ -31,9 +32,10 @@ from solver import solving
 from solver.sliding.model import SlidingPuzzle
 from tui.game.race import RacePhase, Room
 from tui.storage.race_link import RaceLink
-from tui.storage.stores import connect_store
+from tui.storage.stores import connect_store, redacted
 
 UNDO = {"U": "D", "D": "U", "L": "R", "R": "L"}
+URL_VARIABLE = "KOMA_BENCH_RACE_URL"  # race on this database instead of a fresh SQLite file
 DEADLINE_SECONDS = 120.0  # for any one wait of a racer (joining, the start, the end): a loaded box is slow
 
 
@@ -212,7 +214,12 @@ def figures(run: RaceRun) -> dict[str, Any]:
 
 
 def bench_race(racers: int = 8, tps: float = 10.0) -> dict[str, Any]:
-    """The ``koma bench race`` case: ``racers`` racers on a fresh SQLite store, each playing ``tps`` tiles a second."""
+    """The ``koma bench race`` case: ``racers`` racers on a fresh SQLite store (on the database of
+    ``$KOMA_BENCH_RACE_URL`` if set: a PostgreSQL one, directly or through PgBouncer), each playing ``tps`` tiles a
+    second."""
+    url = os.environ.get(URL_VARIABLE)
+    if url:
+        return {"race_database": redacted(url), "race_tiles_per_second": tps, **figures(run_race(url, racers, tps))}
     with tempfile.TemporaryDirectory(prefix="koma-bench-race-") as folder:
         result = figures(run_race(f"sqlite:///{Path(folder) / 'koma.db'}", racers, tps))
-        return {"race_tiles_per_second": tps, **result}
+        return {"race_database": "sqlite", "race_tiles_per_second": tps, **result}

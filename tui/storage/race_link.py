@@ -49,13 +49,14 @@ from tui.game.race import (
     check_moves,
 )
 from tui.game.speed import random_scramble
-from tui.storage.backend import StoreError
+from tui.storage.backend import StoreError, one_line
 from tui.storage.race import CHANNEL
 from tui.storage.store import Store
 
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # waits between tries while the database fails
 STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what is unsent
+NOTIFIED_READ_GAP_SECONDS = 0.02  # notifications of a busy room wake at most one read per gap (they come in bursts)
 TROUBLE = "The race's database is not answering; your moves are kept, trying again…"
 
 
@@ -80,7 +81,8 @@ class RaceLink:
         self._asks: list[str] = []
         self._stopping = threading.Event()
         self._adopt(room)
-        self._wake_read, self._wake_write = os.pipe()
+        self._wake_read, self._wake_write = os.pipe()  # closed by the thread as it ends (under the lock)
+        self._closed = False
         os.set_blocking(self._wake_read, False)
         os.set_blocking(self._wake_write, False)
         self._thread = threading.Thread(target=self._run, name=f"race-link-{room.room[:8]}", daemon=True)
@@ -89,6 +91,7 @@ class RaceLink:
         self._listener: Any = None  # PostgreSQL's Listener, registered in the selector by its socket
         self._listener_fd = -1
         self._heard = False  # the listener has heard a notification: they do reach this process
+        self._last_read = 0.0  # monotonic
         self._next_beat = 0.0
 
     # --- the screen's side (any thread) --------------------------------------------------------------------
@@ -146,8 +149,9 @@ class RaceLink:
         self._wake()
 
     def _wake(self) -> None:
-        with contextlib.suppress(OSError):  # a full pipe is awake already; a closed one has stopped
-            os.write(self._wake_write, b"!")
+        with self._lock, contextlib.suppress(OSError):  # a full pipe is awake already
+            if not self._closed:  # once closed, its number may be another file's
+                os.write(self._wake_write, b"!")
 
     # --- the link's thread ----------------------------------------------------------------------------------
     def _adopt(self, room: Room) -> None:
@@ -183,6 +187,10 @@ class RaceLink:
                         self._troubled = True
                         self._on_trouble(TROUBLE)
                     failures += 1
+                except Exception as problem:  # a bug: said once, in one line, and the link ends (no traceback)
+                    self.problem = f"{type(problem).__name__}: {problem}"
+                    self._on_trouble(f"The race link stopped ({one_line(problem)}).")
+                    return
                 if stop_deadline is not None and (not self._unsent() or time.monotonic() > stop_deadline):
                     return
                 if failures:
@@ -192,9 +200,11 @@ class RaceLink:
         finally:
             self._forget_listener(selector)
             selector.close()
-            for end in (self._wake_read, self._wake_write):
-                with contextlib.suppress(OSError):
-                    os.close(end)
+            with self._lock:
+                self._closed = True
+                for end in (self._wake_read, self._wake_write):
+                    with contextlib.suppress(OSError):
+                        os.close(end)
             if self._store is not None:
                 self._store.close()
 
@@ -258,6 +268,7 @@ class RaceLink:
 
     def _read(self, store: Store) -> None:
         old = self._room
+        self._last_read = time.monotonic()
         new = store.read_round(old.room, old.round, since=old)
         if new is None or new is old:
             return
@@ -294,7 +305,10 @@ class RaceLink:
                     return
                 self._heard = self._heard or bool(payloads)
                 if self._room.room in payloads:
-                    return
+                    due = self._last_read + NOTIFIED_READ_GAP_SECONDS
+                    if time.monotonic() >= due:
+                        return
+                    deadline = min(deadline, due)  # read then, with whatever else comes meanwhile
                 if not payloads and self._listener.connection.broken:  # readable, no news: the server said goodbye
                     self._forget_listener(selector)
                     return

@@ -29,7 +29,7 @@ REVEAL = NOW - 12.3
 class StillLink:
     """A race link that never hears from the store: the screen shows the room it was given."""
 
-    def __init__(self, connect, room, player, on_room, on_trouble):
+    def __init__(self, connect, room, player, on_room, on_trouble, **options):
         pass
 
     def start(self) -> None: ...

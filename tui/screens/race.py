@@ -17,6 +17,7 @@ this racer's moves, heartbeat and start), and hands every new snapshot to the sc
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
 
 from rich.markup import escape
@@ -48,7 +49,7 @@ from tui.widgets.titlebar import TitleBar
 MINIS_PER_SECOND = 10  # the opponents' boards are redrawn at most this often, all of them in one repaint
 MINIS_GAP_SECONDS = 1 / MINIS_PER_SECOND
 TICK_SECONDS = 0.1  # the clock's and the countdown's redraw
-WATCH_POLL_SECONDS = 0.25  # a watcher reads the room this often (a watcher writes nothing)
+WATCH_TICK_SECONDS = 0.5  # a watcher's clock line (the boards come with the room's snapshots)
 LIST_SECONDS = 1.0  # the list of races is read again this often
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
@@ -143,6 +144,39 @@ def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) ->
     return out
 
 
+class Throttle:
+    """Runs ``draw`` at most once every ``gap`` seconds on ``screen``'s loop: a call sooner than that is put off
+    to the end of the gap (once, however many come meanwhile), so the latest state is drawn within ``gap``."""
+
+    def __init__(self, screen: Screen, draw: Callable[[], None], gap: float = MINIS_GAP_SECONDS) -> None:
+        self.screen, self.draw, self.gap = screen, draw, gap
+        self.drawn_at = 0.0  # time.monotonic() of the last drawing
+        self.timer: Timer | None = None
+
+    def soon(self) -> None:
+        if self.timer is not None:
+            return  # a drawing is due: it draws the latest
+        wait = self.gap - (time.monotonic() - self.drawn_at)
+        if wait <= 0:
+            self._run()
+        else:
+            self.timer = self.screen.set_timer(wait, self._run)
+
+    def since(self) -> float:
+        """Seconds since the last drawing."""
+        return time.monotonic() - self.drawn_at
+
+    def _run(self) -> None:
+        self.timer = None
+        self.drawn_at = time.monotonic()
+        self.draw()
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+
+
 class PanelLines:
     """A screen's one-line Statics, updated only when their text changes (a snapshot or a clock tick that changes
     nothing repaints nothing), never asking for a layout (their heights are fixed)."""
@@ -200,8 +234,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.revealed_round: int | None = None
         self.reveal_timer: Timer | None = None
         self.ticker: Timer | None = None
-        self.minis_timer: Timer | None = None
-        self.minis_drawn_at = 0.0
+        self.minis = Throttle(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
         self.trouble = ""
         self.left = False
         self.lines = PanelLines(self)
@@ -248,7 +281,8 @@ class RaceScreen(DirtyOnlyRendering):
         self.query_one("#race-code").display = False
         self.link = self.make_link(koma_app(self).race_connect, self.room, self.player,
                                    lambda room: self.post_message(RoomChanged(room)),
-                                   lambda reason: self.post_message(RaceTrouble(reason)))
+                                   lambda reason: self.post_message(RaceTrouble(reason)),
+                                   on_back=lambda: self.post_message(RaceTrouble("")))
         self.link.start()
         self.ticker = self.set_interval(TICK_SECONDS, self._tick)
         self.show_room(self.room)
@@ -279,7 +313,8 @@ class RaceScreen(DirtyOnlyRendering):
     def on_unmount(self) -> None:
         if self.link is not None:
             self.link.stop()
-        for timer in (self.ticker, self.reveal_timer, self.minis_timer):
+        self.minis.stop()
+        for timer in (self.ticker, self.reveal_timer):
             if timer is not None:
                 timer.stop()
 
@@ -314,7 +349,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_message()
         self._show_code()
         self.lines.set("#race-order", order_text(room))
-        self._draw_minis_soon()
+        self.minis.soon()
         if self.phase is RacePhase.DONE:
             self._show_results(True)
         self.refresh_bindings()
@@ -347,7 +382,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_title()
         self._show_clock()
         self._show_message()
-        self._draw_minis_soon()
+        self.minis.soon()
         self.refresh_bindings()
         if not solve.over:
             koma_app(self).announce("Go: the scramble is shown.")
@@ -368,8 +403,8 @@ class RaceScreen(DirtyOnlyRendering):
             countdown.display = False
         if phase is RacePhase.RACING:
             self._show_clock()
-            if time.monotonic() - self.minis_drawn_at >= 1.0:
-                self._draw_minis_soon()  # their clocks
+            if self.minis.since() >= 1.0:
+                self.minis.soon()  # their clocks
         self._show_message()
 
     def _show_title(self) -> None:
@@ -447,19 +482,7 @@ class RaceScreen(DirtyOnlyRendering):
     def _show_message(self) -> None:
         self.lines.set("#race-message", self.message_text())
 
-    def _draw_minis_soon(self) -> None:
-        """Draw the opponents now, or when :data:`MINIS_GAP_SECONDS` have passed since the last drawing."""
-        if self.minis_timer is not None:
-            return  # a drawing is due: it draws the latest room
-        wait = MINIS_GAP_SECONDS - (time.monotonic() - self.minis_drawn_at)
-        if wait <= 0:
-            self._draw_minis()
-        else:
-            self.minis_timer = self.set_timer(wait, self._draw_minis)
-
     def _draw_minis(self) -> None:
-        self.minis_timer = None
-        self.minis_drawn_at = time.monotonic()
         opponents = self.opponents()
         self.query_one("#race-minis", RaceMinis).show(
             minis_of(self.room, opponents, self.boards, self.now()),
@@ -660,22 +683,28 @@ class RaceWatchScreen(DirtyOnlyRendering):
 
 
 class RaceSpectateScreen(DirtyOnlyRendering):
-    """One race watched: every racer's board, the clock, the finish order, then the results.  Read-only: it
-    reads the room every :data:`WATCH_POLL_SECONDS` through the storage service and writes nothing."""
+    """One race watched: every racer's board, the clock, the finish order, then the results.  It follows the
+    room with a race link of its own as a watcher (a player who is no racer: the link only reads), and draws the
+    boards at the racers' rate bound."""
 
     BINDINGS = [
         Binding("v", "replay", "replay", id="race_spectate.replay", tooltip="Replay the race once it is over"),
         Binding("escape", "back", "back", id="race_spectate.back", tooltip="Stop watching"),
     ]
 
-    def __init__(self, room: Room, *, ascii_only: bool = False, now: Callable[[], float] = time.time):
+    def __init__(self, room: Room, *, ascii_only: bool = False, now: Callable[[], float] = time.time,
+                 link: Callable[..., RaceLink] = RaceLink):
         super().__init__(classes="race-spectate")
         self.room = room
         self.ascii_only = ascii_only
         self.now = now
+        self.make_link = link
+        self.link: RaceLink | None = None
+        self.watcher = f"watcher:{uuid.uuid4().hex}"  # never a racer's id: the link only reads
         self.boards = RaceBoards()
-        self.timer: Timer | None = None
+        self.ticker: Timer | None = None
         self.lines = PanelLines(self)
+        self.minis = Throttle(self, self._draw_minis)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -690,20 +719,27 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         self.title = "Koma"
         self.sub_title = f"watching a race {self.room.size_label}"
         self.query_one("#race-spectate-results").display = False
+        self.link = self.make_link(koma_app(self).race_connect, self.room, self.watcher,
+                                   lambda room: self.post_message(RoomChanged(room)),
+                                   lambda reason: self.post_message(RaceTrouble(reason)),
+                                   on_back=lambda: self.post_message(RaceTrouble("")))
+        self.link.start()
         self.show_room(self.room)
-        self.timer = self.set_interval(WATCH_POLL_SECONDS, self.poll)
+        self.ticker = self.set_interval(WATCH_TICK_SECONDS, lambda: self.show_room(self.room))  # the clocks
 
     def on_unmount(self) -> None:
-        if self.timer is not None:
-            self.timer.stop()
+        if self.link is not None:
+            self.link.stop()
+        if self.ticker is not None:
+            self.ticker.stop()
+        self.minis.stop()
 
-    def poll(self) -> None:
-        room_id = self.room.room
-        koma_app(self).read(self, lambda store: store.read_room(room_id), self._polled)
+    def on_room_changed(self, event: RoomChanged) -> None:
+        self.show_room(event.room)
 
-    def _polled(self, answer: Answer) -> None:
-        if answer.known and answer.value is not None:
-            self.show_room(answer.value)
+    def on_race_trouble(self, event: RaceTrouble) -> None:
+        if event.reason:
+            self.notify(event.reason, title="Watch", severity="warning", timeout=4)
 
     def show_room(self, room: Room) -> None:
         self.room = room
@@ -717,8 +753,7 @@ class RaceSpectateScreen(DirtyOnlyRendering):
             "#race-spectate-title", f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}"
             + (f"  [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""))
         self.lines.set("#race-spectate-order", order_text(room))
-        self.query_one("#race-spectate-minis", RaceMinis).show(minis_of(room, list(room.racers), self.boards, now),
-                                                               empty_text="No racer in this room now.")
+        self.minis.soon()
         done = phase is RacePhase.DONE
         results = self.query_one("#race-spectate-results", Static)
         if done:
@@ -726,6 +761,10 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         if results.display != done:
             results.display = done
         self.refresh_bindings()
+
+    def _draw_minis(self) -> None:
+        self.query_one("#race-spectate-minis", RaceMinis).show(
+            minis_of(self.room, list(self.room.racers), self.boards, self.now()), empty_text="No racer in this room now.")
 
     def action_replay(self) -> None:
         from tui.screens.race_replay import RaceReplayScreen

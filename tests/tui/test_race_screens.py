@@ -331,4 +331,15 @@ async def test_watching_and_replaying_a_race(tmp_path):
         shown = replay.query_one("#race-replay-minis", RaceMinis).minis
         assert [m.title for m in shown] == ["1. ann", "DNF bob"]
         assert shown[0].state == room.puzzle.goal
-        assert replay.shown_ms == screen.room.racer("user:ann").finished_ms
+        finished_ms = screen.room.racer("user:ann").finished_ms
+        assert replay.shown_ms == finished_ms
+        # back in the lobby: ann's race stats, and the race replayed from there too
+        await pilot.press("escape", "escape")
+        lobby = app.screen
+        assert isinstance(lobby, RaceLobbyScreen)
+        await wait_for(pilot, lambda: "Your races: 1 · wins 1" in text(lobby, "#lobby-stats"), what="the stats")
+        await pilot.press("left", "left", "left")  # the 3x3: its best time
+        assert f"best 3x3 {seconds_text(finished_ms)}" in text(lobby, "#lobby-stats")
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, RaceReplayScreen), what="the replay from the lobby")
+        assert app.screen.room.room == room.room

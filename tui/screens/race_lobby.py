@@ -7,6 +7,7 @@ with the room it answers; the race itself runs there (:mod:`tui.screens.race`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.markup import escape
@@ -19,9 +20,11 @@ from textual.widgets import Input
 from solver.errors import KomaError
 from tui.app_view import koma_app
 from tui.ascii import Static
-from tui.game.race import Room, parse_code
+from tui.game.averages import seconds_text
+from tui.game.race import RacePhase, RaceStats, Room, parse_code
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race import RaceScreen, RaceWatchScreen
+from tui.screens.race_replay import RaceReplayScreen
 from tui.screens.speed import DEFAULT_SIZE, SIZES
 from tui.storage.service import Answer
 from tui.storage.store import Store
@@ -71,6 +74,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         Binding("r", "rejoin", "back to your race", id="race_lobby.rejoin",
                 tooltip="Back to the race you are still in (your clock ran on)"),
         Binding("w", "watch", "watch", id="race_lobby.watch", tooltip="Watch the races on now"),
+        Binding("v", "replay", "replay", id="race_lobby.replay", tooltip="Replay your last race"),
         Binding("escape", "back", "back", id="race_lobby.back", tooltip="Back home"),
     ]
 
@@ -79,6 +83,8 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.ascii_only = ascii_only
         self.size_wh = size
         self.mine: Room | None = None  # a race the player can go back to
+        self.stats = RaceStats()
+        self.last_room: str | None = None  # the room of the last race opened from here (v replays it)
         self.busy = False  # a join is on its way to the store
 
     def compose(self) -> ComposeResult:
@@ -87,6 +93,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
             yield Static("[b]Race[/b]: one scramble, revealed to every racer at the same moment (up to 8 racers)",
                          id="lobby-title")
             yield Static(id="lobby-rejoin")
+            yield Static(id="lobby-stats")
             yield Static(id="lobby-sizes")
             yield Static(id="lobby-actions")
             with Horizontal(id="lobby-join"):
@@ -106,11 +113,13 @@ class RaceLobbyScreen(DirtyOnlyRendering):
     def on_screen_resume(self) -> None:
         self.busy = False
         self.look_for_my_race()
+        self.refresh_bindings()
 
     # --- what it shows -----------------------------------------------------------------------------------
     def _show_size(self) -> None:
         label = size_label(self.size_wh)
         self.query_one("#lobby-sizes", Static).update(f"Size  {sizes_line(self.size_wh)}")
+        self._show_stats()
         self.query_one("#lobby-actions", Static).update(
             f"[b]enter[/b]  the quick race of {label}\n"
             f"[b]c[/b]      a private room of {label}\n"
@@ -122,8 +131,24 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.query_one("#lobby-message", Static).update(text)
 
     def look_for_my_race(self) -> None:
+        """A race to go back to, and the player's race stats (both read off the UI thread)."""
         player = koma_app(self).player
         koma_app(self).read(self, lambda store: store.my_race(player), self._found_my_race)
+        koma_app(self).read(self, lambda store: store.race_stats(player), self._found_stats)
+
+    def _found_stats(self, answer: Answer) -> None:
+        if answer.known:
+            self.stats = answer.value
+            self._show_stats()
+
+    def _show_stats(self) -> None:
+        stats, label = self.stats, size_label(self.size_wh)
+        best = stats.best_ms.get(label)
+        line = (f"Your races: {stats.races} · wins {stats.wins}"
+                + (f" · best {label} {seconds_text(best)}" if best is not None else "")) if stats.races else ""
+        shown = self.query_one("#lobby-stats", Static)
+        shown.update(line)
+        shown.display = bool(line)
 
     def _found_my_race(self, answer: Answer) -> None:
         self.mine = answer.value if answer.known else None
@@ -192,7 +217,27 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         koma_app(self).read(self, run, joined)
 
     def open_race(self, room: Room) -> None:
+        self.last_room = room.room
         self.app.push_screen(RaceScreen(room, ascii_only=self.ascii_only))
+
+    def action_replay(self) -> None:
+        """The last race opened from here, replayed: its latest round that is over."""
+        room_id = self.last_room
+        if room_id is None:
+            self.app.bell()
+            return
+
+        def replay(answer: Answer) -> None:
+            if not answer.known:
+                self.say(AWAY)
+                return
+            over = [room for room in answer.value if room.phase_at(time.time()) is RacePhase.DONE and room.racers]
+            if not over:
+                self.say("That race has no round over to replay yet.")
+                return
+            self.app.push_screen(RaceReplayScreen(over[-1], ascii_only=self.ascii_only))
+
+        koma_app(self).read(self, lambda store: store.race_history(room_id), replay)
 
     def action_rejoin(self) -> None:
         if self.mine is None:
@@ -218,5 +263,9 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.app.pop_screen()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action == "rejoin" and self.mine is None)  # no race to go back to: the key is not shown
+        if action == "rejoin":
+            return self.mine is not None  # no race to go back to: the key is not shown
+        if action == "replay":
+            return self.last_room is not None
+        return True
 

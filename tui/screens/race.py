@@ -95,16 +95,17 @@ def order_text(room: Room) -> str:
 
 def results_text(room: Room, player: str | None, width: int = 41) -> str:
     """The round's results: place, name, time, STM, MTM, TPS (the player's own line in bold), in ``width``
-    columns (the names are cut to fit)."""
-    name_width = max(4, min(12, width - 29))
-    lines = [f"[b]{'':3} {'racer':{name_width}} {'time':>8} {'STM':>4} {'MTM':>4} {'TPS':>5}[/b]"]
+    columns (the names are cut to fit, down to 3 letters)."""
+    counts = max(3, *(len(str(r.stm)) for r in room.racers)) if room.racers else 3
+    name_width = max(3, min(12, width - (3 + 1 + 1 + 8 + 1 + counts + 1 + counts + 1 + 5)))
+    lines = [f"[b]{'':3} {'racer':{name_width}} {'time':>8} {'STM':>{counts}} {'MTM':>{counts}} {'TPS':>5}[/b]"]
     for placing in room.results():
         racer = placing.racer
         time_text = seconds_text(racer.finished_ms) if racer.finished_ms is not None else "DNF"
         tps = racer.tps if racer.finished else None
         name = escape(racer.name[:name_width].ljust(name_width))
         line = (f"{(str(placing.place) + '.') if placing.place else '-':3} {name} {time_text:>8} "
-                f"{racer.stm:>4} {racer.mtm:>4} {'-' if tps is None else f'{tps:.2f}':>5}")
+                f"{racer.stm:>{counts}} {racer.mtm:>{counts}} {'-' if tps is None else f'{tps:.2f}':>5}")
         lines.append(f"[b]{line}[/b]" if racer.player == player else line)
     return "\n".join(lines)
 
@@ -491,7 +492,8 @@ class RaceScreen(DirtyOnlyRendering):
     def _show_results(self, shown: bool) -> None:
         results = self.query_one("#race-results", Static)
         if shown:
-            results.update(results_text(self.room, self.player, results.content_region.width or 41))
+            width = self.query_one("#race-side").content_region.width  # the results may not be laid out yet
+            results.update(results_text(self.room, self.player, width or 41))
         if results.display != shown:
             results.display = shown
             self.query_one("#race-minis").display = not shown
@@ -750,8 +752,8 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         what = {RacePhase.LOBBY: "waiting for the start", RacePhase.COUNTDOWN: f"starting: {room.countdown_shown(now)}",
                 RacePhase.RACING: f"racing · {clock}", RacePhase.DONE: "over"}[phase]
         self.lines.set(
-            "#race-spectate-title", f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}"
-            + (f"  [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""))
+            "#race-spectate-title", f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}\n"
+            + (f"[dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""))
         self.lines.set("#race-spectate-order", order_text(room))
         self.minis.soon()
         done = phase is RacePhase.DONE

@@ -233,6 +233,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.sent = 0  # own moves handed to the link
         self.scheme = "tile"
         self.revealed_round: int | None = None
+        self.revealed_at: float | None = None
         self.reveal_timer: Timer | None = None
         self.ticker: Timer | None = None
         self.minis = Throttle(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
@@ -368,6 +369,7 @@ class RaceScreen(DirtyOnlyRendering):
         if room.scramble is None or room.reveal_at is None:
             return
         self.revealed_round = room.round
+        self.revealed_at = self.now()  # when this racer saw the scramble (the wall clock): never before reveal_at
         solve = SpeedSolve(room.puzzle, room.scramble, self.now, started_at=room.reveal_at)
         me = self.me
         if me is not None and me.moves:  # back in a race: the board as the store has it

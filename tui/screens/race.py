@@ -9,9 +9,10 @@ this racer's moves, heartbeat and start), and hands every new snapshot to the sc
   every move; its clock runs from the reveal (:class:`~tui.game.speed.SpeedSolve` started at ``reveal_at``, on
   the wall clock every racer shares);
 - the opponents (:class:`~tui.widgets.race_minis.RaceMinis`, one widget) at most :data:`MINIS_PER_SECOND` times
-  a second, however many snapshots come: a snapshot that comes sooner than :data:`MINIS_GAP_SECONDS` after the
-  last drawing is drawn when the gap is over.  The minis and the panel's lines never ask for a layout (fixed
-  sizes, ``layout=False``), so an opponent's move never reflows or repaints the own board.
+  a second, however many snapshots come: a snapshot marks them changed, and the clock's tick (every
+  :data:`TICK_SECONDS`) draws them with the clock line, in one screen update.  The minis and the panel's lines
+  never ask for a layout (fixed sizes, ``layout=False``), so an opponent's move never reflows or repaints the
+  own board.
 """
 
 from __future__ import annotations
@@ -46,10 +47,9 @@ from tui.widgets.speed_board import SpeedBoard
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
 
-MINIS_PER_SECOND = 10  # the opponents' boards are redrawn at most this often, all of them in one repaint
-MINIS_GAP_SECONDS = 1 / MINIS_PER_SECOND
-TICK_SECONDS = 0.1  # the clock's and the countdown's redraw
-WATCH_TICK_SECONDS = 0.5  # a watcher's clock line (the boards come with the room's snapshots)
+TICK_SECONDS = 0.1  # the clock's and the countdown's redraw, and the opponents' when they changed
+MINIS_PER_SECOND = round(1 / TICK_SECONDS)  # the opponents' boards are redrawn at most this often, all in one repaint
+WATCH_TICK_SECONDS = 0.5  # a watcher's title line, with the race's clock
 LIST_SECONDS = 1.0  # the list of races is read again this often
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
@@ -145,37 +145,25 @@ def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) ->
     return out
 
 
-class Throttle:
-    """Runs ``draw`` at most once every ``gap`` seconds on ``screen``'s loop: a call sooner than that is put off
-    to the end of the gap (once, however many come meanwhile), so the latest state is drawn within ``gap``."""
+class OnTick:
+    """Draws with the screen's clock tick (every :data:`TICK_SECONDS`), and only when something changed: so the
+    opponents are drawn at most :data:`MINIS_PER_SECOND` times a second, however many snapshots come, and in the
+    same frame as the clock line (one screen update, not two: fewer frames for a key to wait behind)."""
 
-    def __init__(self, screen: Screen, draw: Callable[[], None], gap: float = MINIS_GAP_SECONDS) -> None:
-        self.screen, self.draw, self.gap = screen, draw, gap
+    def __init__(self, draw: Callable[[], None]) -> None:
+        self.draw = draw
+        self.due = True  # something changed since the last drawing
         self.drawn_at = 0.0  # time.monotonic() of the last drawing
-        self.timer: Timer | None = None
 
-    def soon(self) -> None:
-        if self.timer is not None:
-            return  # a drawing is due: it draws the latest
-        wait = self.gap - (time.monotonic() - self.drawn_at)
-        if wait <= 0:
-            self._run()
-        else:
-            self.timer = self.screen.set_timer(wait, self._run)
+    def mark(self) -> None:
+        self.due = True
 
-    def since(self) -> float:
-        """Seconds since the last drawing."""
-        return time.monotonic() - self.drawn_at
-
-    def _run(self) -> None:
-        self.timer = None
-        self.drawn_at = time.monotonic()
-        self.draw()
-
-    def stop(self) -> None:
-        if self.timer is not None:
-            self.timer.stop()
-            self.timer = None
+    def tick(self, every: float | None = None) -> None:
+        """Draw if something changed (or, given ``every``, if that long has passed: the racers' clocks)."""
+        if self.due or (every is not None and time.monotonic() - self.drawn_at >= every):
+            self.due = False
+            self.drawn_at = time.monotonic()
+            self.draw()
 
 
 class PanelLines:
@@ -236,7 +224,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.revealed_at: float | None = None
         self.reveal_timer: Timer | None = None
         self.ticker: Timer | None = None
-        self.minis = Throttle(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
+        self.minis = OnTick(self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
         self.trouble = ""
         self.left = False
         self.lines = PanelLines(self)
@@ -315,7 +303,6 @@ class RaceScreen(DirtyOnlyRendering):
     def on_unmount(self) -> None:
         if self.link is not None:
             self.link.stop()
-        self.minis.stop()
         for timer in (self.ticker, self.reveal_timer):
             if timer is not None:
                 timer.stop()
@@ -351,7 +338,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_message()
         self._show_code()
         self.lines.set("#race-order", order_text(room))
-        self.minis.soon()
+        self.minis.mark()
         if self.phase is RacePhase.DONE:
             self._show_results(True)
         self.refresh_bindings()
@@ -385,7 +372,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_title()
         self._show_clock()
         self._show_message()
-        self.minis.soon()
+        self.minis.mark()
         self.refresh_bindings()
         if not solve.over:
             koma_app(self).announce("Go: the scramble is shown.")
@@ -406,8 +393,7 @@ class RaceScreen(DirtyOnlyRendering):
             countdown.display = False
         if phase is RacePhase.RACING:
             self._show_clock()
-            if self.minis.since() >= 1.0:
-                self.minis.soon()  # their clocks
+        self.minis.tick(every=1.0 if phase is RacePhase.RACING else None)  # their clocks run while racing
         self._show_message()
 
     def _show_title(self) -> None:
@@ -708,7 +694,8 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         self.boards = RaceBoards()
         self.ticker: Timer | None = None
         self.lines = PanelLines(self)
-        self.minis = Throttle(self, self._draw_minis)
+        self.minis = OnTick(self._draw_minis)
+        self.title_at = 0.0
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -729,14 +716,13 @@ class RaceSpectateScreen(DirtyOnlyRendering):
                                    on_back=lambda: self.post_message(RaceTrouble("")))
         self.link.start()
         self.show_room(self.room)
-        self.ticker = self.set_interval(WATCH_TICK_SECONDS, lambda: self.show_room(self.room))  # the clocks
+        self.ticker = self.set_interval(TICK_SECONDS, self._tick)
 
     def on_unmount(self) -> None:
         if self.link is not None:
             self.link.stop()
         if self.ticker is not None:
             self.ticker.stop()
-        self.minis.stop()
 
     def on_room_changed(self, event: RoomChanged) -> None:
         self.show_room(event.room)
@@ -757,7 +743,7 @@ class RaceSpectateScreen(DirtyOnlyRendering):
             "#race-spectate-title", f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}\n"
             + (f"[dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""))
         self.lines.set("#race-spectate-order", order_text(room))
-        self.minis.soon()
+        self.minis.mark()
         done = phase is RacePhase.DONE
         results = self.query_one("#race-spectate-results", Static)
         if done:
@@ -765,6 +751,14 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         if results.display != done:
             results.display = done
         self.refresh_bindings()
+
+    def _tick(self) -> None:
+        """The title's clock every half second; the boards with the tick when they changed, each second for their
+        clocks."""
+        if time.monotonic() - self.title_at >= WATCH_TICK_SECONDS:
+            self.title_at = time.monotonic()
+            self.show_room(self.room)
+        self.minis.tick(every=1.0 if self.room.phase_at(self.now()) is RacePhase.RACING else None)
 
     def _draw_minis(self) -> None:
         self.query_one("#race-spectate-minis", RaceMinis).show(

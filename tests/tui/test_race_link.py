@@ -13,7 +13,7 @@ import pytest
 from tui.game.race import RacePhase
 from tui.storage import race as race_store
 from tui.storage import race_link
-from tui.storage.race_bench import figures, padded_solution, run_race
+from tui.storage.race_bench import figures, padded_solution, run_races
 from tui.storage.race_link import RaceLink
 from tui.storage.stores import connect_store
 
@@ -87,18 +87,28 @@ def stop_all(links) -> None:
 
 
 def test_racers_in_processes_race_one_room_and_agree(tmp_path):
-    run = run_race(f"sqlite:///{tmp_path / 'koma.db'}", racers=4, tps=20.0, padding=10)
+    run = run_races(f"sqlite:///{tmp_path / 'koma.db'}", racers=4, tps=20.0, padding=10)
     result = figures(run)
-    assert [r.error for r in run.reports] == [""] * 4
+    assert [r.error for r in run.reports] == [""] * 4 and len({r.pid for r in run.reports}) == 4
     assert result["race_results_identical"], [r.results for r in run.reports]
     assert result["race_opponent_moves_seen"] == result["race_opponent_moves_sent"] > 0  # every move reached every other
-    room = run.stored
+    [room] = run.stored
     assert room.phase is RacePhase.DONE and len(room.racers) == 4 and all(r.finished for r in room.racers)
     for racer in room.racers:  # each racer's moves, replayed from the scramble, solve it; the finish is the last move
         assert racer.state(room.puzzle, room.scramble) == room.puzzle.goal
         assert racer.finished_ms == racer.times_ms[-1] and list(racer.times_ms) == sorted(racer.times_ms)
     assert [p.racer.finished_ms for p in room.results()] == sorted(r.finished_ms for r in room.racers)
     assert [p.place for p in room.results()] == [1, 2, 3, 4]
+
+
+def test_several_rooms_race_at_once_with_racers_sharing_processes(tmp_path):
+    run = run_races(f"sqlite:///{tmp_path / 'koma.db'}", rooms=3, racers=3, tps=10.0, padding=3, processes=2)
+    result = figures(run)
+    assert [r.error for r in run.reports] == [""] * 9 and len({r.pid for r in run.reports}) == 2
+    assert len(run.stored) == 3 and result["race_results_identical"]
+    assert result["race_opponent_moves_seen"] == result["race_opponent_moves_sent"] > 0
+    for room in run.stored:
+        assert all(racer.state(room.puzzle, room.scramble) == room.puzzle.goal for racer in room.racers)
 
 
 def test_a_quick_room_starts_by_itself(tmp_path):

@@ -95,9 +95,10 @@ def check_moves(moves: str, times_ms: Sequence[int]) -> None:
 
 @dataclass(frozen=True)
 class Racer:
-    """One racer of one round: who, their heartbeat (``seen``, epoch seconds), their single-tile moves and each
-    move's time in ms since the reveal, their finish (``finished_ms``) or ``dnf``, and ``left`` (gone from the lobby
-    before the start: not a racer of the round)."""
+    """One racer of one round: who, their heartbeat (``seen``, epoch seconds, as of the row's last change: a
+    heartbeat alone is no change a reader is sent), their single-tile moves and each move's time in ms since the
+    reveal, their finish (``finished_ms``) or ``dnf``, and ``left`` (gone from the lobby before the start: not a racer
+    of the round)."""
 
     player: str
     name: str

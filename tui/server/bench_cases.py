@@ -42,11 +42,11 @@ def serve_case(name: str, group: str, scenario_name: str, *options: str, target:
     return Case(name, group, run, target=target, quick=quick, runs=0, on_request=True)
 
 
-def race_scenario(racers: int, tps: float):
+def race_scenario(rooms: int, racers: int, tps: float, padding: int, processes: int | None = None):
     def run() -> dict[str, Any]:
         from tui.storage.race_bench import bench_race
 
-        return bench_race(racers, tps)
+        return bench_race(rooms, racers, tps, padding, processes)
 
     return run
 
@@ -77,6 +77,9 @@ SERVE_CASES: tuple[Case, ...] = (
                "--cold", *CROWD),
     serve_case("koma serve --cold: 200 idle players and a newcomer", "serve-crowd-cold", "idle crowd", "--cold", *CROWD,
                quick=False),
-    Case("races: 8 racers on one SQLite store, 10 tiles/s each", "race", race_scenario(8, 10.0), runs=0,
+    Case("races: 8 racers on one SQLite store, 10 tiles/s each", "race", race_scenario(1, 8, 10.0, 90), runs=0,
          on_request=True, target="opponent move p95 <= 150 ms, reveal spread <= 50 ms, results identical"),
+    # the links of 100 players' games, 10 to a process (the games themselves are koma bench serve-crowd's)
+    Case("races: 25 rooms of 4 racers, 3 tiles/s each", "race-crowd", race_scenario(25, 4, 3.0, 25, processes=10), runs=0,
+         on_request=True, target="every race completes, results identical"),
 )

@@ -22,6 +22,7 @@ import queue
 import random
 import statistics
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class RacerReport:
     troubles: list[str] = field(default_factory=list)
     room: str = ""
     cpu_share: float = 0.0  # this racer's process's CPU time over the race's wall time (its link included)
+    pid: int = 0
 
 
 def padded_solution(puzzle: SlidingPuzzle, scramble: tuple[int, ...], padding: int, rng: random.Random) -> list[str]:
@@ -80,7 +82,7 @@ def padded_solution(puzzle: SlidingPuzzle, scramble: tuple[int, ...], padding: i
 
 def run_racer(plan: RacerPlan, reports: Any) -> None:
     """One racer's process (see the module's docstring); puts its :class:`RacerReport` on ``reports``."""
-    report = RacerReport(plan.player)
+    report = RacerReport(plan.player, pid=os.getpid())
     try:
         _race(plan, report)
     except Exception as problem:  # told to the parent, which fails the run with it, rather than waiting
@@ -145,32 +147,49 @@ def _wait(snapshots: queue.Queue[Room], latest: Room, wanted: Callable[[Room], b
 @dataclass
 class RaceRun:
     reports: list[RacerReport]
-    stored: Room | None
+    stored: list[Room]
     seconds: float
 
 
-def run_race(url: str, racers: int = 8, tps: float = 10.0, padding: int = 90, width: int = 3, height: int = 3) -> RaceRun:
-    """``racers`` racer processes race one private room on the store at ``url`` (see the module's docstring)."""
-    store = connect_store(url, "racer-0")
-    room = store.create_private("racer-0", "racer-0", width, height)
+def run_races(url: str, rooms: int = 1, racers: int = 8, tps: float = 10.0, padding: int = 90, *,
+              processes: int | None = None, width: int = 3, height: int = 3) -> RaceRun:
+    """``rooms`` private rooms of ``racers`` racers each race on the store at ``url`` (see the module's docstring):
+    each racer in a process of its own, or (``processes``) that many processes running racers in threads, a room's
+    racers spread over them."""
+    store = connect_store(url, "racer-0-0")
+    plans = []
+    for r in range(rooms):
+        host = f"racer-{r}-0"
+        code = store.create_private(host, host, width, height).code
+        assert code is not None
+        plans += [RacerPlan(url, f"racer-{r}-{k}", code, tps, padding, host=k == 0, racers=racers, seed=r * 100 + k)
+                  for k in range(racers)]
+    groups = [plans[k::processes] for k in range(processes)] if processes else [[plan] for plan in plans]
     context = multiprocessing.get_context("spawn")
     reports: Any = context.Queue()
-    assert room.code is not None
-    plans = [RacerPlan(url, f"racer-{k}", room.code, tps, padding, host=k == 0, racers=racers, seed=k) for k in range(racers)]
     began = time.monotonic()
-    processes = [context.Process(target=run_racer, args=(plan, reports), daemon=True) for plan in plans]
-    for process in processes:
+    running = [context.Process(target=run_racers, args=(group, reports), daemon=True) for group in groups]
+    for process in running:
         process.start()
     try:
-        got = [reports.get(timeout=DEADLINE_SECONDS * 3) for _ in processes]
+        got = [reports.get(timeout=DEADLINE_SECONDS * 3) for _ in plans]
     finally:
-        for process in processes:
+        for process in running:
             process.join(DEADLINE_SECONDS)
             if process.is_alive():
                 process.kill()
-    stored = store.read_room(room.room)
+    stored = [room for room_id in sorted({r.room for r in got if r.room}) if (room := store.read_room(room_id))]
     store.close()
     return RaceRun(sorted(got, key=lambda r: r.player), stored, time.monotonic() - began)
+
+
+def run_racers(plans: list[RacerPlan], reports: Any) -> None:
+    """A process's racers, each on a thread of its own (one process per racer when there is one)."""
+    threads = [threading.Thread(target=run_racer, args=(plan, reports)) for plan in plans]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -178,48 +197,53 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def _results(room: Room) -> list[tuple]:
+    return [(p.racer.player, p.place, p.racer.finished_ms, p.racer.dnf, p.racer.moves) for p in room.results()]
+
+
 def figures(run: RaceRun) -> dict[str, Any]:
-    """The bench's figures of a run (KomaError-free: a failed racer is named in ``race_errors``)."""
+    """The bench's figures of a run (a failed racer is named in ``race_errors``)."""
     errors = [f"{r.player}: {r.error}" for r in run.reports if r.error]
     latencies = [s for r in run.reports for s in r.latencies]
-    revealed = [r.revealed for r in run.reports if r.revealed]
-    stored = run.stored
-    store_results = [] if stored is None else [
-        (p.racer.player, p.place, p.racer.finished_ms, p.racer.dnf, p.racer.moves) for p in stored.results()]
-    moves = sum(len(r.moves) for r in stored.racers) if stored is not None else 0
+    by_room: dict[str, list[RacerReport]] = {}
+    for report in run.reports:
+        by_room.setdefault(report.room, []).append(report)
+    sent = sum(len(racer.moves) * (len(room.racers) - 1) for room in run.stored for racer in room.racers)
+    identical = len(run.stored) == len(by_room) and all(
+        room.phase is RacePhase.DONE and all(r.results == _results(room) for r in by_room[room.room]) for room in run.stored)
     out: dict[str, Any] = {
-        "race_racers": len(run.reports),
-        "race_opponent_moves_seen": len(latencies),
-        "race_opponent_moves_sent": moves * (len(run.reports) - 1),
-        "race_results_identical": bool(store_results) and all(r.results == store_results for r in run.reports),
-        "race_seconds": round(run.seconds, 1)}
+        "race_rooms": len(by_room), "race_racers": len(run.reports), "race_opponent_moves_seen": len(latencies),
+        "race_opponent_moves_sent": sent, "race_results_identical": identical, "race_seconds": round(run.seconds, 1)}
     if latencies:
         out |= {"race_opponent_latency_p50_ms": round(1000 * statistics.median(latencies), 1),
                 "race_opponent_latency_p95_ms": round(1000 * percentile(latencies, 0.95), 1),
                 "race_opponent_latency_max_ms": round(1000 * max(latencies), 1)}
-    if revealed:
-        out |= {"race_reveal_spread_ms": round(1000 * (max(revealed) - min(revealed)), 2),
-                "race_reveal_late_max_ms": round(1000 * max(r.revealed - r.reveal_at for r in run.reports if r.revealed), 2),
-                "race_reveal_known_ahead_min_ms": round(1000 * min(r.reveal_at - r.learned for r in run.reports
-                                                                  if r.revealed), 1)}
-    shares = [r.cpu_share for r in run.reports if r.cpu_share]
+    spreads = [max(r.revealed for r in group) - min(r.revealed for r in group)
+               for group in by_room.values() if all(r.revealed for r in group)]
+    revealed = [r for r in run.reports if r.revealed]
+    if spreads:
+        out |= {"race_reveal_spread_ms": round(1000 * max(spreads), 2),
+                "race_reveal_late_max_ms": round(1000 * max(r.revealed - r.reveal_at for r in revealed), 2),
+                "race_reveal_known_ahead_min_ms": round(1000 * min(r.reveal_at - r.learned for r in revealed), 1)}
+    shares = {r.pid: r.cpu_share for r in run.reports if r.cpu_share}  # a process's share, whichever racer measured it
     if shares:
-        out["race_racer_cpu_percent_median"] = round(100 * statistics.median(shares), 2)
+        out |= {"race_processes": len(shares), "race_cpu_percent_per_process_median": round(100 * statistics.median(
+            shares.values()), 2), "race_cpu_percent_total": round(100 * sum(shares.values()), 1)}
     if errors:
-        out["race_errors"] = errors
+        out["race_errors"] = errors[:5]
     troubles = [t for r in run.reports for t in r.troubles]
     if troubles:
         out["race_troubles"] = troubles[:5]
     return out
 
 
-def bench_race(racers: int = 8, tps: float = 10.0) -> dict[str, Any]:
-    """The ``koma bench race`` case: ``racers`` racers on a fresh SQLite store (on the database of
+def bench_race(rooms: int = 1, racers: int = 8, tps: float = 10.0, padding: int = 90,
+               processes: int | None = None) -> dict[str, Any]:
+    """A ``koma bench race`` case: ``rooms`` rooms of ``racers`` racers on a fresh SQLite store (on the database of
     ``$KOMA_BENCH_RACE_URL`` if set: a PostgreSQL one, directly or through PgBouncer), each playing ``tps`` tiles a
-    second."""
+    second (see :func:`run_races` for ``processes``)."""
     url = os.environ.get(URL_VARIABLE)
-    if url:
-        return {"race_database": redacted(url), "race_tiles_per_second": tps, **figures(run_race(url, racers, tps))}
     with tempfile.TemporaryDirectory(prefix="koma-bench-race-") as folder:
-        result = figures(run_race(f"sqlite:///{Path(folder) / 'koma.db'}", racers, tps))
-        return {"race_database": "sqlite", "race_tiles_per_second": tps, **result}
+        where = url or f"sqlite:///{Path(folder) / 'koma.db'}"
+        result = figures(run_races(where, rooms, racers, tps, padding, processes=processes))
+        return {"race_database": redacted(url) if url else "sqlite", "race_tiles_per_second": tps, **result}

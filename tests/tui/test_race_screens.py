@@ -16,9 +16,10 @@ from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged
 from tui.screens.home import LabLink
-from tui.screens.race import LeaveRaceScreen, RaceScreen, RaceSpectateScreen, RaceWatchScreen
+from tui.screens.race import LeaveRaceScreen, RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
 from tui.screens.race_replay import RaceReplayScreen
+from tui.screens.race_watch import RaceSpectateScreen, RaceWatchScreen
 from tui.storage.store import Store
 from tui.widgets.race_minis import RaceMinis
 from tui.widgets.speed_board import SpeedBoard

@@ -1,5 +1,6 @@
 """The race screen: the racer's own board full size, the countdown, every opponent's board in miniature, the
-finish order, the results and a rematch; and watching a race (every racer's board) from the race list.
+finish order, the results and a rematch.  (Watching a race: :mod:`tui.screens.race_watch`; what the screens show
+of a room: :mod:`tui.screens.race_views`.)
 
 The room lives in the store; a :class:`~tui.storage.race_link.RaceLink` on its own thread reads it (and writes
 this racer's moves, heartbeat and start), and hands every new snapshot to the screen with ``post_message``
@@ -18,7 +19,6 @@ this racer's moves, heartbeat and start), and hands every new snapshot to the sc
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
 
 from rich.markup import escape
@@ -27,9 +27,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.scalar import Scalar
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import DataTable, Digits
+from textual.widgets import Digits
 
 from tui.app_view import koma_app
 from tui.ascii import Static
@@ -38,19 +38,16 @@ from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import LineMove, Play, SpeedSolve
 from tui.messages import RaceTrouble, RoomChanged
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.race_replay import RaceReplayScreen
+from tui.screens.race_views import TICK_SECONDS, OnTick, PanelLines, RaceBoards, minis_of, order_text, ordinal, results_text
 from tui.screens.speed import OPPOSITE, figures_line
 from tui.storage.race_link import RaceLink
-from tui.storage.service import Answer
 from tui.widgets.keybar import KeyBar
-from tui.widgets.race_minis import Mini, RaceMinis
+from tui.widgets.race_minis import RaceMinis
 from tui.widgets.speed_board import SpeedBoard
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
 
-TICK_SECONDS = 0.1  # the clock's and the countdown's redraw, and the opponents' when they changed
-MINIS_PER_SECOND = round(1 / TICK_SECONDS)  # the opponents' boards are redrawn at most this often, all in one repaint
-WATCH_TICK_SECONDS = 0.5  # a watcher's title line, with the race's clock
-LIST_SECONDS = 1.0  # the list of races is read again this often
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
 SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
@@ -68,116 +65,6 @@ RACE_BINDINGS: list[BindingType] = [
     # id .back: the browser's touch bar's back button runs it
     Binding("escape", "leave", "leave", id="race.back", tooltip="Leave the room (during the race: a DNF)"),
 ]
-
-
-def figures_text(racer: Racer, elapsed_ms: int) -> str:
-    """A racer's moves, time and TPS for a mini (``84 12.3s 6.8``): the finish time once finished, the last
-    move's for a DNF, else the race's clock."""
-    shown_ms = racer.time_ms if racer.out else elapsed_ms
-    tps = racer.tps_at(shown_ms) if racer.stm else None
-    minutes, seconds = divmod(shown_ms / 1000, 60)
-    shown = f"{int(minutes)}:{seconds:04.1f}" if minutes else f"{seconds:.1f}s"
-    return f"{racer.stm} {shown} {'-' if tps is None else f'{tps:.1f}'}"
-
-
-def title_text(room: Room, racer: Racer) -> str:
-    place = room.place_of(racer.player)
-    if place is not None:
-        return f"{place}. {racer.name}"
-    return f"DNF {racer.name}" if racer.dnf else racer.name
-
-
-def order_text(room: Room) -> str:
-    """The finish order so far: ``1 ann 12.3 · 2 bob 15.0``."""
-    finished = [p for p in room.results() if p.place is not None]
-    return " · ".join(f"{p.place} {p.racer.name} {seconds_text(p.racer.time_ms)}" for p in finished)
-
-
-def results_text(room: Room, player: str | None, width: int = 41) -> str:
-    """The round's results: place, name, time, STM, MTM, TPS (the player's own line in bold), in ``width``
-    columns (the names are cut to fit, down to 3 letters)."""
-    counts = max(3, *(len(str(r.stm)) for r in room.racers)) if room.racers else 3
-    name_width = max(3, min(12, width - (3 + 1 + 1 + 8 + 1 + counts + 1 + counts + 1 + 5)))
-    lines = [f"[b]{'':3} {'racer':{name_width}} {'time':>8} {'STM':>{counts}} {'MTM':>{counts}} {'TPS':>5}[/b]"]
-    for placing in room.results():
-        racer = placing.racer
-        time_text = seconds_text(racer.finished_ms) if racer.finished_ms is not None else "DNF"
-        tps = racer.tps if racer.finished else None
-        name = escape(racer.name[:name_width].ljust(name_width))
-        line = (f"{(str(placing.place) + '.') if placing.place else '-':3} {name} {time_text:>8} "
-                f"{racer.stm:>{counts}} {racer.mtm:>{counts}} {'-' if tps is None else f'{tps:.2f}':>5}")
-        lines.append(f"[b]{line}[/b]" if racer.player == player else line)
-    return "\n".join(lines)
-
-
-class RaceBoards:
-    """Every racer's board, replayed once per move (a snapshot brings only the moves since the last)."""
-
-    def __init__(self) -> None:
-        self._known: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}  # (player, round): moves played, board
-
-    def state(self, room: Room, racer: Racer) -> tuple[int, ...]:
-        if room.scramble is None:
-            return room.puzzle.goal
-        key = (racer.player, room.round)
-        played, state = self._known.get(key, (0, tuple(room.scramble)))
-        if played > len(racer.moves):
-            played, state = 0, tuple(room.scramble)
-        puzzle = room.puzzle
-        for move in racer.moves[played:]:
-            state = puzzle.apply(state, move)
-        self._known[key] = (len(racer.moves), state)
-        return state
-
-
-def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) -> list[Mini]:
-    """The racers' minis at ``now``: before the reveal an empty board each (the scramble is not shown yet)."""
-    elapsed = room.elapsed_ms(now)
-    waiting = room.phase_at(now) in (RacePhase.LOBBY, RacePhase.COUNTDOWN)
-    out = []
-    for racer in racers:
-        if waiting:
-            out.append(Mini(racer.name, "ready", room.width, room.height, (0,) * (room.width * room.height), "waiting"))
-            continue
-        look = "done" if racer.finished else "dnf" if racer.dnf else "racing"
-        out.append(Mini(title_text(room, racer), figures_text(racer, elapsed), room.width, room.height,
-                        boards.state(room, racer), look))
-    return out
-
-
-class OnTick:
-    """Draws with the screen's clock tick (every :data:`TICK_SECONDS`), and only when something changed: so the
-    opponents are drawn at most :data:`MINIS_PER_SECOND` times a second, however many snapshots come, and in the
-    same frame as the clock line (one screen update, not two: fewer frames for a key to wait behind)."""
-
-    def __init__(self, draw: Callable[[], None]) -> None:
-        self.draw = draw
-        self.due = True  # something changed since the last drawing
-        self.drawn_at = 0.0  # time.monotonic() of the last drawing
-
-    def mark(self) -> None:
-        self.due = True
-
-    def tick(self, every: float | None = None) -> None:
-        """Draw if something changed (or, given ``every``, if that long has passed: the racers' clocks)."""
-        if self.due or (every is not None and time.monotonic() - self.drawn_at >= every):
-            self.due = False
-            self.drawn_at = time.monotonic()
-            self.draw()
-
-
-class PanelLines:
-    """A screen's one-line Statics, updated only when their text changes (a snapshot or a clock tick that changes
-    nothing repaints nothing), never asking for a layout (their heights are fixed)."""
-
-    def __init__(self, screen: Screen) -> None:
-        self.screen = screen
-        self.shown: dict[str, str] = {}
-
-    def set(self, selector: str, text: str) -> None:
-        if self.shown.get(selector) != text:
-            self.shown[selector] = text
-            self.screen.query_one(selector, Static).update(text, layout=False)
 
 
 class LeaveRaceScreen(ModalScreen[bool]):
@@ -538,8 +425,6 @@ class RaceScreen(DirtyOnlyRendering):
         self.link.ask_rematch()
 
     def action_replay(self) -> None:
-        from tui.screens.race_replay import RaceReplayScreen
-
         if self.phase is not RacePhase.DONE or self.room.scramble is None:
             self.app.bell()
             return
@@ -585,197 +470,3 @@ class RaceScreen(DirtyOnlyRendering):
         if action in ("arrow", "scheme"):
             return phase is RacePhase.RACING
         return True
-
-
-def ordinal(place: int) -> str:
-    return f"{place}{'th' if 10 <= place % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th')}"
-
-
-class RaceWatchScreen(DirtyOnlyRendering):
-    """The races on now: size, room, phase, racers; enter watches the chosen one (every racer's board)."""
-
-    BINDINGS = [
-        Binding("enter", "watch", "watch", id="race_watch.watch", tooltip="Watch the chosen race", priority=True),
-        Binding("escape", "back", "back", id="race_watch.back", tooltip="Back"),
-    ]
-
-    def __init__(self, *, ascii_only: bool = False) -> None:
-        super().__init__(classes="race-watch")
-        self.ascii_only = ascii_only
-        self.rooms: list[Room] = []
-        self.timer: Timer | None = None
-
-    def compose(self) -> ComposeResult:
-        yield TitleBar()
-        with Vertical(id="race-watch-body"):
-            yield Static("[b]Races on now[/b]", id="race-watch-title")
-            yield DataTable(id="race-watch-table", cursor_type="row", zebra_stripes=True)
-            yield Static("[dim]enter watch · esc back[/dim]", id="race-watch-hint")
-        yield KeyBar()
-
-    def on_mount(self) -> None:
-        self.title = "Koma"
-        self.sub_title = "races on now"
-        self.query_one(DataTable).add_columns("size", "room", "phase", "racers", "leader")
-        self.refresh_list()
-        self.timer = self.set_interval(LIST_SECONDS, self.refresh_list)
-
-    def on_screen_suspend(self) -> None:
-        if self.timer is not None:
-            self.timer.pause()
-
-    def on_screen_resume(self) -> None:
-        self.refresh_list()
-        if self.timer is not None:
-            self.timer.resume()
-
-    def refresh_list(self) -> None:
-        koma_app(self).read(self, lambda store: store.live_races(), self._show_list)
-
-    def _show_list(self, answer: Answer) -> None:
-        title = self.query_one("#race-watch-title", Static)
-        if not answer.known:
-            title.update("[b]Races on now[/b] · they cannot be read now (the database is away)")
-            return
-        chosen = self.chosen()
-        self.rooms = list(answer.value)
-        table = self.query_one(DataTable)
-        table.clear()
-        for room in self.rooms:
-            places = room.places()
-            leader = places[0].name if places and places[0].finished else "-"
-            table.add_row(room.size_label, room.code or "quick", room.phase_at(time.time()).value,
-                          ", ".join(r.name for r in room.racers)[:30], leader, key=room.room)
-        if chosen is not None:
-            index = next((k for k, r in enumerate(self.rooms) if r.room == chosen.room), None)
-            if index is not None:
-                table.move_cursor(row=index, animate=False)
-        count = len(self.rooms)
-        title.update(f"[b]Races on now[/b] · {count} race{'s' if count != 1 else ''}" if count
-                     else "[b]Races on now[/b] · none right now")
-
-    def chosen(self) -> Room | None:
-        table = self.query_one(DataTable)
-        if not table.row_count or not self.rooms:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return next((r for r in self.rooms if r.room == key), None)
-
-    def action_watch(self) -> None:
-        room = self.chosen()
-        if room is None:
-            self.app.bell()
-            return
-        self.app.push_screen(RaceSpectateScreen(room, ascii_only=self.ascii_only))
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-
-class RaceSpectateScreen(DirtyOnlyRendering):
-    """One race watched: every racer's board, the clock, the finish order, then the results.  It follows the
-    room with a race link of its own as a watcher (a player who is no racer: the link only reads), and draws the
-    boards at the racers' rate bound."""
-
-    BINDINGS = [
-        Binding("v", "replay", "replay", id="race_spectate.replay", tooltip="Replay the race once it is over"),
-        Binding("escape", "back", "back", id="race_spectate.back", tooltip="Stop watching"),
-    ]
-
-    def __init__(self, room: Room, *, ascii_only: bool = False, now: Callable[[], float] = time.time,
-                 link: Callable[..., RaceLink] = RaceLink):
-        super().__init__(classes="race-spectate")
-        self.room = room
-        self.ascii_only = ascii_only
-        self.now = now
-        self.make_link = link
-        self.link: RaceLink | None = None
-        self.watcher = f"watcher:{uuid.uuid4().hex}"  # never a racer's id: the link only reads
-        self.boards = RaceBoards()
-        self.ticker: Timer | None = None
-        self.lines = PanelLines(self)
-        self.minis = OnTick(self._draw_minis)
-        self.title_at = 0.0
-
-    def compose(self) -> ComposeResult:
-        yield TitleBar()
-        with Vertical(id="race-spectate-body"):
-            yield Static(id="race-spectate-title")
-            yield Static(id="race-spectate-order")
-            yield RaceMinis(ascii_only=self.ascii_only, id="race-spectate-minis")
-            yield Static(id="race-spectate-results")
-        yield KeyBar()
-
-    def on_mount(self) -> None:
-        self.title = "Koma"
-        self.sub_title = f"watching a race {self.room.size_label}"
-        self.query_one("#race-spectate-results").display = False
-        self.link = self.make_link(koma_app(self).race_connect, self.room, self.watcher,
-                                   lambda room: self.post_message(RoomChanged(room)),
-                                   lambda reason: self.post_message(RaceTrouble(reason)),
-                                   on_back=lambda: self.post_message(RaceTrouble("")))
-        self.link.start()
-        self.show_room(self.room)
-        self.ticker = self.set_interval(TICK_SECONDS, self._tick)
-
-    def on_unmount(self) -> None:
-        if self.link is not None:
-            self.link.stop()
-        if self.ticker is not None:
-            self.ticker.stop()
-
-    def on_room_changed(self, event: RoomChanged) -> None:
-        self.show_room(event.room)
-
-    def on_race_trouble(self, event: RaceTrouble) -> None:
-        if event.reason:
-            self.notify(event.reason, title="Watch", severity="warning", timeout=4)
-
-    def show_room(self, room: Room) -> None:
-        self.room = room
-        now = self.now()
-        phase = room.phase_at(now)
-        scramble_id = room.scramble_id if phase in (RacePhase.RACING, RacePhase.DONE) else None
-        clock = seconds_text(room.elapsed_ms(now)) if phase is RacePhase.RACING else ""
-        what = {RacePhase.LOBBY: "waiting for the start", RacePhase.COUNTDOWN: f"starting: {room.countdown_shown(now)}",
-                RacePhase.RACING: f"racing · {clock}", RacePhase.DONE: "over"}[phase]
-        self.lines.set(
-            "#race-spectate-title", f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}\n"
-            + (f"[dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""))
-        self.lines.set("#race-spectate-order", order_text(room))
-        self.minis.mark()
-        done = phase is RacePhase.DONE
-        results = self.query_one("#race-spectate-results", Static)
-        if done:
-            results.update(results_text(room, None))
-        if results.display != done:
-            results.display = done
-        self.refresh_bindings()
-
-    def _tick(self) -> None:
-        """The title's clock every half second; the boards with the tick when they changed, each second for their
-        clocks."""
-        if time.monotonic() - self.title_at >= WATCH_TICK_SECONDS:
-            self.title_at = time.monotonic()
-            self.show_room(self.room)
-        self.minis.tick(every=1.0 if self.room.phase_at(self.now()) is RacePhase.RACING else None)
-
-    def _draw_minis(self) -> None:
-        self.query_one("#race-spectate-minis", RaceMinis).show(
-            minis_of(self.room, list(self.room.racers), self.boards, self.now()), empty_text="No racer in this room now.")
-
-    def action_replay(self) -> None:
-        from tui.screens.race_replay import RaceReplayScreen
-
-        if self.room.phase_at(self.now()) is not RacePhase.DONE:
-            self.app.bell()
-            return
-        self.app.push_screen(RaceReplayScreen(self.room, ascii_only=self.ascii_only))
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "replay":
-            return self.room.phase_at(self.now()) is RacePhase.DONE
-        return True
-
-    def action_back(self) -> None:
-        self.app.pop_screen()

@@ -23,8 +23,9 @@ from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, RaceStats, Room, parse_code
 from tui.patches.rendering import DirtyOnlyRendering
-from tui.screens.race import RaceScreen, RaceWatchScreen
+from tui.screens.race import RaceScreen
 from tui.screens.race_replay import RaceReplayScreen
+from tui.screens.race_watch import RaceWatchScreen
 from tui.screens.speed import DEFAULT_SIZE, SIZES
 from tui.storage.service import Answer
 from tui.storage.store import Store

@@ -18,7 +18,7 @@ from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.race import Racer, Room
 from tui.patches.rendering import DirtyOnlyRendering
-from tui.screens.race import RaceBoards, minis_of, order_text
+from tui.screens.race_views import RaceBoards, minis_of, order_text
 from tui.screens.speed_replay import SPEEDS, START_PAUSE_SECONDS, speed_text
 from tui.widgets.keybar import KeyBar
 from tui.widgets.race_minis import RaceMinis

@@ -20,6 +20,7 @@ from tui.screens.race import LeaveRaceScreen, RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
 from tui.screens.race_replay import RaceReplayScreen
 from tui.screens.race_watch import RaceSpectateScreen, RaceWatchScreen
+from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
 from tui.widgets.race_minis import RaceMinis
 from tui.widgets.speed_board import SpeedBoard
@@ -347,3 +348,13 @@ async def test_watching_and_replaying_a_race(tmp_path):
         await pilot.press("v")
         await wait_for(pilot, lambda: isinstance(app.screen, RaceReplayScreen), what="the replay from the lobby")
         assert app.screen.room.room == room.room
+
+
+async def test_watch_lists_the_races_too(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, WatchScreen), what="Watch")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, RaceWatchScreen), what="the races on now")
+        await wait_for(pilot, lambda: "none right now" in text(app.screen, "#race-watch-title"), what="the list read")

@@ -46,6 +46,7 @@ from tui.patches.stylesheet import SharedStylesheet
 from tui.play.variants import play_screen_for
 from tui.screens.home import HomeScreen
 from tui.storage.service import Answer, News, Storage
+from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
 from tui.storage.stores import connect_store, for_player
 from tui.themes import KOMA_THEMES, other_theme
@@ -114,6 +115,16 @@ def screen_kind(screen: Screen) -> str:
 PREWARM_PUZZLES = (("15", None), ("8", None), ("goat", None), ("ura", "3x3"))
 
 
+def own_connection(store: Store) -> Callable[[], Store]:
+    """How a race link opens its own connection to the database of a ``store`` given to the app (tests): a new
+    store on the same SQLite file; the store itself where there is no file to open again (in memory)."""
+    backend = store.backend
+    if isinstance(backend, SqliteBackend) and not backend.in_memory:
+        path, player, name = backend.path, store.player, store.player_name
+        return lambda: Store(path, player, name)
+    return lambda: store
+
+
 class KomaApp(App):
     """Koma: play, understand and optimally solve sliding and flip puzzles."""
 
@@ -152,10 +163,12 @@ class KomaApp(App):
         if store is not None:  # a store given (tests, the warm process's rehearsal): its player, no outbox on disk
             self.player, self.player_name = store.player, store.player_name
             self.storage = Storage(lambda: store, self.player, self._storage_news, durable=False, one_connection=True)
+            self.race_connect = own_connection(store)
         else:
             self.player, self.player_name = player_identity()
             self.storage = Storage(lambda: connect_store(database, self.player, self.player_name), self.player,
                                    self._storage_news)
+            self.race_connect = self.storage.connect  # a new connection each time
         self.storage.write(Seen())  # the player came: their name is what leaderboards and the watch list show
         self.clock = clock
         self.animate_spinner = animate_spinner
@@ -413,6 +426,12 @@ class KomaApp(App):
         from tui.screens.speed import DEFAULT_SIZE, SpeedScreen
 
         self.push_screen(SpeedScreen(size or DEFAULT_SIZE, ascii_only=self.ascii_only, daily=daily))
+
+    def action_race(self) -> None:
+        """Races: the lobby (a quick race of a size, a private room, a code to join, a race to come back to)."""
+        from tui.screens.race_lobby import RaceLobbyScreen
+
+        self.push_screen(RaceLobbyScreen(ascii_only=self.ascii_only))
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen, help_text

@@ -38,6 +38,7 @@ class KomaAppView(Protocol):
     """The Koma app as its screens see it: shared state, and how to open one screen from another."""
 
     storage: Storage
+    race_connect: Callable[[], Store]  # a race link's own connection to the store (tui.storage.race_link)
     player: str
     player_name: str
     stop_flags: StopFlags
@@ -80,6 +81,8 @@ class KomaAppView(Protocol):
     def action_algorithm_lab(self) -> None: ...
 
     def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None: ...
+
+    def action_race(self) -> None: ...
 
 
 def koma_app(node: MessagePump) -> KomaAppView:

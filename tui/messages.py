@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # payload types only: importing this module loads no solver
     from solver.puzzle import LongestResult, Solution, State
     from solver.sliding.loop import LoopRun
     from solver.tools.lab import LabResult
+    from tui.game.race import Room
 
 
 # --- every job -----------------------------------------------------------------------------------
@@ -189,3 +190,22 @@ class WarmedUp(Message):
 
     problem: str = ""
     seconds: float = 0.0
+
+
+# --- races -------------------------------------------------------------------------------------------
+@dataclass
+class RoomChanged(Message):
+    """A new snapshot of the race's room, from the race link's thread (``tui.storage.race_link``).  A newer
+    snapshot replaces one still waiting in the queue: only the latest matters."""
+
+    room: Room
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RoomChanged)
+
+
+@dataclass
+class RaceTrouble(Message):
+    """The race link cannot reach the database (it goes on trying): one line for the player."""
+
+    reason: str

@@ -35,8 +35,17 @@ RULES = {
               "Events (x): single; BLD (the numbers vanish with the first move); marathon (x5, x10, x42, x100 or "
               "any length from 2 to 1000 typed: that many in a row, one clock); relay (every size from 3x3 to 5x5, "
               "7x7 or 10x10 in a row, one clock). Each length and each range keeps its own records."),
+    "race": ("Races (one scramble, every racer at the same moment)",
+             "A room is a quick race (anyone racing that size joins it; it starts 10 s after its second racer, or at "
+             "once with 8) or a private room (friends type its 5-letter code; its host starts it with s). A 3-2-1 "
+             "countdown, then every racer gets the same random-state scramble at the same moment: each clock starts "
+             "at the reveal, not at the first move. Keys and clicks as in Speed. Places go by finish time; a racer "
+             "who leaves during the race (esc, after a confirm) is DNF, and one whose game is gone for 30 s too; "
+             "open Race again within that window and you are back in, your moves kept, your clock still running. "
+             "After 10 minutes a race is over (DNF for the rest). Then r asks for a rematch and v replays every "
+             "racer's moves in their real timing. The opponents' boards are redrawn at most 10 times a second."),
 }
-ORDER = ("8", "goat", "ura")  # the rules shown on every help page ("speed" only on the Speed screen's)
+ORDER = ("8", "goat", "ura")  # the rules shown on every help page ("speed" and "race" only on their screens')
 
 
 def keys_text(screen: Screen) -> str:

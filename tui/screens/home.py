@@ -181,6 +181,7 @@ LABS = (
     Lab("v", "Your stats", "your finished games per puzzle, their trend, and a replay of each", "stats"),
     Lab("w", "Watch", "the games being played right now, followed live", "watch"),
     Lab("s", "Speed", "timed solves from 3x3 to 10x10 by the speedsolvers' rules: TPS, ao5, ao12", "speed"),
+    Lab("x", "Race", "the same scramble at the same moment against up to 7 others, live", "race"),
 )
 
 
@@ -228,6 +229,8 @@ class HomeScreen(DirtyOnlyRendering):
                 tooltip="Watch: the games being played right now, live"),
         Binding("s", "speed", "Speed", id="home.speed", show=False,
                 tooltip="Speed: timed solves by the speedsolvers' rules (clock on the first move, TPS, ao5, ao12)"),
+        Binding("x", "race", "Race", id="home.race", show=False,
+                tooltip="Race: one scramble revealed to every racer at once; quick races and private rooms"),
     ]
 
     def __init__(self, ascii_only: bool = False):
@@ -316,6 +319,9 @@ class HomeScreen(DirtyOnlyRendering):
 
     def action_speed(self) -> None:
         koma_app(self).action_speed()
+
+    def action_race(self) -> None:
+        koma_app(self).action_race()
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)

@@ -26,6 +26,7 @@ from tui.game.daily import puzzle_for_id
 from tui.game.formatting import clock_text, plural
 from tui.game.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveGame
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.race_watch import RaceWatchScreen
 from tui.storage.service import Answer
 from tui.storage.store import Store
 from tui.widgets.board import Board
@@ -47,6 +48,7 @@ class WatchScreen(DirtyOnlyRendering):
 
     BINDINGS = [
         Binding("enter", "watch", "watch", id="watch.watch", tooltip="Watch the chosen game live", priority=True),
+        Binding("x", "races", "races", id="watch.races", tooltip="The races on now, to watch one (every racer's board)"),
         Binding("escape", "back", "back", id="watch.back", tooltip="Back"),
     ]
 
@@ -60,7 +62,8 @@ class WatchScreen(DirtyOnlyRendering):
         with Vertical(id="watch-body"):
             yield Static(id="watch-title")
             yield DataTable(id="watch-table", cursor_type="row", zebra_stripes=True)
-            yield Static("[dim]enter watch live · esc back · your profile (v) says whether others may watch you[/dim]",
+            yield Static("[dim]enter watch live · x the races on now · esc back · your profile (v) says whether others "
+                         "may watch you[/dim]",
                          id="watch-hint")
         yield KeyBar()
 
@@ -119,6 +122,9 @@ class WatchScreen(DirtyOnlyRendering):
             self.notify(str(problem), title="Watch", severity="warning")
             return
         self.app.push_screen(SpectateScreen(puzzle, game, ascii_only=koma_app(self).ascii_only))
+
+    def action_races(self) -> None:
+        self.app.push_screen(RaceWatchScreen(ascii_only=koma_app(self).ascii_only))
 
     def action_back(self) -> None:
         self.app.pop_screen()

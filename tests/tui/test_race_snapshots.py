@@ -1,0 +1,138 @@
+"""Snapshots of the race lobby and the race screen at 40x20, 60x24 and 80x24: a 4x4 race of five, 12.3 s after
+the reveal on a frozen wall clock (one finished, one DNF, two racing), seeded and drawn without a store or a link.
+
+Regenerate after a deliberate change with ``pytest tests/tui/test_race_snapshots.py --snapshot-update``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from rich.cells import cell_len
+from test_small_screens import clipped_keys
+from tui_helpers import make_app, settled
+
+from tui.game.race import RacePhase, Racer, Room
+from tui.game.speed import speed_puzzle
+from tui.screens.race import RaceScreen
+from tui.screens.race_lobby import RaceLobbyScreen
+from tui.storage.store import Store
+from tui.widgets.race_minis import RaceMinis
+from tui.widgets.speed_board import SpeedBoard
+
+SIZES = [(40, 20), (60, 24), (80, 24)]
+NOW = 1_800_000_000.0  # the frozen wall clock
+REVEAL = NOW - 12.3
+
+
+class StillLink:
+    """A race link that never hears from the store: the screen shows the room it was given."""
+
+    def __init__(self, connect, room, player, on_room, on_trouble, **options):
+        pass
+
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+    def send(self, moves, times, finished_ms=None, dnf=False) -> None: ...
+    def ask_start(self) -> None: ...
+    def ask_rematch(self) -> None: ...
+    def leave(self) -> None: ...
+
+
+def walk(puzzle, state, rng: random.Random, count: int) -> str:
+    """``count`` random legal moves from ``state``, never undoing the last."""
+    moves = ""
+    while len(moves) < count:
+        direction = rng.choice("UDLR")
+        if moves and direction == UNDO[moves[-1]]:
+            continue
+        try:
+            state = puzzle.apply(state, direction)
+        except Exception:
+            continue
+        moves += direction
+    return moves
+
+
+UNDO = {"U": "D", "D": "U", "L": "R", "R": "L"}
+
+
+def race_room() -> Room:
+    """The scramble is 40 moves from the goal, so bob's finish undoes them (a board solved by its moves)."""
+    rng = random.Random(35)
+    puzzle = speed_puzzle(4, 4)
+    walked = walk(puzzle, puzzle.goal, rng, 40)
+    scramble = puzzle.replay(puzzle.goal, walked)[-1]
+
+    def racer(name: str, moves: str, **kwargs) -> Racer:
+        times = tuple(sorted(rng.randrange(300, 9000) for _ in moves))
+        return Racer(f"user:{name}", name, NOW - 60, NOW, moves, times, **kwargs)
+
+    solution = "".join(UNDO[move] for move in reversed(walked))
+    bob = racer("bob", solution)
+    bob = Racer(bob.player, bob.name, bob.joined, bob.seen, bob.moves, bob.times_ms, finished_ms=bob.times_ms[-1])
+    racers = (racer("ann", walk(puzzle, scramble, rng, 23)), bob, racer("cyd", walk(puzzle, scramble, rng, 41)),
+              racer("dee", walk(puzzle, scramble, rng, 12), dnf=True), racer("eve", walk(puzzle, scramble, rng, 30)))
+    return Room("0" * 32, None, 4, 4, "user:ann", 0, RacePhase.RACING, REVEAL, scramble, racers, version=9)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_race_screen(snap_compare, tmp_path, size):
+    async def open_race(pilot):
+        await pilot.app.push_screen(RaceScreen(race_room(), now=lambda: NOW, link=StillLink))
+        await pilot.pause(0.5)
+
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    assert snap_compare(make_app(tmp_path, store=store), terminal_size=size, run_before=open_race)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_race_lobby(snap_compare, tmp_path, size):
+    async def open_lobby(pilot):
+        await pilot.app.push_screen(RaceLobbyScreen())
+        await settled(pilot)
+        await pilot.pause(0.3)
+
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    assert snap_compare(make_app(tmp_path, store=store), terminal_size=size, run_before=open_lobby)
+
+
+def crowded_room(width: int, height: int) -> Room:
+    """A race of eight on a ``width`` x ``height`` board, 12.3 s after the reveal: each racer a few moves in."""
+    rng = random.Random(8)
+    puzzle = speed_puzzle(width, height)
+    scramble = puzzle.replay(puzzle.goal, walk(puzzle, puzzle.goal, rng, 60))[-1]
+    names = ("ann", "bob", "cyd", "dee", "eve", "fay", "gus", "hal")
+    racers = []
+    for name in names:
+        moves = walk(puzzle, scramble, rng, rng.randrange(5, 30))
+        racers.append(Racer(f"user:{name}", name, NOW - 60, NOW, moves, tuple(sorted(rng.randrange(300, 12000)
+                                                                                       for _ in moves))))
+    return Room("1" * 32, None, width, height, "user:ann", 0, RacePhase.RACING, REVEAL, scramble, tuple(racers))
+
+
+@pytest.mark.parametrize("size", [(40, 20), (44, 20), (60, 24), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("board", [(3, 3), (4, 4), (10, 10)], ids=lambda b: f"{b[0]}x{b[1]}")
+async def test_nothing_is_cut_off_with_seven_opponents(tmp_path, size, board):
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    app = make_app(tmp_path, store=store)
+    async with app.run_test(size=size) as pilot:
+        screen = RaceScreen(crowded_room(*board), now=lambda: NOW, link=StillLink)
+        await app.push_screen(screen)
+        await pilot.pause(0.3)
+        own = screen.query_one("#race-board", SpeedBoard)
+        columns, rows = board
+        tile_w, tile_h = own.tile_size()
+        assert own.size.width >= tile_w * columns and own.size.height >= tile_h * rows  # every tile has its room
+        assert screen.region.contains_region(own.region)
+        minis = screen.query_one(RaceMinis)
+        assert screen.region.contains_region(minis.region) and minis.size.height >= 2
+        drawn = minis.text_lines()
+        assert len(drawn) <= minis.size.height
+        assert all(cell_len(line.rstrip()) <= minis.size.width for line in drawn)
+        shown = " ".join(drawn)
+        # every opponent is drawn, or the last line says how many more there are
+        named = sum(1 for name in ("bob", "cyd", "dee", "eve", "fay", "gus", "hal") if name in shown)
+        assert named == 7 or f"and {7 - named} more" in shown
+        assert clipped_keys(app) == []

@@ -1,0 +1,472 @@
+"""The race screen: the racer's own board full size, the countdown, every opponent's board in miniature, the
+finish order, the results and a rematch.  (Watching a race: :mod:`tui.screens.race_watch`; what the screens show
+of a room: :mod:`tui.screens.race_views`.)
+
+The room lives in the store; a :class:`~tui.storage.race_link.RaceLink` on its own thread reads it (and writes
+this racer's moves, heartbeat and start), and hands every new snapshot to the screen with ``post_message``
+(:class:`~tui.messages.RoomChanged`, a newer one replacing one not yet handled).  The screen draws:
+
+- the own board (:class:`~tui.widgets.speed_board.SpeedBoard`, keys and clicks as in speed mode) at once on
+  every move; its clock runs from the reveal (:class:`~tui.game.speed.SpeedSolve` started at ``reveal_at``, on
+  the wall clock every racer shares);
+- the opponents (:class:`~tui.widgets.race_minis.RaceMinis`, one widget) at most :data:`MINIS_PER_SECOND` times
+  a second, however many snapshots come: a snapshot marks them changed, and the clock's tick (every
+  :data:`TICK_SECONDS`) draws them with the clock line, in one screen update.  The minis and the panel's lines
+  never ask for a layout (fixed sizes, ``layout=False``), so an opponent's move never reflows or repaints the
+  own board.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.css.scalar import Scalar
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Digits
+
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.averages import seconds_text
+from tui.game.race import RacePhase, Racer, Room
+from tui.game.speed import LineMove, Play, SpeedSolve
+from tui.messages import RaceTrouble, RoomChanged
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.race_replay import RaceReplayScreen
+from tui.screens.race_views import TICK_SECONDS, OnTick, PanelLines, RaceBoards, minis_of, order_text, ordinal, results_text
+from tui.screens.speed import OPPOSITE, figures_line
+from tui.storage.race_link import RaceLink
+from tui.widgets.keybar import KeyBar
+from tui.widgets.race_minis import RaceMinis
+from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.status import shown_id
+from tui.widgets.titlebar import TitleBar
+
+MOVE = Binding.Group("move", compact=True)
+SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
+SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
+
+RACE_BINDINGS: list[BindingType] = [
+    Binding("up,k", "arrow('U')", "", id="race.up", group=MOVE),
+    Binding("down,j", "arrow('D')", "", id="race.down", group=MOVE),
+    Binding("left,h", "arrow('L')", "", id="race.left", group=MOVE),
+    Binding("right,l", "arrow('R')", "move", id="race.right", group=MOVE),
+    Binding("s", "start", "start", id="race.start", tooltip="Start the race (a private room's host)"),
+    Binding("r", "rematch", "rematch", id="race.rematch", tooltip="Race again: the room's next round"),
+    Binding("v", "replay", "replay", id="race.replay", tooltip="Replay the race: every racer's moves in real time"),
+    Binding("i", "scheme", "keys", id="race.scheme", show=False, tooltip="Arrows move a tile, or the blank"),
+    Binding("y", "copy_id", "copy ID", id="race.copy_id", show=False, tooltip="Copy the scramble's game ID"),
+    # id .back: the browser's touch bar's back button runs it
+    Binding("escape", "leave", "leave", id="race.back", tooltip="Leave the room (during the race: a DNF)"),
+]
+
+
+class LeaveRaceScreen(ModalScreen[bool]):
+    """Leave a race under way (a DNF)?  y or enter: leave; n or esc: race on."""
+
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "leave (DNF)", id="race_leave.yes"),
+        Binding("n,escape", "answer(False)", "race on", id="race_leave.cancel"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog-screen")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="race-leave-dialog", classes="dialog") as dialog:
+            dialog.border_title = "Leave the race?"
+            yield Static("The race goes on without you: you are [b]DNF[/b].\n[b]y[/b] leave · [b]n[/b] race on")
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
+
+
+class RaceScreen(DirtyOnlyRendering):
+    """One race (see the module's docstring), from the room's lobby to its results and rematches."""
+
+    BINDINGS = RACE_BINDINGS
+    help_key = "race"
+
+    def __init__(self, room: Room, *, ascii_only: bool = False, now: Callable[[], float] = time.time,
+                 link: Callable[..., RaceLink] = RaceLink):
+        """``room``: as the lobby (or a rejoin) read it; ``now``: the wall clock the racers share (epoch
+        seconds); ``link``: how the screen makes its race link (tests may give one of their own)."""
+        super().__init__(classes="race")
+        self.room = room
+        self.ascii_only = ascii_only
+        self.now = now
+        self.make_link = link
+        self.link: RaceLink | None = None
+        self.boards = RaceBoards()
+        self.solve: SpeedSolve | None = None  # the own board once revealed
+        self.sent = 0  # own moves handed to the link
+        self.scheme = "tile"
+        self.revealed_round: int | None = None
+        self.revealed_at: float | None = None
+        self.reveal_timer: Timer | None = None
+        self.ticker: Timer | None = None
+        self.minis = OnTick(self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
+        self.trouble = ""
+        self.left = False
+        self.lines = PanelLines(self)
+
+    # --- who and what -------------------------------------------------------------------------------------
+    @property
+    def player(self) -> str:
+        return koma_app(self).player
+
+    @property
+    def me(self) -> Racer | None:
+        return self.room.racer(self.player)
+
+    @property
+    def phase(self) -> RacePhase:
+        return self.room.phase_at(self.now())
+
+    def opponents(self) -> list[Racer]:
+        return [r for r in self.room.racers if r.player != self.player]
+
+    # --- layout ----------------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="race-body"):
+            yield SpeedBoard(self.room.width, self.room.height, self.room.puzzle.goal, ascii_only=self.ascii_only,
+                             id="race-board")
+            with Vertical(id="race-side"):
+                yield Static(id="race-title")
+                yield Static(id="race-clock")
+                yield Digits("", id="race-countdown")
+                yield Static(id="race-code")
+                yield Static(id="race-message")
+                yield Static(id="race-order")
+                yield RaceMinis(ascii_only=self.ascii_only, id="race-minis")
+                yield Static(id="race-results")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = f"Race {self.room.size_label}"
+        self.query_one("#race-board", SpeedBoard).hide_numbers(True)
+        self.query_one("#race-results").display = False
+        self.query_one("#race-countdown").display = False
+        self.query_one("#race-code").display = False
+        self.link = self.make_link(koma_app(self).race_connect, self.room, self.player,
+                                   lambda room: self.post_message(RoomChanged(room)),
+                                   lambda reason: self.post_message(RaceTrouble(reason)),
+                                   on_back=lambda: self.post_message(RaceTrouble("")))
+        self.link.start()
+        self.ticker = self.set_interval(TICK_SECONDS, self._tick)
+        self.show_room(self.room)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_board)
+
+    def _fit_board(self) -> None:
+        """On a narrow screen the board goes above the panel, as tall as its compact tiles need (a gap line
+        between rows where the screen is tall enough), so the opponents have the rest; else it fills its side,
+        and the panel beside it leaves it the width of its smallest tiles at least (a 10x10 at 60 columns)."""
+        board = self.query_one("#race-board", SpeedBoard)
+        narrow = self.has_class("-narrow")
+        rows = self.room.height
+        height = (rows * 2 if rows * 2 <= self.size.height * 0.4 else rows) if narrow else None
+        if board.styles.height != (None if height is None else Scalar.parse(str(height))):
+            board.styles.height = height if height is not None else "1fr"
+        side = self.query_one("#race-side")
+        least_board = self.room.width * SMALLEST_TILE_WIDTH
+        width = None if narrow else min(max(SIDE_LEAST, round(self.size.width * 0.55)), SIDE_MOST,
+                                        self.size.width - least_board)
+        if side.styles.width != (None if width is None else Scalar.parse(str(width))):
+            side.styles.width = width
+        self._show_clock()
+        if self.query_one("#race-results").display:
+            self._show_results(True)
+
+    def on_unmount(self) -> None:
+        if self.link is not None:
+            self.link.stop()
+        for timer in (self.ticker, self.reveal_timer):
+            if timer is not None:
+                timer.stop()
+
+    # --- the room's news --------------------------------------------------------------------------------------
+    def on_room_changed(self, event: RoomChanged) -> None:
+        self.trouble = ""
+        self.show_room(event.room)
+
+    def on_race_trouble(self, event: RaceTrouble) -> None:
+        self.trouble = event.reason
+        self._show_message()
+
+    def show_room(self, room: Room) -> None:
+        """A new snapshot: a new round resets the own board; the countdown and the reveal are set on the wall
+        clock; the opponents' boards are drawn within the rate bound."""
+        new_round = room.round != self.room.round
+        self.room = room
+        if new_round:
+            self.solve, self.sent, self.revealed_round = None, 0, None
+            board = self.query_one("#race-board", SpeedBoard)
+            board.show(room.puzzle.goal)
+            board.hide_numbers(True)
+            self._show_results(False)
+        now = self.now()
+        if room.reveal_at is not None and self.revealed_round != room.round:
+            if now >= room.reveal_at:
+                self.reveal()
+            elif self.reveal_timer is None:
+                self.reveal_timer = self.set_timer(room.reveal_at - now, self._reveal_due)
+        self._show_title()
+        self._show_clock()
+        self._show_message()
+        self._show_code()
+        self.lines.set("#race-order", order_text(room))
+        self.minis.mark()
+        if self.phase is RacePhase.DONE:
+            self._show_results(True)
+        self.refresh_bindings()
+
+    def _reveal_due(self) -> None:
+        self.reveal_timer = None
+        if self.room.reveal_at is not None and self.now() >= self.room.reveal_at:
+            self.reveal()
+        elif self.room.reveal_at is not None:  # a timer fires a hair early: come back at the reveal
+            self.reveal_timer = self.set_timer(max(0.001, self.room.reveal_at - self.now()), self._reveal_due)
+
+    def reveal(self) -> None:
+        """The scramble shows and the own clock runs from ``reveal_at`` (a rejoin: with the moves made so far)."""
+        room = self.room
+        if room.scramble is None or room.reveal_at is None:
+            return
+        self.revealed_round = room.round
+        self.revealed_at = self.now()  # when this racer saw the scramble (the wall clock): never before reveal_at
+        solve = SpeedSolve(room.puzzle, room.scramble, self.now, started_at=room.reveal_at)
+        me = self.me
+        if me is not None and me.moves:  # back in a race: the board as the store has it
+            solve.moves, solve.times_ms = list(me.moves), list(me.times_ms)
+            solve.state = me.state(room.puzzle, room.scramble)
+            solve.solved = me.finished
+            solve.abandoned = me.dnf and not me.finished
+        self.solve, self.sent = solve, len(solve.moves)
+        board = self.query_one("#race-board", SpeedBoard)
+        board.show(solve.state)
+        board.hide_numbers(False)
+        self.query_one("#race-countdown").display = False
+        self._show_title()
+        self._show_clock()
+        self._show_message()
+        self.minis.mark()
+        self.refresh_bindings()
+        if not solve.over:
+            koma_app(self).announce("Go: the scramble is shown.")
+
+    # --- drawing ---------------------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        """The clock and the countdown; the reveal if its timer has not come yet; the minis' clock each second."""
+        room, now = self.room, self.now()
+        if room.reveal_at is not None and self.revealed_round != room.round and now >= room.reveal_at:
+            self.reveal()
+        phase = self.phase
+        countdown = self.query_one("#race-countdown", Digits)
+        shown = room.countdown_shown(now) if phase is RacePhase.COUNTDOWN else None
+        if shown is not None:
+            countdown.display = True
+            countdown.update(str(shown))
+        elif countdown.display:
+            countdown.display = False
+        if phase is RacePhase.RACING:
+            self._show_clock()
+        self.minis.tick(every=1.0 if phase is RacePhase.RACING else None)  # their clocks run while racing
+        self._show_message()
+
+    def _show_title(self) -> None:
+        room = self.room
+        kind = f"Room [b]{room.code}[/b]" if room.code else "Quick race"
+        round_text = f" round {room.round + 1}" if room.round else ""
+        scramble_id = room.scramble_id if self.revealed_round == room.round else None
+        shown = f" · [dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""
+        self.lines.set("#race-title", f"{kind}{round_text}{shown}")
+
+    def _show_clock(self) -> None:
+        room, now = self.room, self.now()
+        me = self.me
+        if self.solve is not None and me is not None:
+            elapsed = self.solve.elapsed_ms() if self.solve.over else room.elapsed_ms(now)
+            if me.dnf and not self.solve.solved:
+                elapsed = me.time_ms
+            stm, mtm = self.solve.stm, self.solve.mtm
+        else:
+            elapsed = room.elapsed_ms(now) if self.revealed_round == room.round else 0
+            stm = mtm = 0
+        clock = self.query_one("#race-clock", Static)
+        figures = figures_line(stm, mtm, stm * 1000 / elapsed if elapsed and stm else None)
+        line = Content.assemble("Time ", (seconds_text(elapsed), "bold"), "  ", figures)
+        if line.cell_length > (clock.content_region.width or line.cell_length):  # a narrow panel: without "Time"
+            line = Content.assemble((seconds_text(elapsed), "bold"), " ", figures.replace("  ", " "))
+        clock.update(line, layout=False)
+
+    def message_text(self) -> str:
+        """What the panel says of the race now (one or two lines)."""
+        room, now, me = self.room, self.now(), self.me
+        if self.trouble:  # the link's one line: the database away (it tries again), a rematch refused
+            return escape(self.trouble)
+        phase = room.phase_at(now)
+        racers = f"{len(room.racers)} racer{'s' if len(room.racers) != 1 else ''}"
+        if phase is RacePhase.LOBBY:
+            if room.latest_round > room.round:
+                return "A rematch is on: [b]r[/b] to race again."
+            if not room.quick:
+                who = ("[b]s[/b] to start" if room.may_start(self.player) else "the host starts it")
+                return f"Friends type this code to join.\n{racers}; {who}."
+            due = room.quick_start_at()
+            if due is None:
+                return ("Rematch: waiting for the others to press r…" if room.round
+                        else f"Waiting for another racer of {room.size_label}…")
+            return f"{racers}; the race starts in {max(0, round(due - now))} s."
+        if phase is RacePhase.COUNTDOWN:
+            return f"Get ready: {room.countdown_shown(now) or ''}"
+        if phase is RacePhase.RACING:
+            if me is None:
+                return "Watching."
+            if me.finished or (self.solve is not None and self.solve.solved):
+                place = room.place_of(self.player)
+                return f"[b]Solved[/b]{f': place {place}' if place else ''}. Waiting for the others…"
+            if me.dnf:
+                return "You are DNF. The others race on…"
+            return "Race!"
+        place = room.place_of(self.player)
+        if room.latest_round > room.round:
+            return "A rematch is on: [b]r[/b] to race again."
+        if me is None:
+            return "The race is over."
+        return (f"[b]You finished {ordinal(place)}[/b] of {len(room.racers)}." if place
+                else "[b]DNF[/b].") + "  [b]r[/b] rematch · [b]v[/b] replay"
+
+    def _show_code(self) -> None:
+        """A private room's code, big, while its racers gather (what friends type to join)."""
+        code = self.query_one("#race-code", Static)
+        shown = self.room.code is not None and self.phase is RacePhase.LOBBY
+        if shown:
+            code.update(f"[b]{' '.join(self.room.code or '')}[/b]")
+        if code.display != shown:
+            code.display = shown
+
+    def _show_message(self) -> None:
+        self.lines.set("#race-message", self.message_text())
+
+    def _draw_minis(self) -> None:
+        opponents = self.opponents()
+        self.query_one("#race-minis", RaceMinis).show(
+            minis_of(self.room, opponents, self.boards, self.now()),
+            empty_text="No opponent yet." if not opponents else "")
+
+    def _show_results(self, shown: bool) -> None:
+        results = self.query_one("#race-results", Static)
+        if shown:
+            width = self.query_one("#race-side").content_region.width  # the results may not be laid out yet
+            results.update(results_text(self.room, self.player, width or 41))
+        if results.display != shown:
+            results.display = shown
+            self.query_one("#race-minis").display = not shown
+            self.set_class(shown, "-done")  # a narrow screen gives the results the board's room
+
+    # --- own moves ------------------------------------------------------------------------------------------
+    def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
+        """One own move (a line move, or the click on ``cell``), while racing; the board at once, the move to
+        the link (which writes it with the others that come meanwhile)."""
+        solve = self.solve
+        if solve is None or self.phase is not RacePhase.RACING or self.me is None or self.me.out:
+            return Play.ILLEGAL
+        outcome = solve.press(cell) if cell is not None else solve.play(move) if move else Play.ILLEGAL
+        if outcome is Play.ILLEGAL:
+            return outcome
+        self.query_one("#race-board", SpeedBoard).show(solve.state)
+        self._send()
+        self._show_clock()
+        if outcome is Play.SOLVED:
+            self._show_message()
+            koma_app(self).announce(f"Solved in {seconds_text(solve.times_ms[-1])}.")
+        return outcome
+
+    def _send(self) -> None:
+        solve = self.solve
+        if solve is None or self.link is None:
+            return
+        moves, times = "".join(solve.moves[self.sent:]), solve.times_ms[self.sent:]
+        self.sent = len(solve.moves)
+        self.link.send(moves, times, finished_ms=solve.times_ms[-1] if solve.solved else None)
+
+    async def action_arrow(self, direction: str) -> None:
+        self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
+
+    def on_speed_board_cell_pressed(self, event: SpeedBoard.CellPressed) -> None:
+        event.stop()
+        self.play(cell=event.cell)
+
+    def action_scheme(self) -> None:
+        self.scheme = "blank" if self.scheme == "tile" else "tile"
+        self.notify(f"Arrows move the {self.scheme}.", timeout=2)
+
+    # --- the room's keys ---------------------------------------------------------------------------------------
+    def action_start(self) -> None:
+        if self.link is None or not self.room.may_start(self.player):
+            self.app.bell()
+            return
+        self.link.ask_start()
+
+    def action_rematch(self) -> None:
+        if self.link is None or (self.phase is not RacePhase.DONE and self.room.latest_round <= self.room.round):
+            self.app.bell()
+            return
+        self.link.ask_rematch()
+
+    def action_replay(self) -> None:
+        if self.phase is not RacePhase.DONE or self.room.scramble is None:
+            self.app.bell()
+            return
+        self.app.push_screen(RaceReplayScreen(self.room, ascii_only=self.ascii_only))
+
+    def action_copy_id(self) -> None:
+        scramble_id = self.room.scramble_id if self.revealed_round == self.room.round else None
+        if scramble_id is None:
+            self.app.bell()
+            return
+        self.app.copy_to_clipboard(scramble_id)
+        self.notify(f"Copied the game ID {shown_id(scramble_id)}", timeout=3)
+
+    def action_leave(self) -> None:
+        me = self.me
+        if self.phase in (RacePhase.COUNTDOWN, RacePhase.RACING) and me is not None and not me.out:
+            self.app.push_screen(LeaveRaceScreen(), self._leave_answered)
+            return
+        self._leave()
+
+    def _leave_answered(self, leave: bool | None) -> None:
+        if leave:
+            self._leave()
+
+    def _leave(self) -> None:
+        """Out of the room: a DNF if racing, gone from the lobby before the start; the lobby again."""
+        if self.link is not None and not self.left:
+            self.left = True
+            me = self.me
+            if me is not None and not me.out:
+                self.link.leave()
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        phase = self.phase
+        # keys that do nothing now are not shown (the key bar of a phone's 40 columns has no room to spare)
+        if action == "start":
+            return self.room.may_start(self.player)
+        if action == "rematch":
+            return phase is RacePhase.DONE or self.room.latest_round > self.room.round
+        if action == "replay":
+            return phase is RacePhase.DONE
+        if action in ("arrow", "scheme"):
+            return phase is RacePhase.RACING
+        return True

@@ -1,0 +1,272 @@
+"""The race lobby: pick a size, then join the quick race of that size, make a private room, or type a friend's
+room code; a race the player is still in (their connection dropped, or they stepped out) is offered first.
+
+The lobby only asks the store (through the app's storage service, off the UI thread) and opens the race screen
+with the room it answers; the race itself runs there (:mod:`tui.screens.race`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.markup import escape
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Input
+
+from solver.errors import KomaError
+from tui.app_view import koma_app
+from tui.ascii import Static
+from tui.game.averages import seconds_text
+from tui.game.race import RacePhase, RaceStats, Room, parse_code
+from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.race import RaceScreen
+from tui.screens.race_replay import RaceReplayScreen
+from tui.screens.race_watch import RaceWatchScreen
+from tui.screens.speed import DEFAULT_SIZE, SIZES
+from tui.storage.service import Answer
+from tui.storage.store import Store
+from tui.widgets.keybar import KeyBar
+from tui.widgets.titlebar import TitleBar
+
+AWAY = "the races cannot be reached now (the database is away); try again in a moment"
+
+
+def size_label(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
+def sizes_line(chosen: tuple[int, int]) -> str:
+    """Every race size, the chosen one marked."""
+    return " ".join(f"[reverse][b]{size_label(size)}[/b][/reverse]" if size == chosen else size_label(size)
+                    for size in SIZES)
+
+
+def refused(call: Callable[[], Room]) -> Room | KomaError:
+    """The room ``call`` joins, or the store's one-line refusal (a wrong code, a full room, a race under way),
+    which the lobby says as it is (the database being away stays an unknown answer)."""
+    try:
+        return call()
+    except KomaError as problem:
+        return problem
+
+
+def rejoin_line(room: Room) -> str:
+    kind = f"private room {room.code}" if room.code else "quick race"
+    return (f"[b]Your race is still on[/b]: {room.size_label} {kind}, {len(room.racers)} racers, "
+            f"{room.phase.value}.  [b]r[/b] back to it")
+
+
+class RaceLobbyScreen(DirtyOnlyRendering):
+    """Choose a size and a room; ``r`` goes back to a race the player is still in."""
+
+    BINDINGS = [
+        Binding("left,h,minus", "size(-1)", "", id="race_lobby.smaller", group=Binding.Group("size", compact=True)),
+        Binding("right,l,plus,equals_sign", "size(1)", "size", id="race_lobby.larger",
+                group=Binding.Group("size", compact=True)),
+        Binding("enter", "quick", "quick race", id="race_lobby.quick",
+                tooltip="Join the quick race of this size (whoever is waiting for it races you)"),
+        Binding("c", "private", "private room", id="race_lobby.private",
+                tooltip="Make a private room: friends join it by its code"),
+        Binding("j", "join", "join by code", id="race_lobby.join", tooltip="Join a friend's room by its code"),
+        Binding("r", "rejoin", "back to your race", id="race_lobby.rejoin",
+                tooltip="Back to the race you are still in (your clock ran on)"),
+        Binding("w", "watch", "watch", id="race_lobby.watch", tooltip="Watch the races on now"),
+        Binding("v", "replay", "replay", id="race_lobby.replay", tooltip="Replay your last race"),
+        Binding("escape", "back", "back", id="race_lobby.back", tooltip="Back home"),
+    ]
+
+    def __init__(self, *, ascii_only: bool = False, size: tuple[int, int] = DEFAULT_SIZE):
+        super().__init__(classes="race-lobby")
+        self.ascii_only = ascii_only
+        self.size_wh = size
+        self.mine: Room | None = None  # a race the player can go back to
+        self.stats = RaceStats()
+        self.last_room: str | None = None  # the room of the last race opened from here (v replays it)
+        self.busy = False  # a join is on its way to the store
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Vertical(id="lobby-body"):
+            yield Static("[b]Race[/b]: one scramble, revealed to every racer at the same moment (up to 8 racers)",
+                         id="lobby-title")
+            yield Static(id="lobby-rejoin")
+            yield Static(id="lobby-stats")
+            yield Static(id="lobby-sizes")
+            yield Static(id="lobby-actions")
+            with Horizontal(id="lobby-join"):
+                yield Static("Room code ", id="lobby-join-label")
+                yield Input(placeholder="5 letters", max_length=5, id="lobby-code", disabled=True)  # until j
+            yield Static(id="lobby-message")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.title = "Koma"
+        self.sub_title = "race"
+        self.query_one("#lobby-join").display = False
+        self.query_one("#lobby-rejoin").display = False
+        self._show_size()
+        self.look_for_my_race()
+
+    def on_screen_resume(self) -> None:
+        self.busy = False
+        self.look_for_my_race()
+        self.refresh_bindings()
+
+    # --- what it shows -----------------------------------------------------------------------------------
+    def _show_size(self) -> None:
+        label = size_label(self.size_wh)
+        self.query_one("#lobby-sizes", Static).update(f"Size  {sizes_line(self.size_wh)}")
+        self._show_stats()
+        self.query_one("#lobby-actions", Static).update(
+            f"[b]enter[/b]  the quick race of {label}\n"
+            f"[b]c[/b]      a private room of {label}\n"
+            "[b]j[/b]      join a room by its code\n"
+            "[b]w[/b]      watch the races on now")
+
+    def say(self, text: str) -> None:
+        """One line under the choices (a bad code, the store away, a join under way)."""
+        self.query_one("#lobby-message", Static).update(text)
+
+    def look_for_my_race(self) -> None:
+        """A race to go back to, and the player's race stats (both read off the UI thread)."""
+        player = koma_app(self).player
+        koma_app(self).read(self, lambda store: store.my_race(player), self._found_my_race)
+        koma_app(self).read(self, lambda store: store.race_stats(player), self._found_stats)
+
+    def _found_stats(self, answer: Answer) -> None:
+        if answer.known:
+            self.stats = answer.value
+            self._show_stats()
+
+    def _show_stats(self) -> None:
+        stats, label = self.stats, size_label(self.size_wh)
+        best = stats.best_ms.get(label)
+        line = (f"Your races: {stats.races} · wins {stats.wins}"
+                + (f" · best {label} {seconds_text(best)}" if best is not None else "")) if stats.races else ""
+        shown = self.query_one("#lobby-stats", Static)
+        shown.update(line)
+        shown.display = bool(line)
+
+    def _found_my_race(self, answer: Answer) -> None:
+        self.mine = answer.value if answer.known else None
+        rejoin = self.query_one("#lobby-rejoin", Static)
+        rejoin.display = self.mine is not None
+        if self.mine is not None:
+            rejoin.update(rejoin_line(self.mine))
+        self.refresh_bindings()
+
+    # --- keys --------------------------------------------------------------------------------------------
+    def action_size(self, delta: int) -> None:
+        index = SIZES.index(self.size_wh) if self.size_wh in SIZES else SIZES.index(DEFAULT_SIZE)
+        self.size_wh = SIZES[max(0, min(len(SIZES) - 1, index + delta))]
+        self._show_size()
+
+    def action_quick(self) -> None:
+        player, name = koma_app(self).player, koma_app(self).player_name
+        width, height = self.size_wh
+        self._join(lambda store: refused(lambda: store.quick_join(player, name, width, height)),
+                   f"Joining the quick race of {size_label(self.size_wh)}…")
+
+    def action_private(self) -> None:
+        player, name = koma_app(self).player, koma_app(self).player_name
+        width, height = self.size_wh
+        self._join(lambda store: refused(lambda: store.create_private(player, name, width, height)),
+                   f"Making a private room of {size_label(self.size_wh)}…")
+
+    def action_join(self) -> None:
+        self.query_one("#lobby-join").display = True
+        code = self.query_one("#lobby-code", Input)
+        code.value = ""
+        code.disabled = False
+        code.focus()
+        self.say("Type the room's code, then enter (esc: never mind).")
+
+    @on(Input.Submitted, "#lobby-code")
+    def code_typed(self, event: Input.Submitted) -> None:
+        try:
+            code = parse_code(event.value)
+        except KomaError as problem:
+            self.say(f"[b]{escape(str(problem))}[/b]")
+            return
+        player, name = koma_app(self).player, koma_app(self).player_name
+        self._join(lambda store: refused(lambda: store.join_code(player, name, code)), f"Joining room {code}…")
+
+    def _join(self, run: Callable[[Store], Room | KomaError], doing: str) -> None:
+        if self.busy:
+            self.app.bell()
+            return
+        self.busy = True
+        self.say(doing)
+
+        def joined(answer: Answer) -> None:
+            self.busy = False
+            if not answer.known:
+                self.say(AWAY)
+                return
+            room = answer.value
+            if isinstance(room, KomaError):
+                self.say(f"[b]{escape(str(room))}[/b]")
+                return
+            self._close_join()
+            self.say("")
+            self.open_race(room)
+
+        koma_app(self).read(self, run, joined)
+
+    def open_race(self, room: Room) -> None:
+        self.last_room = room.room
+        self.app.push_screen(RaceScreen(room, ascii_only=self.ascii_only))
+
+    def action_replay(self) -> None:
+        """The last race opened from here, replayed: its latest round that is over."""
+        room_id = self.last_room
+        if room_id is None:
+            self.app.bell()
+            return
+
+        def replay(answer: Answer) -> None:
+            if not answer.known:
+                self.say(AWAY)
+                return
+            over = [room for room in answer.value if room.phase_at(time.time()) is RacePhase.DONE and room.racers]
+            if not over:
+                self.say("That race has no round over to replay yet.")
+                return
+            self.app.push_screen(RaceReplayScreen(over[-1], ascii_only=self.ascii_only))
+
+        koma_app(self).read(self, lambda store: store.race_history(room_id), replay)
+
+    def action_rejoin(self) -> None:
+        if self.mine is None:
+            self.app.bell()
+            return
+        room, self.mine = self.mine, None
+        self.open_race(room)
+
+    def action_watch(self) -> None:
+        self.app.push_screen(RaceWatchScreen(ascii_only=self.ascii_only))
+
+    def _close_join(self) -> None:
+        self.query_one("#lobby-join").display = False
+        code = self.query_one("#lobby-code", Input)
+        code.value = ""
+        code.disabled = True
+
+    def action_back(self) -> None:
+        if self.query_one("#lobby-join").display:
+            self._close_join()
+            self.say("")
+            return
+        self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rejoin":
+            return self.mine is not None  # no race to go back to: the key is not shown
+        if action == "replay":
+            return self.last_room is not None
+        return True
+

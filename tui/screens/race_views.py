@@ -1,0 +1,133 @@
+"""What the race screens show of a room, without being screens: each racer's line, the finish order, the results,
+every racer's board (replayed once per move), the minis, and the two ways the screens keep their repaints few
+(drawing the minis with the clock's tick; panel lines updated only when their text changes)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.markup import escape
+from textual.screen import Screen
+
+from tui.ascii import Static
+from tui.game.averages import seconds_text
+from tui.game.race import RacePhase, Racer, Room
+from tui.widgets.race_minis import Mini
+
+TICK_SECONDS = 0.1  # the clock's and the countdown's redraw, and the opponents' when they changed
+MINIS_PER_SECOND = round(1 / TICK_SECONDS)  # the opponents' boards are redrawn at most this often, all in one repaint
+
+
+def figures_text(racer: Racer, elapsed_ms: int) -> str:
+    """A racer's moves, time and TPS for a mini (``84 12.3s 6.8``): the finish time once finished, the last
+    move's for a DNF, else the race's clock."""
+    shown_ms = racer.time_ms if racer.out else elapsed_ms
+    tps = racer.tps_at(shown_ms) if racer.stm else None
+    minutes, seconds = divmod(shown_ms / 1000, 60)
+    shown = f"{int(minutes)}:{seconds:04.1f}" if minutes else f"{seconds:.1f}s"
+    return f"{racer.stm} {shown} {'-' if tps is None else f'{tps:.1f}'}"
+
+
+def title_text(room: Room, racer: Racer) -> str:
+    place = room.place_of(racer.player)
+    if place is not None:
+        return f"{place}. {racer.name}"
+    return f"DNF {racer.name}" if racer.dnf else racer.name
+
+
+def order_text(room: Room) -> str:
+    """The finish order so far: ``1 ann 12.3 · 2 bob 15.0``."""
+    finished = [p for p in room.results() if p.place is not None]
+    return " · ".join(f"{p.place} {p.racer.name} {seconds_text(p.racer.time_ms)}" for p in finished)
+
+
+def results_text(room: Room, player: str | None, width: int = 41) -> str:
+    """The round's results: place, name, time, STM, MTM, TPS (the player's own line in bold), in ``width``
+    columns (the names are cut to fit, down to 3 letters)."""
+    counts = max(3, *(len(str(r.stm)) for r in room.racers)) if room.racers else 3
+    name_width = max(3, min(12, width - (3 + 1 + 1 + 8 + 1 + counts + 1 + counts + 1 + 5)))
+    lines = [f"[b]{'':3} {'racer':{name_width}} {'time':>8} {'STM':>{counts}} {'MTM':>{counts}} {'TPS':>5}[/b]"]
+    for placing in room.results():
+        racer = placing.racer
+        time_text = seconds_text(racer.finished_ms) if racer.finished_ms is not None else "DNF"
+        tps = racer.tps if racer.finished else None
+        name = escape(racer.name[:name_width].ljust(name_width))
+        line = (f"{(str(placing.place) + '.') if placing.place else '-':3} {name} {time_text:>8} "
+                f"{racer.stm:>{counts}} {racer.mtm:>{counts}} {'-' if tps is None else f'{tps:.2f}':>5}")
+        lines.append(f"[b]{line}[/b]" if racer.player == player else line)
+    return "\n".join(lines)
+
+
+class RaceBoards:
+    """Every racer's board, replayed once per move (a snapshot brings only the moves since the last)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}  # (player, round): moves played, board
+
+    def state(self, room: Room, racer: Racer) -> tuple[int, ...]:
+        if room.scramble is None:
+            return room.puzzle.goal
+        key = (racer.player, room.round)
+        played, state = self._known.get(key, (0, tuple(room.scramble)))
+        if played > len(racer.moves):
+            played, state = 0, tuple(room.scramble)
+        puzzle = room.puzzle
+        for move in racer.moves[played:]:
+            state = puzzle.apply(state, move)
+        self._known[key] = (len(racer.moves), state)
+        return state
+
+
+def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) -> list[Mini]:
+    """The racers' minis at ``now``: before the reveal an empty board each (the scramble is not shown yet)."""
+    elapsed = room.elapsed_ms(now)
+    waiting = room.phase_at(now) in (RacePhase.LOBBY, RacePhase.COUNTDOWN)
+    out = []
+    for racer in racers:
+        if waiting:
+            out.append(Mini(racer.name, "ready", room.width, room.height, (0,) * (room.width * room.height), "waiting"))
+            continue
+        look = "done" if racer.finished else "dnf" if racer.dnf else "racing"
+        out.append(Mini(title_text(room, racer), figures_text(racer, elapsed), room.width, room.height,
+                        boards.state(room, racer), look))
+    return out
+
+
+class OnTick:
+    """Draws with the screen's clock tick (every :data:`TICK_SECONDS`), and only when something changed: so the
+    opponents are drawn at most :data:`MINIS_PER_SECOND` times a second, however many snapshots come, and in the
+    same frame as the clock line (one screen update, not two: fewer frames for a key to wait behind)."""
+
+    def __init__(self, draw: Callable[[], None]) -> None:
+        self.draw = draw
+        self.due = True  # something changed since the last drawing
+        self.drawn_at = 0.0  # time.monotonic() of the last drawing
+
+    def mark(self) -> None:
+        self.due = True
+
+    def tick(self, every: float | None = None) -> None:
+        """Draw if something changed (or, given ``every``, if that long has passed: the racers' clocks)."""
+        if self.due or (every is not None and time.monotonic() - self.drawn_at >= every):
+            self.due = False
+            self.drawn_at = time.monotonic()
+            self.draw()
+
+
+class PanelLines:
+    """A screen's one-line Statics, updated only when their text changes (a snapshot or a clock tick that changes
+    nothing repaints nothing), never asking for a layout (their heights are fixed)."""
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        self.shown: dict[str, str] = {}
+
+    def set(self, selector: str, text: str) -> None:
+        if self.shown.get(selector) != text:
+            self.shown[selector] = text
+            self.screen.query_one(selector, Static).update(text, layout=False)
+
+
+def ordinal(place: int) -> str:
+    return f"{place}{'th' if 10 <= place % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th')}"

@@ -60,7 +60,7 @@ class BenchServer:
         """``checkout``: the directory of another checkout whose code to serve (``koma bench --against``);
         ``data_dir``: the data dir to serve from (default: one in a temporary folder, removed with it)."""
         self.folder = tempfile.TemporaryDirectory(prefix="koma-bench-serve-")
-        data = data_dir or Path(self.folder.name) / "data"
+        self.data = data = data_dir or Path(self.folder.name) / "data"
         self.log = Path(self.folder.name) / "serve.log"
         env = dict(os.environ, KOMA_DATA_DIR=str(data), TEXTUAL_ANIMATIONS="none")
         env.pop("KOMA_PLAYER", None)
@@ -311,6 +311,67 @@ async def speed_game(server: BenchServer, moves: int = 90, tps: float = 15.0, la
     return figures
 
 
+async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, moves: int = 90) -> dict[str, Any]:
+    """A race against ``opponents`` racers typing ``tps`` tiles a second, beside a solo speed solve in the same run.
+
+    First the solo baseline (:func:`speed_game` at ``tps``); then the SSH player opens Race (``x``), makes a private
+    room (``c``), and the opponents join it by its code (each a process with its own store connection and race link,
+    as a player's game has: :mod:`tui.storage.race_bench`) and play a real solution of the scramble at ``tps``; the
+    player starts the race (``s``) and types ``moves`` sideways keys at ``tps`` while the opponents' boards move
+    beside its own.  The figure that matters is the ratio of the player's own key-to-screen p95 in the race to the
+    solo one; the opponents' figures (what each saw of the others) come with it."""
+    import multiprocessing
+
+    from tui.storage.race_bench import RacerPlan, RacerReport, run_racers
+
+    solo = await speed_game(server, moves, tps)
+    session, _, pid = await open_game(server, "bench-racer")
+    mark = len(session.text)
+    session.key("x")
+    await session.wait_for("private room", mark)
+    mark = len(session.text)
+    session.key("c")
+    code = (await session.wait_for(r"Room ([A-Z]{5})", mark)).group(1)
+    url = f"sqlite:///{server.data / 'koma.db'}"
+    context = multiprocessing.get_context("spawn")
+    reports: Any = context.Queue()
+    plans = [RacerPlan(url, f"bench-opponent-{k}", code, tps, padding=3 * moves // 2, seed=k) for k in range(opponents)]
+    racers = [context.Process(target=run_racers, args=([plan], reports), daemon=True) for plan in plans]
+    for racer in racers:
+        racer.start()
+    try:
+        await session.wait_for(rf"{opponents + 1} racers", mark, CONNECT_SECONDS)
+        mark = len(session.text)
+        session.key("s")
+        await session.wait_for(r"ID \S+", mark, CONNECT_SECONDS)
+        back = await first_move(session)
+        before = cpu_seconds(pid)
+        latencies = await play_moves(session, moves, 1 / tps, back)
+        cpu = cpu_seconds(pid) - before
+        session.key("\x1b")  # leave the race (a DNF, after the confirm): the round ends when the opponents finish
+        await session.wait_for("DNF", 0)
+        session.key("y")
+        got: list[RacerReport] = [await asyncio.to_thread(reports.get, True, 300) for _ in plans]
+    finally:
+        for racer in racers:
+            racer.join(10)
+            if racer.is_alive():
+                racer.kill()
+    seen = [s for report in got for s in report.latencies]
+    race_p95 = 1000 * percentile(latencies, 0.95)
+    figures = {"solo_key_to_screen_p95_ms": solo["speed_key_to_screen_p95_ms"],
+               "race_key_to_screen_median_ms": round(1000 * statistics.median(latencies), 1),
+               "race_key_to_screen_p95_ms": round(race_p95, 1),
+               "race_over_solo_p95": round(race_p95 / solo["speed_key_to_screen_p95_ms"], 2),
+               "race_move_cpu_ms": round(1000 * cpu / moves, 2), "solo_move_cpu_ms": solo["speed_move_cpu_ms"],
+               "race_opponents": opponents, "race_tiles_per_second": tps,
+               "race_opponent_errors": [r.error for r in got if r.error][:3]}
+    if seen:
+        figures["race_opponents_saw_moves_p95_ms"] = round(1000 * percentile(seen, 0.95), 1)
+    await session.close()
+    return figures
+
+
 # --- crowds ------------------------------------------------------------------------------------------------
 
 async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
@@ -431,4 +492,4 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
 
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
-    "speed game 10x10": lambda server: speed_game(server, larger=8)}
+    "speed game 10x10": lambda server: speed_game(server, larger=8), "race game": race_game}

@@ -61,6 +61,8 @@ SERVE_CASES: tuple[Case, ...] = (
                target="key-to-screen p95 < 60 ms, every key drawn before the next"),
     serve_case("koma serve: a 10x10 speed solve at 15 keys a second", "serve", "speed game 10x10",
                target="key-to-screen p95 < 60 ms, every key drawn before the next"),
+    serve_case("koma serve: a race against 7 opponents typing 10 tiles a second", "serve", "race game",
+               target="own key-to-screen p95 within 1.2x of a solo speed solve's in the same run"),
     # the same game with the admin listener on: the games write their metrics too; compare with the first case
     serve_case("koma serve --admin-port 0: one game (metrics on)", "serve", "one game", "--admin-port", "0",
                target="within noise of the first case"),

@@ -358,3 +358,26 @@ async def test_watch_lists_the_races_too(tmp_path):
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, RaceWatchScreen), what="the races on now")
         await wait_for(pilot, lambda: "none right now" in text(app.screen, "#race-watch-title"), what="the list read")
+
+
+async def test_a_race_offered_before_the_player_left_its_lobby_is_not_opened(tmp_path):
+    """The lobby offers a race read a moment before the player left it (the leave is written on the link's thread):
+    ``r`` asks the store again, says the race is gone, and opens nothing (before, it opened the room with the player
+    no racer of it: a lobby where each side saw the other differently)."""
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_private_3x3(pilot)
+        room = screen.room
+        lobby = await wait_lobby_after(pilot, "escape")  # ann leaves her room's lobby: she is no racer of it now
+        await wait_for(pilot, lambda: store_of(tmp_path, "ann").my_race("user:ann") is None, what="the leave written")
+        lobby.mine = room  # the offer as it was read before the leave
+        lobby.refresh_bindings()
+        await pilot.press("r")
+        await wait_for(pilot, lambda: "over, or you left it" in text(lobby, "#lobby-message"), what="the refusal")
+        assert app.screen is lobby and lobby.mine is None
+
+
+async def wait_lobby_after(pilot, key: str) -> RaceLobbyScreen:
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, RaceLobbyScreen), what="the lobby again")
+    return pilot.app.screen

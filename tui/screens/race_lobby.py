@@ -241,9 +241,23 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         koma_app(self).read(self, lambda store: store.race_history(room_id), replay)
 
     def action_rejoin(self) -> None:
-        if self.mine is None:
+        """Back to the race on offer, as the store has it now: the offer may be older than the player's last step
+        (a lobby left a moment ago), and a race one is no longer in is not opened."""
+        if self.mine is None or self.busy:
             self.app.bell()
             return
+        player = koma_app(self).player
+        self.busy = True
+        self.say("Back to your race…")
+        koma_app(self).read(self, lambda store: store.my_race(player), self._rejoin_found)
+
+    def _rejoin_found(self, answer: Answer) -> None:
+        self.busy = False
+        self._found_my_race(answer)
+        if self.mine is None:
+            self.say("That race is over, or you left it." if answer.known else "Your race cannot be read now; try again.")
+            return
+        self.say("")
         room, self.mine = self.mine, None
         self.open_race(room)
 

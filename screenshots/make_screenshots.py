@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import sys
 import tempfile
 import time
@@ -22,6 +23,8 @@ from solver.registry import get_puzzle  # noqa: E402
 from tui.app import KomaApp  # noqa: E402
 from tui.game.records import SavedGame  # noqa: E402
 from tui.storage.store import Store  # noqa: E402
+
+DATABASE: list[Path] = []  # the shot's own database file (the other players of a shot write to it too)
 
 
 async def until(pilot, condition, timeout: float = 120.0) -> None:
@@ -135,7 +138,7 @@ def algorithm_lab(tab: str):
 async def leaderboard(pilot) -> None:
     """Today's 8-puzzle leaderboard (a fixed day) with a few players' results."""
     os.environ["KOMA_DAY"] = "2025-01-31"
-    path = pilot.app.store.path
+    path = DATABASE[0]
     for name, moves, optimal, seconds, hints in (("hana", 22, 22, 41.0, 0), ("kenji", 22, 22, 73.5, 1),
                                                  ("alice", 24, 22, 38.2, 0), ("bob", 30, 22, 95.0, 2),
                                                  ("yuki", 26, None, 120.0, 0)):
@@ -173,7 +176,7 @@ async def your_stats(pilot) -> None:
 
 async def watch_list(pilot) -> None:
     """Watch: two other players' games being played right now."""
-    path = pilot.app.store.path
+    path = DATABASE[0]
     for name, key, board, moves in (("hana", "15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12", ["R", "D"]),
                                     ("kenji", "goat", "r-BB/i.dS/l-jW", ["U"])):
         other = Store(path, player=f"user:{name}", name=name)
@@ -187,6 +190,47 @@ async def speed(pilot) -> None:
     await pilot.press("s")  # Speed, from the home screen: a random-state scramble, the clock waits for the first move
     await until(pilot, lambda: type(pilot.app.screen).__name__ == "SpeedScreen")
     await pilot.pause(0.3)
+
+
+async def race_lobby(pilot) -> None:
+    await pilot.press("x")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "RaceLobbyScreen")
+    await pilot.pause(0.5)
+
+
+async def race(pilot) -> None:
+    """A private 4x4 race of four: three friends joined by the room's code (their moves written as their games
+    write them), seconds after the reveal, the player a few moves in."""
+    await race_lobby(pilot)
+    await pilot.press("c")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "RaceScreen")
+    screen = pilot.app.screen
+    path = DATABASE[0]
+    friends = [Store(path, player=f"user:{name}", name=name) for name in ("hana", "kenji", "yuki")]
+    for friend in friends:
+        friend.join_code(friend.player, friend.player.removeprefix("user:"), screen.room.code)
+    await until(pilot, lambda: len(screen.room.racers) == 4)
+    await pilot.press("s")
+    await until(pilot, lambda: screen.revealed_round == screen.room.round)
+    room = screen.room
+    rng = random.Random(7)
+    for k, friend in enumerate(friends):
+        state, moves = room.scramble, []
+        for _ in range(8 + 5 * k):
+            move = rng.choice([m for m in room.puzzle.moves(state) if not moves or m != UNDO[moves[-1]]])
+            moves.append(move)
+            state = room.puzzle.apply(state, move)
+        friend.push(room.room, room.round, friend.player, "".join(moves),
+                    [1400 * (j + 1) // len(moves) for j in range(len(moves))])
+    state = room.scramble
+    for _ in range(6):
+        move = next(m for m in room.puzzle.moves(state))
+        state = room.puzzle.apply(state, move)
+        await pilot.press({"U": "up", "D": "down", "L": "left", "R": "right"}[move])
+    await pilot.pause(1.2)
+
+
+UNDO = {"U": "D", "D": "U", "L": "R", "R": "L"}
 
 
 # name -> (puzzle, board, size, ascii, what to do before the shot[, the terminal's size instead of --size])
@@ -221,6 +265,9 @@ SHOTS = {
     "play-10x10": ("sliding", None, "10x10", False, nothing, (80, 24)),
     "play-15-44x20": ("15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12", None, False, settle, (44, 20)),
     "home-44x20": (None, None, None, False, nothing, (44, 20)),
+    "race-lobby": (None, None, None, False, race_lobby),
+    "race": (None, None, None, False, race),
+    "race-44x20": (None, None, None, False, race, (44, 20)),
 }
 
 
@@ -230,7 +277,8 @@ async def shoot(name: str, size: tuple[int, int], out: Path) -> Path:
     puzzle = get_puzzle(puzzle_name, board_size) if puzzle_name else None
     start = puzzle.parse(board) if board else (puzzle.random_state(3) if puzzle is not None else None)
     with tempfile.TemporaryDirectory() as data:
-        store = Store(Path(data) / "koma.db", player="user:you", name="you")
+        DATABASE[:] = [Path(data) / "koma.db"]
+        store = Store(DATABASE[0], player="user:you", name="you")
         app = KomaApp(puzzle=puzzle, start=start, ascii_only=ascii_only, store=store,
                       clock=lambda: 0.0, animate_spinner=False, keymap={})
         async with app.run_test(size=size) as pilot:

@@ -1,4 +1,5 @@
-"""Fault injection on every kind of cached file, through the real ``koma`` in a subprocess.
+"""Fault injection on every kind of cached file, through the real ``koma`` in a subprocess (and, for the numba
+cache's scan and repair, every damage to every kind of file in this process too).
 
 A damaged numba index or data file, a damaged table, a directory where a file should be, a cache
 directory that is a file: the answer is still right (replayed here), the user gets one notice line
@@ -18,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from solver.engines.jit_cache import SOLVER_SOURCES, find_bad_entries
+from solver.engines import jit_cache
+from solver.engines.jit_cache import SOLVER_SOURCES, find_bad_entries, repair
 from solver.goat.model import GoatPuzzle
 
 KOMA = Path(sys.executable).with_name("koma")
@@ -97,6 +99,26 @@ def article_kernel_file(caches: Caches, suffix: str) -> Path:
 
 @pytest.mark.parametrize("damage", DAMAGES)
 @pytest.mark.parametrize("suffix", [".nbi", ".nbc"])
+def test_every_damage_to_a_numba_file_is_found_and_removed(caches, suffix, damage):
+    """The scan (what ``koma`` runs at start) finds each kind of damage to each kind of file, and the repair removes
+    that file (a directory in its place too) and nothing else, with one notice."""
+    victim = article_kernel_file(caches, suffix)
+    others = {path for path in caches.numba.rglob("*") if path.is_file() and path != victim}
+    DAMAGES[damage](victim)
+    assert [entry.path for entry in find_bad_entries(caches.numba)] == [victim]
+    told: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jit_cache, "_told", set())
+        patch.setattr(jit_cache, "post", told.append)
+        assert repair(caches.numba) == 1
+    assert not victim.exists() and len(told) == 1 and victim.name in told[0]
+    assert {path for path in caches.numba.rglob("*") if path.is_file()} == others
+    assert find_bad_entries(caches.numba) == []
+
+
+# Through the real koma: a damaged file is removed and its kernel compiled again, the answer still right.  Every
+# damage is found and removed alike (above); these three cover both kinds of file and a directory in a file's place.
+@pytest.mark.parametrize("suffix, damage", [(".nbi", "garbage"), (".nbc", "truncated"), (".nbc", "directory")])
 def test_a_damaged_numba_file_is_removed_and_compiled_again(caches, suffix, damage):
     victim = article_kernel_file(caches, suffix)
     DAMAGES[damage](victim)

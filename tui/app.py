@@ -29,7 +29,7 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from solver.engines import cache_files
 from solver.errors import KomaError
 from solver.puzzle import Proof, Puzzle
-from tui.app_view import KeepsAGame, KomaAppView
+from tui.app_view import KeepsAGame, KomaAppView, LeavesOnQuit
 from tui.ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from tui.game import game_metrics
 from tui.game.daily import daily_board, puzzle_for_id, puzzle_id
@@ -459,6 +459,10 @@ class KomaApp(App):
         return [screen for screen in self.screen_stack if isinstance(screen, KeepsAGame)]
 
     async def action_quit(self) -> None:
+        """The player quits: the screens they leave for good are told (a race marks them DNF), then the app exits."""
+        for screen in self.screen_stack:
+            if isinstance(screen, LeavesOnQuit):
+                screen.leave_on_quit()
         self.stop_all()
         self.exit()
 

@@ -34,6 +34,14 @@ class KeepsAGame(Protocol):
     def storage_news(self, news: News) -> None: ...
 
 
+@runtime_checkable
+class LeavesOnQuit(Protocol):
+    """A screen the player leaves for good when they quit (a race: who quits is DNF, while a game that drops keeps
+    its place for the reconnect window): the app calls this when the player quits, before it exits."""
+
+    def leave_on_quit(self) -> None: ...
+
+
 class KomaAppView(Protocol):
     """The Koma app as its screens see it: shared state, and how to open one screen from another."""
 

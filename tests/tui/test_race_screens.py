@@ -381,3 +381,19 @@ async def wait_lobby_after(pilot, key: str) -> RaceLobbyScreen:
     await pilot.press(key)
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, RaceLobbyScreen), what="the lobby again")
     return pilot.app.screen
+
+
+async def test_a_racer_who_quits_koma_is_dnf_at_once(tmp_path):
+    """q during the race quits Koma at once, and the racer is DNF in the store (a game that drops instead keeps its
+    place for the reconnect window: test_a_racer_whose_game_ended_comes_back_to_the_race)."""
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, bob = await bob_joins_and_ann_starts(pilot, tmp_path)
+        await revealed(pilot, screen)
+        room = screen.room
+        began = time.monotonic()
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, what="Koma to quit")
+    assert time.monotonic() - began < 5.0  # at once: the leave is given 0.3 s (a loaded box: room to spare)
+    ann = bob.read_round(room.room, room.round).racer("user:ann")
+    assert ann is not None and ann.dnf

@@ -51,6 +51,7 @@ from tui.widgets.titlebar import TitleBar
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
 SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
+QUIT_LEAVE_SECONDS = 0.3  # how long quitting waits for the leave to be written (as the app waits for its saves)
 
 RACE_BINDINGS: list[BindingType] = [
     Binding("up,k", "arrow('U')", "", id="race.up", group=MOVE),
@@ -186,6 +187,16 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_clock()
         if self.query_one("#race-results").display:
             self._show_results(True)
+
+    def leave_on_quit(self) -> None:
+        """The player quits Koma: they leave the room (a DNF during the race), the link given
+        :data:`QUIT_LEAVE_SECONDS` to write it (a dropped game, by contrast, keeps its place for the reconnect window)."""
+        link, me = self.link, self.me
+        if link is None or self.left or me is None or me.out:
+            return
+        self.left = True
+        link.leave()
+        link.join(QUIT_LEAVE_SECONDS)
 
     def on_unmount(self) -> None:
         if self.link is not None:

@@ -171,8 +171,9 @@ class SpeedResult(TileCounts):
         return puzzle.replay(self.scramble, self.moves)[-1]
 
 
-OPTIMUM_LIMIT_SECONDS = 60.0  # the longest a search for a 5x5 scramble's optimum runs after a solve (or in a replay)
+OPTIMUM_LIMIT_SECONDS = 30.0  # the longest a search for a 4x5, 5x4 or 5x5 scramble's optimum runs (after a solve, in a replay)
 TWENTYFOUR_BUILD = "koma tables build sliding --size 5x5"
+TWENTY = "5-5-5-4"  # the 4x5's and 5x4's pattern databases (built at first use, in about a second)
 
 
 @dataclass(frozen=True)
@@ -180,11 +181,17 @@ class OptimumPlan:
     """How Koma finds a speed board's optimal length after a solve (and its optimal solution in a replay).
 
     ``search``: a search runs, in the background, given up after ``limit`` seconds (None: it ends soon: boards of up
-    to 16 cells).  Otherwise ``note`` says why not (the 5x5 without its tables: how to build them), or is empty."""
+    to 16 cells), with the solver's ``heuristic`` if one is named.  Otherwise ``note`` says why not (the 5x5 without
+    its tables: how to build them), or is empty (boards beyond 5x5, which Koma does not solve)."""
 
     search: bool
     limit: float | None = None
+    heuristic: str | None = None
     note: str = ""
+
+    def options(self) -> dict[str, object]:
+        """The search's options for :func:`solver.solving.solve`."""
+        return {"limit": self.limit, **({"heuristic": self.heuristic} if self.heuristic else {})}
 
 
 def twentyfour_tables_built() -> bool:
@@ -195,17 +202,18 @@ def twentyfour_tables_built() -> bool:
 
 
 def optimum_plan(puzzle: SlidingPuzzle) -> OptimumPlan:
-    """What Koma can say of ``puzzle``'s optimum: boards of up to 16 cells are solved optimally in moments; the 5x5,
-    once its 6-6-6-6 pattern databases are built, within :data:`OPTIMUM_LIMIT_SECONDS` (a random 5x5 can take
-    hours, so the search says how far it got); the 4x5 and 5x4 have no optimal solver; boards beyond 5x5 none."""
+    """What Koma can say of ``puzzle``'s optimum: boards of up to 16 cells are solved optimally in moments; the 4x5 and
+    5x4 (5-5-5-4 databases) and the 5x5 once its 6-6-6-6 databases are built (on request only) within
+    :data:`OPTIMUM_LIMIT_SECONDS`, since a random board of theirs can take hours (the search then says how far it got);
+    boards beyond 5x5 have no solver."""
     if puzzle.cells <= 16 and puzzle.solvable_by_koma:
         return OptimumPlan(True)
+    if (puzzle.width, puzzle.height) in ((4, 5), (5, 4)):
+        return OptimumPlan(True, OPTIMUM_LIMIT_SECONDS, TWENTY)
     if (puzzle.width, puzzle.height) == (5, 5):
         if twentyfour_tables_built():
             return OptimumPlan(True, OPTIMUM_LIMIT_SECONDS)
         return OptimumPlan(False, note=f"optimal: build the 5x5's tables once with `{TWENTYFOUR_BUILD}`")
-    if puzzle.solvable_by_koma:
-        return OptimumPlan(False, note=f"optimal: Koma has no optimal solver for the {puzzle.size_label}")
     return OptimumPlan(False)
 
 

@@ -88,11 +88,12 @@ def optimum_of(job: SolverJob, report: Report, index: int, result: SpeedResult) 
     (its progress reported with the solve's ``index``); None when no optimum was proved (the 5x5's tables did not load:
     the solver fell back to a reduction and said why)."""
     puzzle = speed_puzzle(result.width, result.height)
-    limit = optimum_plan(puzzle).limit
+    plan = optimum_plan(puzzle)
+    limit = plan.limit
     if limit is None:  # boards of up to 16 cells: moments
         return OptimumFound(job, index, search.distance(puzzle, result.scramble, stop=job.stop))
     try:
-        solution = search.solve(puzzle, result.scramble, stop=job.stop, limit=limit,
+        solution = search.solve(puzzle, result.scramble, stop=job.stop, **plan.options(),
                                 progress=lambda info: report({**info, "index": index, "limit": limit}))
     except GaveUp as gave_up:
         return OptimumFound(job, index, -1, gave_up.lower_bound, limit)

@@ -3,9 +3,9 @@ of the same scramble, to step through beside it.
 
 Each step is one line move as it was played (:func:`~tui.game.speed.timed_steps`); the next waits for the gap
 between their times divided by the speed.  Space pauses, ``+ -`` change the speed, ``[ ]`` step while paused,
-``r`` starts over.  ``o`` switches to Koma's optimal solution (found in the background: boards of up to 16 cells, and
-the 5x5 once its tables are built, within a time budget; see :func:`~tui.game.speed.optimum_plan`), played at the
-player's own average pace, and back.
+``r`` starts over.  ``o`` switches to Koma's optimal solution (found in the background: boards of up to 16 cells; the
+4x5, 5x4, and the 5x5 once its tables are built, within a time budget; see :func:`~tui.game.speed.optimum_plan`),
+played at the player's own average pace, and back.
 """
 
 from __future__ import annotations
@@ -200,12 +200,12 @@ class SpeedReplayScreen(DirtyOnlyRendering):
             return
         if self.optimal_job is None:
             job = self.optimal_job = SolverJob("speed-replay-optimal", self.result.scramble)
-            puzzle, limit = self.puzzle, plan.limit
+            puzzle, options = self.puzzle, plan.options()
             run_job(self, job, lambda job, report: search.solve(puzzle, job.state, stop=job.stop, progress=report,
-                                                                limit=limit),
+                                                                **options),
                     group="speed-replay-optimal", answer=OptimalFound)
-            self.optimal_limit = limit
-            self.query_one("#replay-optimal", Static).update(searching_text({}, limit))
+            self.optimal_limit = plan.limit
+            self.query_one("#replay-optimal", Static).update(searching_text({}, plan.limit))
 
     def on_job_progress(self, event: JobProgress) -> None:
         if event.job is self.optimal_job and self.koma_steps is None:

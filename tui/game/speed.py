@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import groupby, pairwise
+from typing import Any
 
 from solver.errors import KomaError
 from solver.sliding.model import MAX_SIDE, TILE_DELTA, SlidingPuzzle
@@ -189,7 +190,7 @@ class OptimumPlan:
     heuristic: str | None = None
     note: str = ""
 
-    def options(self) -> dict[str, object]:
+    def options(self) -> dict[str, Any]:
         """The search's options for :func:`solver.solving.solve`."""
         return {"limit": self.limit, **({"heuristic": self.heuristic} if self.heuristic else {})}
 
@@ -222,7 +223,7 @@ def optimum_applies(puzzle: SlidingPuzzle) -> bool:
     return optimum_plan(puzzle).search
 
 
-def searching_text(info: dict, limit: float | None) -> str:
+def searching_text(info: dict[str, Any], limit: float | None) -> str:
     """The optimum's line while its search runs: the bound it works on, the seconds spent (of the budget)."""
     bound, seconds = info.get("bound"), info.get("seconds")
     if bound is None:

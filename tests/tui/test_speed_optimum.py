@@ -161,3 +161,55 @@ async def test_leaving_stops_the_optimum_s_searches_at_once(tmp_path):
         await wait_for(pilot, lambda: app.screen is not screen, what="back home")
         assert job.cancelled
         await wait_for(pilot, lambda: not searching() and not len(app.stop_flags), timeout=10, what="the searches' end")
+
+
+@pytest.fixture
+def small_twentyfour_tables(monkeypatch):
+    """The 5x5's tables, as the game finds them once built: small ones here (13 of the 24 tiles, still admissible), as
+    tests/tui/test_play_twentyfour.py gives the play screen (the real 6-6-6-6 take minutes to build)."""
+    import numpy as np
+
+    from solver.engines.pdb import build_pattern
+    from solver.sliding import search_kernels as kernels
+    from solver.sliding import twentyfour
+
+    groups = ((1, 2, 6, 7), (4, 5, 9, 10), (18, 19, 20, 23, 24))
+    table = np.concatenate([build_pattern(5, 5, g) for g in groups] + [np.zeros(1, np.uint8)])
+    meta = kernels.pdb_tables(5, groups, reverse=True)
+    monkeypatch.setattr(speed, "twentyfour_tables_built", lambda: True)
+    monkeypatch.setattr(twentyfour, "tables", lambda notice=None: table)
+    monkeypatch.setattr(twentyfour, "_pdb_meta", lambda name: meta)
+
+
+async def test_a_5x5_with_its_tables_shows_its_optimum_and_gives_up_on_a_far_one_in_its_budget(
+        tmp_path, monkeypatch, small_twentyfour_tables, quick_replays):
+    monkeypatch.setattr(speed, "OPTIMUM_LIMIT_SECONDS", 2.0)
+    puzzle = SlidingPuzzle(5, 5)
+    near = puzzle.apply(puzzle.apply(puzzle.apply(puzzle.goal, "D"), "R"), "R")  # solved by L2 U
+    app = make_app(tmp_path)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = SpeedScreen((5, 5), rng=random.Random(5))
+        screen.run = EventRun(screen.event, (5, 5), clock, screen.rng, scramble=near)
+        await app.push_screen(screen)
+        await play_all(pilot, screen, clock, ["L", "R", "L", "L", "U"])  # two moves over
+        await wait_for(pilot, lambda: "optimal 3 · efficiency 60%" in panel(screen, "speed-optimum"), what="the optimum")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpeedReplayScreen), what="the replay")
+        replay = app.screen
+        await pilot.press("o")
+        await wait_for(pilot, lambda: replay.koma_steps is not None and replay.done, what="Koma's replay")
+        koma_moves = [m for _, move in replay.koma_steps for m in move.tiles]
+        assert len(koma_moves) == 3 and puzzle.replay(near, koma_moves)[-1] == puzzle.goal == replay.state
+        await pilot.press("escape")
+        await pilot.press("space")  # the next scramble: a random 5x5, far beyond the budget with these tables
+        await wait_for(pilot, lambda: screen.solve.scramble != near and not screen.solve.started, what="a new scramble")
+        far = screen.solve.scramble
+        quick = search.solve(puzzle, far, method="reduction")
+        assert puzzle.replay(far, quick.moves)[-1] == puzzle.goal
+        for move in quick.moves:
+            clock.t += 0.1
+            await screen.play(LineMove(move))
+        await wait_for(pilot, lambda: "not found" in panel(screen, "speed-optimum"), what="the search's end")
+        assert panel(screen, "speed-optimum").startswith("optimal: not found in 2 s (at least ")
+        assert len(screen.session.optimal) == 1  # the near one's only

@@ -85,8 +85,9 @@ def tables(width: int, height: int, notice: Notice | None = None) -> np.ndarray:
 
 
 def solve_optimal(puzzle: SlidingPuzzle, board, *, stop=None, progress: Progress | None = None,
-                  limit: float | None = None, notice: Notice | None = None) -> Solution:
-    """An optimal solution of the solvable 4x5 or 5x4 ``board``.
+                  limit: float | None = None, notice: Notice | None = None, threads: int | None = None) -> Solution:
+    """An optimal solution of the solvable 4x5 or 5x4 ``board``, searched on ``threads`` threads (by default every core
+    the process may use, at most two).
 
     ``progress`` receives ``{"phase": "search", "heuristic", "bound", "lower_bound", "nodes", "iteration",
     "nodes_per_second", "seconds"}`` several times a second.  Raises :class:`~solver.errors.GaveUp` (with the lower
@@ -99,7 +100,7 @@ def solve_optimal(puzzle: SlidingPuzzle, board, *, stop=None, progress: Progress
     pair = (meta(puzzle.width, puzzle.height), tables(puzzle.width, puzzle.height, notice))
     states = []
     h0 = 0
-    for _ in range(workers()):
+    for _ in range(threads or workers()):
         state = kernels.new_state(board)
         h0 = int(kernels.pdb_setup(state, pair))
         states.append(state)

@@ -139,6 +139,7 @@ def test_the_optimum_s_plan_by_size(monkeypatch):
     for size in ((4, 5), (5, 4)):  # the 5-5-5-4 databases, within the budget
         plan = speed.optimum_plan(speed_puzzle(*size))
         assert plan.search and plan.options() == {"limit": speed.OPTIMUM_LIMIT_SECONDS, "heuristic": "5-5-5-4"}
+        assert plan.options(background=True)["threads"] == 1  # after a solve: a core stays the game's
     monkeypatch.setattr(speed, "twentyfour_tables_built", lambda: False)
     plan = speed.optimum_plan(speed_puzzle(5, 5))
     assert not plan.search and "`koma tables build sliding --size 5x5`" in plan.note

@@ -148,12 +148,14 @@ async def test_leaving_stops_the_optimum_s_searches_at_once(tmp_path):
         await wait_for(pilot, lambda: "searching… bound" in panel(screen, "speed-optimum"), what="the search's bound")
         job = screen.optimum_job
         assert job is not None and not job.cancelled
+        assert len(searching()) == 1  # the player plays on: the search leaves a core to the game
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, SpeedReplayScreen), what="the replay")
         replay = app.screen
         await pilot.press("o")
         await wait_for(pilot, lambda: "searching… bound" in panel(replay, "replay-optimal"), what="the replay's bound")
         replay_job = replay.optimal_job
+        assert len(searching()) == 3  # the replay's o: the player waits for it, on both cores
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, what="back from the replay")
         assert replay_job is not None and replay_job.cancelled and not job.cancelled

@@ -190,9 +190,11 @@ class OptimumPlan:
     heuristic: str | None = None
     note: str = ""
 
-    def options(self) -> dict[str, Any]:
-        """The search's options for :func:`solver.solving.solve`."""
-        return {"limit": self.limit, **({"heuristic": self.heuristic} if self.heuristic else {})}
+    def options(self, *, background: bool = False) -> dict[str, Any]:
+        """The search's options for :func:`solver.solving.solve`; ``background``: while the player plays on (after a
+        solve), on one thread, so a core stays free for the game (a replay's ``o`` takes both)."""
+        return {"limit": self.limit, **({"heuristic": self.heuristic} if self.heuristic else {}),
+                **({"threads": 1} if background else {})}
 
 
 def twentyfour_tables_built() -> bool:

@@ -93,7 +93,7 @@ def optimum_of(job: SolverJob, report: Report, index: int, result: SpeedResult) 
     if limit is None:  # boards of up to 16 cells: moments
         return OptimumFound(job, index, search.distance(puzzle, result.scramble, stop=job.stop))
     try:
-        solution = search.solve(puzzle, result.scramble, stop=job.stop, **plan.options(),
+        solution = search.solve(puzzle, result.scramble, stop=job.stop, **plan.options(background=True),
                                 progress=lambda info: report({**info, "index": index, "limit": limit}))
     except GaveUp as gave_up:
         return OptimumFound(job, index, -1, gave_up.lower_bound, limit)

@@ -196,7 +196,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         if not plan.search:
             note = plan.note or f"optimal: Koma has no optimal solver for the {self.puzzle.size_label}"
             self.query_one("#replay-optimal", Static).update(note)
-            self.notify(note.removeprefix("optimal: ").capitalize(), timeout=6)
+            self.notify(note, timeout=6)
             return
         if self.optimal_job is None:
             job = self.optimal_job = SolverJob("speed-replay-optimal", self.result.scramble)

@@ -6,8 +6,9 @@ in about a second and cached on disk, as the 15-puzzle's 6-6-3 is.  The search i
 as the 24-puzzle's (:mod:`solver.sliding.twentyfour`).
 
 How long a random board takes varies widely: of 13 random 4x5 boards measured (``random_state`` seeds 1, 3-6 and
-10-17, on a loaded 2-core box), 4 were solved (57 to 67 moves, in 0.05 s to 11 s) and 9 were not within 15 to 20 s
-(bounds 67 to 78 reached).  So callers give a time ``limit`` (:class:`~solver.errors.GaveUp` says what was proved),
+10-17, on a busy 2-core box), 6 were solved (56 to 71 moves, in 0.05 s to 11 s) and 7 were not within 15 to 20 s
+(bounds 67 to 79 reached); of 10 random 5x4 boards (seeds 1, 3-5, 10-15), 3 were solved (62 to 76 moves, in 0.6 s
+to 9 s) and 7 were not within 10 to 15 s.  So callers give a time ``limit`` (:class:`~solver.errors.GaveUp` says what was proved),
 and this is asked for by name (the heuristic ``5-5-5-4``): a board's default solve stays the quick reduction.
 """
 

@@ -215,3 +215,20 @@ async def test_a_5x5_with_its_tables_shows_its_optimum_and_gives_up_on_a_far_one
         await wait_for(pilot, lambda: "not found" in panel(screen, "speed-optimum"), what="the search's end")
         assert panel(screen, "speed-optimum").startswith("optimal: not found in 2 s (at least ")
         assert len(screen.session.optimal) == 1  # the near one's only
+
+
+async def test_quitting_mid_search_stops_it_at_once(tmp_path):
+    import time
+
+    app = make_app(tmp_path)
+    clock = app.clock = StepClock()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await solve_hard_4x5(pilot, app, clock)
+        await wait_for(pilot, lambda: "searching… bound" in panel(screen, "speed-optimum"), what="the search's bound")
+        job = screen.optimum_job
+        await app.action_quit()
+        assert job is not None and job.cancelled
+    deadline = time.monotonic() + 10
+    while searching() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not searching()

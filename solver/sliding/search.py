@@ -14,9 +14,10 @@ conflict, which needs no table.
 * 7-8 (576,576,000 entries) is built only on request (:func:`build_tables`); solving memory-maps it.
 
 Boards up to 12 cells, 3x5, 5x3 and the 4x4 are solved optimally, and the 5x5 once its 6-6-6-6
-databases are built (:mod:`solver.sliding.twentyfour`).  Other boards (4x5, 5x4, and the 5x5 without
-its tables) get a solution by reduction to the 4x4 (see :mod:`solver.sliding.reduce`),
-labelled not optimal.
+databases are built (:mod:`solver.sliding.twentyfour`), and the 4x5 and 5x4 when their 5-5-5-4
+databases are asked for by name (``heuristic="5-5-5-4"``, :mod:`solver.sliding.twenty`: a random board
+can take hours).  Otherwise those boards (and the 5x5 without its tables) get a solution by reduction
+to the 4x4 (see :mod:`solver.sliding.reduce`), labelled not optimal.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from solver.puzzle import Solution
 from solver.sliding import dual as sliding_dual
 from solver.sliding import search_kernels as search_kernels
 from solver.sliding import tables as sliding_tables
-from solver.sliding import twentyfour
+from solver.sliding import twenty, twentyfour
 from solver.sliding.kernels import bidirectional_kernel
 from solver.sliding.loop import run_loop_method
 from solver.sliding.model import MAX_SOLVE_SIDE, SlidingPuzzle
@@ -164,7 +165,8 @@ def _check_heuristic(puzzle: SlidingPuzzle, heuristic: str) -> str:
 
 
 def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None, stop=None,
-                  progress: Progress | None = None, notice: Notice | None = None, limit: float | None = None) -> Solution:
+                  progress: Progress | None = None, notice: Notice | None = None, limit: float | None = None,
+                  threads: int | None = None) -> Solution:
     """An optimal solution by IDA* (boards of up to 12 cells, 3x5, 5x3, 4x4, and 5x5 once its pattern
     databases are built), else a labelled non-optimal one.
 
@@ -173,8 +175,9 @@ def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None,
     receives ``{"phase": "search", "heuristic", "bound", "nodes", "iteration", "nodes_per_second"}``
     between iterations and ``{"phase": "build", ...}`` while a table builds in the foreground;
     ``notice`` receives one-line messages about tables.  Raises UnsolvableError (with the parity
-    proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.  On the 5x5, the search gives
-    up after ``limit`` seconds, raising :class:`~solver.errors.GaveUp` with the lower bound it proved.
+    proof) for an unsolvable board and Cancelled when ``stop[0]`` is set.  On the 5x5 (and the 4x5 and 5x4
+    with ``heuristic="5-5-5-4"``), the search runs on ``threads`` threads (by default both cores) and gives up after
+    ``limit`` seconds, raising :class:`~solver.errors.GaveUp` with the lower bound it proved.
     """
     if not puzzle.solvable_by_koma:
         raise KomaError(too_large(puzzle))
@@ -186,12 +189,16 @@ def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None,
     if twentyfour.is_twentyfour(puzzle) and (heuristic is None or ALIASES.get(heuristic.strip().lower()) == "pdb6666"):
         table = twentyfour.tables(notice)
         if table is not None:
-            return twentyfour.solve_optimal(puzzle, state, table, stop=stop, progress=progress, limit=limit)
+            return twentyfour.solve_optimal(puzzle, state, table, stop=stop, progress=progress, limit=limit,
+                                            threads=threads)
         if heuristic is not None:
             raise KomaError(twentyfour.missing_tables_notice().replace(", so this answer is not proven optimal", ""))
         if notice is not None:
             notice(twentyfour.missing_tables_notice())
         return _solve_by_reduction(puzzle, state, heuristic=None, stop=stop, progress=progress, notice=notice)
+    if twenty.is_twenty(puzzle) and heuristic is not None and twenty.is_name(heuristic):
+        return twenty.solve_optimal(puzzle, state, stop=stop, progress=progress, limit=limit, notice=notice,
+                                    threads=threads)
     if not small_enough(puzzle.width, puzzle.height):
         return _solve_by_reduction(puzzle, state, heuristic=heuristic, stop=stop, progress=progress, notice=notice)
     began = time.perf_counter()
@@ -396,7 +403,7 @@ def run(puzzle: SlidingPuzzle, state, method: str, *, stop=None, progress: Progr
         return _solve_by_reduction(puzzle, tuple(state), heuristic=options.get("heuristic"), stop=stop,
                                    progress=progress, notice=options.get("notice"))
     return solve_sliding(puzzle, state, heuristic=options.get("heuristic"), stop=stop, progress=progress,
-                         notice=options.get("notice"), limit=options.get("limit"))
+                         notice=options.get("notice"), limit=options.get("limit"), threads=options.get("threads"))
 
 
 def refute_by_loop(puzzle: SlidingPuzzle, state) -> UnsolvableError:

@@ -121,7 +121,7 @@ def test_timed_steps_group_the_tiles_of_one_line_move():
 
 
 def test_efficiency_is_optimal_over_stm():
-    from tui.game.speed import SpeedResult, optimum_applies
+    from tui.game.speed import SpeedResult
     from tui.game.speed_events import SpeedSession
 
     session = SpeedSession()
@@ -129,4 +129,29 @@ def test_efficiency_is_optimal_over_stm():
     assert session.efficiency(index) is None
     session.optimal[index] = 4
     assert session.efficiency(index) == 4 / 6
-    assert optimum_applies(speed_puzzle(4, 4)) and not optimum_applies(speed_puzzle(5, 5))
+
+
+def test_the_optimum_s_plan_by_size(monkeypatch):
+    from tui.game import speed
+
+    for size in ((3, 3), (3, 4), (4, 3), (4, 4), (3, 5), (5, 3)):  # moments: no budget
+        assert speed.optimum_plan(speed_puzzle(*size)) == speed.OptimumPlan(True)
+    for size in ((4, 5), (5, 4)):  # the 5-5-5-4 databases, within the budget
+        plan = speed.optimum_plan(speed_puzzle(*size))
+        assert plan.search and plan.options() == {"limit": speed.OPTIMUM_LIMIT_SECONDS, "heuristic": "5-5-5-4"}
+        assert plan.options(background=True)["threads"] == 1  # after a solve: a core stays the game's
+    monkeypatch.setattr(speed, "twentyfour_tables_built", lambda: False)
+    plan = speed.optimum_plan(speed_puzzle(5, 5))
+    assert not plan.search and "`koma tables build sliding --size 5x5`" in plan.note
+    monkeypatch.setattr(speed, "twentyfour_tables_built", lambda: True)
+    assert speed.optimum_plan(speed_puzzle(5, 5)) == speed.OptimumPlan(True, speed.OPTIMUM_LIMIT_SECONDS)
+    assert speed.optimum_plan(speed_puzzle(6, 6)) == speed.OptimumPlan(False)  # played, never solved
+
+
+def test_the_optimum_s_line_while_it_searches_and_when_it_gives_up():
+    from tui.game.speed import gave_up_text, searching_text
+
+    assert searching_text({}, 30.0) == "optimal: searching…"
+    assert searching_text({"bound": 72, "seconds": 12.4}, 30.0) == "optimal: searching… bound 72 · 12 s of 30"
+    assert searching_text({"bound": 40, "seconds": 0.2}, None) == "optimal: searching… bound 40 · 0 s"
+    assert gave_up_text(68, 30.0) == "optimal: not found in 30 s (at least 68 moves)"

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import groupby, pairwise
+from typing import Any
 
 from solver.errors import KomaError
 from solver.sliding.model import MAX_SIDE, TILE_DELTA, SlidingPuzzle
@@ -171,10 +172,71 @@ class SpeedResult(TileCounts):
         return puzzle.replay(self.scramble, self.moves)[-1]
 
 
+OPTIMUM_LIMIT_SECONDS = 30.0  # the longest a search for a 4x5, 5x4 or 5x5 scramble's optimum runs (after a solve, in a replay)
+TWENTYFOUR_BUILD = "koma tables build sliding --size 5x5"
+TWENTY = "5-5-5-4"  # the 4x5's and 5x4's pattern databases (built at first use, in about a second)
+
+
+@dataclass(frozen=True)
+class OptimumPlan:
+    """How Koma finds a speed board's optimal length after a solve (and its optimal solution in a replay).
+
+    ``search``: a search runs, in the background, given up after ``limit`` seconds (None: it ends soon: boards of up
+    to 16 cells), with the solver's ``heuristic`` if one is named.  Otherwise ``note`` says why not (the 5x5 without
+    its tables: how to build them), or is empty (boards beyond 5x5, which Koma does not solve)."""
+
+    search: bool
+    limit: float | None = None
+    heuristic: str | None = None
+    note: str = ""
+
+    def options(self, *, background: bool = False) -> dict[str, Any]:
+        """The search's options for :func:`solver.solving.solve`; ``background``: while the player plays on (after a
+        solve), on one thread, so a core stays free for the game (a replay's ``o`` takes both)."""
+        return {"limit": self.limit, **({"heuristic": self.heuristic} if self.heuristic else {}),
+                **({"threads": 1} if background else {})}
+
+
+def twentyfour_tables_built() -> bool:
+    """Whether the 5x5's pattern databases are on disk (a look at the file: nothing is loaded or built)."""
+    from solver.sliding.tables import tables_present  # the solver's tables module loads numba: only for the 5x5
+
+    return tables_present("pdb6666")
+
+
+def optimum_plan(puzzle: SlidingPuzzle) -> OptimumPlan:
+    """What Koma can say of ``puzzle``'s optimum: boards of up to 16 cells are solved optimally in moments; the 4x5 and
+    5x4 (5-5-5-4 databases) and the 5x5 once its 6-6-6-6 databases are built (on request only) within
+    :data:`OPTIMUM_LIMIT_SECONDS`, since a random board of theirs can take hours (the search then says how far it got);
+    boards beyond 5x5 have no solver."""
+    if puzzle.cells <= 16 and puzzle.solvable_by_koma:
+        return OptimumPlan(True)
+    if (puzzle.width, puzzle.height) in ((4, 5), (5, 4)):
+        return OptimumPlan(True, OPTIMUM_LIMIT_SECONDS, TWENTY)
+    if (puzzle.width, puzzle.height) == (5, 5):
+        if twentyfour_tables_built():
+            return OptimumPlan(True, OPTIMUM_LIMIT_SECONDS)
+        return OptimumPlan(False, note=f"optimal: build the 5x5's tables once with `{TWENTYFOUR_BUILD}`")
+    return OptimumPlan(False)
+
+
 def optimum_applies(puzzle: SlidingPuzzle) -> bool:
-    """Whether Koma finds a scramble's optimal length cheaply enough to do it after every solve: boards of up to
-    16 cells (3x3, 3x4, 4x3, 4x4, 3x5, 5x3); the 5x5's proof can take minutes, and larger boards have no solver."""
-    return puzzle.cells <= 16 and puzzle.solvable_by_koma
+    """Whether Koma looks for a scramble's optimal length after every solve (see :func:`optimum_plan`)."""
+    return optimum_plan(puzzle).search
+
+
+def searching_text(info: dict[str, Any], limit: float | None) -> str:
+    """The optimum's line while its search runs: the bound it works on, the seconds spent (of the budget)."""
+    bound, seconds = info.get("bound"), info.get("seconds")
+    if bound is None:
+        return "optimal: searching…"
+    spent = "" if seconds is None else f" · {seconds:.0f} s" + ("" if limit is None else f" of {limit:.0f}")
+    return f"optimal: searching… bound {bound}{spent}"
+
+
+def gave_up_text(lower_bound: int, limit: float) -> str:
+    """The optimum's line when its search ran out of time: what it proved."""
+    return f"optimal: not found in {limit:.0f} s (at least {lower_bound} moves)"
 
 
 def timed_steps(result: SpeedResult) -> list[tuple[int, LineMove]]:

@@ -22,14 +22,16 @@ from textual.timer import Timer
 
 from solver import ids
 from solver import solving as search
+from solver.errors import GaveUp
 from tui.app_view import koma_app
 from tui.ascii import Static
 from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
-from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, optimum_applies, speed_puzzle
+from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
 from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
 from tui.game.speed_notation import export_solve, solve_record
+from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.speed_event import SpeedEventScreen, event_name
 from tui.screens.speed_replay import SpeedReplayScreen
@@ -71,11 +73,31 @@ SPEED_BINDINGS: list[BindingType] = [
 
 @dataclass
 class OptimumFound(Message):
-    """The optimal length of the session's solve ``index`` (``index`` -1: the job's batch is done)."""
+    """The optimal length of the session's solve ``index`` (``index`` -1: the job's batch is done); ``length`` -1:
+    the search ran out of its time budget (``limit`` seconds), having proved no solution is under ``lower_bound``."""
 
     job: SolverJob
     index: int
     length: int
+    lower_bound: int = 0
+    limit: float = 0.0
+
+
+def optimum_of(job: SolverJob, report: Report, index: int, result: SpeedResult) -> OptimumFound | None:
+    """The optimal length of solve ``index``'s scramble, searched in this (worker) thread within the plan's time budget
+    (its progress reported with the solve's ``index``); None when no optimum was proved (the 5x5's tables did not load:
+    the solver fell back to a reduction and said why)."""
+    puzzle = speed_puzzle(result.width, result.height)
+    plan = optimum_plan(puzzle)
+    limit = plan.limit
+    if limit is None:  # boards of up to 16 cells: moments
+        return OptimumFound(job, index, search.distance(puzzle, result.scramble, stop=job.stop))
+    try:
+        solution = search.solve(puzzle, result.scramble, stop=job.stop, **plan.options(background=True),
+                                progress=lambda info: report({**info, "index": index, "limit": limit}))
+    except GaveUp as gave_up:
+        return OptimumFound(job, index, -1, gave_up.lower_bound, limit)
+    return OptimumFound(job, index, solution.length) if solution.optimal else None
 
 
 def figures_line(stm: int, mtm: int, tps: float | None) -> str:
@@ -254,10 +276,18 @@ class SpeedScreen(DirtyOnlyRendering):
             index = self.session.add(result)
             self.last = result
             koma_app(self).write(solve_record(result))
-            if not result.dnf and optimum_applies(speed_puzzle(result.width, result.height)):
+            if result.dnf:
+                continue
+            plan = optimum_plan(speed_puzzle(result.width, result.height))
+            if plan.search:
                 self.optimum_wanted.append(index)
+            if result is self.last:
+                self._show_optimum(plan.note if not plan.search else searching_text({}, plan.limit))
         if self.optimum_wanted and self.optimum_job is None:
             self._find_optimum()
+
+    def _show_optimum(self, text: str) -> None:
+        self.query_one("#speed-optimum", Static).update(text)
 
     def _find_optimum(self) -> None:
         """Solve the scrambles waiting, one after another, in one thread worker; each answer comes back as it is
@@ -268,9 +298,10 @@ class SpeedScreen(DirtyOnlyRendering):
 
         def compute(job: SolverJob, report: Report) -> None:
             for index in wanted:
-                result = session.results[index]
-                puzzle = speed_puzzle(result.width, result.height)
-                self.post_message(OptimumFound(job, index, search.distance(puzzle, result.scramble, stop=job.stop)))
+                self.post_message(JobProgress(job, {"index": index}))
+                found = optimum_of(job, report, index, session.results[index])
+                if found is not None:
+                    self.post_message(found)
             self.post_message(OptimumFound(job, -1, -1))  # the batch is done
 
         run_job(self, job, compute, group="speed-optimum", answer=None)
@@ -283,11 +314,32 @@ class SpeedScreen(DirtyOnlyRendering):
             if self.optimum_wanted:
                 self._find_optimum()
             return
+        if self.last is not self.session.results[event.index]:
+            if event.length >= 0:
+                self.session.optimal[event.index] = event.length
+            return
+        if event.length < 0:
+            self._show_optimum(gave_up_text(event.lower_bound, event.limit))
+            return
         self.session.optimal[event.index] = event.length
-        if self.last is self.session.results[event.index]:
-            efficiency = self.session.efficiency(event.index)
-            self.query_one("#speed-optimum", Static).update(
-                f"optimal {event.length} · efficiency {efficiency:.0%}" if efficiency is not None else "")
+        efficiency = self.session.efficiency(event.index)
+        self._show_optimum(f"optimal {event.length} · efficiency {efficiency:.0%}" if efficiency is not None else "")
+
+    def on_job_progress(self, event: JobProgress) -> None:
+        """The optimum's search, bound by bound, on the line of the solve it is for (the last one)."""
+        if event.job is not self.optimum_job:
+            return
+        index = event.info.get("index", -1)
+        if 0 <= index < len(self.session.results) and self.session.results[index] is self.last:
+            self._show_optimum(searching_text(event.info, event.info.get("limit")))
+
+    def on_job_failed(self, event: JobFailed) -> None:
+        if event.job is not self.optimum_job:
+            return
+        self.optimum_job = None
+        self._show_optimum(f"optimal: not found ({event.error})")
+        if self.optimum_wanted:
+            self._find_optimum()
 
     def _finish(self) -> None:
         self._stop_clock()

@@ -3,7 +3,8 @@ of the same scramble, to step through beside it.
 
 Each step is one line move as it was played (:func:`~tui.game.speed.timed_steps`); the next waits for the gap
 between their times divided by the speed.  Space pauses, ``+ -`` change the speed, ``[ ]`` step while paused,
-``r`` starts over.  ``o`` switches to Koma's optimal solution (found in the background, boards of up to 16 cells),
+``r`` starts over.  ``o`` switches to Koma's optimal solution (found in the background: boards of up to 16 cells; the
+4x5, 5x4, and the 5x5 once its tables are built, within a time budget; see :func:`~tui.game.speed.optimum_plan`),
 played at the player's own average pace, and back.
 """
 
@@ -18,11 +19,13 @@ from textual.message import Message
 from textual.timer import Timer
 
 from solver import solving as search
+from solver.errors import GaveUp
 from solver.puzzle import Solution
 from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.solver_jobs import SolverJob
-from tui.game.speed import LineMove, SpeedResult, apply_line, line_moves, optimum_applies, speed_puzzle, timed_steps
+from tui.game.speed import LineMove, SpeedResult, apply_line, gave_up_text, line_moves, optimum_plan, searching_text, speed_puzzle, timed_steps
+from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.widgets.keybar import KeyBar
 from tui.widgets.speed_board import SpeedBoard
@@ -81,6 +84,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         self.steps = self.player_steps
         self.koma_steps: list[tuple[int, LineMove]] | None = None  # Koma's optimal solution, once found
         self.optimal_job: SolverJob | None = None
+        self.optimal_limit: float | None = None  # the search's time budget, in seconds
         self.ascii_only = ascii_only
         self.factor = speed if speed in SPEEDS else 1.0
         self.position = 0  # steps played
@@ -188,18 +192,39 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         if self.koma_steps is not None:
             self._switch(self.player_steps if self.steps is self.koma_steps else self.koma_steps)
             return
-        if not optimum_applies(self.puzzle):
-            self.notify("Koma finds optimal solutions here up to 16 cells (4x4).", timeout=4)
+        plan = optimum_plan(self.puzzle)
+        if not plan.search:
+            note = plan.note or f"optimal: Koma has no optimal solver for the {self.puzzle.size_label}"
+            self.query_one("#replay-optimal", Static).update(note)
+            self.notify(note, timeout=6)
             return
         if self.optimal_job is None:
             job = self.optimal_job = SolverJob("speed-replay-optimal", self.result.scramble)
-            puzzle = self.puzzle
-            run_job(self, job, lambda job, report: search.solve(puzzle, job.state, stop=job.stop),
+            puzzle, options = self.puzzle, plan.options()
+            run_job(self, job, lambda job, report: search.solve(puzzle, job.state, stop=job.stop, progress=report,
+                                                                **options),
                     group="speed-replay-optimal", answer=OptimalFound)
-            self.query_one("#replay-optimal", Static).update("[dim]Koma is finding the optimal solution…[/dim]")
+            self.optimal_limit = plan.limit
+            self.query_one("#replay-optimal", Static).update(searching_text({}, plan.limit))
+
+    def on_job_progress(self, event: JobProgress) -> None:
+        if event.job is self.optimal_job and self.koma_steps is None:
+            self.query_one("#replay-optimal", Static).update(searching_text(event.info, self.optimal_limit))
+
+    def on_job_failed(self, event: JobFailed) -> None:
+        """The search ran out of time (say what it proved; ``o`` does not start it again) or failed."""
+        if event.job is not self.optimal_job:
+            return
+        error = event.error
+        self.query_one("#replay-optimal", Static).update(
+            gave_up_text(error.lower_bound, self.optimal_limit or error.seconds) if isinstance(error, GaveUp)
+            else f"optimal: not found ({error})")
 
     def on_optimal_found(self, event: OptimalFound) -> None:
         if event.job is not self.optimal_job:
+            return
+        if not event.solution.optimal:  # the 5x5's tables did not load: the solver fell back to a reduction
+            self.query_one("#replay-optimal", Static).update(f"optimal: not proven ({event.solution.note})")
             return
         self.koma_steps = paced_steps(event.solution.moves, self.result)
         self._switch(self.koma_steps)

@@ -31,8 +31,9 @@ def figures_text(racer: Racer, elapsed_ms: int) -> str:
     return f"{racer.stm} {shown} {'-' if tps is None else f'{tps:.1f}'}"
 
 
-def title_text(room: Room, racer: Racer) -> str:
-    place = room.place_of(racer.player)
+def title_text(room: Room, racer: Racer, places: dict[str, int | None] | None = None) -> str:
+    """A mini's title: place (once finished) and name; ``places`` the room's, by player, if known already."""
+    place = places.get(racer.player) if places is not None else room.place_of(racer.player)
     if place is not None:
         return f"{place}. {racer.name}"
     return f"DNF {racer.name}" if racer.dnf else racer.name
@@ -85,13 +86,14 @@ def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) ->
     """The racers' minis at ``now``: before the reveal an empty board each (the scramble is not shown yet)."""
     elapsed = room.elapsed_ms(now)
     waiting = room.phase_at(now) in (RacePhase.LOBBY, RacePhase.COUNTDOWN)
+    places = {placing.racer.player: placing.place for placing in room.results()}
     out = []
     for racer in racers:
         if waiting:
             out.append(Mini(racer.name, "ready", room.width, room.height, (0,) * (room.width * room.height), "waiting"))
             continue
         look = "done" if racer.finished else "dnf" if racer.dnf else "racing"
-        out.append(Mini(title_text(room, racer), figures_text(racer, elapsed), room.width, room.height,
+        out.append(Mini(title_text(room, racer, places), figures_text(racer, elapsed), room.width, room.height,
                         boards.state(room, racer), look))
     return out
 

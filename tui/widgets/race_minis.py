@@ -21,6 +21,7 @@ repainted (the terminal gets the changed spans); the styles are read once, until
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -142,6 +143,7 @@ class RaceMinis(Widget):
         self.repaints = 0  # how many times new minis were shown (the screen bounds this rate)
         self._looks: tuple[dict[str, Style], Style] | None = None  # the component styles and the base, until the CSS changes
         self._pieces: dict[tuple, tuple[Runs, ...]] = {}  # boards and captions drawn, by what they show
+        self._used: dict[tuple, tuple[Runs, ...]] = {}  # the pieces the drawing under way used
         self._drawn_size: Size | None = None  # the size the lines were made for (None: make them all again)
         self._drawn_parts: list[list[Part]] = []
         self._drawn: list[Strip] = []
@@ -227,7 +229,7 @@ class RaceMinis(Widget):
     def _parts(self) -> list[list[Part]]:
         """The minis as lines of parts, laid out in a grid (or one line each); each board and caption drawn once
         per look (:attr:`_used` the pieces this drawing used)."""
-        self._used: dict[tuple, tuple[Runs, ...]] = {}
+        self._used = {}
         styles = self._styles()
         width, height = self.size
         if not width or not height:
@@ -255,7 +257,7 @@ class RaceMinis(Widget):
                 out.append([(index * (cw + GAP_X), cw, block[k]) for index, block in enumerate(blocks)])
         return out
 
-    def _piece(self, key: tuple, make) -> tuple[Runs, ...]:
+    def _piece(self, key: tuple, make: Callable[[], list[list[tuple[str, Style]]]]) -> tuple[Runs, ...]:
         """A board's or a caption's lines, drawn once per ``key`` (what they show)."""
         piece = self._pieces.get(key)
         if piece is None:

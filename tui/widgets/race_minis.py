@@ -176,12 +176,12 @@ class RaceMinis(Widget):
     def render_line(self, y: int) -> Strip:
         if self._drawn_size != self.size:
             self._draw(repaint=False)  # resized (or restyled): Textual repaints it all anyway
-        return self._drawn[y] if y < len(self._drawn) else Strip.blank(self.size.width, self._base())
+        return self._drawn[y] if y < len(self._drawn) else Strip.blank(self.size.width, self._base_style())
 
     def _styles(self) -> dict[str, Style]:
         return self._cached_looks()[0]
 
-    def _base(self) -> Style:
+    def _base_style(self) -> Style:
         return self._cached_looks()[1]
 
     def _cached_looks(self) -> tuple[dict[str, Style], Style]:
@@ -197,7 +197,7 @@ class RaceMinis(Widget):
         whole = self._drawn_size != size
         parts = self._parts()
         self._pieces = self._used  # what this drawing did not use is forgotten
-        base = self._base()
+        base = self._base_style()
         strips: list[Strip] = []
         changed: list[Region] = []
         blank = Strip.blank(size.width, base)

@@ -107,3 +107,58 @@ async def test_more_racers_than_lines_say_how_many_more():
     assert drawing == "lines"
     assert [line.split()[0] for line in lines[:3]] == ["r0", "r1", "r2"]
     assert lines[3].strip() == "… and 5 more"
+
+
+def racing(title: str, state: tuple[int, ...], figures: str = "0 1.0s -") -> Mini:
+    return Mini(title, figures, 3, 3, state, "racing")
+
+
+async def test_one_racers_move_repaints_that_racers_lines_alone():
+    # four 3x3s in numbers, two columns of two (each 13x5 with its caption): bob's move changes bob's board row
+    # and figures, and only those spans are repainted; the other racers' lines are the strips drawn before
+    minis = [racing(name, GOAL_3X3) for name in ("ann", "bob", "cyd", "dee")]
+    app = MinisApp(minis)
+    async with app.run_test(size=(28, 11)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(RaceMinis)
+        assert widget.drawing == Drawing("numbers")
+        before = [widget.render_line(y) for y in range(widget.size.height)]
+        asked: list[tuple] = []
+        refresh = widget.refresh
+        widget.refresh = lambda *regions, **options: asked.append(regions) or refresh(*regions, **options)  # type: ignore[method-assign]
+        minis[1] = racing("bob", ONE_MOVE, "1 1.0s 1.0")
+        widget.show(minis)
+        after = [widget.render_line(y) for y in range(widget.size.height)]
+        cw, _ = cell_size(Drawing("numbers"), 3, 3)
+        bob = (cw + GAP_X, 0)  # bob is the second column of the first row
+        assert len(asked) == 1 and asked[0], asked  # a repaint of some regions, not of the whole widget
+        lines = sorted(region.y for region in asked[0])
+        assert lines == [2, 4]  # the board's last row (8 slid right) and the figures
+        assert all(region.x == bob[0] and region.width == cw and region.height == 1 for region in asked[0])
+        changed = [y for y in range(len(after)) if after[y] is not before[y]]
+        assert changed == [2, 4]
+        assert widget.text_lines()[2][bob[0]:bob[0] + cw].rstrip() == "7   8"
+        assert [after[y].text for y in (0, 1, 3)] == [before[y].text for y in (0, 1, 3)]
+
+
+class ThemedMinisApp(MinisApp):
+    CSS = "RaceMinis > .race-minis--home { color: $success; }"
+
+
+async def test_the_minis_take_the_new_colours_when_the_theme_changes():
+    # the minis keep their styles until the CSS changes: a new theme draws them in its colours
+    app = ThemedMinisApp([racing("ann", ONE_MOVE)])
+    async with app.run_test(size=(28, 11)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(RaceMinis)
+        home = widget.get_component_rich_style("race-minis--home", partial=True)
+        drawn = next(segment.style for segment in widget.render_line(0) if segment.text.strip() == "1")
+        assert drawn.color == (widget.rich_style + home).color
+        app.theme = "nord" if app.theme != "nord" else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        home_now = widget.get_component_rich_style("race-minis--home", partial=True)
+        assert home_now != home  # the theme does change this colour: the test below can fail
+        drawn = next(segment.style for segment in widget.render_line(0) if segment.text.strip() == "1")
+        assert drawn.color == (widget.rich_style + home_now).color
+        assert drawn.bgcolor == widget.rich_style.bgcolor

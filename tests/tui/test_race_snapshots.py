@@ -7,14 +7,17 @@ Regenerate after a deliberate change with ``pytest tests/tui/test_race_snapshots
 from __future__ import annotations
 
 import random
+import threading
+from dataclasses import replace
 
 import pytest
 from rich.cells import cell_len
 from test_small_screens import clipped_keys
-from tui_helpers import make_app, settled
+from tui_helpers import make_app, settled, wait_for
 
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
+from tui.messages import RoomChanged
 from tui.screens.race import RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
 from tui.storage.store import Store
@@ -136,3 +139,55 @@ async def test_nothing_is_cut_off_with_seven_opponents(tmp_path, size, board):
         named = sum(1 for name in ("bob", "cyd", "dee", "eve", "fay", "gus", "hal") if name in shown)
         assert named == 7 or f"and {7 - named} more" in shown
         assert clipped_keys(app) == []
+
+
+class HeardLink(StillLink):
+    """A race link whose snapshots the test hands to the screen, on a thread of their own as the link's are."""
+
+    def __init__(self, connect, room, player, on_room, on_trouble, **options):
+        self.on_room = on_room
+
+    def hear(self, room: Room) -> None:
+        thread = threading.Thread(target=self.on_room, args=(room,))
+        thread.start()
+        thread.join()
+
+
+def moved_on(room: Room, name: str, finished: bool = False) -> Room:
+    """``room`` one version on, ``name`` one legal move further (and finished, if ``finished``)."""
+    puzzle = room.puzzle
+    racer = next(r for r in room.racers if r.name == name)
+    state = racer.state(puzzle, room.scramble)
+    move = next(d for d in "UDLR" if d in puzzle.moves(state))
+    time_ms = racer.times_ms[-1] + 100
+    moved = replace(racer, moves=racer.moves + move, times_ms=(*racer.times_ms, time_ms),
+                    finished_ms=time_ms if finished else None)
+    return replace(room, racers=tuple(moved if r is racer else r for r in room.racers), version=room.version + 1)
+
+
+async def test_an_opponents_move_waits_for_the_tick_and_a_finish_is_shown_at_once(tmp_path):
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    app = make_app(tmp_path, store=store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = RaceScreen(race_room(), now=lambda: NOW, link=HeardLink)
+        await app.push_screen(screen)
+        await pilot.pause(0.3)
+        link = screen.link
+        minis = screen.query_one(RaceMinis)
+        posted: list = []
+        post = screen.post_message
+        screen.post_message = lambda message: posted.append(message) or post(message)  # type: ignore[method-assign]
+        room = screen.room
+        stm = next(r for r in room.racers if r.name == "cyd").stm
+        for _ in range(3):  # cyd moves on: no message, the tick draws it
+            room = moved_on(room, "cyd")
+            link.hear(room)
+        assert not [m for m in posted if isinstance(m, RoomChanged)]
+        await wait_for(pilot, lambda: any(m.title == "cyd" and m.figures.startswith(f"{stm + 3} ") for m in minis.minis),
+                       timeout=10, what="cyd's moves drawn with the tick")
+        assert screen.room is room
+        room = moved_on(room, "cyd", finished=True)  # a finish changes the room's outline: posted at once
+        link.hear(room)
+        assert [m.room for m in posted if isinstance(m, RoomChanged)] == [room]
+        await wait_for(pilot, lambda: "cyd" in str(screen.query_one("#race-order").render()), timeout=10,
+                       what="cyd in the finish order")

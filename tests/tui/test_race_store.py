@@ -284,3 +284,23 @@ def test_two_processes_race_for_the_last_seat(database):
         seated = [p for p, said in told.items() if said == "seated"]
         assert [r.player for r in store.read_room(room.room).racers][-1:] == seated
         assert len(store.read_room(room.room).racers) == MAX_RACERS
+
+
+def test_a_read_since_parses_only_what_grew_and_reads_as_a_whole_read_does(database):
+    store = opened(database)
+    room = started_race(store, "ann", "bob")
+    seen = store.read_round(room.room, 0)
+    for k, moves in enumerate(("L", "RL", "", "R", "LRL")):
+        if moves:
+            times = [100 * k + j for j in range(len(moves))]
+            assert store.push(room.room, 0, "bob", moves, times)
+        store.push(room.room, 0, "ann", "L" if k % 2 == 0 else "R", [100 * k])
+        seen = store.read_round(room.room, 0, since=seen)
+        assert seen == store.read_round(room.room, 0)
+    assert seen.racer("bob").moves == "LRLRLRL" and seen.racer("bob").times_ms == (0, 100, 101, 300, 400, 401, 402)
+    # a time that goes back (a damaged row) is refused with a notice as in a whole read: a read since keeps the
+    # racer as last read well, a whole read skips them
+    assert store.push(room.room, 0, "bob", "R", [5])
+    assert store.read_round(room.room, 0, since=seen).racer("bob") == seen.racer("bob")
+    assert any("race_racers" in notice and "going back" in notice for notice in store.drain_notices())
+    assert store.read_round(room.room, 0).racer("bob") is None

@@ -219,6 +219,14 @@ class Room:
     def racer(self, player: str) -> Racer | None:
         return next((r for r in self.racers if r.player == player), None)
 
+    def outline(self) -> tuple:
+        """Everything of the room but its racers' moves, move times and heartbeats: two snapshots with the same
+        outline differ only in how far racers have got (what a move changes), not in who races, the phase, the
+        scramble, or who has finished or is out."""
+        return (self.room, self.code, self.width, self.height, self.host, self.round, self.latest_round, self.phase,
+                self.reveal_at, self.scramble,
+                tuple((r.player, r.name, r.joined, r.finished_ms, r.dnf, r.left) for r in self.racers))
+
     # --- time --------------------------------------------------------------------------------------------
     def phase_at(self, now: float) -> RacePhase:
         """The phase at wall-clock ``now``: a countdown past its reveal is racing, a race past its end is done,

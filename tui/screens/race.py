@@ -3,15 +3,18 @@ finish order, the results and a rematch.  (Watching a race: :mod:`tui.screens.ra
 of a room: :mod:`tui.screens.race_views`.)
 
 The room lives in the store; a :class:`~tui.storage.race_link.RaceLink` on its own thread reads it (and writes
-this racer's moves, heartbeat and start), and hands every new snapshot to the screen with ``post_message``
-(:class:`~tui.messages.RoomChanged`, a newer one replacing one not yet handled).  The screen draws:
+this racer's moves, heartbeat and start), and hands every new snapshot to the screen
+(:class:`~tui.screens.race_views.RoomNews`): one that changes the room's outline (a racer in or out, a finish, the
+start, the phase) at once, with ``post_message`` (:class:`~tui.messages.RoomChanged`, a newer one replacing one not
+yet handled); one that only moves opponents on waits for the clock's tick (no message, no work on the UI thread
+per opponent's move).  The screen draws:
 
 - the own board (:class:`~tui.widgets.speed_board.SpeedBoard`, keys and clicks as in speed mode) at once on
   every move; its clock runs from the reveal (:class:`~tui.game.speed.SpeedSolve` started at ``reveal_at``, on
   the wall clock every racer shares);
 - the opponents (:class:`~tui.widgets.race_minis.RaceMinis`, one widget) at most :data:`MINIS_PER_SECOND` times
   a second, however many snapshots come: a snapshot marks them changed, and the clock's tick (every
-  :data:`TICK_SECONDS`) draws them with the clock line, in one screen update.  The minis and the panel's lines
+  :data:`TICK_SECONDS`) draws them with the clock line, in one screen update (the lines that changed only).  The minis and the panel's lines
   never ask for a layout (fixed sizes, ``layout=False``), so an opponent's move never reflows or repaints the
   own board.
 """
@@ -39,7 +42,18 @@ from tui.game.speed import LineMove, Play, SpeedSolve
 from tui.messages import RaceTrouble, RoomChanged
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_replay import RaceReplayScreen
-from tui.screens.race_views import TICK_SECONDS, OnTick, PanelLines, RaceBoards, minis_of, order_text, ordinal, results_text
+from tui.screens.race_views import (
+    TICK_SECONDS,
+    OnTick,
+    PanelLines,
+    RaceBoards,
+    RoomNews,
+    minis_of,
+    newer,
+    order_text,
+    ordinal,
+    results_text,
+)
 from tui.screens.speed import OPPOSITE, figures_line
 from tui.storage.race_link import RaceLink
 from tui.widgets.keybar import KeyBar
@@ -104,6 +118,8 @@ class RaceScreen(DirtyOnlyRendering):
         self.now = now
         self.make_link = link
         self.link: RaceLink | None = None
+        self.news = RoomNews(self, room)
+        self.shown_outline: tuple | None = None  # the outline of the room last shown in full
         self.boards = RaceBoards()
         self.solve: SpeedSolve | None = None  # the own board once revealed
         self.sent = 0  # own moves handed to the link
@@ -157,8 +173,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.query_one("#race-results").display = False
         self.query_one("#race-countdown").display = False
         self.query_one("#race-code").display = False
-        self.link = self.make_link(koma_app(self).race_connect, self.room, self.player,
-                                   lambda room: self.post_message(RoomChanged(room)),
+        self.link = self.make_link(koma_app(self).race_connect, self.room, self.player, self.news.heard,
                                    lambda reason: self.post_message(RaceTrouble(reason)),
                                    on_back=lambda: self.post_message(RaceTrouble("")))
         self.link.start()
@@ -207,8 +222,17 @@ class RaceScreen(DirtyOnlyRendering):
 
     # --- the room's news --------------------------------------------------------------------------------------
     def on_room_changed(self, event: RoomChanged) -> None:
-        self.trouble = ""
-        self.show_room(event.room)
+        self.take_room(event.room)
+
+    def take_room(self, room: Room) -> None:
+        """A snapshot from the link (at once, or with the tick): shown unless an earlier one than the room shown;
+        any new snapshot ends the trouble said."""
+        if newer(self.room, room):
+            return
+        if self.trouble:
+            self.trouble = ""
+            self._show_message()
+        self.show_room(room)
 
     def on_race_trouble(self, event: RaceTrouble) -> None:
         self.trouble = event.reason
@@ -216,7 +240,14 @@ class RaceScreen(DirtyOnlyRendering):
 
     def show_room(self, room: Room) -> None:
         """A new snapshot: a new round resets the own board; the countdown and the reveal are set on the wall
-        clock; the opponents' boards are drawn within the rate bound."""
+        clock; the opponents' boards are drawn within the rate bound.  A snapshot that only moves racers on (the
+        same outline) marks the opponents changed, and nothing else."""
+        outline = room.outline()
+        if outline == self.shown_outline:
+            self.room = room
+            self.minis.mark()
+            return
+        self.shown_outline = outline
         new_round = room.round != self.room.round
         self.room = room
         if new_round:
@@ -277,7 +308,10 @@ class RaceScreen(DirtyOnlyRendering):
 
     # --- drawing ---------------------------------------------------------------------------------------------
     def _tick(self) -> None:
-        """The clock and the countdown; the reveal if its timer has not come yet; the minis' clock each second."""
+        """The link's snapshot that waited for it; the clock and the countdown; the reveal if its timer has not
+        come yet; the minis' clock each second."""
+        if self.news.latest is not self.room:
+            self.take_room(self.news.latest)
         room, now = self.room, self.now()
         if room.reveal_at is not None and self.revealed_round != room.round and now >= room.reveal_at:
             self.reveal()

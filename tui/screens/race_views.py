@@ -1,6 +1,7 @@
 """What the race screens show of a room, without being screens: each racer's line, the finish order, the results,
-every racer's board (replayed once per move), the minis, and the two ways the screens keep their repaints few
-(drawing the minis with the clock's tick; panel lines updated only when their text changes)."""
+every racer's board (replayed once per move), the minis, and the three ways the screens keep their work few
+(a snapshot that only moves racers on waits for the clock's tick, without a message; drawing the minis with the
+tick; panel lines updated only when their text changes)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from textual.screen import Screen
 from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, Racer, Room
+from tui.messages import RoomChanged
 from tui.widgets.race_minis import Mini
 
 TICK_SECONDS = 0.1  # the clock's and the countdown's redraw, and the opponents' when they changed
@@ -29,8 +31,9 @@ def figures_text(racer: Racer, elapsed_ms: int) -> str:
     return f"{racer.stm} {shown} {'-' if tps is None else f'{tps:.1f}'}"
 
 
-def title_text(room: Room, racer: Racer) -> str:
-    place = room.place_of(racer.player)
+def title_text(room: Room, racer: Racer, places: dict[str, int | None] | None = None) -> str:
+    """A mini's title: place (once finished) and name; ``places`` the room's, by player, if known already."""
+    place = places.get(racer.player) if places is not None else room.place_of(racer.player)
     if place is not None:
         return f"{place}. {racer.name}"
     return f"DNF {racer.name}" if racer.dnf else racer.name
@@ -83,15 +86,41 @@ def minis_of(room: Room, racers: list[Racer], boards: RaceBoards, now: float) ->
     """The racers' minis at ``now``: before the reveal an empty board each (the scramble is not shown yet)."""
     elapsed = room.elapsed_ms(now)
     waiting = room.phase_at(now) in (RacePhase.LOBBY, RacePhase.COUNTDOWN)
+    places = {placing.racer.player: placing.place for placing in room.results()}
     out = []
     for racer in racers:
         if waiting:
             out.append(Mini(racer.name, "ready", room.width, room.height, (0,) * (room.width * room.height), "waiting"))
             continue
         look = "done" if racer.finished else "dnf" if racer.dnf else "racing"
-        out.append(Mini(title_text(room, racer), figures_text(racer, elapsed), room.width, room.height,
+        out.append(Mini(title_text(room, racer, places), figures_text(racer, elapsed), room.width, room.height,
                         boards.state(room, racer), look))
     return out
+
+
+def newer(room: Room, than: Room) -> bool:
+    """Whether snapshot ``room`` is a later one than ``than`` (a later round, or a later version of the round)."""
+    return (room.round, room.version) > (than.round, than.version)
+
+
+class RoomNews:
+    """A race link's snapshots, handed to a screen (:meth:`heard` is the link's ``on_room``, on the link's thread).
+    A snapshot whose :meth:`~tui.game.race.Room.outline` changed (a racer in or out, a finish, a DNF, the start,
+    the phase, a new round) is posted at once as :class:`~tui.messages.RoomChanged`; one that only moves racers on
+    is kept in :attr:`latest` for the screen's next clock tick, the only moment the opponents are drawn anyway: no
+    message, and no work on the UI thread, per opponent's move."""
+
+    def __init__(self, screen: Screen, room: Room) -> None:
+        self.screen = screen
+        self.latest = room  # the link's newest snapshot (set on the link's thread; read on the UI thread)
+        self._posted = room.outline()  # the link's thread's alone
+
+    def heard(self, room: Room) -> None:
+        self.latest = room
+        outline = room.outline()
+        if outline != self._posted:
+            self._posted = outline
+            self.screen.post_message(RoomChanged(room))
 
 
 class OnTick:

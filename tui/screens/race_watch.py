@@ -20,7 +20,17 @@ from tui.game.race import RacePhase, Room
 from tui.messages import RaceTrouble, RoomChanged
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_replay import RaceReplayScreen
-from tui.screens.race_views import TICK_SECONDS, OnTick, PanelLines, RaceBoards, minis_of, order_text, results_text
+from tui.screens.race_views import (
+    TICK_SECONDS,
+    OnTick,
+    PanelLines,
+    RaceBoards,
+    RoomNews,
+    minis_of,
+    newer,
+    order_text,
+    results_text,
+)
 from tui.storage.race_link import RaceLink
 from tui.storage.service import Answer
 from tui.widgets.keybar import KeyBar
@@ -131,6 +141,7 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         self.now = now
         self.make_link = link
         self.link: RaceLink | None = None
+        self.news = RoomNews(self, room)
         self.watcher = f"watcher:{uuid.uuid4().hex}"  # never a racer's id: the link only reads
         self.boards = RaceBoards()
         self.ticker: Timer | None = None
@@ -151,8 +162,7 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         self.title = "Koma"
         self.sub_title = f"watching a race {self.room.size_label}"
         self.query_one("#race-spectate-results").display = False
-        self.link = self.make_link(koma_app(self).race_connect, self.room, self.watcher,
-                                   lambda room: self.post_message(RoomChanged(room)),
+        self.link = self.make_link(koma_app(self).race_connect, self.room, self.watcher, self.news.heard,
                                    lambda reason: self.post_message(RaceTrouble(reason)),
                                    on_back=lambda: self.post_message(RaceTrouble("")))
         self.link.start()
@@ -166,7 +176,8 @@ class RaceSpectateScreen(DirtyOnlyRendering):
             self.ticker.stop()
 
     def on_room_changed(self, event: RoomChanged) -> None:
-        self.show_room(event.room)
+        if not newer(self.room, event.room):
+            self.show_room(event.room)
 
     def on_race_trouble(self, event: RaceTrouble) -> None:
         if event.reason:
@@ -195,7 +206,14 @@ class RaceSpectateScreen(DirtyOnlyRendering):
 
     def _tick(self) -> None:
         """The title's clock every half second; the boards with the tick when they changed, each second for their
-        clocks."""
+        clocks; a snapshot that only moved racers on (:class:`RoomNews`) is taken here."""
+        latest = self.news.latest
+        if latest is not self.room and newer(latest, self.room):
+            if latest.outline() != self.room.outline():
+                self.show_room(latest)
+            else:
+                self.room = latest
+                self.minis.mark()
         if time.monotonic() - self.title_at >= WATCH_TICK_SECONDS:
             self.title_at = time.monotonic()
             self.show_room(self.room)

@@ -368,6 +368,9 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
                "race_opponent_errors": [r.error for r in got if r.error][:3]}
     if seen:
         figures["race_opponents_saw_moves_p95_ms"] = round(1000 * percentile(seen, 0.95), 1)
+    shares = [r.cpu_share for r in got if r.cpu_share]
+    if shares:  # an opponent's process over its race: its link's reads and writes, its sends, its one solve
+        figures["race_opponent_cpu_percent_median"] = round(100 * statistics.median(shares), 1)
     await session.close()
     return figures
 

@@ -5,7 +5,8 @@ The store is the races' meeting place: each racer's process writes its own row a
 a room runs in one transaction that first bumps the room's ``version`` (on PostgreSQL that row's lock orders the
 room's writers, so a version seen committed means every change up to it is), stamps the rows it changes with it
 (``rev``), and on PostgreSQL notifies ``koma_race`` of the room (delivered when it commits).  So a racing process reads the room row
-alone when nothing changed, and only the changed racers when something did (:meth:`RaceRooms.read_round`).
+alone when nothing changed, and only the changed racers when something did (:meth:`RaceRooms.read_round`), each
+parsed from where the last read left it (a racer's moves and times only grow: only the new ones are parsed).
 
 Conditional writes make every decision once, whichever process makes it: a seat is taken inside the room's
 transaction after counting (two processes joining the last seat: one gets it), a start only from the lobby, a push
@@ -226,9 +227,9 @@ class RaceRooms:
             return self.read_round(room, head.round)  # the newest round is another: read it whole
         if since is not None and known >= 0 and since.version == head.version:
             return since
-        changed = self._rows("race_racers", [tuple(row[width:]) for row in rows if row[width] is not None],
-                             _racer_from_row, f"room {room}")
         racers = {r.player: r for r in (since.racers if known >= 0 and since is not None else ())}
+        changed = self._rows("race_racers", [tuple(row[width:]) for row in rows if row[width] is not None],
+                             lambda row: _racer_from_row(row, racers.get(str(row[0]))), f"room {room}")
         for racer in changed:
             racers[racer.player] = racer
         present = sorted((r for r in racers.values() if not r.left), key=lambda r: (r.joined, r.player))
@@ -420,15 +421,36 @@ def _round_from_row(room: str, row: tuple) -> Room:
         raise BadRow(str(problem)) from None
 
 
-def _racer_from_row(row: tuple) -> Racer:
+def _racer_from_row(row: tuple, before: Racer | None = None) -> Racer:
+    """A racer from its row; given ``before`` (the same racer read earlier), moves and times that only grew from
+    it have only their new part parsed and checked."""
     player, name, joined, seen, moves, times, finished_ms, dnf, left = row
     try:
-        times_ms = tuple(int(t) for t in str(times).split(",")) if times else ()
-        check_moves(str(moves), times_ms)
+        times_ms = _grown_times(str(moves), str(times or ""), before)
+        if times_ms is None:
+            times_ms = tuple(int(t) for t in str(times).split(",")) if times else ()
+            check_moves(str(moves), times_ms)
         return Racer(str(player), str(name), float(joined), float(seen), str(moves), times_ms,
                      None if finished_ms is None else int(finished_ms), bool(dnf), bool(left))
     except (KomaError, TypeError, ValueError) as problem:
         raise BadRow(f"racer {player}: {problem}") from None
+
+
+def _grown_times(moves: str, times: str, before: Racer | None) -> tuple[int, ...] | None:
+    """The times of ``moves`` (``times`` as stored) when they only grew from ``before``'s: the new ones parsed and
+    checked (KomaError), the rest ``before``'s; None when they did not only grow (parse them all)."""
+    if before is None or not before.moves or len(moves) < before.stm or not moves.startswith(before.moves):
+        return None
+    added = len(moves) - before.stm
+    if times.count(",") + 1 != len(moves):
+        raise KomaError(f"a race needs one time per tile moved: {len(moves)} moves, {times.count(',') + 1} times")
+    if not added:
+        return before.times_ms
+    new = tuple(int(t) for t in times.rsplit(",", added)[-added:])
+    check_moves(moves[before.stm:], new)
+    if new[0] < before.times_ms[-1]:
+        raise KomaError("race move times are ms since the reveal: never negative and never going back")
+    return before.times_ms + new
 
 
 def _with_racers(head: Room, racers: tuple[Racer, ...]) -> Room:

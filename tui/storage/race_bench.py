@@ -3,7 +3,10 @@
 Each racer is a process with its own store connection and link (as each player's game process is), joined to one
 room; when all are in, the host's link starts it.  At the reveal each racer plays a real solution of the scramble
 (a random walk out and back, then Koma's optimal solution, so a race lasts long enough to measure) at a set rate,
-sending every tile as it goes.  Measured:
+sending every tile as it goes.  The solution is searched once the walk is typed, not at the reveal: a racer's
+solver (its imports, its kernels' compiling, its search) never runs in the race's first seconds, where the others'
+keys are measured (``koma bench serve``'s race game), and a racer types at its rate rather than catching up in a
+burst.  Measured:
 
 - **opponent-move latency**: from a racer's send of a move to another racer's ``on_room`` carrying it (each move's
   time is its send moment, in ms since the reveal, so every receiver knows when it was sent: one clock, one box);
@@ -68,16 +71,19 @@ class RacerReport:
 
 
 def padded_solution(puzzle: SlidingPuzzle, scramble: tuple[int, ...], padding: int, rng: random.Random) -> list[str]:
-    """A solution of ``scramble``: ``padding`` random moves (never undoing the last), the same undone, then Koma's
-    optimal solution."""
+    """A solution of ``scramble``: :func:`padding_walk`, then Koma's optimal solution."""
+    return padding_walk(puzzle, scramble, padding, rng) + list(solving.solve(puzzle, scramble).moves)
+
+
+def padding_walk(puzzle: SlidingPuzzle, scramble: tuple[int, ...], padding: int, rng: random.Random) -> list[str]:
+    """``padding`` random moves from ``scramble`` (never undoing the last), then the same undone: back at it."""
     walk: list[str] = []
     state = scramble
     for _ in range(padding):
         move = rng.choice([m for m in puzzle.moves(state) if not walk or m != UNDO[walk[-1]]])
         walk.append(move)
         state = puzzle.apply(state, move)
-    back = [UNDO[m] for m in reversed(walk)]
-    return walk + back + list(solving.solve(puzzle, scramble).moves)
+    return walk + [UNDO[m] for m in reversed(walk)]
 
 
 def run_racer(plan: RacerPlan, reports: Any) -> None:
@@ -121,20 +127,30 @@ def _race(plan: RacerPlan, report: RacerReport) -> None:
         report.learned = time.time()
         assert latest.reveal_at is not None and latest.scramble is not None
         report.reveal_at = reveal_at = latest.reveal_at
-        moves = padded_solution(latest.puzzle, latest.scramble, plan.padding, random.Random(plan.seed))
+        walk = padding_walk(latest.puzzle, latest.scramble, plan.padding, random.Random(plan.seed))
         time.sleep(max(0.0, reveal_at - time.time()))
         report.revealed = time.time()
         cpu_before = time.process_time()
-        for k, move in enumerate(moves):
-            time.sleep(max(0.0, reveal_at + (k + 1) / plan.tps - time.time()))
-            ms = round((time.time() - reveal_at) * 1000)
-            link.send(move, [ms], finished_ms=ms if k == len(moves) - 1 else None)
+        _type(link, walk, reveal_at, reveal_at, plan.tps, finish=False)
+        solution = list(solving.solve(latest.puzzle, latest.scramble).moves)  # back at the scramble: now solve it
+        _type(link, solution, reveal_at, time.time(), plan.tps, finish=True)
         done = _wait(snapshots, latest, lambda r: r.phase is RacePhase.DONE)
         report.cpu_share = (time.process_time() - cpu_before) / max(1e-9, time.time() - report.revealed)
         report.results = [(p.racer.player, p.place, p.racer.finished_ms, p.racer.dnf, p.racer.moves) for p in done.results()]
     finally:
         link.stop()
         link.join(DEADLINE_SECONDS)
+
+
+def _type(link: RaceLink, moves: list[str], reveal_at: float, start: float, tps: float, *, finish: bool) -> None:
+    """Send ``moves`` one at a time, the k-th at ``start + k / tps`` (each timed in ms since the reveal); with
+    ``finish``, the last one (or, with none, the moment they are typed) is the finish."""
+    for k, move in enumerate(moves):
+        time.sleep(max(0.0, start + (k + 1) / tps - time.time()))
+        ms = round((time.time() - reveal_at) * 1000)
+        link.send(move, [ms], finished_ms=ms if finish and k == len(moves) - 1 else None)
+    if finish and not moves:
+        link.send("", [], finished_ms=round((time.time() - reveal_at) * 1000))
 
 
 def _wait(snapshots: queue.Queue[Room], latest: Room, wanted: Callable[[Room], bool]) -> Room:

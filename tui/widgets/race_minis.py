@@ -12,16 +12,22 @@ first with its caption below the board, then beside it:
 
 A board's caption is two lines: the racer's place (once finished) and name, then moves, time and TPS.  The widget
 draws what it is given (:class:`Mini`); which racer is where is the screen's business.
+
+New minis cost what changed in them: each racer's board and caption are drawn once per look (kept by what they
+show), the lines are made again only where a part of them changed, and only those parts of the screen are
+repainted (the terminal gets the changed spans); the styles are read once, until the CSS changes.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -32,6 +38,10 @@ CAPTION_WIDTH = 13  # "123 45.6s 7.8": moves, time and TPS of most races
 GAP_X, GAP_Y = 2, 1
 BAR_WIDTH = 10  # the bar of tiles home, in the one-line drawing
 MARKS = {False: ("█", "░"), True: ("#", ".")}  # a tile home, a tile away: one character each
+PARTS = ("home", "away", "blank", "title", "figures", "done", "dnf")  # the component styles, race-minis--PART
+
+Runs = tuple[tuple[str, Style], ...]  # a line's runs of text, each in its style
+Part = tuple[int, int, Runs]  # a part of a line: its first column, its width, its runs (one mini's line in a grid)
 
 
 @dataclass(frozen=True)
@@ -131,19 +141,28 @@ class RaceMinis(Widget):
         self.minis: tuple[Mini, ...] = ()
         self.empty_text = empty_text
         self.repaints = 0  # how many times new minis were shown (the screen bounds this rate)
-        self._drawn_key: tuple = ()
+        self._looks: tuple[dict[str, Style], Style] | None = None  # the component styles and the base, until the CSS changes
+        self._pieces: dict[tuple, tuple[Runs, ...]] = {}  # boards and captions drawn, by what they show
+        self._used: dict[tuple, tuple[Runs, ...]] = {}  # the pieces the drawing under way used
+        self._drawn_size: Size | None = None  # the size the lines were made for (None: make them all again)
+        self._drawn_parts: list[list[Part]] = []
         self._drawn: list[Strip] = []
 
     def show(self, minis: tuple[Mini, ...] | list[Mini], empty_text: str | None = None) -> None:
-        """Draw these minis (a repaint, only if they changed)."""
+        """Draw these minis (a repaint of what changed, if anything did)."""
         minis = tuple(minis)
+        changed = False
         if empty_text is not None and empty_text != self.empty_text:
-            self.empty_text = empty_text
-            self.refresh()
+            self.empty_text, changed = empty_text, True
         if minis != self.minis:
-            self.minis = minis
+            self.minis, changed = minis, True
             self.repaints += 1
-            self.refresh()
+        if changed:
+            self._draw(repaint=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._looks, self._pieces, self._drawn_size = None, {}, None
 
     @property
     def drawing(self) -> Drawing:
@@ -155,63 +174,105 @@ class RaceMinis(Widget):
 
     # --- drawing ---------------------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
-        strips = self._strips()
-        return strips[y] if y < len(strips) else Strip.blank(self.size.width, self.rich_style)
+        if self._drawn_size != self.size:
+            self._draw(repaint=False)  # resized (or restyled): Textual repaints it all anyway
+        return self._drawn[y] if y < len(self._drawn) else Strip.blank(self.size.width, self._base_style())
 
     def _styles(self) -> dict[str, Style]:
-        return {part: self.get_component_rich_style(f"race-minis--{part}", partial=True)
-                for part in ("home", "away", "blank", "title", "figures", "done", "dnf")}
+        return self._cached_looks()[0]
 
-    def _strips(self) -> list[Strip]:
-        styles = self._styles()
-        key = (self.minis, self.size, self.empty_text, tuple(styles.values()), self.rich_style)
-        if key != self._drawn_key:
-            base = self.rich_style
-            self._drawn_key, self._drawn = key, [
-                Strip([Segment(text, base + style) for text, style in line]).adjust_cell_length(self.size.width, base)
-                for line in self.lines(styles)]
-        return self._drawn
+    def _base_style(self) -> Style:
+        return self._cached_looks()[1]
+
+    def _cached_looks(self) -> tuple[dict[str, Style], Style]:
+        if self._looks is None:
+            self._looks = ({part: self.get_component_rich_style(f"race-minis--{part}", partial=True) for part in PARTS},
+                           self.rich_style)
+        return self._looks
+
+    def _draw(self, *, repaint: bool) -> None:
+        """Make the lines again, a line only where one of its parts changed; with ``repaint``, repaint those parts
+        (all of the widget after a resize)."""
+        size = self.size
+        whole = self._drawn_size != size
+        parts = self._parts()
+        self._pieces = self._used  # what this drawing did not use is forgotten
+        base = self._base_style()
+        strips: list[Strip] = []
+        changed: list[Region] = []
+        blank = Strip.blank(size.width, base)
+        for y in range(max(size.height, 0)):
+            line = parts[y] if y < len(parts) else []
+            before = self._drawn_parts[y] if y < len(self._drawn_parts) else []
+            if not whole and _same(before, line):
+                strips.append(self._drawn[y])
+                continue
+            strips.append(_strip(line, size.width, base) if line else blank)
+            if not whole:
+                changed.extend(_changed_spans(before, line, y, size.width))
+        self._drawn_size, self._drawn_parts, self._drawn = size, parts, strips
+        if repaint and whole:
+            self.refresh()
+        elif repaint and changed:
+            self.refresh(*changed)
 
     def text_lines(self) -> list[str]:
         """What the widget shows, as plain lines (for reading it back)."""
-        return ["".join(text for text, _ in line) for line in self.lines(self._styles())]
+        out = []
+        for line in self._parts():
+            text = ""
+            for x, _width, runs in line:
+                text += " " * max(0, x - cell_len(text)) + "".join(chunk for chunk, _ in runs)
+            out.append(text)
+        return out
 
-    def lines(self, styles: dict[str, Style]) -> list[list[tuple[str, Style]]]:
-        """The minis as lines of (text, style) runs, laid out in a grid (or one line each)."""
+    def _parts(self) -> list[list[Part]]:
+        """The minis as lines of parts, laid out in a grid (or one line each); each board and caption drawn once
+        per look (:attr:`_used` the pieces this drawing used)."""
+        self._used = {}
+        styles = self._styles()
         width, height = self.size
         if not width or not height:
             return []
         if not self.minis:
-            return [[(self._text(line), styles["figures"])] for line in self.empty_text.split("\n")] if self.empty_text else []
+            return [[(0, width, ((self._text(line), styles["figures"]),))] for line in self.empty_text.split("\n")] \
+                if self.empty_text else []
         if all(mini.look == "waiting" for mini in self.minis):  # before the reveal: who is there, no boards
-            return [[(clip(self._text(f"{mini.title}  {mini.figures}"), width, "~" if self.ascii_only else "…"),
-                      styles["title"])] for mini in self.minis[:height]]
+            return [[(0, width, ((clip(self._text(f"{mini.title}  {mini.figures}"), width, "~" if self.ascii_only else "…"),
+                                  styles["title"]),))] for mini in self.minis[:height]]
         drawing = self.drawing
         if drawing == LINES:
-            return self._one_line_each(styles, height)
+            return [[(0, width, tuple(line))] for line in self._one_line_each(styles, height)]
         first = self.minis[0]
         shape = grid_shape(drawing, len(self.minis), first.width, first.height, (width, height))
         assert shape is not None
         columns, _rows = shape
         cw, ch = cell_size(drawing, first.width, first.height)
-        out: list[list[tuple[str, Style]]] = []
+        out: list[list[Part]] = []
         for start in range(0, len(self.minis), columns):
             if start:
                 out.extend([] for _ in range(GAP_Y))
             blocks = [self._block(mini, drawing, cw, ch, styles) for mini in self.minis[start:start + columns]]
             for k in range(ch):
-                line: list[tuple[str, Style]] = []
-                for index, block in enumerate(blocks):
-                    if index:
-                        line.append((" " * GAP_X, Style()))
-                    line.extend(block[k])
-                out.append(line)
+                out.append([(index * (cw + GAP_X), cw, block[k]) for index, block in enumerate(blocks)])
         return out
+
+    def _piece(self, key: tuple, make: Callable[[], list[list[tuple[str, Style]]]]) -> tuple[Runs, ...]:
+        """A board's or a caption's lines, drawn once per ``key`` (what they show)."""
+        piece = self._pieces.get(key)
+        if piece is None:
+            piece = tuple(tuple(line) for line in make())
+        self._used[key] = piece
+        return piece
 
     def _text(self, text: str) -> str:
         return to_ascii(text) if self.ascii_only else text
 
-    def _caption(self, mini: Mini, width: int, styles: dict[str, Style]) -> list[list[tuple[str, Style]]]:
+    def _caption(self, mini: Mini, width: int, styles: dict[str, Style]) -> tuple[Runs, ...]:
+        return self._piece(("caption", mini.title, mini.figures, mini.look, width),
+                           lambda: self._draw_caption(mini, width, styles))
+
+    def _draw_caption(self, mini: Mini, width: int, styles: dict[str, Style]) -> list[list[tuple[str, Style]]]:
         title_style = styles["title"] + (styles["done"] if mini.look == "done" else
                                          styles["dnf"] if mini.look == "dnf" else Style())
         cut = "~" if self.ascii_only else "…"
@@ -219,21 +280,31 @@ class RaceMinis(Widget):
                 [(clip(self._text(mini.figures), width, cut), styles["figures"])]]
 
     def _block(self, mini: Mini, drawing: Drawing, width: int, height: int,
-               styles: dict[str, Style]) -> list[list[tuple[str, Style]]]:
+               styles: dict[str, Style]) -> tuple[Runs, ...]:
         """One mini: its board, and its caption below it or beside it; ``height`` lines of ``width`` cells."""
         board = self._board(mini, drawing.board, styles)
+        caption = self._caption(mini, CAPTION_WIDTH if drawing.beside else width, styles)
+        return self._piece(("block", mini, drawing, width, height),
+                           lambda: self._join(board, caption, mini, drawing, width, height))
+
+    @staticmethod
+    def _join(board: tuple[Runs, ...], caption: tuple[Runs, ...], mini: Mini, drawing: Drawing, width: int,
+              height: int) -> list[list[tuple[str, Style]]]:
         if not drawing.beside:
-            return [pad(line, width) for line in board + self._caption(mini, width, styles)]
+            return [pad(list(line), width) for line in board + caption]
         board_w, _ = board_size(drawing.board, mini.width, mini.height)
-        caption = self._caption(mini, CAPTION_WIDTH, styles)
         lines = []
         for k in range(height):
-            left = pad(board[k], board_w) if k < len(board) else [(" " * board_w, Style())]
-            lines.append(pad(left + [(" ", Style())] + (caption[k] if k < len(caption) else []), width))
+            left = pad(list(board[k]), board_w) if k < len(board) else [(" " * board_w, Style())]
+            lines.append(pad(left + [(" ", Style())] + (list(caption[k]) if k < len(caption) else []), width))
         return lines
 
-    def _board(self, mini: Mini, mode: str, styles: dict[str, Style]) -> list[list[tuple[str, Style]]]:
-        """The mini's board alone, drawn as ``mode``."""
+    def _board(self, mini: Mini, mode: str, styles: dict[str, Style]) -> tuple[Runs, ...]:
+        """The mini's board alone, drawn as ``mode`` (once per board state)."""
+        return self._piece(("board", mini.state, mini.width, mini.height, mode),
+                           lambda: self._draw_board(mini, mode, styles))
+
+    def _draw_board(self, mini: Mini, mode: str, styles: dict[str, Style]) -> list[list[tuple[str, Style]]]:
         rows: list[list[tuple[str, Style]]] = []
         if mode == "numbers":
             digits = len(str(mini.width * mini.height - 1))
@@ -280,12 +351,35 @@ class RaceMinis(Widget):
         for mini in shown:
             tiles = max(1, mini.width * mini.height - 1)
             filled = round(BAR_WIDTH * mini.homed / tiles)
-            title = self._caption(mini, name_width, styles)[0][0]
+            title = self._draw_caption(mini, name_width, styles)[0][0]
             out.append([(title[0].ljust(name_width), title[1]), (" ", Style()), (home * filled, styles["home"]),
                         (away * (BAR_WIDTH - filled), styles["away"]), (" " + self._text(mini.figures), styles["figures"])])
         if more:
             out.append([(self._text(f"… and {more} more"), styles["figures"])])
         return out
+
+
+def _same(before: list[Part], now: list[Part]) -> bool:
+    return len(before) == len(now) and all(a is b or a == b for a, b in zip(before, now, strict=True))
+
+
+def _changed_spans(before: list[Part], now: list[Part], y: int, width: int) -> list[Region]:
+    """The regions of line ``y`` that changed: the parts that did, where the parts are where they were."""
+    if len(before) != len(now) or any(a[:2] != b[:2] for a, b in zip(before, now, strict=True)):
+        return [Region(0, y, width, 1)]
+    return [Region(x, y, part_width, 1) for (x, part_width, runs), (_, _, was) in zip(now, before, strict=True)
+            if runs is not was and runs != was]
+
+
+def _strip(line: list[Part], width: int, base: Style) -> Strip:
+    segments: list[Segment] = []
+    column = 0
+    for x, _width, runs in line:
+        if x > column:
+            segments.append(Segment(" " * (x - column), base))
+        segments.extend(Segment(text, base + style) for text, style in runs)
+        column = x + sum(cell_len(text) for text, _ in runs)
+    return Strip(segments).adjust_cell_length(width, base)
 
 
 def clip(text: str, width: int, cut: str = "…") -> str:

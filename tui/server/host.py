@@ -1,7 +1,7 @@
 """What ``koma serve`` and ``koma web`` share: the games, their seats and limits, the warm pool, the outbox drainer,
 the admin listener, and a graceful shutdown.  A front end (:mod:`tui.server.ssh`, :mod:`tui.server.web`) brings
 players over its transport and asks :class:`GameHost` to admit them and :meth:`GameHost.host` their games.
-Never imports Textual, asyncssh or aiohttp.
+Never imports Textual or asyncssh (its admin listener speaks HTTP through aiohttp).
 """
 
 from __future__ import annotations

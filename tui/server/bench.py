@@ -348,8 +348,9 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
         before = cpu_seconds(pid)
         latencies = await play_moves(session, moves, 1 / tps, back)
         cpu = cpu_seconds(pid) - before
+        mark = len(session.text)
         session.key("\x1b")  # leave the race (a DNF, after the confirm): the round ends when the opponents finish
-        await session.wait_for("DNF", 0)
+        await session.wait_for("DNF", mark)
         session.key("y")
         got: list[RacerReport] = [await asyncio.to_thread(reports.get, True, 300) for _ in plans]
     finally:

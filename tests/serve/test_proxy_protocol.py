@@ -183,3 +183,46 @@ def test_an_unreadable_host_key_is_one_line_and_status_2(tmp_path):
                             text=True, timeout=60)
     assert result.returncode == 2 and result.stderr.startswith("koma: error: cannot read the host key")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_connection_accepted_just_before_a_drain_still_gets_its_game(tmp_path):
+    """Behind the balancer, a player whose connection was accepted (its PROXY header read) a moment before the replica
+    was told to drain for a restart finishes logging in and gets a game, as on the plain listener; stopping the
+    listener no longer cuts the logins under way (the rolling restart's newcomer saw ConnectionLost)."""
+    import signal
+    import time
+
+    import asyncssh
+
+    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1", "--rate-limit", "0",
+                    "--drain-seconds", "30")
+
+    async def read_until(process, text: str, timeout: float = 60.0) -> str:
+        seen, deadline = "", time.monotonic() + timeout
+        while text not in seen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"{text!r} never came: {seen[-300:]!r}"
+            chunk = await asyncio.wait_for(process.stdout.read(65536), left)
+            assert chunk, f"the connection ended before {text!r}: {seen[-300:]!r}"
+            seen += chunk.decode(errors="replace")
+        return seen
+
+    async def run() -> None:
+        staying = await connect_through(server.port, v2_header("198.51.100.7", 50001), username="stays")
+        stays = await staying.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
+        await read_until(stays, "8-puzzle")  # a game in progress: the drain waits for it
+        late = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        late.sendall(v2_header("198.51.100.8", 50002))
+        server.wait_for_log(r"198\.51\.100\.8:50002: connected through")  # accepted, its header read
+        server.process.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(server.wait_for_log, r"draining")
+        newcomer = await asyncssh.connect(sock=late, username="newcomer", known_hosts=None, connect_timeout=30)
+        process = await newcomer.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None)
+        await read_until(process, "8-puzzle")
+        newcomer.close()
+        staying.close()
+
+    try:
+        asyncio.run(run())
+    finally:
+        assert server.stop() == 0

@@ -109,7 +109,8 @@ class HeaderListener:
     def __init__(self, log: Callable[[str], None], backlog: int = 128):
         self.log, self.backlog = log, backlog
         self.sockets: list[socket.socket] = []
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks: set[asyncio.Task] = set()  # every task: the accept loops, and each accepted connection's admission
+        self.accepting: set[asyncio.Task] = set()
 
     def wants_header(self, peer: Address) -> bool:
         return True
@@ -127,16 +128,17 @@ class HeaderListener:
             listening.listen(self.backlog)
             listening.setblocking(False)
             self.sockets.append(listening)
-            self._spawn(self._accept(listening))
+            self.accepting.add(self._spawn(self._accept(listening)))
             break  # one address (like --host), as the plain listener does
 
     def get_port(self) -> int:
         return self.sockets[0].getsockname()[1] if self.sockets else 0
 
-    def _spawn(self, work: Awaitable[None]) -> None:
+    def _spawn(self, work: Awaitable[None]) -> asyncio.Task:
         task = asyncio.ensure_future(work)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        return task
 
     async def _accept(self, listening: socket.socket) -> None:
         loop = asyncio.get_running_loop()
@@ -161,7 +163,9 @@ class HeaderListener:
         await self.serve(sock, client, balancer)
 
     def close(self) -> None:
-        for task in list(self.tasks):
+        """Accept no more; a connection already accepted finishes its header and handshake (a player who connected
+        just before a restart's drain gets their game, as on the plain listener)."""
+        for task in self.accepting:
             task.cancel()
         for listening in self.sockets:
             listening.close()

@@ -125,15 +125,17 @@ def start_postgres() -> tuple[PostgresServer | None, str]:
 DEPLOY_PGBOUNCER = Path(__file__).resolve().parent.parent / "deploy" / "pgbouncer.ini"
 
 
-def pgbouncer_config(postgres_port: int, port: int, root: Path) -> str:
-    """``deploy/pgbouncer.ini`` (its pool settings) pointed at the test server, with the test's own paths and no passwords."""
+def pgbouncer_config(postgres_port: int, port: int, root: Path, settings: dict[str, str] | None = None) -> str:
+    """``deploy/pgbouncer.ini`` (its pool settings) pointed at the test server, with the test's own paths and no
+    passwords (``settings`` overrides; ``{root}`` in a value is the test's folder)."""
     config = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=None)
     config.read_string(DEPLOY_PGBOUNCER.read_text())
     config["databases"] = {"*": f"host=127.0.0.1 port={postgres_port}"}
     config["pgbouncer"].update({"listen_addr": "127.0.0.1", "listen_port": str(port), "unix_socket_dir": "",
                                 "auth_type": "trust", "auth_file": str(root / "users.txt"), "admin_users": "postgres",
                                 "stats_users": "postgres", "logfile": str(root / "pgbouncer.log"),
-                                "pidfile": str(root / "pgbouncer.pid")})
+                                "pidfile": str(root / "pgbouncer.pid"),
+                                **{key: value.format(root=root) for key, value in (settings or {}).items()}})
     text = io.StringIO()
     config.write(text)
     return text.getvalue()
@@ -142,12 +144,17 @@ def pgbouncer_config(postgres_port: int, port: int, root: Path) -> str:
 class PgBouncer:
     """PgBouncer on 127.0.0.1 and a free port, with deploy/pgbouncer.ini's pool (transaction mode, 10 server connections)."""
 
-    def __init__(self, postgres: PostgresServer):
+    def __init__(self, postgres: PostgresServer, settings: dict[str, str] | None = None, users: str = '"postgres" ""\n',
+                 files: dict[str, str] | None = None):
+        """``settings`` override the test's [pgbouncer] ones; ``users`` is its auth_file; ``files`` more files in
+        its folder (:attr:`root`, also its Unix socket's folder), by name."""
         self.postgres, self.port = postgres, free_port()
         self.root = postgres.root / f"pgbouncer-{self.port}"
         self.root.mkdir()
-        (self.root / "users.txt").write_text('"postgres" ""\n')
-        (self.root / "pgbouncer.ini").write_text(pgbouncer_config(postgres.port, self.port, self.root))
+        (self.root / "users.txt").write_text(users)
+        for name, text in (files or {}).items():
+            (self.root / name).write_text(text)
+        (self.root / "pgbouncer.ini").write_text(pgbouncer_config(postgres.port, self.port, self.root, settings))
         if postgres.run_as:
             os.chown(self.root, postgres.run_as["user"], postgres.run_as["group"])
             for child in self.root.iterdir():

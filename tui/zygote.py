@@ -53,6 +53,7 @@ from tui.screens import stats as preloaded_stats  # noqa: F401
 from tui.screens import watch as preloaded_watch  # noqa: F401
 from tui.screens.home import HomeScreen
 from tui.server.log_lines import escape_controls
+from tui.server.sandbox import confine, secrets_from_environment
 from tui.server.server_log import SERVER_LOG
 from tui.server.server_log import log as log_event
 from tui.server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
@@ -253,6 +254,9 @@ def main(argv: list[str]) -> int:
         return 2
     channel = socket.socket(fileno=int(argv[0]))
     seconds = warm_up()
+    refusal = confine(secrets_from_environment(os.environ))  # before the first fork: every game inherits it
+    if refusal:
+        log(f"games are not sandboxed: {refusal}")
     zygote = Zygote(channel)
     zygote.send({"ready": os.getpid(), "seconds": seconds})
     zygote.serve()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import socket
 import time
@@ -351,57 +352,153 @@ def test_a_cookie_key_others_can_read_is_made_private(tmp_path, length):
 
     data = tmp_path / "data"
     data.mkdir()
-    key = data / "web_cookie_key"
+    key = data / "web_cookie_key"  # where an earlier Koma kept it: it is moved beside the data dir
     key.write_bytes(os.urandom(length))
     key.chmod(0o644)
     server = WebServer(data, "--open", "--cold")
     try:
-        assert mode(key) == 0o600
+        moved = tmp_path / "data-keys" / "web_cookie_key"
+        assert not key.exists() and mode(moved) == 0o600
         if length == 64:
             server.wait_for_log(r"web_cookie_key was readable by others \(mode 0644\); made it 0600")
+            server.wait_for_log(r"moved the key .*data/web_cookie_key to .*data-keys/web_cookie_key")
     finally:
         server.stop()
 
 
-async def test_what_a_server_writes_is_its_users_alone(tmp_path):
-    """Finding 10: koma.db, the data and outbox directories were world-readable; the host key at 0644 is fixed
-    with one line."""
+@pytest.mark.parametrize("cold", [False, True], ids=["warm", "cold"])
+async def test_games_are_kept_from_the_servers_keys(tmp_path, cold):
+    """Finding 10: games run as the server's user and could read the host key, kept among their saves.  The key
+    now lives beside the data dir (one left in it is moved, and keeps its fingerprint), and every game, forked
+    warm or started cold, is Landlocked away from it (tests/serve/test_sandbox.py checks what that refuses)."""
+    from tui.server.sandbox import landlock_abi
     from tui.server.ssh.host_key import host_key
 
+    if landlock_abi() < 1:
+        pytest.skip("this kernel has no Landlock")
     data = tmp_path / "data"
-    key = tmp_path / "host_key"
-    host_key(key)
-    key.chmod(0o644)
-    server = await asyncio.to_thread(Server, data, "--open", "--cold", "--host-key", str(key))
+    old = data / "ssh_host_ed25519_key"
+    fingerprint = host_key(old).get_fingerprint("sha256")
+    server = await asyncio.to_thread(Server, data, "--open", *(["--cold"] if cold else []))
     try:
-        conn, _process, screen = await open_game(server, "ann")
+        moved = tmp_path / "data-keys" / "ssh_host_ed25519_key"
+        assert not old.exists() and mode(moved) == 0o600 and fingerprint in server.text()
+        conn, _process, screen = await open_game(server, "kim")
         await screen.wait_for("8-puzzle")
+        pid = server.game_pid("kim")
+        assert re.search(rf"game started \(pid {pid}, .*\) {'cold' if cold else 'warm'}", server.text())
+        assert re.search(r"NoNewPrivs:\s+1", Path(f"/proc/{pid}/status").read_text())  # set just before Landlock
+        assert "not sandboxed" not in server.text()
         conn.close()
         await asyncio.to_thread(wait_all_gone, server)
-        assert "host_key was readable by others (mode 0644); made it 0600" in server.text()
-        written = [data, *data.rglob("*")]
-        assert any(p.name == "koma.db" for p in written)
-        lax = [f"{p} {mode(p):04o}" for p in written if mode(p) & 0o077]
-        assert not lax
     finally:
         await asyncio.to_thread(server.kill)
 
 
-def test_a_password_in_the_database_urls_query_never_reaches_the_log_or_a_player(tmp_path):
+def password_role(postgres_server) -> tuple[str, str, str]:
+    """A role that must give its password over TCP (SCRAM) and a database it owns: (role, password, database).
+    The role is named after this process's OS user, so that peer authentication on a Unix socket knows it."""
+    import pwd
+    import uuid
+
+    import psycopg
+
+    role, password = pwd.getpwuid(os.geteuid()).pw_name, f"pw-{uuid.uuid4().hex}"
+    database = f"koma_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
+        admin.execute(f"{'ALTER' if exists else 'CREATE'} ROLE \"{role}\" LOGIN PASSWORD '{password}'")
+        admin.execute(f"CREATE DATABASE {database} OWNER \"{role}\"")
+        hba = postgres_server.data / "pg_hba.conf"
+        rule = f"host all {role} 127.0.0.1/32 scram-sha-256\n"
+        if not hba.read_text().startswith(rule):
+            hba.write_text(rule + hba.read_text())
+            admin.execute("SELECT pg_reload_conf()")
+    deadline = time.monotonic() + 30
+    while True:  # the reload is asynchronous: wait until TCP asks this role for its password
+        try:
+            psycopg.connect(f"postgresql://{role}@127.0.0.1:{postgres_server.port}/{database}", password="",
+                            connect_timeout=5).close()
+        except psycopg.OperationalError:
+            return role, password, database
+        assert time.monotonic() < deadline, "PostgreSQL did not take the new pg_hba.conf"
+        time.sleep(0.1)
+
+
+def play_and_check_no_password(server: Server, player: str, password: str, postgres_server, database: str) -> None:
+    """A player opens a game, which reaches the database; no game, nor the warm process, holds ``password``."""
+    import psycopg
+
+    async def play() -> int:
+        conn, _process, screen = await open_game(server, player)
+        await screen.wait_for("8-puzzle")
+        pid = server.game_pid(player)
+        conn.close()
+        return pid
+
+    pid = asyncio.run(play())
+    with psycopg.connect(postgres_server.url(database=database), autocommit=True) as reader:
+        deadline = time.monotonic() + 60
+        while not reader.execute("SELECT 1 FROM players WHERE player = %s", (f"user:{player}",)).fetchone():
+            assert time.monotonic() < deadline, "the game did not reach the database"
+            time.sleep(0.1)
+    for process in (pid, server.warm_pid()):
+        for part in ("environ", "cmdline"):
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                assert password.encode() not in Path(f"/proc/{process}/{part}").read_bytes()
+    assert password not in server.text()
+
+
+def test_games_never_hold_the_database_password(tmp_path, postgres_server):
+    """Finding 10: every game was given the database URL, password and all, in its environment.  The server now
+    gives games the URL without it, refuses to start (one line) when they could not log in without it, and
+    serves when the server's user is let in without a password (here on PostgreSQL's Unix socket)."""
     import subprocess
 
     from serve_helpers import KOMA
 
-    from tui.storage.stores import for_player, redacted
+    role, password, database = password_role(postgres_server)
+    tcp = f"postgresql://{role}:{password}@127.0.0.1:{postgres_server.port}/{database}"
+    refused = subprocess.run([KOMA, "serve", "--open", "--port", "0", "--database", tcp], capture_output=True,
+                             text=True, timeout=120, env={"PATH": "/usr/bin:/bin", "KOMA_DATA_DIR": str(tmp_path / "a")})
+    assert refused.returncode == 2 and password not in refused.stderr + refused.stdout
+    assert len(refused.stderr.strip().splitlines()) == 1 and "a game never holds it" in refused.stderr
 
-    url = "postgresql://koma@127.0.0.1:1/koma?password=s3cret&connect_timeout=2&sslpassword=hush"
-    assert "s3cret" not in redacted(url) and "hush" not in redacted(url) and "connect_timeout=2" in redacted(url)
-    said = for_player(f"Cannot use the database {redacted(url)} (refused); the outbox at /var/lib/koma/outbox")
-    assert "/var/lib" not in said and "127.0.0.1" not in said and said.endswith("the outbox at outbox")
-    result = subprocess.run([KOMA, "serve", "--open", "--port", "0", "--database", url], capture_output=True,
-                            text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "KOMA_DATA_DIR": str(tmp_path)})
-    assert result.returncode == 2 and "s3cret" not in result.stderr and "hush" not in result.stderr
-    assert "password=***" in result.stderr
+    socket_url = f"postgresql://{role}:{password}@/{database}?host={postgres_server.root}&port={postgres_server.port}"
+    server = Server(tmp_path / "b", "--open", "--database", socket_url)
+    try:
+        play_and_check_no_password(server, "pat", password, postgres_server, database)
+    finally:
+        server.kill()
+
+
+def test_deploys_pgbouncer_lets_koma_in_by_its_os_user_with_no_password_anywhere(tmp_path, postgres_server):
+    """deploy/: PgBouncer with deploy/pgbouncer_hba.conf (peer on its Unix socket) holds the only copy of the
+    password (its auth_file), which it gives PostgreSQL; koma serve is given a URL with none, and its games play."""
+    from postgres_server import PGBOUNCER, PgBouncer
+
+    if not os.path.exists(PGBOUNCER):
+        pytest.skip("PgBouncer is not installed (CI installs the Debian package pgbouncer)")
+    role, password, database = password_role(postgres_server)
+    rules = []
+    for line in (Path(__file__).resolve().parents[2] / "deploy" / "pgbouncer_hba.conf").read_text().splitlines():
+        fields = line.split()
+        if fields and not line.startswith("#"):
+            kind, db, user, method = fields
+            rules.append(f"{kind} {database if db == 'koma' else db} {role if user == 'koma' else user} {method}")
+    assert any(rule.endswith(" peer") for rule in rules) and not any(rule.startswith("host") for rule in rules)
+    bouncer = PgBouncer(postgres_server, users=f'"{role}" "{password}"\n', files={"hba.conf": "\n".join(rules) + "\n"},
+                        settings={"auth_type": "hba", "auth_hba_file": "{root}/hba.conf", "unix_socket_dir": "{root}",
+                                  "admin_users": role, "stats_users": role})
+    try:
+        server = Server(tmp_path / "data", "--open", "--database",
+                        f"postgresql://{role}@/{database}?host={bouncer.root}&port={bouncer.port}")
+        try:
+            play_and_check_no_password(server, "quinn", password, postgres_server, database)
+        finally:
+            server.kill()
+    finally:
+        bouncer.stop()
 
 
 # --- 9. a WebSocket's input is bounded in bytes ----------------------------------------------------------------

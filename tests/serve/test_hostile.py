@@ -701,7 +701,7 @@ def test_a_data_dir_that_is_a_file_is_named_as_the_problem(tmp_path):
     result = subprocess.run([KOMA, "serve", "--open", "--host", "127.0.0.1", "--port", "0"], capture_output=True,
                             text=True, env=env, timeout=120)
     assert result.returncode == 2
-    assert result.stderr.strip() == f"koma: error: cannot write the host key {data}/ssh_host_ed25519_key: {data} is not a directory"
+    assert result.stderr.strip() == f"koma: error: cannot use the data dir {data}: {data} is not a directory"
 
 
 @needs_tmux

@@ -51,7 +51,7 @@ def test_play_a_move_auto_solve_and_quit(server, tmp_path):
     finally:
         client.close()
     assert server.wait_for_log(r"player user:alice: game ended \(status 0")
-    assert os.stat(server.data_dir / "ssh_host_ed25519_key").st_mode & 0o777 == 0o600
+    assert os.stat(server.data_dir.with_name(server.data_dir.name + "-keys") / "ssh_host_ed25519_key").st_mode & 0o777 == 0o600
     assert server.stop() == 0
 
 

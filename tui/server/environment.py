@@ -8,7 +8,7 @@ import re
 
 from tui.server import metrics
 from tui.server.server_log import format_environment
-from tui.storage.stores import DATABASE_VARIABLE
+from tui.storage.stores import DATABASE_VARIABLE, NO_PASSWORD_FILE, game_database_url
 
 ESCDELAY_MS = "25"
 # What the game process inherits from the server's environment, besides what it is given: the paths it
@@ -22,6 +22,9 @@ def base_environment() -> dict[str, str]:
     """What every game process gets from the server's environment, whoever plays: the warm process starts
     with it too (Textual reads its settings when it is imported)."""
     env = {k: os.environ[k] for k in INHERITED_VARIABLES + DISPLAY_VARIABLES if k in os.environ}
+    if DATABASE_VARIABLE in env:  # the server alone holds the database password
+        env[DATABASE_VARIABLE] = game_database_url(env[DATABASE_VARIABLE])
+    env["PGPASSFILE"] = NO_PASSWORD_FILE
     # No LINES/COLUMNS: shutil.get_terminal_size() (so Textual) would prefer them to the pty's size
     # forever and ignore every resize; the pty's window size carries the client's size instead.
     env.update({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "ESCDELAY": ESCDELAY_MS, "KOMA_SERVE": "1",

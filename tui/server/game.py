@@ -21,6 +21,7 @@ from tui.server.environment import base_environment
 from tui.server.options import ServeOptions
 from tui.server.procfs import doing
 from tui.server.proxy import address_group
+from tui.server.sandbox import confine
 from tui.server.server_log import log
 from tui.server.terminal import keys_not_signals, set_window_size, terminal_type, window_size
 from tui.server.transport import Transport
@@ -45,10 +46,12 @@ ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
 
 # --- the game process ------------------------------------------------------------------------------
 
-def child_setup(cpu_limit: int, memory_limit: int) -> None:  # pragma: no cover - runs in the child
-    """In a cold game process, before exec: the pty becomes its controlling terminal; limits apply."""
+def child_setup(cpu_limit: int, memory_limit: int, secrets: list[str]) -> None:  # pragma: no cover - runs in the child
+    """In a cold game process, before exec: the pty becomes its controlling terminal; limits apply; the game is
+    kept from ``secrets`` (the server logged at its start whether the kernel can)."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
     apply_limits(cpu_limit, memory_limit)
+    confine(secrets)
 
 
 # --- one game ------------------------------------------------------------------------------------

@@ -11,23 +11,35 @@ import collections
 import os
 import signal
 import time
+from pathlib import Path
 
 from solver.engines.paths import data_dir
-from tui.server import lifecycle, metrics
+from tui.server import lifecycle, metrics, sandbox
 from tui.server.admin import AdminListener
 from tui.server.environment import base_environment
 from tui.server.game import STOP_GRACE_SECONDS, Game, child_setup
 from tui.server.links import LinkCodes
 from tui.server.options import ServeOptions
+from tui.server.private_files import why_not_written
 from tui.server.proxy import address_group
 from tui.server.server_log import log
 from tui.server.transport import Transport
 from tui.server.warm_pool import WarmGame, WarmPool, become_subreaper
 from tui.storage.outbox_drain import OutboxDrainer
-from tui.storage.stores import DATABASE_VARIABLE, check_database, database_url
+from tui.storage.stores import DATABASE_VARIABLE, check_database, check_game_access, database_url, password_files
 
 RATE_WINDOW_SECONDS = 60.0
 PRIVATE_UMASK = 0o077  # what a server writes (keys, the database, the outbox, its games' files) is 0600 and 0700
+
+
+def make_data_dir() -> None:
+    """The data dir, made if missing (mode 0700); a one-line ValueError when it cannot be."""
+    data = data_dir()
+    try:
+        data.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as problem:
+        why = f"{data} is not a directory" if data.exists() else why_not_written(data, problem)
+        raise ValueError(f"cannot use the data dir {data}: {why}") from None
 
 
 class GameHost:
@@ -49,6 +61,11 @@ class GameHost:
         self.warm_forks = self.warm_restarts = 0
         self.admin: AdminListener | None = None
         self.watch_task: asyncio.Task | None = None
+        self.secrets: list[Path] = []  # files no game may touch (see keep_secret)
+
+    def keep_secret(self, path: Path) -> None:
+        """``path`` (a key the server reads) is kept from every game: see :mod:`tui.server.sandbox`."""
+        self.secrets.append(path)
 
     def admit(self, address: str) -> str:
         """Why a new connection is refused ('' to admit it): shutting down, or too many from one address."""
@@ -108,9 +125,10 @@ class GameHost:
             except OSError as problem:
                 metrics.WARM_FALLBACKS.inc()
                 log(f"the warm process could not start a game ({problem}); starting it cold", "warm_process_fallback")
+        secrets = [str(path) for path in self.secrets]
         process = await asyncio.create_subprocess_exec(
             *options.game_command, stdin=terminal, stdout=terminal, stderr=terminal, env=env, start_new_session=True,
-            close_fds=True, cwd=cwd, preexec_fn=lambda: child_setup(options.cpu_limit, options.memory_limit))
+            close_fds=True, cwd=cwd, preexec_fn=lambda: child_setup(options.cpu_limit, options.memory_limit, secrets))
         return process, "cold"
 
     async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[Game],
@@ -146,10 +164,14 @@ class GameHost:
         await self.start_games(self.use_database())
 
     def use_database(self) -> str | None:
-        """Check the database the games will save in (ValueError if unusable); every game inherits its URL."""
+        """Check the database the games will save in (ValueError if unusable, or if the games could only log in
+        with the password); every game inherits its URL, without a password (:func:`game_environment`)."""
+        make_data_dir()
         database = database_url(self.options.database)
         if database:
-            log(f"games are saved in {check_database(database)}")
+            where = check_database(database)
+            check_game_access(database)
+            log(f"games are saved in {where}")
             os.environ[DATABASE_VARIABLE] = database
         return database
 
@@ -159,9 +181,14 @@ class GameHost:
         the outbox drainer, and the watch (slow frames, the metrics files of ended games)."""
         if self.options.admin_port is not None:
             await self.start_admin()
+        self.secrets += password_files()
+        refusal = sandbox.confine_check(self.secrets)
+        if refusal:
+            log(f"games are not sandboxed: {refusal}", "sandbox")
         if not self.options.cold:
             become_subreaper()
-            self.pool = WarmPool(base_environment(), lifecycle.warm_pool_log(self))
+            zygote_environment = {**base_environment(), sandbox.SECRETS_VARIABLE: os.pathsep.join(map(str, self.secrets))}
+            self.pool = WarmPool(zygote_environment, lifecycle.warm_pool_log(self))
             self.pool.start()
         self.drainer = OutboxDrainer(database, log, events=log)
         self.drain_task = asyncio.create_task(self.drainer.keep_draining())

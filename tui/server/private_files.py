@@ -12,6 +12,8 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
+from solver.engines.paths import data_dir
+
 
 def make_private(path: Path, log: Callable[[str], None]) -> None:
     """Make the key at ``path`` readable by its owner alone; ValueError (one line) if that cannot be done."""
@@ -38,3 +40,43 @@ def write_private(path: Path, data: bytes) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+KEY_DIR_VARIABLE = "KOMA_KEY_DIR"
+
+
+def key_dir() -> Path:
+    """Where the server keeps its keys unless told otherwise: ``$KOMA_KEY_DIR``, else a folder beside the data dir
+    (``koma-keys`` beside ``koma``), never in it: games write new files in the data dir, and the games' sandbox
+    (:mod:`tui.server.sandbox`) can keep them from a folder only if that folder is not on the way to theirs."""
+    override = os.environ.get(KEY_DIR_VARIABLE)
+    if override:
+        return Path(override)
+    data = data_dir()
+    return data.with_name(f"{data.name}-keys")
+
+
+def default_key_path(name: str, log: Callable[[str], None]) -> Path:
+    """The key ``name`` in :func:`key_dir`; one an earlier Koma left in the data dir is moved there first (one line
+    in the log), so the server keeps presenting the same key."""
+    path = key_dir() / name
+    old = data_dir() / name
+    if not path.exists() and old.is_file():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.replace(old, path)
+        except OSError as problem:
+            raise ValueError(f"cannot move the key {old} to {path}: {problem.strerror or problem}") from None
+        for companion in (old.with_name(old.name + ".pub"),):
+            if companion.exists():
+                os.replace(companion, path.with_name(companion.name))
+        log(f"moved the key {old} to {path}: games may not read it there")
+    return path
+
+
+def why_not_written(path: Path, problem: OSError) -> str:
+    """What stops a file being written at ``path``: a folder on its way that is a file, else the system's reason."""
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} is not a directory"
+    return problem.strerror or str(problem)

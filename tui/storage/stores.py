@@ -117,6 +117,47 @@ def _unsaved(player: str | None, name: str | None, notice: str) -> Store:
     return store
 
 
+# Where a game's libpq would look for a password file: nowhere (a path that cannot exist); see game_database_url.
+NO_PASSWORD_FILE = "/nonexistent/koma-games-hold-no-password"
+
+
+def game_database_url(url: str) -> str:
+    """The URL a served game is given: ``url`` without its password (in the user part, or a secret parameter).
+    The server alone holds the password; the games log in without one (see :func:`check_game_access`)."""
+    parts = urlsplit(url)
+    if parts.password is not None:
+        parts = parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", "@", 1))
+    if parts.query:
+        pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                 if k.strip().lower() not in SECRET_PARAMETERS]
+        parts = parts._replace(query=urlencode(pairs, safe="/:"))
+    return urlunsplit(parts)
+
+
+def password_files() -> list[Path]:
+    """The files libpq reads passwords from for this process: ``$PGPASSFILE``, else ``~/.pgpass``."""
+    named = os.environ.get("PGPASSFILE")
+    return [Path(named) if named else Path.home() / ".pgpass"]
+
+
+def check_game_access(url: str) -> None:
+    """A one-line KomaError unless a game can log in to the PostgreSQL database ``url`` without a password (not in
+    the URL, not from ``$PGPASSWORD``, not from a password file), as served games must: a game never holds it."""
+    if not is_postgres(url):
+        return
+    import psycopg
+
+    try:
+        psycopg.connect(game_database_url(url), password="", passfile=NO_PASSWORD_FILE, connect_timeout=10).close()
+    except psycopg.OperationalError as problem:
+        reason = str(problem).strip().splitlines()[-1] if str(problem).strip() else type(problem).__name__
+        if "password" not in reason:
+            raise KomaError(f"cannot use the database {redacted(url)}: {reason}") from None
+        raise KomaError(f"the games would need the database password to log in to {redacted(game_database_url(url))}, "
+                        "and a game never holds it: let the server's user in without one (peer authentication on a "
+                        "Unix socket, e.g. PgBouncer's, as in deploy/README.md)") from None
+
+
 def check_database(url: str) -> str:
     """Open ``url`` once (creating or upgrading its schema) for a server about to start; a one-line KomaError
     if it cannot be used.  Returns the URL fit for a log line."""

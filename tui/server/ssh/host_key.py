@@ -10,19 +10,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from solver.engines.paths import data_dir
-from tui.server.private_files import make_private
+from tui.server.private_files import default_key_path, key_dir, make_private, why_not_written
 
 if TYPE_CHECKING:
     import asyncssh
 
     from solver.tools.doctor import Problem
 
-HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless koma serve --host-key names another file
+HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the key dir, unless koma serve --host-key names another file
 
 
-def default_host_key_path() -> Path:
-    return data_dir() / HOST_KEY_NAME
+def default_host_key_path(log: Callable[[str], None] = lambda line: None) -> Path:
+    """Where the host key is kept by default (one left in the data dir by an earlier Koma is moved there)."""
+    return default_key_path(HOST_KEY_NAME, log)
 
 
 def host_key(path: Path, log: Callable[[str], None] = lambda line: None) -> asyncssh.SSHKey:
@@ -58,21 +58,13 @@ def host_key(path: Path, log: Callable[[str], None] = lambda line: None) -> asyn
     return key
 
 
-def why_not_written(path: Path, problem: OSError) -> str:
-    """What stops a file being written at ``path``: a folder on its way that is a file, else the system's reason."""
-    for folder in reversed(path.parents):
-        if folder.exists() and not folder.is_dir():
-            return f"{folder} is not a directory"
-    return problem.strerror or str(problem)
-
-
 def serving_health(report: dict[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
     """``koma doctor``'s figures about serving (asyncssh installed, the default host key) and its advice."""
     try:
         have_asyncssh = bool(metadata.version("asyncssh"))
     except metadata.PackageNotFoundError:
         have_asyncssh = False
-    path = default_host_key_path()
+    path = key_dir() / HOST_KEY_NAME
     problems = [] if have_asyncssh else [{"problem": "asyncssh is missing, so 'koma serve' is unavailable",
                                           "fix": "pip install -e '.[ssh]'", "severity": "advice"}]
     return {"asyncssh": have_asyncssh, "host_key": str(path), "host_key_exists": path.exists()}, problems

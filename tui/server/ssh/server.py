@@ -230,8 +230,9 @@ class KomaServer(GameHost):
             except (OSError, ValueError, asyncssh.KeyImportError) as problem:
                 raise ValueError(f"cannot read the authorized keys {options.authorized_keys}: {problem}") from None
         database = self.use_database()
-        key_path = Path(options.host_key) if options.host_key else default_host_key_path()
+        key_path = Path(options.host_key) if options.host_key else default_host_key_path(log)
         key = host_key(key_path, log)
+        self.keep_secret(key_path)
         ssh_options: dict[str, Any] = dict(
             server_host_keys=[key], encoding=None, line_editor=False, agent_forwarding=False, x11_forwarding=False,
             allow_scp=False, login_timeout=options.login_grace_time, keepalive_interval=options.keepalive_interval,

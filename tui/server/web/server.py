@@ -32,12 +32,12 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
-from solver.engines.paths import data_dir
 from tui.server import lifecycle, metrics
 from tui.server.game import Game
 from tui.server.host import PRIVATE_UMASK, GameHost
 from tui.server.links import LinkCodes
 from tui.server.log_lines import escape_controls
+from tui.server.private_files import default_key_path
 from tui.server.proxy import address_group, trusted_by
 from tui.server.server_log import Throttle
 from tui.server.terminal import window_size
@@ -86,8 +86,9 @@ class WebServer:
 
     def __init__(self, server: GameHost, options: WebOptions):
         self.server, self.options = server, options
-        key_path = Path(options.cookie_key) if options.cookie_key else data_dir() / COOKIE_KEY_NAME
+        key_path = Path(options.cookie_key) if options.cookie_key else default_key_path(COOKIE_KEY_NAME, log)
         self.identities = Identities(cookie_key(key_path, log))
+        server.keep_secret(key_path)
         self.links = LinkCodes() if options.link_only else None
         self.sessions: dict[str, WebSession] = {}
         self.sockets: dict[web.WebSocketResponse, str] = {}  # open WebSockets -> client address

@@ -3,6 +3,7 @@ limits and player; a dead warm process is replaced while games start cold; ``--c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -156,3 +157,46 @@ def test_a_hung_warm_process_is_replaced_and_the_player_still_gets_a_game(tmp_pa
             os.kill(zygote, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_a_player_who_arrives_while_the_warm_process_warms_up_waits_for_it(tmp_path):
+    """Issue 37: a player who arrives before the warm process is ready is told so and gets a game forked from it
+    once it is, rather than a cold start (seconds of CPU).  The warm process is held (SIGSTOP) until the player
+    has been told, so the order is certain."""
+    import asyncio
+    import time
+
+    from serve_helpers import KOMA, LoggedServer, descendants
+    from test_hostile import open_game
+
+    server = LoggedServer([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", "--open", "--rate-limit", "0"],
+                          tmp_path / "data", "serve.log")
+    zygote = 0
+    try:
+        server.port = int(server.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 60).group(1))
+        deadline = time.monotonic() + 60
+        while not zygote:
+            zygote = next((pid for pid in descendants(server.process.pid)
+                           if b"tui.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes()), 0)
+            assert time.monotonic() < deadline, "no warm process started"
+            time.sleep(0.01)
+        os.kill(zygote, signal.SIGSTOP)
+        assert "warm process ready" not in server.text()
+
+        async def arrive() -> None:
+            conn, _process, screen = await open_game(server, "early")
+            try:
+                await screen.wait_for("Koma is warming up")
+                os.kill(zygote, signal.SIGCONT)
+                await screen.wait_for("8-puzzle", timeout=180)
+            finally:
+                conn.close()
+
+        asyncio.run(arrive())
+        assert server.wait_for_log(r"player user:early: game started \(pid \d+, [^)]*\) warm")
+        assert "cold" not in server.text()
+    finally:
+        if zygote:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(zygote, signal.SIGCONT)
+        server.kill()

@@ -13,6 +13,7 @@ import os
 import signal
 import termios
 import time
+from collections.abc import Callable
 from typing import Protocol
 
 from tui.server import lifecycle, metrics
@@ -34,7 +35,8 @@ class Host(Protocol):
     port: int
     options: ServeOptions
 
-    async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]: ...
+    async def start_game(self, terminal: int, env: dict[str, str],
+                         notice: Callable[[str], None] = ...) -> tuple[asyncio.subprocess.Process | WarmGame, str]: ...
 
 STOP_GRACE_SECONDS = 5.0
 IDLE_CHECK_SECONDS = 1.0
@@ -104,7 +106,7 @@ class Game:
                 keys_not_signals(slave)
                 set_window_size(master, rows, columns, width, height)
                 os.set_blocking(master, False)
-                self.child, how = await self.server.start_game(slave, env)
+                self.child, how = await self.server.start_game(slave, env, self.notice)
             finally:
                 os.close(slave)
         except Exception as problem:

@@ -11,6 +11,7 @@ import collections
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from solver.engines.paths import data_dir
@@ -29,6 +30,8 @@ from tui.storage.outbox_drain import OutboxDrainer
 from tui.storage.stores import DATABASE_VARIABLE, check_database, check_game_access, database_url, password_files
 
 RATE_WINDOW_SECONDS = 60.0
+WARM_WAIT_SECONDS = 30.0  # the longest a game waits for a warming warm process before it starts cold
+WARMING = "Koma is warming up; your game starts in a moment.\r\n"
 PRIVATE_UMASK = 0o077  # what a server writes (keys, the database, the outbox, its games' files) is 0600 and 0700
 
 
@@ -110,13 +113,19 @@ class GameHost:
             return f"too many games from your address ({cap} at once); close one and try again", "per_address"
         return "", ""
 
-    async def start_game(self, terminal: int, env: dict[str, str]) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
-        """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.
+    async def start_game(self, terminal: int, env: dict[str, str],
+                         notice: Callable[[str], None] = lambda line: None) -> tuple[asyncio.subprocess.Process | WarmGame, str]:
+        """Start a game on the pty whose terminal end is ``terminal``: forked warm, else a fresh process.  While the
+        warm process is warming up, the game waits for it (``notice`` tells the player once, up to
+        :data:`WARM_WAIT_SECONDS`) rather than costing a cold start's seconds of CPU.
 
         Returns the process and how it started (for the log); raises OSError when neither works.
         """
         options = self.options
         cwd = str(data_dir()) if data_dir().is_dir() else None
+        if self.pool is not None and self.pool.warming:
+            notice(WARMING)
+            await self.pool.wait_until_ready(WARM_WAIT_SECONDS)
         if self.pool is not None and self.pool.ready:
             try:
                 game = await self.pool.spawn(terminal, env, cwd, options.cpu_limit, options.memory_limit)

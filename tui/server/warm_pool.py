@@ -83,6 +83,7 @@ class WarmPool:
         self.process: asyncio.subprocess.Process | None = None
         self.sock: socket.socket | None = None
         self.ready = False
+        self.became_ready = asyncio.Event()  # set while :attr:`ready`
         self.closing = False
         self.games: dict[int, WarmGame] = {}
         self.requests: dict[int, asyncio.Future] = {}
@@ -94,6 +95,20 @@ class WarmPool:
     def start(self) -> None:
         """Start the zygote in the background; games start cold until it says it is ready."""
         self.task = asyncio.ensure_future(self._keep_running())
+
+    @property
+    def warming(self) -> bool:
+        """A zygote is running and warming up (not yet ready, not stopping)."""
+        return (not self.ready and not self.closing and self.process is not None and self.process.returncode is None
+                and self.sock is not None)
+
+    async def wait_until_ready(self, seconds: float) -> bool:
+        """Wait at most ``seconds`` for the zygote to be ready; whether it is."""
+        try:
+            await asyncio.wait_for(self.became_ready.wait(), seconds)
+        except TimeoutError:
+            pass
+        return self.ready
 
     async def _keep_running(self) -> None:
         while not self.closing:
@@ -133,6 +148,7 @@ class WarmPool:
             self.log(f"warm process: {problem}")
         finally:
             self.ready = False
+            self.became_ready.clear()
             self.sock = None
             ours.close()
             for future in self.requests.values():
@@ -152,6 +168,7 @@ class WarmPool:
     def _received(self, message: dict[str, Any]) -> None:
         if "ready" in message:
             self.ready = True
+            self.became_ready.set()
             self.log(f"warm process ready (pid {message['ready']}, warmed with {float(message.get('seconds', 0)):.2f} s of CPU)")
         elif "exited" in message:
             game = self.games.pop(int(message["exited"]), None)
@@ -185,6 +202,7 @@ class WarmPool:
         except TimeoutError:
             self.log(f"the warm process did not answer in {REQUEST_SECONDS:g} s; replacing it")
             self.ready = False
+            self.became_ready.clear()
             if self.process is not None and self.process.returncode is None:
                 self.process.kill()  # the reader then sees it gone and starts another
             raise OSError("the warm process did not answer") from None
@@ -194,6 +212,7 @@ class WarmPool:
     async def close(self) -> None:
         """Stop the zygote (the games it forked are stopped by the server, one by one)."""
         self.closing = True
+        self.became_ready.set()  # nobody waits for it any more
         if self.process is not None and self.process.returncode is None:
             try:
                 self.process.terminate()

@@ -73,10 +73,11 @@ async def test_a_4x5_solve_shows_its_optimal_length_and_efficiency_and_the_repla
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, SpeedReplayScreen), what="the replay")
         replay = app.screen
+        assert replay.koma_steps is not None  # the search after the solve found it: the replay has it at once
         await wait_for(pilot, lambda: replay.done, what="the player's replay")
         await pilot.press("o")
-        await wait_for(pilot, lambda: replay.koma_steps is not None, what="Koma's optimal solution")
         await wait_for(pilot, lambda: replay.done, what="Koma's replay")
+        assert replay.optimal_job is None  # and never searches again
         koma_moves = [m for _, move in replay.koma_steps for m in move.tiles]
         assert len(koma_moves) == optimal.length and puzzle.replay(scramble, koma_moves)[-1] == puzzle.goal
         assert replay.state == puzzle.goal and "Koma's optimal" in panel(replay, "replay-title")

@@ -194,11 +194,18 @@ class EventRun:
 
 class SpeedSession:
     """The speed solves of one session (every leg, oldest first), their figures per event and size, and the optimal
-    length of each scramble once known (``optimal[k]`` for ``results[k]``)."""
+    length of each scramble once known (``optimal[k]`` for ``results[k]``), with the solution itself where the search
+    gave one (``optimal_moves[k]``: the big boards, whose search a replay should not run again)."""
 
     def __init__(self) -> None:
         self.results: list[SpeedResult] = []
         self.optimal: dict[int, int] = {}
+        self.optimal_moves: dict[int, tuple[str, ...]] = {}  # Koma's optimal solution, where the search kept it
+
+    def koma_solution(self, result: object) -> tuple[str, ...] | None:
+        """Koma's optimal solution of ``result``'s scramble, when the search after that solve found it."""
+        index = next((k for k, kept in enumerate(self.results) if kept is result), None)
+        return None if index is None else self.optimal_moves.get(index)
 
     def add(self, result: SpeedResult) -> int:
         """Keep ``result``; its index."""

@@ -81,6 +81,7 @@ class OptimumFound(Message):
     length: int
     lower_bound: int = 0
     limit: float = 0.0
+    moves: tuple[str, ...] = ()  # the optimal solution itself, where the search found one (not the distance alone)
 
 
 def optimum_of(job: SolverJob, report: Report, index: int, result: SpeedResult) -> OptimumFound | None:
@@ -97,7 +98,7 @@ def optimum_of(job: SolverJob, report: Report, index: int, result: SpeedResult) 
                                 progress=lambda info: report({**info, "index": index, "limit": limit}))
     except GaveUp as gave_up:
         return OptimumFound(job, index, -1, gave_up.lower_bound, limit)
-    return OptimumFound(job, index, solution.length) if solution.optimal else None
+    return OptimumFound(job, index, solution.length, moves=tuple(solution.moves)) if solution.optimal else None
 
 
 def figures_line(stm: int, mtm: int, tps: float | None) -> str:
@@ -314,14 +315,15 @@ class SpeedScreen(DirtyOnlyRendering):
             if self.optimum_wanted:
                 self._find_optimum()
             return
+        if event.length >= 0:
+            self.session.optimal[event.index] = event.length
+            if event.moves:
+                self.session.optimal_moves[event.index] = event.moves
         if self.last is not self.session.results[event.index]:
-            if event.length >= 0:
-                self.session.optimal[event.index] = event.length
             return
         if event.length < 0:
             self._show_optimum(gave_up_text(event.lower_bound, event.limit))
             return
-        self.session.optimal[event.index] = event.length
         efficiency = self.session.efficiency(event.index)
         self._show_optimum(f"optimal {event.length} · efficiency {efficiency:.0%}" if efficiency is not None else "")
 
@@ -410,7 +412,8 @@ class SpeedScreen(DirtyOnlyRendering):
         if self.last is None or (self.solve.started and not self.run.over):
             self.app.bell()
             return
-        self.app.push_screen(SpeedReplayScreen(self.last, ascii_only=self.ascii_only))
+        self.app.push_screen(SpeedReplayScreen(self.last, ascii_only=self.ascii_only,
+                                               koma_moves=self.session.koma_solution(self.last)))
 
     def action_copy_id(self) -> None:
         game_id = ids.game_id(self.solve.puzzle, self.solve.scramble)

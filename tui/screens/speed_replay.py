@@ -76,13 +76,15 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         Binding("escape", "back", "back", id="speed_replay.back", tooltip="Back"),
     ]
 
-    def __init__(self, result: SpeedResult, *, ascii_only: bool = False, speed: float = 1.0):
+    def __init__(self, result: SpeedResult, *, ascii_only: bool = False, speed: float = 1.0,
+                 koma_moves: tuple[str, ...] | None = None):
+        """``koma_moves``: Koma's optimal solution when the search after the solve found it (``o`` then needs none)."""
         super().__init__(classes="speed-replay")
         self.result = result
         self.puzzle = speed_puzzle(result.width, result.height)
         self.player_steps = timed_steps(result)
         self.steps = self.player_steps
-        self.koma_steps: list[tuple[int, LineMove]] | None = None  # Koma's optimal solution, once found
+        self.koma_steps = paced_steps(koma_moves, result) if koma_moves else None  # Koma's optimal, once found
         self.optimal_job: SolverJob | None = None
         self.optimal_limit: float | None = None  # the search's time budget, in seconds
         self.ascii_only = ascii_only

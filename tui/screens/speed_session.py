@@ -121,7 +121,8 @@ class SpeedSessionScreen(DirtyOnlyRendering):
         if result is None:
             self.app.bell()
             return
-        self.app.push_screen(SpeedReplayScreen(result, ascii_only=self.ascii_only))
+        self.app.push_screen(SpeedReplayScreen(result, ascii_only=self.ascii_only,
+                                               koma_moves=koma_app(self).speed_session.koma_solution(result)))
 
     def action_export(self) -> None:
         result = self.chosen()

@@ -39,7 +39,6 @@ from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.puzzle import Solution
 from solver.sliding import dual as sliding_dual
 from solver.sliding import search_kernels as search_kernels
-from solver.sliding import tables as sliding_tables
 from solver.sliding import twenty, twentyfour
 from solver.sliding.kernels import bidirectional_kernel
 from solver.sliding.loop import run_loop_method
@@ -48,7 +47,6 @@ from solver.sliding.reduce import reduce_board, small_enough, sub_board
 from solver.sliding.tables import ALIASES as ALIASES
 from solver.sliding.tables import LABELS as LABELS
 from solver.sliding.tables import PATTERNS as PATTERNS
-from solver.sliding.tables import _build_in_background as _build_in_background
 from solver.sliding.tables import _load as _load
 from solver.sliding.tables import _pdb_dual_meta as _pdb_dual_meta
 from solver.sliding.tables import _pdb_meta as _pdb_meta
@@ -171,7 +169,7 @@ def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None,
     databases are built), else a labelled non-optimal one.
 
     ``heuristic`` picks one of :data:`HEURISTICS`; by default the strongest whose tables are present
-    (on the 4x4, 6-6-3 is built at first use, and walking distance is used meanwhile).  ``progress``
+    (on the 4x4, 6-6-3 is built at first use, in about a second).  ``progress``
     receives ``{"phase": "search", "heuristic", "bound", "nodes", "iteration", "nodes_per_second"}``
     between iterations and ``{"phase": "build", ...}`` while a table builds in the foreground;
     ``notice`` receives one-line messages about tables.  Raises UnsolvableError (with the parity
@@ -229,36 +227,25 @@ def solve_sliding(puzzle: SlidingPuzzle, state, *, heuristic: str | None = None,
             if table is not None:
                 run = _run(kind, puzzle, state, stop=stop, progress=progress, table=table)
                 return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS[kind]}")
-    return _solve_while_building(puzzle, state, began, stop=stop, progress=progress, notice=notice)
+    return _solve_building(puzzle, state, began, stop=stop, progress=progress, notice=notice)
 
 
-def _solve_while_building(puzzle, state, began, *, stop, progress, notice) -> Solution:
-    """Build 6-6-3 in the background; search with walking distance until it is ready."""
-    builder = _build_in_background("pdb663")
+def _solve_building(puzzle, state, began, *, stop, progress, notice) -> Solution:
+    """Build 6-6-3 now (a second, once per box), then search with it.  On a fresh install this compiles only the
+    table's builder and the pattern-database search, not walking distance's search besides (twice the compiling
+    for the first solve); if the table cannot be built, walking distance alone."""
     if notice is not None:
-        notice("pattern database 6-6-3 is being built (once, a few seconds); using walking distance meanwhile")
-    inner = np.zeros(1, np.uint8)
-    switch = []
-
-    def watch(info):
-        if stop[0]:
-            inner[0] = 1
-        elif not builder.is_alive() and "pdb663" in sliding_tables._loaded:
-            switch.append(True)
-            inner[0] = 1
-        if progress is not None:
-            progress(info)
-
+        notice("building pattern database 6-6-3 (once, about a second)")
     try:
-        run = _run("wd", puzzle, state, stop=inner, progress=watch)
-        return _solution(puzzle, state, run, began, True,
-                         f"IDA* with {DESCRIPTIONS['wd']}; pattern database 6-6-3 was still being built")
+        table = _load("pdb663", notice=notice, progress=progress, stop=stop, build=True)
     except Cancelled:
-        if not switch or stop[0]:
-            raise
-    if notice is not None:
-        notice("pattern database 6-6-3 is ready; switching to it")
-    run = _run("pdb663", puzzle, state, stop=stop, progress=progress, table=sliding_tables._loaded["pdb663"])
+        raise
+    except Exception as problem:  # a table that cannot be made costs the search its speed, not its answer
+        if notice is not None:
+            notice(f"pattern database 6-6-3 could not be built ({problem}); searching with walking distance")
+        run = _run("wd", puzzle, state, stop=stop, progress=progress)
+        return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS['wd']}")
+    run = _run("pdb663", puzzle, state, stop=stop, progress=progress, table=table)
     return _solution(puzzle, state, run, began, True, f"IDA* with {DESCRIPTIONS['pdb663']}")
 
 

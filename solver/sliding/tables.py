@@ -60,7 +60,7 @@ PROCESS_BYTES = 160 << 20  # the interpreter, numpy, numba and the loaded kernel
 
 _loaded: dict[str, np.ndarray] = {}
 _load_lock = threading.Lock()
-_background: dict[str, threading.Thread] = {}
+_building: dict[str, threading.Lock] = {}  # held while a table is built (see _load)
 
 # --- tables -----------------------------------------------------------------------------------
 
@@ -209,9 +209,14 @@ def _load(name: str, *, notice: Notice | None = None, progress: Progress | None 
     with _load_lock:
         if name in _loaded:
             return _loaded[name]
+        building = _building.setdefault(name, threading.Lock())
     if build:
-        build_tables(name, progress=progress, stop=stop, notice=notice)
-        return _loaded[name]
+        with building:  # one build per table at a time: a second caller waits for it, then finds it loaded
+            with _load_lock:
+                if name in _loaded:
+                    return _loaded[name]
+            build_tables(name, progress=progress, stop=stop, notice=notice)
+            return _loaded[name]
     path = table_path(_cache_name(name))
     try:
         array = read_table(path, TABLE_VERSION)
@@ -232,28 +237,15 @@ def _load(name: str, *, notice: Notice | None = None, progress: Progress | None 
     return array
 
 
-def _build_in_background(name: str) -> threading.Thread:
-    """Start building ``name`` in a daemon thread, once per process."""
-    with _load_lock:
-        thread = _background.get(name)
-        if thread is None:
-            def target():
-                try:
-                    build_tables(name)
-                except Exception:  # the foreground solve carries on with its fallback
-                    pass
-
-            thread = threading.Thread(target=target, name=f"koma-build-{name}", daemon=True)
-            _background[name] = thread
-            thread.start()
-    return thread
-
-
 def wait_for_tables(timeout: float | None = None) -> bool:
-    """Wait for background table builds started by a solve; True if none is still running."""
-    for thread in list(_background.values()):
-        thread.join(timeout)
-    return not any(t.is_alive() for t in _background.values())
+    """Wait for table builds under way in other threads; True if none is still running."""
+    with _load_lock:
+        locks = list(_building.values())
+    for lock in locks:
+        if not lock.acquire(timeout=-1 if timeout is None else timeout):
+            return False
+        lock.release()
+    return True
 
 
 @lru_cache(maxsize=4)

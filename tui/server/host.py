@@ -174,7 +174,7 @@ class GameHost:
 
     def use_database(self) -> str | None:
         """Check the database the games will save in (ValueError if unusable, or if the games could only log in
-        with the password); every game inherits its URL, without a password (:func:`game_environment`)."""
+        with the password); every game inherits its URL, without a password (:func:`~tui.server.environment.base_environment`)."""
         make_data_dir()
         database = database_url(self.options.database)
         if database:

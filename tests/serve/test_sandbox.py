@@ -109,3 +109,14 @@ def test_the_secrets_list_travels_in_the_warm_process_environment(tmp_path):
     environment = {sandbox.SECRETS_VARIABLE: os.pathsep.join(paths)}
     assert sandbox.secrets_from_environment(environment) == paths
     assert sandbox.secrets_from_environment({}) == []
+
+
+def test_a_folder_games_write_in_on_the_way_to_a_key_is_named(tmp_path, monkeypatch):
+    """The rules cannot let games use new files in a folder on the way to a key (a SQLite database beside the data
+    dir, whose journal is made and removed as it goes): the server says so, in one line, instead of breaking them."""
+    data, key = layout(tmp_path)
+    monkeypatch.setattr(sandbox, "landlock_abi", lambda: 7)
+    assert sandbox.confine_check([key], [data, tmp_path / "cache"]) is None
+    reason = sandbox.confine_check([key], [data, tmp_path])  # e.g. --database sqlite:///TMP/koma.db
+    assert reason and "\n" not in reason and str(tmp_path) in reason and "folder of their own" in reason
+    assert "folder of their own" in sandbox.confine_check([key], [key.parent])  # --host-key inside the data dir

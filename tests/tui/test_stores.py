@@ -203,3 +203,15 @@ def test_an_unusable_database_plays_on_unsaved(url):
 def test_the_password_never_reaches_a_notice():
     store = open_store("postgresql://koma:s3cret@127.0.0.1:1/koma?connect_timeout=2", "user:ann")
     assert "s3cret" not in " ".join(store.drain_notices())
+
+
+def test_a_games_database_url_holds_no_password_and_names_the_same_database():
+    from tui.storage.stores import game_database_url, sqlite_path
+
+    shared = "sqlite:////tmp/shared/koma.db"  # an empty authority: rebuilding the URL would lose it (the games then
+    assert game_database_url(shared) == shared  # wrote to /shared/koma.db, a database nobody else read)
+    assert sqlite_path(game_database_url(shared)) == sqlite_path(shared)
+    given = "postgresql://koma:s3cret@/koma?host=/run/postgresql&port=6432&sslpassword=hush&connect_timeout=2"
+    assert game_database_url(given) == "postgresql://koma@/koma?host=/run/postgresql&port=6432&connect_timeout=2"
+    plain = "postgresql://koma@db.internal:6432/koma"
+    assert game_database_url(plain) == plain

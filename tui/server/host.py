@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from solver.engines.paths import data_dir
+from solver.engines.paths import data_dir, tables_dir, user_cache_root
 from tui.server import lifecycle, metrics, sandbox
 from tui.server.admin import AdminListener
 from tui.server.environment import base_environment
@@ -27,7 +27,7 @@ from tui.server.server_log import log
 from tui.server.transport import Transport
 from tui.server.warm_pool import WarmGame, WarmPool, become_subreaper
 from tui.storage.outbox_drain import OutboxDrainer
-from tui.storage.stores import DATABASE_VARIABLE, check_database, check_game_access, database_url, password_files
+from tui.storage.stores import DATABASE_VARIABLE, check_database, check_game_access, database_url, is_postgres, password_files, sqlite_path
 
 RATE_WINDOW_SECONDS = 60.0
 WARM_WAIT_SECONDS = 30.0  # the longest a game waits for a warming warm process before it starts cold
@@ -43,6 +43,14 @@ def make_data_dir() -> None:
     except OSError as problem:
         why = f"{data} is not a directory" if data.exists() else why_not_written(data, problem)
         raise ValueError(f"cannot use the data dir {data}: {why}") from None
+
+
+def games_write(database: str | None) -> list[Path]:
+    """The folders games make new files in: the data dir, a SQLite database's folder, the caches."""
+    folders = [data_dir(), tables_dir().parent, user_cache_root()]
+    if database and not is_postgres(database):
+        folders.append(sqlite_path(database).parent)
+    return folders
 
 
 class GameHost:
@@ -191,9 +199,10 @@ class GameHost:
         if self.options.admin_port is not None:
             await self.start_admin()
         self.secrets += password_files()
-        refusal = sandbox.confine_check(self.secrets)
+        refusal = sandbox.confine_check(self.secrets, games_write(database))
         if refusal:
             log(f"games are not sandboxed: {refusal}", "sandbox")
+            self.secrets = []
         if not self.options.cold:
             become_subreaper()
             zygote_environment = {**base_environment(), sandbox.SECRETS_VARIABLE: os.pathsep.join(map(str, self.secrets))}

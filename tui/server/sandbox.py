@@ -135,10 +135,21 @@ def confine(secrets: Iterable[str | os.PathLike[str]]) -> str | None:
     return None
 
 
-def confine_check(secrets: Iterable[str | os.PathLike[str]]) -> str | None:
-    """Why games could not be kept from ``secrets`` (None when they can, or there is nothing to keep)."""
-    if existing_secrets(secrets) and landlock_abi() < 1:
+def confine_check(secrets: Iterable[str | os.PathLike[str]], written: Iterable[str | os.PathLike[str]] = ()) -> str | None:
+    """Why games could not be kept from ``secrets`` (None when they can, or there is nothing to keep): no Landlock,
+    or a folder games make new files in (``written``: the data dir, the database's folder, the caches) on the way
+    to a secret, where the rules could not let them use those files."""
+    kept = existing_secrets(secrets)
+    if not kept:
+        return None
+    if landlock_abi() < 1:
         return "this kernel has no Landlock, so games could read the server's keys"
+    for place in written:
+        folder = Path(os.path.realpath(place))
+        for secret in kept:
+            if secret.is_relative_to(folder):
+                return (f"the key {secret} is inside {folder}, where games write; keep keys in a folder of their own "
+                        "(by default beside the data dir)")
     return None
 
 

@@ -50,9 +50,12 @@ def redacted(url: str) -> str:
     """The URL fit for a log line: its password (in the user part, or a ``password``/``sslpassword`` parameter of
     its query) replaced by ``***``."""
     parts = urlsplit(url)
+    secret_query = any(k.strip().lower() in SECRET_PARAMETERS for k, _ in parse_qsl(parts.query, keep_blank_values=True))
+    if parts.password is None and not secret_query:
+        return url  # nothing to hide: never rebuilt (urlunsplit drops a sqlite:////path's empty authority)
     if parts.password is not None:
         parts = parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1))
-    if parts.query:
+    if secret_query:
         pairs = [(k, "***" if k.strip().lower() in SECRET_PARAMETERS else v)
                  for k, v in parse_qsl(parts.query, keep_blank_values=True)]
         parts = parts._replace(query=urlencode(pairs, safe="*/:"))
@@ -124,10 +127,15 @@ NO_PASSWORD_FILE = "/nonexistent/koma-games-hold-no-password"
 def game_database_url(url: str) -> str:
     """The URL a served game is given: ``url`` without its password (in the user part, or a secret parameter).
     The server alone holds the password; the games log in without one (see :func:`check_game_access`)."""
+    if not is_postgres(url):
+        return url  # a SQLite file's URL holds no secret (and urlunsplit would drop its empty authority)
     parts = urlsplit(url)
+    secret_query = any(k.strip().lower() in SECRET_PARAMETERS for k, _ in parse_qsl(parts.query, keep_blank_values=True))
+    if parts.password is None and not secret_query:
+        return url
     if parts.password is not None:
         parts = parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", "@", 1))
-    if parts.query:
+    if secret_query:
         pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                  if k.strip().lower() not in SECRET_PARAMETERS]
         parts = parts._replace(query=urlencode(pairs, safe="/:"))

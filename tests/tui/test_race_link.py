@@ -307,7 +307,7 @@ def test_on_sqlite_a_poll_that_finds_nothing_new_reads_nothing(tmp_path):
     # ann races alone with a link (bob's process is silent): nothing changes in the room, so her link's polls (20 a
     # second) read nothing; a change by another connection is read at the next poll
     url = f"sqlite:///{tmp_path / 'koma.db'}"
-    links, seen, room = started(url, "ann", "bob")
+    links, _, room = started(url, "ann", "bob")
     stop_all(links)
     ann, ann_seen, counted = counted_link(url, room, "ann")
     try:
@@ -324,7 +324,7 @@ def test_on_sqlite_a_poll_that_finds_nothing_new_reads_nothing(tmp_path):
 
 def test_own_moves_are_written_in_groups_and_a_finish_and_a_stop_write_at_once(tmp_path):
     url = f"sqlite:///{tmp_path / 'koma.db'}"
-    links, seen, room = started(url, "ann", "bob")
+    links, _, room = started(url, "ann", "bob")
     stop_all(links)
     ann, ann_seen, counted = counted_link(url, room, "ann")
     solution = padded_solution(room.puzzle, room.scramble, 10, random.Random(8))
@@ -348,7 +348,7 @@ def test_own_moves_are_written_in_groups_and_a_finish_and_a_stop_write_at_once(t
     finally:
         stop_all({"ann": ann})
     # a stop writes what is unsent: bob's moves sent right before his link stops are kept
-    bob, _, bob_counted = counted_link(url, connect_store(url, "bob").read_room(room.room), "bob")
+    bob, _, _ = counted_link(url, connect_store(url, "bob").read_room(room.room), "bob")
     moves = solution[:3]
     play(bob, room.reveal_at, moves, last=False, tps=1000.0)
     stop_all({"bob": bob})

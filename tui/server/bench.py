@@ -36,6 +36,7 @@ HOME = "8-puzzle"
 ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])")
 INCOMPLETE_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*|\][^\x07]*|[()])?$")
 MOVES = re.compile(r"(?:Moves|STM) (\d+)")  # the play screen's move count, or the Speed screen's tiles moved
+CURSOR_TO = re.compile(r"\x1b\[(\d*)(?:;(\d*))?H")  # an absolute cursor move (CUP): how Textual places what it redraws
 CONNECT_SECONDS = 120.0  # generous: a cold start on a loaded 2-core box
 SCREEN_SECONDS = 60.0
 
@@ -114,6 +115,43 @@ class BenchServer:
 
 # --- a player --------------------------------------------------------------------------------------------
 
+class ScreenGrid:
+    """What an 80x24 terminal shows, as rows of characters: the stream's text written where its cursor is.
+
+    It knows what Textual's output needs to be read back: absolute cursor moves, carriage returns and newlines;
+    every other escape sequence (colours, modes) is skipped, and every character is taken as one cell wide (the
+    game's race screen draws none wider).  A terminal emulator library would do the same per character, in Python,
+    on the same loaded box the figures are measured on; this costs a regular expression per piece of output."""
+
+    def __init__(self, width: int = 80, height: int = 24):
+        self.width, self.height = width, height
+        self.rows = [[" "] * width for _ in range(height)]
+        self.x = self.y = 0
+
+    def feed(self, text: str) -> None:
+        """Some of the stream (whole escape sequences only)."""
+        at = 0
+        for move in CURSOR_TO.finditer(text):
+            self._write(ESCAPES.sub("", text[at:move.start()]))
+            self.y, self.x = int(move.group(1) or 1) - 1, int(move.group(2) or 1) - 1
+            at = move.end()
+        self._write(ESCAPES.sub("", text[at:]))
+
+    def _write(self, text: str) -> None:
+        for char in text:
+            if char == "\r":
+                self.x = 0
+            elif char == "\n":
+                self.y = min(self.height - 1, self.y + 1)
+            elif char >= " ":
+                if 0 <= self.y < self.height and 0 <= self.x < self.width:
+                    self.rows[self.y][self.x] = char
+                self.x += 1
+
+    def lines(self) -> list[str]:
+        return ["".join(row) for row in self.rows]
+
+
 class Session:
     """One player on an 80x24 terminal (a front end's client says how it connects); ``text`` is what the game
     drew, without escape sequences."""
@@ -127,25 +165,43 @@ class Session:
         self.connection: Any = None
         self.process: Any = None
         self.reader: asyncio.Task | None = None
+        self.grid: ScreenGrid | None = None  # the screen as a grid of cells (kept only when asked for: watch_screen)
+        self.on_screen: Callable[[Session, float], None] | None = None  # called after each piece of output
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
+        self._raw_tail = ""
 
     async def connect(self, port: int) -> None:
         """Connect to the server on ``port`` and start reading the screen stream (:meth:`take`)."""
         raise NotImplementedError
 
+    def watch_screen(self, on_screen: Callable[[Session, float], None] | None = None) -> None:
+        """Keep :attr:`grid` from now on (the stream from here on, drawn on what was there), and call
+        ``on_screen(session, when)`` after each piece of output."""
+        if self.grid is None:
+            self.grid = ScreenGrid()
+        self.on_screen = on_screen
+
     def take(self, data: bytes) -> None:
         """Some of the screen stream: its text (escape sequences stripped), and when each move count appeared."""
-        text = ESCAPES.sub("", self._tail + self._decoder.decode(data))
+        now = time.perf_counter()
+        decoded = self._decoder.decode(data)
+        if self.grid is not None:
+            raw = self._raw_tail + decoded
+            incomplete = INCOMPLETE_ESCAPE.search(raw)
+            self._raw_tail = raw[incomplete.start():] if incomplete else ""
+            self.grid.feed(raw[:incomplete.start()] if incomplete else raw)
+        text = ESCAPES.sub("", self._tail + decoded)
         incomplete = INCOMPLETE_ESCAPE.search(text)
         self._tail = text[incomplete.start():] if incomplete else ""
         text = text[:incomplete.start()] if incomplete else text
-        now = time.perf_counter()
         self.output_at.append(now)
         overlap = len(self.text)
         self.text += text
         for found in MOVES.finditer(self.text, max(0, overlap - 12)):
             self.move_seen.setdefault(int(found.group(1)), now)
+        if self.on_screen is not None:
+            self.on_screen(self, now)
         self.changed.set()
 
     async def wait_for(self, pattern: str, since: int = 0, timeout: float = SCREEN_SECONDS) -> re.Match:
@@ -376,6 +432,147 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
     return figures
 
 
+MINI_FIGURES = re.compile(r"(\d+) (?:\d+:)?\d+\.\ds ")  # a mini's moves and time: "84 12.3s 6.8"
+REVEALED = re.compile(r"ID [\w-]{4}")  # the race screen's title once the scramble shows
+
+
+class MiniReader:
+    """Reads the opponents' move counts off one racer's screen (:class:`ScreenGrid`): each opponent's mini has its
+    name, then its figures (``moves time TPS``) below it (a board's caption) or after its bar on the same line (one
+    line per racer); ``seen[name][n]`` is when the screen first showed ``n`` or more of that opponent's moves."""
+
+    def __init__(self, names: list[str]):
+        self.names = re.compile(r"(?<![\w-])(" + "|".join(re.escape(name) for name in names) + r")(?![\w-])")
+        self.shown: dict[str, int] = dict.fromkeys(names, 0)
+        self.seen: dict[str, dict[int, float]] = {name: {} for name in names}
+        self.revealed: float | None = None
+
+    def read(self, session: Session, now: float) -> None:
+        grid = session.grid
+        assert grid is not None
+        lines = grid.lines()
+        if self.revealed is None and REVEALED.search(lines[1] + lines[0]):
+            self.revealed = now
+        for y, line in enumerate(lines):
+            for found in self.names.finditer(line):
+                name = found.group(1)
+                below = lines[y + 1][found.start():] if y + 1 < len(lines) else ""
+                figures = MINI_FIGURES.match(below) or MINI_FIGURES.search(line, found.end())
+                if figures is None:
+                    continue
+                count = int(figures.group(1))
+                if count > self.shown[name]:
+                    for n in range(self.shown[name] + 1, count + 1):
+                        self.seen[name].setdefault(n, now)
+                    self.shown[name] = count
+
+
+async def race_screens(servers: list[BenchServer], racers: int = 8, tps: float = 10.0, moves: int = 80) -> dict[str, Any]:
+    """``racers`` SSH players race one private room (spread over ``servers``: replicas sharing a database), each
+    typing ``moves`` sideways keys at ``tps``, each reading its screen (:class:`MiniReader`): when an opponent's move
+    count in its mini first shows each move, against when that opponent's key was sent (one clock: the bench's), and
+    when the scramble shows (``ID``) on each screen after the host's start."""
+    names = [f"racer{k}" for k in range(racers)]
+    readers = {name: MiniReader([other for other in names if other != name]) for name in names}
+    sessions: list[Session] = []
+    try:
+        for k, name in enumerate(names):
+            session, _, _ = await open_game(servers[k % len(servers)], name)
+            session.watch_screen(lambda session, now: readers[session.user].read(session, now))
+            sessions.append(session)
+        host, guests = sessions[0], sessions[1:]
+        mark = len(host.text)
+        host.key("x")
+        await host.wait_for("private room", mark)
+        mark = len(host.text)
+        host.key("c")
+        code = (await host.wait_for(r"Room ([A-Z]{5})", mark)).group(1)
+
+        async def join(session: Session) -> None:
+            mark = len(session.text)
+            session.key("x")
+            await session.wait_for("join by code", mark)
+            session.key("j")
+            await asyncio.sleep(0.3)  # the code's field takes focus
+            session.key(code + "\r")
+            await session.wait_for(rf"Room {code}", mark)
+
+        await asyncio.gather(*(join(session) for session in guests))
+        await host.wait_for(rf"{racers} racers", mark, CONNECT_SECONDS)
+        host.key("s")
+        await asyncio.gather(*(session.wait_for(r"ID [\w-]{4}", 0, CONNECT_SECONDS) for session in sessions))
+        backs = await asyncio.gather(*(first_move(session) for session in sessions))
+        sent: dict[str, list[float]] = {}
+
+        async def type_keys(session: Session, back: str) -> None:
+            await asyncio.sleep(0.5)
+            start = session.moves()  # 1: the first move's time is not known to the ms (it was found by trying)
+            key, other = back, LEFT if back == RIGHT else RIGHT
+            times = sent.setdefault(session.user, [float("nan")] * (start + 1))
+            began = time.perf_counter()
+            for k in range(moves):
+                await asyncio.sleep(max(0.0, began + k / tps - time.perf_counter()))
+                times.append(time.perf_counter())
+                session.key(key)
+                key, other = other, key
+
+        await asyncio.gather(*(type_keys(session, back) for session, back in zip(sessions, backs, strict=True)))
+        await asyncio.sleep(2.0)  # the last moves reach the screens
+        own = [session.drawn_at(n) - at for session in sessions for n, at in enumerate(sent[session.user]) if n >= 2]
+        latencies, missing = [], 0
+        for reader in readers.values():
+            for opponent, seen in reader.seen.items():
+                for n, at in enumerate(sent[opponent]):
+                    if n < 2:
+                        continue
+                    if n in seen:
+                        latencies.append(seen[n] - at)
+                    else:
+                        missing += 1
+        reveals = [reader.revealed for reader in readers.values() if reader.revealed is not None]
+        for session in sessions:  # leave (a DNF, after the confirm)
+            session.key("\x1b")
+        await asyncio.sleep(0.5)
+        for session in sessions:
+            session.key("y")
+        await asyncio.sleep(0.5)
+    finally:
+        await asyncio.gather(*(session.close() for session in sessions), return_exceptions=True)
+    figures: dict[str, Any] = {
+        "race_racers": racers, "race_replicas": len(servers), "race_tiles_per_second": tps,
+        "race_opponent_moves_on_screen": len(latencies), "race_opponent_moves_never_shown": missing,
+        "race_screens_revealed": len(reveals)}
+    if latencies:
+        figures |= {"race_opponent_move_to_screen_median_ms": round(1000 * statistics.median(latencies), 1),
+                    "race_opponent_move_to_screen_p95_ms": round(1000 * percentile(latencies, 0.95), 1),
+                    "race_opponent_move_to_screen_max_ms": round(1000 * max(latencies), 1)}
+    if reveals:
+        figures["race_reveal_spread_on_screens_ms"] = round(1000 * (max(reveals) - min(reveals)), 1)
+    own = [latency for latency in own if latency != float("inf")]
+    if own:
+        figures["race_own_key_to_screen_p95_ms"] = round(1000 * percentile(own, 0.95), 1)
+    return figures
+
+
+def run_with_replicas(options: tuple[str, ...], replicas: int,
+                      scenario: Callable[[list[BenchServer]], Awaitable[dict[str, Any]]],
+                      kind: type[BenchServer]) -> dict[str, Any]:
+    """Like :func:`run_with_server`, with ``replicas`` servers started with the same ``options`` (``--database``:
+    replicas sharing it)."""
+    async def main() -> dict[str, Any]:
+        servers = [kind(*options) for _ in range(replicas)]
+        try:
+            for server in servers:
+                await server.started()
+                await server.wait_for_log(r"warm process ready", 180)
+            return await scenario(servers)
+        finally:
+            for server in servers:
+                server.stop()
+
+    return asyncio.run(main())
+
+
 # --- crowds ------------------------------------------------------------------------------------------------
 
 async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
@@ -496,4 +693,5 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
 
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
-    "speed game 10x10": lambda server: speed_game(server, larger=8), "race game": race_game}
+    "speed game 10x10": lambda server: speed_game(server, larger=8), "race game": race_game,
+    "race screens": lambda server: race_screens([server])}

@@ -20,6 +20,7 @@ repainted (the terminal gets the changed spans); the styles are read once, until
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -330,7 +331,7 @@ class RaceMinis(Widget):
                 for col in range(mini.width):
                     top = self._colour(mini, row * mini.width + col, styles)
                     bottom = self._colour(mini, (row + 1) * mini.width + col, styles) if row + 1 < mini.height else None
-                    line.append(("▀", Style(color=top, bgcolor=bottom)))
+                    line.append(("▀", _half_block_style(top, bottom)))
                 rows.append(line)
         return rows
 
@@ -357,6 +358,12 @@ class RaceMinis(Widget):
         if more:
             out.append([(self._text(f"… and {more} more"), styles["figures"])])
         return out
+
+
+@functools.lru_cache(maxsize=64)
+def _half_block_style(top, bottom) -> Style:
+    """A half block's style: the top tile's colour, the bottom one's as the background (a few colours: made once)."""
+    return Style(color=top, bgcolor=bottom)
 
 
 def _same(before: list[Part], now: list[Part]) -> bool:

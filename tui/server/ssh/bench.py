@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from tui.server import bench
-from tui.server.bench import CONNECT_SECONDS, SCENARIOS, run_with_server
+from tui.server.bench import CONNECT_SECONDS, SCENARIOS, race_screens, run_with_replicas, run_with_server
 
 
 class Session(bench.Session):
@@ -64,3 +64,9 @@ def run_scenario(name: str, *options: str, checkout: str | None = None) -> dict[
     """Run one scenario of :data:`tui.server.bench.SCENARIOS` against a private ``koma serve`` started with
     ``options`` (serving the code of ``checkout``, another checkout's directory, if given)."""
     return run_with_server(options, SCENARIOS[name], BenchServer, checkout=checkout)
+
+
+def run_race_screens_on_replicas(url: str, replicas: int = 2) -> dict[str, Any]:
+    """The race screens scenario (:func:`tui.server.bench.race_screens`) on ``replicas`` ``koma serve`` sharing the
+    database at ``url`` (PostgreSQL: the racers' links LISTEN), the racers spread over them."""
+    return run_with_replicas(("--database", url), replicas, race_screens, BenchServer)

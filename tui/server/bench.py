@@ -39,6 +39,7 @@ MOVES = re.compile(r"(?:Moves|STM) (\d+)")  # the play screen's move count, or t
 CURSOR_TO = re.compile(r"\x1b\[(\d*)(?:;(\d*))?H")  # an absolute cursor move (CUP): how Textual places what it redraws
 CONNECT_SECONDS = 120.0  # generous: a cold start on a loaded 2-core box
 SCREEN_SECONDS = 60.0
+BESIDE_BLOCK = 10  # the race game's keys alternate between the racer and a solo player beside it, this many each
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -166,7 +167,7 @@ class Session:
         self.process: Any = None
         self.reader: asyncio.Task | None = None
         self.grid: ScreenGrid | None = None  # the screen as a grid of cells (kept only when asked for: watch_screen)
-        self.on_screen: Callable[[Session, float], None] | None = None  # called after each piece of output
+        self.on_screen: Callable[[ScreenGrid, float], None] | None = None  # called after each piece of output
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
         self._raw_tail = ""
@@ -175,9 +176,9 @@ class Session:
         """Connect to the server on ``port`` and start reading the screen stream (:meth:`take`)."""
         raise NotImplementedError
 
-    def watch_screen(self, on_screen: Callable[[Session, float], None] | None = None) -> None:
+    def watch_screen(self, on_screen: Callable[[ScreenGrid, float], None] | None = None) -> None:
         """Keep :attr:`grid` from now on (the stream from here on, drawn on what was there), and call
-        ``on_screen(session, when)`` after each piece of output."""
+        ``on_screen(grid, when)`` after each piece of output."""
         if self.grid is None:
             self.grid = ScreenGrid()
         self.on_screen = on_screen
@@ -200,8 +201,8 @@ class Session:
         self.text += text
         for found in MOVES.finditer(self.text, max(0, overlap - 12)):
             self.move_seen.setdefault(int(found.group(1)), now)
-        if self.on_screen is not None:
-            self.on_screen(self, now)
+        if self.on_screen is not None and self.grid is not None:
+            self.on_screen(self.grid, now)
         self.changed.set()
 
     async def wait_for(self, pattern: str, since: int = 0, timeout: float = SCREEN_SECONDS) -> re.Match:
@@ -375,12 +376,21 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
     as a player's game has: :mod:`tui.storage.race_bench`) and play a real solution of the scramble at ``tps``; the
     player starts the race (``s``) and types ``moves`` sideways keys at ``tps`` while the opponents' boards move
     beside its own.  The figure that matters is the ratio of the player's own key-to-screen p95 in the race to the
-    solo one; the opponents' figures (what each saw of the others) come with it."""
+    solo one; the opponents' figures (what each saw of the others) come with it.
+
+    The solo solve before the race meets another load of the shared box than the race does a minute later, so a
+    second solo player keeps a Speed solve open through the race, and its keys alternate with the racer's in
+    blocks of :data:`BESIDE_BLOCK`: ``race_over_solo_beside_p95`` compares the two under the same load (the
+    opponents' processes included), which is what the race screen's own cost is."""
     import multiprocessing
 
     from tui.storage.race_bench import RacerPlan, RacerReport, run_racers
 
     solo = await speed_game(server, moves, tps)
+    beside, _, beside_pid = await open_game(server, "bench-beside")
+    mark = len(beside.text)
+    beside.key("s")
+    await beside.wait_for(r"STM 0\b", mark)
     session, _, pid = await open_game(server, "bench-racer")
     mark = len(session.text)
     session.key("x")
@@ -391,7 +401,8 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
     url = f"sqlite:///{server.data / 'koma.db'}"
     context = multiprocessing.get_context("spawn")
     reports: Any = context.Queue()
-    plans = [RacerPlan(url, f"bench-opponent-{k}", code, tps, padding=3 * moves // 2, seed=k) for k in range(opponents)]
+    # the opponents walk out and back (their race outlasts the keys measured, those of the solo beside included)
+    plans = [RacerPlan(url, f"bench-opponent-{k}", code, tps, padding=2 * moves, seed=k) for k in range(opponents)]
     racers = [context.Process(target=run_racers, args=([plan], reports), daemon=True) for plan in plans]
     for racer in racers:
         racer.start()
@@ -400,10 +411,18 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
         mark = len(session.text)
         session.key("s")
         await session.wait_for(r"ID \S+", mark, CONNECT_SECONDS)
-        back = await first_move(session)
-        before = cpu_seconds(pid)
-        latencies = await play_moves(session, moves, 1 / tps, back)
-        cpu = cpu_seconds(pid) - before
+        back, beside_back = await first_move(session), await first_move(beside)
+        latencies: list[float] = []
+        beside_latencies: list[float] = []
+        cpu = beside_cpu = 0.0
+        for _ in range(0, moves, BESIDE_BLOCK):  # even blocks: each starts with the same key
+            before = cpu_seconds(pid)
+            latencies += await play_moves(session, BESIDE_BLOCK, 1 / tps, back)
+            cpu += cpu_seconds(pid) - before
+            before = cpu_seconds(beside_pid)
+            beside_latencies += await play_moves(beside, BESIDE_BLOCK, 1 / tps, beside_back)
+            beside_cpu += cpu_seconds(beside_pid) - before
+        moves = len(latencies)
         mark = len(session.text)
         session.key("\x1b")  # leave the race (a DNF, after the confirm): the round ends when the opponents finish
         await session.wait_for("DNF", mark)
@@ -416,11 +435,15 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
                 racer.kill()
     seen = [s for report in got for s in report.latencies]
     race_p95 = 1000 * percentile(latencies, 0.95)
+    beside_p95 = 1000 * percentile(beside_latencies, 0.95)
     figures = {"solo_key_to_screen_p95_ms": solo["speed_key_to_screen_p95_ms"],
                "race_key_to_screen_median_ms": round(1000 * statistics.median(latencies), 1),
                "race_key_to_screen_p95_ms": round(race_p95, 1),
                "race_over_solo_p95": round(race_p95 / solo["speed_key_to_screen_p95_ms"], 2),
                "race_move_cpu_ms": round(1000 * cpu / moves, 2), "solo_move_cpu_ms": solo["speed_move_cpu_ms"],
+               "solo_beside_key_to_screen_p95_ms": round(beside_p95, 1),
+               "race_over_solo_beside_p95": round(race_p95 / beside_p95, 2),
+               "solo_beside_move_cpu_ms": round(1000 * beside_cpu / len(beside_latencies), 2),
                "race_opponents": opponents, "race_tiles_per_second": tps,
                "race_opponent_errors": [r.error for r in got if r.error][:3]}
     if seen:
@@ -429,6 +452,7 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
     if shares:  # an opponent's process over its race: its link's reads and writes, its sends, its one solve
         figures["race_opponent_cpu_percent_median"] = round(100 * statistics.median(shares), 1)
     await session.close()
+    await beside.close()
     return figures
 
 
@@ -447,9 +471,8 @@ class MiniReader:
         self.seen: dict[str, dict[int, float]] = {name: {} for name in names}
         self.revealed: float | None = None
 
-    def read(self, session: Session, now: float) -> None:
-        grid = session.grid
-        assert grid is not None
+    def read(self, grid: ScreenGrid, now: float) -> None:
+        """The screen as it is ``now``."""
         lines = grid.lines()
         if self.revealed is None and REVEALED.search(lines[1] + lines[0]):
             self.revealed = now
@@ -478,7 +501,7 @@ async def race_screens(servers: list[BenchServer], racers: int = 8, tps: float =
     try:
         for k, name in enumerate(names):
             session, _, _ = await open_game(servers[k % len(servers)], name)
-            session.watch_screen(lambda session, now: readers[session.user].read(session, now))
+            session.watch_screen(readers[name].read)
             sessions.append(session)
         host, guests = sessions[0], sessions[1:]
         mark = len(host.text)

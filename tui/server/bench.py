@@ -36,6 +36,7 @@ HOME = "8-puzzle"
 ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])")
 INCOMPLETE_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*|\][^\x07]*|[()])?$")
 MOVES = re.compile(r"(?:Moves|STM) (\d+)")  # the play screen's move count, or the Speed screen's tiles moved
+LINE_BREAKS = re.compile(r"(\r|\n)")
 CURSOR_TO = re.compile(r"\x1b\[(\d*)(?:;(\d*))?H")  # an absolute cursor move (CUP): how Textual places what it redraws
 CONNECT_SECONDS = 120.0  # generous: a cold start on a loaded 2-core box
 SCREEN_SECONDS = 60.0
@@ -139,15 +140,16 @@ class ScreenGrid:
         self._write(ESCAPES.sub("", text[at:]))
 
     def _write(self, text: str) -> None:
-        for char in text:
-            if char == "\r":
+        for piece in LINE_BREAKS.split(text):
+            if piece == "\r":
                 self.x = 0
-            elif char == "\n":
+            elif piece == "\n":
                 self.y = min(self.height - 1, self.y + 1)
-            elif char >= " ":
-                if 0 <= self.y < self.height and 0 <= self.x < self.width:
-                    self.rows[self.y][self.x] = char
-                self.x += 1
+            elif piece and 0 <= self.y < self.height:
+                row, x = self.rows[self.y], self.x
+                fits = piece[:max(0, self.width - x)]
+                row[x:x + len(fits)] = fits
+                self.x += len(piece)
 
     def lines(self) -> list[str]:
         return ["".join(row) for row in self.rows]
@@ -495,6 +497,7 @@ async def race_screens(servers: list[BenchServer], racers: int = 8, tps: float =
     typing ``moves`` sideways keys at ``tps``, each reading its screen (:class:`MiniReader`): when an opponent's move
     count in its mini first shows each move, against when that opponent's key was sent (one clock: the bench's), and
     when the scramble shows (``ID``) on each screen after the host's start."""
+    client_cpu = time.process_time()  # the bench's own CPU (its clients read 8 screens on the box measured)
     names = [f"racer{k}" for k in range(racers)]
     readers = {name: MiniReader([other for other in names if other != name]) for name in names}
     sessions: list[Session] = []
@@ -564,7 +567,7 @@ async def race_screens(servers: list[BenchServer], racers: int = 8, tps: float =
     figures: dict[str, Any] = {
         "race_racers": racers, "race_replicas": len(servers), "race_tiles_per_second": tps,
         "race_opponent_moves_on_screen": len(latencies), "race_opponent_moves_never_shown": missing,
-        "race_screens_revealed": len(reveals)}
+        "race_screens_revealed": len(reveals), "bench_client_cpu_s": round(time.process_time() - client_cpu, 2)}
     if latencies:
         figures |= {"race_opponent_move_to_screen_median_ms": round(1000 * statistics.median(latencies), 1),
                     "race_opponent_move_to_screen_p95_ms": round(1000 * percentile(latencies, 0.95), 1),

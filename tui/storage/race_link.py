@@ -60,7 +60,9 @@ from tui.storage.store import Store
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # waits between tries while the database fails
 STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what is unsent
-NOTIFIED_READ_GAP_SECONDS = 0.02  # notifications of a busy room wake at most one read per gap (they come in bursts)
+# notifications of a busy room wake at most one read per gap (8 racers at 10 tiles a second notify 80 times a second;
+# the screen draws the opponents at most 10 times a second): as often as SQLite's poll, no more
+NOTIFIED_READ_GAP_SECONDS = RACE_POLL_SECONDS
 WRITE_GROUP_SECONDS = 0.05  # the longest a racer's move waits to be written, with the others sent meanwhile
 TROUBLE = "The race's database is not answering; your moves are kept, trying again…"
 

@@ -6,9 +6,10 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
 - **reads** the room when it may have changed: on SQLite every :data:`~tui.game.race.RACE_POLL_SECONDS` while
   counting down or racing (:data:`LOBBY_POLL_SECONDS` in the lobby and after), a poll costing no query when no
   other connection has committed anything since the last (SQLite's ``data_version``); on PostgreSQL when
-  ``koma_race`` notifies the room (at most once per :data:`NOTIFIED_READ_GAP_SECONDS`, plus a :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener
-  has heard a notification at all; until then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it
-  polls as on SQLite, so it is never slower than SQLite; reads are incremental
+  ``koma_race`` notifies the room (at most once per :data:`NOTIFIED_READ_GAP_SECONDS`, plus a
+  :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a notification at all; until
+  then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it polls as on SQLite, so it is never slower
+  than SQLite; reads are incremental
   (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
   after a change of its own that others' moves do not show (a finish, a start, a sweep, a rematch) it reads at once;
 - **writes** the moves the racer :meth:`~RaceLink.send`\\ s within :data:`WRITE_GROUP_SECONDS`, grouped (all the

@@ -270,3 +270,86 @@ def test_a_stopped_link_ignores_sends_and_a_failing_callback_ends_it_in_one_line
     connect_store(url, "ann").push(room.room, 0, "bob", room.puzzle.moves(room.scramble)[0], [10])
     assert link.join(DEADLINE)
     assert told.troubles == ["The race link stopped (the screen is gone)."]
+
+
+class Counted:
+    """A store for a link whose room reads and move writes are counted (and each write's moves kept)."""
+
+    def __init__(self, url: str, player: str) -> None:
+        self.url, self.player = url, player
+        self.reads = 0
+        self.writes: list[str] = []
+
+    def connect(self):
+        store = connect_store(self.url, self.player)
+        read_round, push = store.read_round, store.push
+
+        def counted_read(*args, **kwargs):
+            self.reads += 1
+            return read_round(*args, **kwargs)
+
+        def counted_push(room, round_, player, moves, *args, **kwargs):
+            self.writes.append(moves)
+            return push(room, round_, player, moves, *args, **kwargs)
+
+        store.read_round, store.push = counted_read, counted_push
+        return store
+
+
+def counted_link(url: str, room, player: str) -> tuple[RaceLink, Seen, Counted]:
+    seen, counted = Seen(), Counted(url, player)
+    link = RaceLink(counted.connect, room, player, seen.room, seen.trouble)
+    link.start()
+    return link, seen, counted
+
+
+def test_on_sqlite_a_poll_that_finds_nothing_new_reads_nothing(tmp_path):
+    # ann races alone with a link (bob's process is silent): nothing changes in the room, so her link's polls (20 a
+    # second) read nothing; a change by another connection is read at the next poll
+    url = f"sqlite:///{tmp_path / 'koma.db'}"
+    links, _, room = started(url, "ann", "bob")
+    stop_all(links)
+    ann, ann_seen, counted = counted_link(url, room, "ann")
+    try:
+        ann_seen.wait_for(lambda r: r.phase_at(time.time()) is RacePhase.RACING, what="the race")
+        reads_before = counted.reads
+        time.sleep(1.0)  # 20 polls
+        assert counted.reads - reads_before <= 3  # each heartbeat's own sweep may read once; the polls none
+        first = room.puzzle.moves(room.scramble)[0]
+        connect_store(url, "bob").push(room.room, room.round, "bob", first, [round((time.time() - room.reveal_at) * 1000)])
+        assert ann_seen.wait_for(lambda r: r.racer("bob").moves == first, what="bob's move").racer("bob").stm == 1
+    finally:
+        stop_all({"ann": ann})
+
+
+def test_own_moves_are_written_in_groups_and_a_finish_and_a_stop_write_at_once(tmp_path):
+    url = f"sqlite:///{tmp_path / 'koma.db'}"
+    links, _, room = started(url, "ann", "bob")
+    stop_all(links)
+    ann, ann_seen, counted = counted_link(url, room, "ann")
+    solution = padded_solution(room.puzzle, room.scramble, 10, random.Random(8))
+    try:
+        ann_seen.wait_for(lambda r: r.phase_at(time.time()) is RacePhase.RACING, what="the race")
+        began = time.monotonic()
+        play(ann, room.reveal_at, solution[:20], last=False, tps=100.0)  # 20 moves in 0.2 s (or more on a busy box)
+        lasted = time.monotonic() - began
+        store = connect_store(url, "bob")
+        deadline = time.monotonic() + DEADLINE
+        while store.read_room(room.room).racer("ann").stm < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert store.read_room(room.room).racer("ann").moves == "".join(solution[:20])
+        # one write per 50 ms at most while sending (and the last): not one per move
+        assert 1 <= len(counted.writes) <= lasted / race_link.WRITE_GROUP_SECONDS + 2, (lasted, counted.writes)
+        assert "".join(counted.writes) == "".join(solution[:20])
+        # the finish is written at once, with the moves before it
+        play(ann, room.reveal_at, solution[20:])
+        done = ann_seen.wait_for(lambda r: r.racer("ann").finished, what="ann's finish")
+        assert done.racer("ann").moves == "".join(solution)
+    finally:
+        stop_all({"ann": ann})
+    # a stop writes what is unsent: bob's moves sent right before his link stops are kept
+    bob, _, _ = counted_link(url, connect_store(url, "bob").read_room(room.room), "bob")
+    moves = solution[:3]
+    play(bob, room.reveal_at, moves, last=False, tps=1000.0)
+    stop_all({"bob": bob})
+    assert connect_store(url, "bob").read_room(room.room).racer("bob").moves == "".join(moves)

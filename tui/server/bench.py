@@ -36,6 +36,8 @@ HOME = "8-puzzle"
 ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[@-Z\\-_=>])")
 INCOMPLETE_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*|\][^\x07]*|[()])?$")
 MOVES = re.compile(r"(?:Moves|STM) (\d+)")  # the play screen's move count, or the Speed screen's tiles moved
+LINE_BREAKS = re.compile(r"(\r|\n)")
+CURSOR_TO = re.compile(r"\x1b\[(\d*)(?:;(\d*))?H")  # an absolute cursor move (CUP): how Textual places what it redraws
 CONNECT_SECONDS = 120.0  # generous: a cold start on a loaded 2-core box
 SCREEN_SECONDS = 60.0
 
@@ -114,6 +116,44 @@ class BenchServer:
 
 # --- a player --------------------------------------------------------------------------------------------
 
+class ScreenGrid:
+    """What an 80x24 terminal shows, as rows of characters: the stream's text written where its cursor is.
+
+    It knows what Textual's output needs to be read back: absolute cursor moves, carriage returns and newlines;
+    every other escape sequence (colours, modes) is skipped, and every character is taken as one cell wide (the
+    game's race screen draws none wider).  A terminal emulator library would do the same per character, in Python,
+    on the same loaded box the figures are measured on; this costs a regular expression per piece of output."""
+
+    def __init__(self, width: int = 80, height: int = 24):
+        self.width, self.height = width, height
+        self.rows = [[" "] * width for _ in range(height)]
+        self.x = self.y = 0
+
+    def feed(self, text: str) -> None:
+        """Some of the stream (whole escape sequences only)."""
+        at = 0
+        for move in CURSOR_TO.finditer(text):
+            self._write(ESCAPES.sub("", text[at:move.start()]))
+            self.y, self.x = int(move.group(1) or 1) - 1, int(move.group(2) or 1) - 1
+            at = move.end()
+        self._write(ESCAPES.sub("", text[at:]))
+
+    def _write(self, text: str) -> None:
+        for piece in LINE_BREAKS.split(text):
+            if piece == "\r":
+                self.x = 0
+            elif piece == "\n":
+                self.y = min(self.height - 1, self.y + 1)
+            elif piece and 0 <= self.y < self.height:
+                row, x = self.rows[self.y], self.x
+                fits = piece[:max(0, self.width - x)]
+                row[x:x + len(fits)] = fits
+                self.x += len(piece)
+
+    def lines(self) -> list[str]:
+        return ["".join(row) for row in self.rows]
+
+
 class Session:
     """One player on an 80x24 terminal (a front end's client says how it connects); ``text`` is what the game
     drew, without escape sequences."""
@@ -127,25 +167,43 @@ class Session:
         self.connection: Any = None
         self.process: Any = None
         self.reader: asyncio.Task | None = None
+        self.grid: ScreenGrid | None = None  # the screen as a grid of cells (kept only when asked for: watch_screen)
+        self.on_screen: Callable[[ScreenGrid, float], None] | None = None  # called after each piece of output
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
+        self._raw_tail = ""
 
     async def connect(self, port: int) -> None:
         """Connect to the server on ``port`` and start reading the screen stream (:meth:`take`)."""
         raise NotImplementedError
 
+    def watch_screen(self, on_screen: Callable[[ScreenGrid, float], None] | None = None) -> None:
+        """Keep :attr:`grid` from now on (the stream from here on, drawn on what was there), and call
+        ``on_screen(grid, when)`` after each piece of output."""
+        if self.grid is None:
+            self.grid = ScreenGrid()
+        self.on_screen = on_screen
+
     def take(self, data: bytes) -> None:
         """Some of the screen stream: its text (escape sequences stripped), and when each move count appeared."""
-        text = ESCAPES.sub("", self._tail + self._decoder.decode(data))
+        now = time.perf_counter()
+        decoded = self._decoder.decode(data)
+        if self.grid is not None:
+            raw = self._raw_tail + decoded
+            incomplete = INCOMPLETE_ESCAPE.search(raw)
+            self._raw_tail = raw[incomplete.start():] if incomplete else ""
+            self.grid.feed(raw[:incomplete.start()] if incomplete else raw)
+        text = ESCAPES.sub("", self._tail + decoded)
         incomplete = INCOMPLETE_ESCAPE.search(text)
         self._tail = text[incomplete.start():] if incomplete else ""
         text = text[:incomplete.start()] if incomplete else text
-        now = time.perf_counter()
         self.output_at.append(now)
         overlap = len(self.text)
         self.text += text
         for found in MOVES.finditer(self.text, max(0, overlap - 12)):
             self.move_seen.setdefault(int(found.group(1)), now)
+        if self.on_screen is not None and self.grid is not None:
+            self.on_screen(self.grid, now)
         self.changed.set()
 
     async def wait_for(self, pattern: str, since: int = 0, timeout: float = SCREEN_SECONDS) -> re.Match:
@@ -311,71 +369,6 @@ async def speed_game(server: BenchServer, moves: int = 90, tps: float = 15.0, la
     return figures
 
 
-async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, moves: int = 90) -> dict[str, Any]:
-    """A race against ``opponents`` racers typing ``tps`` tiles a second, beside a solo speed solve in the same run.
-
-    First the solo baseline (:func:`speed_game` at ``tps``); then the SSH player opens Race (``x``), makes a private
-    room (``c``), and the opponents join it by its code (each a process with its own store connection and race link,
-    as a player's game has: :mod:`tui.storage.race_bench`) and play a real solution of the scramble at ``tps``; the
-    player starts the race (``s``) and types ``moves`` sideways keys at ``tps`` while the opponents' boards move
-    beside its own.  The figure that matters is the ratio of the player's own key-to-screen p95 in the race to the
-    solo one; the opponents' figures (what each saw of the others) come with it."""
-    import multiprocessing
-
-    from tui.storage.race_bench import RacerPlan, RacerReport, run_racers
-
-    solo = await speed_game(server, moves, tps)
-    session, _, pid = await open_game(server, "bench-racer")
-    mark = len(session.text)
-    session.key("x")
-    await session.wait_for("private room", mark)
-    mark = len(session.text)
-    session.key("c")
-    code = (await session.wait_for(r"Room ([A-Z]{5})", mark)).group(1)
-    url = f"sqlite:///{server.data / 'koma.db'}"
-    context = multiprocessing.get_context("spawn")
-    reports: Any = context.Queue()
-    plans = [RacerPlan(url, f"bench-opponent-{k}", code, tps, padding=3 * moves // 2, seed=k) for k in range(opponents)]
-    racers = [context.Process(target=run_racers, args=([plan], reports), daemon=True) for plan in plans]
-    for racer in racers:
-        racer.start()
-    try:
-        await session.wait_for(rf"{opponents + 1} racers", mark, CONNECT_SECONDS)
-        mark = len(session.text)
-        session.key("s")
-        await session.wait_for(r"ID \S+", mark, CONNECT_SECONDS)
-        back = await first_move(session)
-        before = cpu_seconds(pid)
-        latencies = await play_moves(session, moves, 1 / tps, back)
-        cpu = cpu_seconds(pid) - before
-        mark = len(session.text)
-        session.key("\x1b")  # leave the race (a DNF, after the confirm): the round ends when the opponents finish
-        await session.wait_for("DNF", mark)
-        session.key("y")
-        got: list[RacerReport] = [await asyncio.to_thread(reports.get, True, 300) for _ in plans]
-    finally:
-        for racer in racers:
-            racer.join(10)
-            if racer.is_alive():
-                racer.kill()
-    seen = [s for report in got for s in report.latencies]
-    race_p95 = 1000 * percentile(latencies, 0.95)
-    figures = {"solo_key_to_screen_p95_ms": solo["speed_key_to_screen_p95_ms"],
-               "race_key_to_screen_median_ms": round(1000 * statistics.median(latencies), 1),
-               "race_key_to_screen_p95_ms": round(race_p95, 1),
-               "race_over_solo_p95": round(race_p95 / solo["speed_key_to_screen_p95_ms"], 2),
-               "race_move_cpu_ms": round(1000 * cpu / moves, 2), "solo_move_cpu_ms": solo["speed_move_cpu_ms"],
-               "race_opponents": opponents, "race_tiles_per_second": tps,
-               "race_opponent_errors": [r.error for r in got if r.error][:3]}
-    if seen:
-        figures["race_opponents_saw_moves_p95_ms"] = round(1000 * percentile(seen, 0.95), 1)
-    shares = [r.cpu_share for r in got if r.cpu_share]
-    if shares:  # an opponent's process over its race: its link's reads and writes, its sends, its one solve
-        figures["race_opponent_cpu_percent_median"] = round(100 * statistics.median(shares), 1)
-    await session.close()
-    return figures
-
-
 # --- crowds ------------------------------------------------------------------------------------------------
 
 async def at_once(server: BenchServer, count: int = 20) -> dict[str, Any]:
@@ -496,4 +489,4 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
 
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
-    "speed game 10x10": lambda server: speed_game(server, larger=8), "race game": race_game}
+    "speed game 10x10": lambda server: speed_game(server, larger=8)}

@@ -43,6 +43,19 @@ def serve_case(name: str, group: str, scenario_name: str, *options: str, target:
     return Case(name, group, run, target=target, quick=quick, runs=0, on_request=True)
 
 
+def replicas_scenario(replicas: int):
+    def run() -> dict[str, Any]:
+        from tui.server.ssh.bench import run_race_screens_on_replicas
+        from tui.storage.race_bench import URL_VARIABLE
+
+        url = os.environ.get(URL_VARIABLE, "")
+        if not url.startswith("postgresql"):
+            return {"skipped": f"set {URL_VARIABLE} to a PostgreSQL database the replicas share"}
+        return run_race_screens_on_replicas(url, replicas)
+
+    return run
+
+
 def race_scenario(rooms: int, racers: int, tps: float, padding: int, processes: int | None = None):
     def run() -> dict[str, Any]:
         from tui.storage.race_bench import bench_race
@@ -63,6 +76,11 @@ SERVE_CASES: tuple[Case, ...] = (
                target="key-to-screen p95 < 60 ms, every key drawn before the next"),
     serve_case("koma serve: a race against 7 opponents typing 10 tiles a second", "serve", "race game",
                target="own key-to-screen p95 within 1.2x of a solo speed solve's in the same run"),
+    serve_case("koma serve: 8 racers' screens, 10 tiles a second each", "serve", "race screens",
+               target="opponents' moves on each screen p95 <= 150 ms, reveals within 50 ms of each other"),
+    Case("koma serve x2 on PostgreSQL: 8 racers' screens, 10 tiles a second each", "serve-replicas",
+         replicas_scenario(2), runs=0, on_request=True, quick=True,
+         target="opponents' moves on each screen p95 <= 300 ms, reveals within 50 ms of each other"),
     # the same game with the admin listener on: the games write their metrics too; compare with the first case
     serve_case("koma serve --admin-port 0: one game (metrics on)", "serve", "one game", "--admin-port", "0",
                target="within noise of the first case"),

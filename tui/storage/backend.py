@@ -24,7 +24,10 @@ class Backend(Protocol):
     time per ``lock`` (a player) across every process; ``batch()`` runs every statement of its block in one
     transaction (a ``transaction`` inside it joins it).  They raise :class:`StoreError`.  ``where`` names the
     database for messages (no password); ``notices`` holds what opening it had to say.  ``notifies``: the database
-    has ``pg_notify`` and ``LISTEN`` (PostgreSQL; races use them, :mod:`tui.storage.race`)."""
+    has ``pg_notify`` and ``LISTEN`` (PostgreSQL; races use them, :mod:`tui.storage.race`).  ``data_version()``: a
+    number that differs from the last one this backend returned when another connection has committed a change
+    since (SQLite's ``PRAGMA data_version``: a racing process's poll that finds nothing new costs no query), or None
+    when the database cannot tell."""
 
     where: str
     memory_only: bool
@@ -34,6 +37,7 @@ class Backend(Protocol):
     def query(self, sql: str, args: tuple = ()) -> list[tuple]: ...
     def transaction(self, lock: str) -> AbstractContextManager[Query]: ...
     def batch(self) -> AbstractContextManager[None]: ...
+    def data_version(self) -> int | None: ...
     def close(self) -> None: ...
 
 

@@ -84,6 +84,10 @@ class PostgresBackend:
         self.statement_seconds = STATEMENT_SECONDS
         self._db: psycopg.Connection | None = connection if connection is not None else open_schema(url, migrate_schema)
 
+    def data_version(self) -> int | None:
+        """None: PostgreSQL tells of changes by notifications instead (races: ``LISTEN koma_race``)."""
+        return None
+
     def _connection(self) -> psycopg.Connection:
         if self._db is not None and not (self._db.closed or self._db.broken) and ended_by_server(self._db):
             with contextlib.suppress(Exception):

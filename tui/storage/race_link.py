@@ -4,14 +4,19 @@ A race needs latency, not the outbox's durability (a racer's row is the durable 
 behind the game's storage service, and the UI thread never waits for them.  :class:`RaceLink`:
 
 - **reads** the room when it may have changed: on SQLite every :data:`~tui.game.race.RACE_POLL_SECONDS` while
-  counting down or racing (:data:`LOBBY_POLL_SECONDS` in the lobby and after), on PostgreSQL when ``koma_race``
-  notifies the room (plus a :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a
-  notification at all; until then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it polls as on
-  SQLite, so it is never slower than SQLite; reads are incremental
+  counting down or racing (:data:`LOBBY_POLL_SECONDS` in the lobby and after), a poll costing no query when no
+  other connection has committed anything since the last (SQLite's ``data_version``); on PostgreSQL when
+  ``koma_race`` notifies the room (at most once per :data:`NOTIFIED_READ_GAP_SECONDS`, plus a
+  :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a notification at all; until
+  then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it polls as on SQLite, so it is never slower
+  than SQLite; reads are incremental
   (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
-- **writes** what the racer :meth:`~RaceLink.send`\\ s at once, coalesced (the moves sent while a write is under way go
-  in the next one), each write guarded by how many moves are stored, so a write that landed before an outage is
-  never appended twice;
+  after a change of its own that others' moves do not show (a finish, a start, a sweep, a rematch) it reads at once;
+- **writes** the moves the racer :meth:`~RaceLink.send`\\ s within :data:`WRITE_GROUP_SECONDS`, grouped (all the
+  moves sent meanwhile in one write, with the link's next poll): a send never wakes the link's thread while it
+  races, so a key costs the racer's screen no thread switch and no write; a finish, a DNF, a leave or a stop is
+  written at once, with every move before it (nothing sent is lost).  Each write is guarded by how many moves are
+  stored, so a write that landed before an outage is never appended twice;
 - every :data:`~tui.game.race.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
   DNF, a countdown past its reveal is racing, a round over or past its limit is done), and starts a quick room that
   is due; a private room starts on :meth:`~RaceLink.ask_start`;
@@ -56,7 +61,10 @@ from tui.storage.store import Store
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # waits between tries while the database fails
 STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what is unsent
-NOTIFIED_READ_GAP_SECONDS = 0.02  # notifications of a busy room wake at most one read per gap (they come in bursts)
+# notifications of a busy room wake at most one read per gap (8 racers at 10 tiles a second notify 80 times a second;
+# the screen draws the opponents at most 10 times a second): as often as SQLite's poll, no more
+NOTIFIED_READ_GAP_SECONDS = RACE_POLL_SECONDS
+WRITE_GROUP_SECONDS = 0.05  # the longest a racer's move waits to be written, with the others sent meanwhile
 TROUBLE = "The race's database is not answering; your moves are kept, trying again…"
 
 
@@ -92,7 +100,10 @@ class RaceLink:
         self._listener_fd = -1
         self._heard = False  # the listener has heard a notification: they do reach this process
         self._last_read = 0.0  # monotonic
+        self._read_wanted = True  # read at the next turn, due or not (the first read; a notification; an own change)
+        self._read_version: int | None = None  # the database's data_version at the last read (None: unknown)
         self._next_beat = 0.0
+        self._awake_by = 0.0  # monotonic: when the sleeping thread wakes by itself (0: it is awake, or retrying)
 
     # --- the screen's side (any thread) --------------------------------------------------------------------
     @property
@@ -126,9 +137,12 @@ class RaceLink:
         with self._lock:
             self._moves.extend(moves_added)
             self._times.extend(times_added)
+            wake = self._awake_by > time.monotonic() + WRITE_GROUP_SECONDS  # it would sleep past the bound
             if finished_ms is not None or dnf:
                 self._outcome, self._outcome_sent = (finished_ms, dnf), False
-        self._wake()
+                wake = True
+        if wake:
+            self._wake()
 
     def ask_start(self) -> None:
         """Start a private room's countdown (its host, or anyone once the host is gone; else nothing happens)."""
@@ -182,6 +196,7 @@ class RaceLink:
                             self._on_back()
                 except StoreError as problem:
                     self._forget_listener(selector)
+                    self._read_wanted, self._read_version = True, None  # the connection may be another one now
                     self.problem = str(problem)
                     if not self._troubled:
                         self._troubled = True
@@ -194,9 +209,9 @@ class RaceLink:
                 if stop_deadline is not None and (not self._unsent() or time.monotonic() > stop_deadline):
                     return
                 if failures:
-                    self._sleep(selector, RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1])
+                    self._sleep(selector, RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1], retrying=True)
                 else:
-                    self._sleep(selector, self._poll_seconds())
+                    self._sleep(selector, self._wait_seconds())
         finally:
             self._forget_listener(selector)
             selector.close()
@@ -209,7 +224,7 @@ class RaceLink:
                 self._store.close()
 
     def _turn(self, selector: selectors.BaseSelector) -> None:
-        """One round of work: connect (and listen) if needed, write, ask, keep house, read."""
+        """One round of work: connect (and listen) if needed, write, ask, keep house, and read if due."""
         if self._store is None:
             self._store = self._connect()
         store = self._store
@@ -222,10 +237,13 @@ class RaceLink:
         if now >= self._next_beat or (room.phase is not RacePhase.DONE and room.phase_at(now) is not room.phase):
             self._next_beat = now + HEARTBEAT_SECONDS
             store.heartbeat(room.room, room.round, self.player)
-            store.sweep(room.room, room.round)
+            if store.sweep(room.room, room.round):
+                self._read_wanted = True
         if room.quick_start_due(now):
             store.start(room.room, room.round, now + COUNTDOWN_SECONDS, random_scramble(room.puzzle))
-        self._read(store)
+            self._read_wanted = True
+        if self._read_wanted or time.monotonic() >= self._last_read + self._poll_seconds():
+            self._read(store)
 
     def _flush(self, store: Store) -> None:
         with self._lock:
@@ -234,12 +252,15 @@ class RaceLink:
         if not moves and finished_ms is None and not dnf:
             return
         room = self._room
+        if finished_ms is not None or dnf:
+            self._read_wanted = True  # the finish or the DNF changes the room's outline: show it at once
         if store.push(room.room, room.round, self.player, moves, times, finished_ms, dnf, after=sent):
             with self._lock:
                 self._sent = sent + len(moves)
                 self._outcome_sent = self._outcome_sent or (finished_ms, dnf) == self._outcome
             return
         # refused: what is stored may be ahead (a write that landed before a failure), or the racer is out
+        self._read_wanted = True
         stored = store.read_round(room.room, room.round)
         me = stored.racer(self.player) if stored is not None else None
         with self._lock:
@@ -252,6 +273,8 @@ class RaceLink:
         with self._lock:
             asks, self._asks = self._asks, []
         room = self._room
+        if asks:
+            self._read_wanted = True
         for what in asks:
             if what == "start" and room.may_start(self.player):
                 store.start(room.room, room.round, self._clock() + COUNTDOWN_SECONDS, random_scramble(room.puzzle))
@@ -267,8 +290,15 @@ class RaceLink:
                 store.leave(room.room, room.round, self.player)
 
     def _read(self, store: Store) -> None:
+        """Read the room (only what changed since the last read), unless no other connection has committed
+        anything since then (SQLite's data_version; this link's own moves are known without reading them)."""
         old = self._room
         self._last_read = time.monotonic()
+        wanted, self._read_wanted = self._read_wanted, False
+        version = store.backend.data_version()
+        if not wanted and version is not None and version == self._read_version:
+            return
+        self._read_version = version  # taken before the read: a commit after it shows as a change next time
         new = store.read_round(old.room, old.round, since=old)
         if new is None or new is old:
             return
@@ -281,39 +311,60 @@ class RaceLink:
             return self._sent < len(self._moves) or not self._outcome_sent or bool(self._asks)
 
     def _poll_seconds(self) -> float:
+        """How long after a read the next one is due when nothing asks for one sooner."""
         if self._heard:
             return SAFETY_POLL_SECONDS
         phase = self._room.phase_at(self._clock())
         return RACE_POLL_SECONDS if phase in (RacePhase.COUNTDOWN, RacePhase.RACING) else LOBBY_POLL_SECONDS
 
-    def _sleep(self, selector: selectors.BaseSelector, seconds: float) -> None:
-        """Wait ``seconds`` at most (no longer than the next heartbeat): a send, a stop or a notification of this
-        room ends it."""
+    def _wait_seconds(self) -> float:
+        """How long the thread may sleep: until the next read is due, and while this racer races, no longer than
+        :data:`WRITE_GROUP_SECONDS` (its moves are written when it wakes, without waking it)."""
+        seconds = self._last_read + self._poll_seconds() - time.monotonic()
+        if self._room.phase_at(self._clock()) is RacePhase.RACING:
+            me = self._room.racer(self.player)
+            if me is not None and not me.out:
+                seconds = min(seconds, WRITE_GROUP_SECONDS)
+        return seconds
+
+    def _sleep(self, selector: selectors.BaseSelector, seconds: float, *, retrying: bool = False) -> None:
+        """Wait ``seconds`` at most (no longer than the next heartbeat): a stop, a finish, an ask, a send that
+        would wait too long, or a notification of this room ends it.  ``retrying``: moves sent meanwhile do not
+        end it (they are kept for the next try)."""
         seconds = max(0.0, min(seconds, self._next_beat - self._clock()))
         deadline = time.monotonic() + seconds
-        while True:
-            for key, _ in selector.select(max(0.0, deadline - time.monotonic())):
-                if key.fileobj == self._wake_read:
-                    with contextlib.suppress(OSError):
-                        while os.read(self._wake_read, 4096):
-                            pass
-                    return
-                try:
-                    payloads = self._listener.drain()
-                except StoreError:
-                    self._forget_listener(selector)
-                    return
-                self._heard = self._heard or bool(payloads)
-                if self._room.room in payloads:
-                    due = self._last_read + NOTIFIED_READ_GAP_SECONDS
-                    if time.monotonic() >= due:
+        try:
+            while True:
+                with self._lock:  # a move sent before this is written within the bound; one sent after it, sees it
+                    if not retrying and self._sent < len(self._moves):
+                        deadline = min(deadline, time.monotonic() + WRITE_GROUP_SECONDS)
+                    self._awake_by = 0.0 if retrying else deadline
+                for key, _ in selector.select(max(0.0, deadline - time.monotonic())):
+                    if key.fileobj == self._wake_read:
+                        with contextlib.suppress(OSError):
+                            while os.read(self._wake_read, 4096):
+                                pass
                         return
-                    deadline = min(deadline, due)  # read then, with whatever else comes meanwhile
-                if not payloads and self._listener.connection.broken:  # readable, no news: the server said goodbye
-                    self._forget_listener(selector)
+                    try:
+                        payloads = self._listener.drain()
+                    except StoreError:
+                        self._forget_listener(selector)
+                        return
+                    self._heard = self._heard or bool(payloads)
+                    if self._room.room in payloads:
+                        self._read_wanted = True
+                        due = self._last_read + NOTIFIED_READ_GAP_SECONDS
+                        if time.monotonic() >= due:
+                            return
+                        deadline = min(deadline, due)  # read then, with whatever else comes meanwhile
+                    if not payloads and self._listener.connection.broken:  # readable, no news: the server said goodbye
+                        self._forget_listener(selector)
+                        return
+                if time.monotonic() >= deadline:
                     return
-            if time.monotonic() >= deadline:
-                return
+        finally:
+            with self._lock:
+                self._awake_by = 0.0
 
     def _listen(self, store: Store, selector: selectors.BaseSelector) -> None:
         from tui.storage.postgres import PostgresBackend

@@ -197,6 +197,10 @@ class SqliteBackend:
                 raise self._failure(problem) from None
             raise
 
+    def data_version(self) -> int | None:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection commits (never for this one's own)."""
+        return int(self.query("PRAGMA data_version")[0][0])
+
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Every statement of the block in one ``BEGIN IMMEDIATE`` transaction."""

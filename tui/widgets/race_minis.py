@@ -20,6 +20,7 @@ repainted (the terminal gets the changed spans); the styles are read once, until
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -330,7 +331,7 @@ class RaceMinis(Widget):
                 for col in range(mini.width):
                     top = self._colour(mini, row * mini.width + col, styles)
                     bottom = self._colour(mini, (row + 1) * mini.width + col, styles) if row + 1 < mini.height else None
-                    line.append(("▀", Style(color=top, bgcolor=bottom)))
+                    line.append(("▀", _half_block_style(top, bottom)))
                 rows.append(line)
         return rows
 
@@ -359,16 +360,27 @@ class RaceMinis(Widget):
         return out
 
 
+@functools.lru_cache(maxsize=64)
+def _half_block_style(top, bottom) -> Style:
+    """A half block's style: the top tile's colour, the bottom one's as the background (a few colours: made once)."""
+    return Style(color=top, bgcolor=bottom)
+
+
 def _same(before: list[Part], now: list[Part]) -> bool:
     return len(before) == len(now) and all(a is b or a == b for a, b in zip(before, now, strict=True))
 
 
 def _changed_spans(before: list[Part], now: list[Part], y: int, width: int) -> list[Region]:
-    """The regions of line ``y`` that changed: the parts that did, where the parts are where they were."""
+    """The region of line ``y`` that changed: from the first part that did to the last (one region a line: the
+    compositor renders each region apart), where the parts are where they were."""
     if len(before) != len(now) or any(a[:2] != b[:2] for a, b in zip(before, now, strict=True)):
         return [Region(0, y, width, 1)]
-    return [Region(x, y, part_width, 1) for (x, part_width, runs), (_, _, was) in zip(now, before, strict=True)
-            if runs is not was and runs != was]
+    changed = [(x, part_width) for (x, part_width, runs), (_, _, was) in zip(now, before, strict=True)
+               if runs is not was and runs != was]
+    if not changed:
+        return []
+    left, right = changed[0][0], changed[-1][0] + changed[-1][1]
+    return [Region(left, y, right - left, 1)]
 
 
 def _strip(line: list[Part], width: int, base: Style) -> Strip:
@@ -378,7 +390,7 @@ def _strip(line: list[Part], width: int, base: Style) -> Strip:
         if x > column:
             segments.append(Segment(" " * (x - column), base))
         segments.extend(Segment(text, base + style) for text, style in runs)
-        column = x + sum(cell_len(text) for text, _ in runs)
+        column = x + cell_len("".join(text for text, _ in runs))
     return Strip(segments).adjust_cell_length(width, base)
 
 
@@ -394,7 +406,10 @@ def clip(text: str, width: int, cut: str = "…") -> str:
     return out + cut
 
 
+PLAIN = Style()
+
+
 def pad(line: list[tuple[str, Style]], width: int) -> list[tuple[str, Style]]:
     """``line`` filled with spaces to ``width`` cells."""
-    used = sum(cell_len(text) for text, _ in line)
-    return line + [(" " * (width - used), Style())] if used < width else line
+    used = cell_len("".join(text for text, _ in line))
+    return line + [(" " * (width - used), PLAIN)] if used < width else line

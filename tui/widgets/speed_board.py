@@ -46,6 +46,7 @@ class SpeedBoard(Widget):
         self.hidden = False
         self._drawn_key: tuple = ()
         self._drawn: list[Strip] = []
+        self._looks: tuple[tuple[Style, Style, Style], Style] | None = None  # the part styles and the base, until the CSS changes
 
     # --- what it shows -------------------------------------------------------------------------------
     def show(self, state) -> None:
@@ -98,18 +99,31 @@ class SpeedBoard(Widget):
             self.post_message(self.CellPressed(self, cell))
 
     # --- drawing ---------------------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._looks = None
+
+    def _cached_looks(self) -> tuple[tuple[Style, Style, Style], Style]:
+        """The tile, blank and border styles and the widget's own, read once until the CSS changes (reading them
+        walks the widget's ancestors: three times a line of every repaint, it was most of a move's cost)."""
+        if self._looks is None:
+            tile, blank, border = (self.get_component_rich_style(f"speed-board--{part}", partial=True)
+                                   for part in ("tile", "blank", "border"))
+            self._looks = (tile, blank, border), self.rich_style
+        return self._looks
+
     def render_line(self, y: int) -> Strip:
         """One line of the board, from the strips made once per board shown (a move makes them again, once)."""
         strips = self._strips()
-        return strips[y] if y < len(strips) else Strip.blank(self.size.width, self.rich_style)
+        return strips[y] if y < len(strips) else Strip.blank(self.size.width, self._cached_looks()[1])
 
     def _strips(self) -> list[Strip]:
-        styles = tuple(self.get_component_rich_style(f"speed-board--{part}", partial=True)
-                       for part in ("tile", "blank", "border"))
-        key = (self.state, self.size, self.hidden, styles, self.rich_style)
+        styles, base = self._cached_looks()
+        size = self.size
+        key = (self.state, size, self.hidden, styles, base)
         if key != self._drawn_key:
             self._drawn_key, self._drawn = key, [
-                Strip([Segment(text, style) for text, style in line]).adjust_cell_length(self.size.width, self.rich_style)
+                Strip([Segment(text, style) for text, style in line]).adjust_cell_length(size.width, base)
                 for line in self.lines(*styles)]
         return self._drawn
 
@@ -119,7 +133,8 @@ class SpeedBoard(Widget):
             return []
         tw, th = self.tile_size()
         ox, oy = self.origin()
-        margin = [(" " * ox, self.rich_style)] if ox else []
+        base = self._cached_looks()[1]
+        margin = [(" " * ox, base)] if ox else []
         out: list[list[tuple[str, Style]]] = [[] for _ in range(oy)]
         draw = self._boxed_lines if self.boxed else self._compact_lines
         for row in range(self.rows):
@@ -128,8 +143,7 @@ class SpeedBoard(Widget):
 
     def render(self) -> Text:
         """The board as one Text (what :meth:`render_line` draws, for reading it back)."""
-        return Text("\n").join(Text.assemble(*line) for line in self.lines(*(
-            self.get_component_rich_style(f"speed-board--{part}", partial=True) for part in ("tile", "blank", "border"))))
+        return Text("\n").join(Text.assemble(*line) for line in self.lines(*self._cached_looks()[0]))
 
     def _label(self, value: int) -> str:
         return "" if value == 0 or self.hidden else str(value)
@@ -140,7 +154,7 @@ class SpeedBoard(Widget):
         line: list[tuple[str, Style]] = []
         for col in range(self.columns):
             value = self.state[row * self.columns + col]
-            line += [(self._label(value).rjust(tw - 1), blank if value == 0 else tile), (" ", self.rich_style)]
+            line += [(self._label(value).rjust(tw - 1), blank if value == 0 else tile), (" ", self._cached_looks()[1])]
         return [line] + [[] for _ in range(th - 1)]
 
     def _boxed_lines(self, row: int, tw: int, th: int, tile: Style, blank: Style,

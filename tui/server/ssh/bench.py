@@ -9,6 +9,7 @@ from typing import Any
 
 from tui.server import bench
 from tui.server.bench import CONNECT_SECONDS, SCENARIOS, run_with_server
+from tui.server.race_scenarios import RACE_SCENARIOS, race_screens, run_with_replicas
 
 
 class Session(bench.Session):
@@ -61,6 +62,13 @@ class BenchServer(bench.BenchServer):
 
 
 def run_scenario(name: str, *options: str, checkout: str | None = None) -> dict[str, Any]:
-    """Run one scenario of :data:`tui.server.bench.SCENARIOS` against a private ``koma serve`` started with
+    """Run one scenario of :data:`tui.server.bench.SCENARIOS` (or of
+    :data:`tui.server.race_scenarios.RACE_SCENARIOS`) against a private ``koma serve`` started with
     ``options`` (serving the code of ``checkout``, another checkout's directory, if given)."""
-    return run_with_server(options, SCENARIOS[name], BenchServer, checkout=checkout)
+    return run_with_server(options, {**SCENARIOS, **RACE_SCENARIOS}[name], BenchServer, checkout=checkout)
+
+
+def run_race_screens_on_replicas(url: str, replicas: int = 2) -> dict[str, Any]:
+    """The race screens scenario (:func:`tui.server.bench.race_screens`) on ``replicas`` ``koma serve`` sharing the
+    database at ``url`` (PostgreSQL: the racers' links LISTEN), the racers spread over them."""
+    return run_with_replicas(("--database", url), replicas, race_screens, BenchServer)

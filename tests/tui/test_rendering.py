@@ -212,3 +212,30 @@ async def test_a_panel_line_of_one_short_line_is_shown_without_working_out_its_w
         screen.status.distance = "a distance line\nthat is two lines high"  # a line that may grow still asks
         await wait_for(pilot, lambda: distance.size.height == 2, what="the taller line")
         assert heights
+
+
+async def test_a_move_marks_the_cursor_and_hint_only_on_the_pieces_that_moved(tmp_path, monkeypatch):
+    app = make_app(tmp_path, "15", FIFTEEN)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        board = screen.query_one(Board)
+        marked: list[Piece] = []
+        original = Piece.set_class
+
+        def set_class(self, add, *names, update=True):
+            marked.append(self)
+            return original(self, add, *names, update=update)
+
+        monkeypatch.setattr(Piece, "set_class", set_class)
+        before = {piece: piece.spec.cell for piece in board.pieces}
+        move = next(m for m in screen.puzzle.moves(screen.state)
+                    if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
+        assert screen.play(move)
+        moved = {piece for piece in board.pieces if piece.spec.cell != before[piece]}
+        assert len(moved) == 2  # the tile and the gap
+        assert set(marked) == moved
+        board.cursor = next(p.spec.cell for p in board.pieces if p not in moved and p.spec.cell != board.cursor)
+        # a new cursor still marks every piece
+        assert len(set(marked)) == len(board.pieces)
+        assert {p for p in board.pieces if p.has_class("-cursor")} == {p for p in board.pieces if p.spec.cell == board.cursor}

@@ -272,8 +272,11 @@ class Board(Widget):
             free.remove(match)
             placed.append((match, spec))
         animate = animate and self.app.animation_level != "none"  # else Textual's animator would jump it a frame later
+        changed: list[Piece] = []
         for piece, spec in placed:
             moved = piece.spec.cell != spec.cell
+            if spec != piece.spec:
+                changed.append(piece)
             piece.set_spec(spec)
             if moved and self.tile_width:
                 target = self.cell_offset(spec.cell)
@@ -281,7 +284,7 @@ class Board(Widget):
                     piece.animate("travelled_to", target, duration=MOVE_SECONDS)
                 else:
                     piece.travelled_to = target
-        self._mark()
+        self._mark(changed)  # a piece that stayed on its cell keeps its marks
 
     def _rebuild(self, specs: list[PieceSpec]) -> None:
         for piece in self.pieces:
@@ -306,11 +309,14 @@ class Board(Widget):
         self.hint_lines = set(lines or ())
         self._mark()
 
-    def _mark(self) -> None:
+    def _mark(self, pieces: list[Piece] | None = None) -> None:
+        """Mark the cursor and the hint on ``pieces`` (those whose cells changed), or on every piece and label."""
         width = self.look.width
-        for piece in self.pieces:
+        for piece in self.pieces if pieces is None else pieces:
             piece.set_class(piece.covers(self.cursor, width), "-cursor")
             piece.set_class(any(piece.covers(c, width) for c in self.hint_cells), "-hint")
+        if pieces is not None:
+            return  # the labels follow the cursor and the hint lines, not the pieces
         row, col = divmod(self.cursor, width)
         for label in self.labels:
             label.set_class(label.move in self.hint_lines, "-hint")

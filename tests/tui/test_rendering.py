@@ -152,3 +152,90 @@ def test_overlap_and_contains_agree_with_textuals_cached_region_methods(a, b):
     assert overlap(a, b) == (expected if expected else None)
     if b:
         assert contains(a, b) == a.contains_region(b)
+
+
+async def test_with_animations_off_a_move_places_its_tile_at_once_without_the_animator(tmp_path):
+    app = make_app(tmp_path, "15", FIFTEEN)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        board = screen.query_one(Board)
+        move = next(m for m in screen.puzzle.moves(screen.state)
+                    if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
+        assert screen.play(move)  # synchronously: no frame has run since
+        moved = [p for p in board.pieces if p.offset != board.cell_offset(p.spec.cell)]
+        assert moved == []  # every tile stands on its cell already
+        assert not any(app.animator.is_being_animated(p, "travelled_to") for p in board.pieces)
+
+
+async def test_the_start_boards_id_is_worked_out_once_not_per_move(tmp_path, monkeypatch):
+    from solver import ids
+
+    app = make_app(tmp_path, "15", FIFTEEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        shown = screen.status.game_id
+        calls: list[tuple] = []
+        original = ids.game_id
+
+        def game_id(puzzle, state):
+            calls.append(state)
+            return original(puzzle, state)
+
+        monkeypatch.setattr(ids, "game_id", game_id)
+        for _ in range(4):
+            move = next(m for m in screen.puzzle.moves(screen.state)
+                        if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
+            assert screen.play(move)
+        assert calls == []
+        assert screen.status.game_id == shown
+
+
+async def test_a_panel_line_of_one_short_line_is_shown_without_working_out_its_wrapping(tmp_path, monkeypatch):
+    from textual.content import Content
+
+    app = make_app(tmp_path, "15", FIFTEEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        heights: list[Content] = []
+        original = Content.get_height
+
+        def get_height(self, *args, **kwargs):
+            heights.append(self)
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Content, "get_height", get_height)
+        distance = screen.status.query_one("#distance")
+        screen.status.distance = "[b]98[/b] moves from solved"
+        await wait_for(pilot, lambda: "98 moves" in str(distance.render()), what="the new distance")
+        assert heights == []
+        screen.status.distance = "a distance line\nthat is two lines high"  # a line that may grow still asks
+        await wait_for(pilot, lambda: distance.size.height == 2, what="the taller line")
+        assert heights
+
+
+async def test_a_move_marks_the_cursor_and_hint_only_on_the_pieces_that_moved(tmp_path, monkeypatch):
+    app = make_app(tmp_path, "15", FIFTEEN)
+    app.animation_level = "none"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        board = screen.query_one(Board)
+        marked: list[Piece] = []
+        original = Piece.set_class
+
+        def set_class(self, add, *names, update=True):
+            marked.append(self)
+            return original(self, add, *names, update=update)
+
+        monkeypatch.setattr(Piece, "set_class", set_class)
+        before = {piece: piece.spec.cell for piece in board.pieces}
+        move = next(m for m in screen.puzzle.moves(screen.state)
+                    if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
+        assert screen.play(move)
+        moved = {piece for piece in board.pieces if piece.spec.cell != before[piece]}
+        assert len(moved) == 2  # the tile and the gap
+        assert set(marked) == moved
+        board.cursor = next(p.spec.cell for p in board.pieces if p not in moved and p.spec.cell != board.cursor)
+        # a new cursor still marks every piece
+        assert len(set(marked)) == len(board.pieces)
+        assert {p for p in board.pieces if p.has_class("-cursor")} == {p for p in board.pieces if p.spec.cell == board.cursor}

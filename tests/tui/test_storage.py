@@ -204,6 +204,38 @@ def test_saves_go_through_the_outbox_and_reach_the_database_in_order(world):
     assert storage.close() == 0 and not storage.journal.path.exists()
 
 
+def test_moves_typed_a_tenth_of_a_second_apart_share_transactions_and_still_reach_the_database(world, monkeypatch):
+    storage = world.service()
+    session = game(storage)
+    wait_until(lambda: not storage.pending_ops(), what="the first save in the database")
+    transactions: list[int] = []
+    batch = Faulty.batch
+
+    def counted(self):
+        transactions.append(1)
+        return batch(self)
+
+    monkeypatch.setattr(Faulty, "batch", counted)
+    for move in WALK:  # a player typing 10 keys a second; nobody settles or reads meanwhile
+        play(session, [move])
+        time.sleep(0.1)
+    wait_until(lambda: not storage.pending_ops(), what="every move in the database")
+    assert same_game(world.stored(), session.snapshot())
+    assert 1 <= len(transactions) <= len(WALK) // 2, transactions  # one a key without the writer's gathering
+
+
+def test_a_read_or_settle_does_not_wait_for_the_writers_gathering(world, monkeypatch):
+    monkeypatch.setattr(storage_module, "GATHER_SECONDS", 30.0)  # a gathering that outlives every deadline here
+    storage = world.service()
+    session = game(storage)
+    play(session, ["L"])
+    answer, _ = read_now(storage, lambda store: store.load_game("8"))
+    assert answer.known and answer.value is not None and answer.value.position == 1  # the read went after the write
+    play(session, ["U"])
+    assert storage.settle(DEADLINE)
+    assert same_game(world.stored(), session.snapshot())
+
+
 def test_a_write_is_on_disk_before_the_database_has_it(world):
     world.faults.stall()
     storage = world.service()

@@ -127,6 +127,7 @@ class GameSession:
         self.won = self.win_recorded = False
         self.resumed = False
         self._proof: tuple[tuple, Proof] | None = None
+        self._board_id: tuple[tuple, str] | None = None  # the start board and its ID (the panel reads it every move)
         history = resumed(puzzle, saved) if start is None and saved is not None else None
         if history is not None and saved is not None:
             self.history = history
@@ -177,8 +178,11 @@ class GameSession:
 
     @property
     def board_id(self) -> str:
-        """The shareable ID of the start board (``koma play ID`` opens it)."""
-        return ids.game_id(self.puzzle, self.start)
+        """The shareable ID of the start board (``koma play ID`` opens it); worked out once a start board."""
+        start = self.start
+        if self._board_id is None or self._board_id[0] != start:
+            self._board_id = (start, ids.game_id(self.puzzle, start))
+        return self._board_id[1]
 
     def legal(self, move: str) -> bool:
         return move in self.puzzle.moves(self.state)

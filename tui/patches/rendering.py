@@ -97,7 +97,7 @@ class DirtyOnlyCompositor(Compositor):
         in_front: list[Region] = []  # the shown parts of the widgets rendered so far, front first
         for widget, (region, clip) in self.visible_widgets.items():
             shown = overlap(region, clip)
-            if shown is None:
+            if shown is None or overlap(shown, crop) is None:  # most widgets lie wholly outside the changed area
                 continue
             needed = [part for part in (overlap(shown, region) for region in changed) if part]
             if not needed or all(any(contains(front, part) for front in in_front) for part in needed):

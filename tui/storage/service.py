@@ -5,7 +5,10 @@
 - **writes** (:meth:`Storage.write`, a typed write of :mod:`tui.game.writes`) are handed to the durable outbox's
   threads (:mod:`tui.storage.outbox`: written at once, fsync'd in groups within 50 ms) and return at once, with no
   file I/O on the caller's thread; the *writer* thread applies them to the database in order, many in one
-  transaction (a game's moves folded onto its last save: one row written), and acknowledges them.  While the
+  transaction (a game's moves folded onto its last save: one row written), and acknowledges them.  It gathers
+  the writes of :data:`GATHER_SECONDS` into one transaction (a player typing 10 keys a second costs the database
+  a few transactions a second, not one a key), unless someone waits for them (a read, :meth:`Storage.settle`,
+  :meth:`Storage.close`); a write wakes the writer alone, not the reader's threads.  While the
   database is down, stalled or locked they wait in the outbox, and the writer tries again;
 - **reads** (:meth:`Storage.read`) run on the *reader* thread with their own connection.  The answer is
   an :class:`Answer`: the value, or ``unknown`` with the reason (never an empty result in disguise).  A
@@ -64,6 +67,7 @@ from tui.storage.store import Store
 T = TypeVar("T")
 MAX_PENDING_OPS = 50_000  # accepted writes waiting (for the database) past which a write is refused, with a notice
 BATCH_OPS = 128  # the most ops the writer applies in one transaction
+GATHER_SECONDS = 0.25  # the writer waits this long after a write for more to join its transaction (nobody waiting)
 READ_DEADLINE_SECONDS = 4.0
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)  # the writer's waits after a failure, then every 2 s
 WRITES_FIRST_SECONDS = 1.0  # how long a read waits for the writes accepted before it (a locked database: then it reads)
@@ -172,7 +176,10 @@ class Storage:
         self._seq = 0
         self._games: dict[str, list[Op]] = {}  # each game's last whole save and its changes since, as accepted
         self._db_games: dict[str, GameState] = {}  # each game as the database has it (the writer's; folds changes)
-        self._lock = threading.Condition()  # never held during file or database I/O
+        mutex = threading.Lock()
+        self._lock = threading.Condition(mutex)  # never held during file or database I/O
+        self._writer_wake = threading.Condition(mutex)  # the writer's own: a write wakes it, not the reader's threads
+        self._hurry = 0  # callers waiting for the writer (settle, close): it gathers nothing meanwhile
         self._reads: list[_Read] = []
         self._awaited: list[_Read] = []  # reads not yet answered, for their deadlines
         self._busy = 0  # reads being run now
@@ -230,7 +237,7 @@ class Storage:
                     self._forget_last(op)
                     full = True
                 else:
-                    self._lock.notify_all()
+                    self._writer_wake.notify()
         if full:
             self._tell(f"Not saved: {MAX_PENDING_OPS} writes already wait for the disk or the database; the game is "
                        "saved whole once they are taken.")
@@ -274,6 +281,7 @@ class Storage:
             self._reads.append(request)
             self._awaited.append(request)
             self._lock.notify_all()
+            self._writer_wake.notify()
 
     def pending_save(self, key: str) -> SavedGame | bool | None:
         """The latest save (or clear: None) of ``key`` still in the outbox; False if there is none."""
@@ -302,8 +310,13 @@ class Storage:
         journal) and every read answered; False if that took longer than ``seconds``."""
         deadline = time.monotonic() + seconds
         with self._lock:
-            while (self._pending or self._reads or self._busy) and time.monotonic() < deadline:
-                self._lock.wait(0.02)
+            self._hurry += 1
+            self._writer_wake.notify()
+            try:
+                while (self._pending or self._reads or self._busy) and time.monotonic() < deadline:
+                    self._lock.wait(0.02)
+            finally:
+                self._hurry -= 1
             if self._pending or self._reads or self._busy:
                 return False
         return self.outbox is None or self.outbox.flush(max(0.0, deadline - time.monotonic()))
@@ -323,10 +336,13 @@ class Storage:
         them)."""
         deadline = time.monotonic() + seconds
         with self._lock:
+            self._hurry += 1
+            self._writer_wake.notify()
             while self._pending and not self.in_trouble and time.monotonic() < deadline:
                 self._lock.wait(max(0.0, deadline - time.monotonic()))
             self._closing = True
             self._lock.notify_all()
+            self._writer_wake.notify()
         for thread in (self._writer, self._reader, self._deadlines):  # they end at once unless a database call holds them
             if thread is not threading.current_thread():
                 thread.join(max(0.05, deadline - time.monotonic()))
@@ -380,7 +396,8 @@ class Storage:
         while True:
             with self._lock:
                 while not self._closing and not self._pending:
-                    self._lock.wait()
+                    self._writer_wake.wait()
+                self._gather()
                 if self._closing:
                     return
                 batch = list(islice(self._pending, self._batch_limit))
@@ -395,7 +412,7 @@ class Storage:
                 self._batch_limit = 1  # one op at a time until one goes in: a bad op holds back only itself
                 with self._lock:
                     if not self._closing:
-                        self._lock.wait(RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1])
+                        self._writer_wake.wait(RETRY_SECONDS[min(failures, len(RETRY_SECONDS)) - 1])
                 continue
             game_metrics.saved(time.perf_counter() - began)
             failures = 0
@@ -414,6 +431,17 @@ class Storage:
             self._say()
             if not left:
                 self._recovered()
+
+    def _gather(self) -> None:
+        """(Lock held.)  Wait up to :data:`GATHER_SECONDS` for more writes to join the transaction, while nobody waits
+        for the writer (a read, settle, close) and the batch is not full; not after a failure (one op at a time)."""
+        deadline = time.monotonic() + GATHER_SECONDS
+        while (not self._closing and not self._hurry and not self._reads and not self._busy
+               and self._batch_limit == BATCH_OPS and len(self._pending) < BATCH_OPS):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._writer_wake.wait(left)
 
     def _store(self, which: str) -> Store:
         store = self._writer_store if which == "writer" else self._reader_store

@@ -37,6 +37,7 @@ class Piece(Widget):
         self.spec = spec
         self.look = look
         self._travelling = False
+        self._placed: Offset | None = None  # the offset this piece was last given (Textual resolves its own slowly)
 
     @property
     def travelled_to(self) -> Offset:
@@ -47,24 +48,30 @@ class Piece(Widget):
     def travelled_to(self, offset: Offset) -> None:
         # Textual asks a widget whose offset style changes for a repaint as well as a layout (its styles'
         # refresh drops the repaint=False that the offset asks for): the repaint would draw the piece afresh
-        try:
-            before: Offset | None = self.offset
-        except NoScreen:  # not (or no longer) on a screen
-            before = None
+        before = self._placed
+        if before is None:  # not placed by this setter yet: ask Textual where it stands
+            try:
+                before = self.offset
+            except NoScreen:  # not (or no longer) on a screen
+                before = None
+        if offset == before:
+            return  # it stands there already: no style change, no layout, nothing to repaint
         self._travelling = True
         try:
             self.offset = offset
         finally:
             self._travelling = False
+        self._placed = Offset(*offset)
         if before is None:
             return
         try:
-            screen, after = self.screen, self.offset
+            screen = self.screen
         except NoScreen:
+            self._placed = None
             return
         travelled = getattr(screen, "travelled", None)
-        if travelled is not None and after != before:
-            travelled(self, after - before)
+        if travelled is not None:
+            travelled(self, self._placed - before)
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Piece:
         super().refresh(*regions, repaint=repaint and not self._travelling, layout=layout, recompose=recompose)
@@ -264,8 +271,12 @@ class Board(Widget):
             match = min(same, key=lambda p: abs(p.spec.cell - spec.cell))
             free.remove(match)
             placed.append((match, spec))
+        animate = animate and self.app.animation_level != "none"  # else Textual's animator would jump it a frame later
+        changed: list[Piece] = []
         for piece, spec in placed:
             moved = piece.spec.cell != spec.cell
+            if spec != piece.spec:
+                changed.append(piece)
             piece.set_spec(spec)
             if moved and self.tile_width:
                 target = self.cell_offset(spec.cell)
@@ -273,7 +284,7 @@ class Board(Widget):
                     piece.animate("travelled_to", target, duration=MOVE_SECONDS)
                 else:
                     piece.travelled_to = target
-        self._mark()
+        self._mark(changed)  # a piece that stayed on its cell keeps its marks
 
     def _rebuild(self, specs: list[PieceSpec]) -> None:
         for piece in self.pieces:
@@ -298,11 +309,14 @@ class Board(Widget):
         self.hint_lines = set(lines or ())
         self._mark()
 
-    def _mark(self) -> None:
+    def _mark(self, pieces: list[Piece] | None = None) -> None:
+        """Mark the cursor and the hint on ``pieces`` (those whose cells changed), or on every piece and label."""
         width = self.look.width
-        for piece in self.pieces:
+        for piece in self.pieces if pieces is None else pieces:
             piece.set_class(piece.covers(self.cursor, width), "-cursor")
             piece.set_class(any(piece.covers(c, width) for c in self.hint_cells), "-hint")
+        if pieces is not None:
+            return  # the labels follow the cursor and the hint lines, not the pieces
         row, col = divmod(self.cursor, width)
         for label in self.labels:
             label.set_class(label.move in self.hint_lines, "-hint")

@@ -8,6 +8,7 @@ A line that holds :data:`SPIN` shows a spinner there; the spinner's timer runs o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import cast
 
@@ -39,6 +40,13 @@ def shown_id(game_id: str) -> str:
     if len(game_id) <= MAX_SHOWN_ID:
         return game_id
     return game_id[:MAX_SHOWN_ID - 7] + "…" + game_id[-6:]
+
+
+@functools.lru_cache(maxsize=64)
+def parsed(markup: str) -> Content:
+    """``markup`` as Content (immutable), parsed once: a panel line often shows a text it showed before (the distance
+    of a board the player went back to, the same message again)."""
+    return Content.from_markup(markup)
 
 
 class GameStatus(Vertical):
@@ -102,9 +110,15 @@ class GameStatus(Vertical):
     def _show(self, line_id: str, markup: str) -> None:
         """Put ``markup`` on a line: a repaint when it keeps its height, a layout pass only when its height may change."""
         line = self._line(line_id)
-        content = Content.from_markup(markup)
+        content = parsed(markup)
         width, height = line.content_size
-        same_height = bool(content.plain) and width > 0 and content.get_height(cast(RulesMap, line.styles), width) == height
+        plain = content.plain
+        if not plain or width <= 0:
+            same_height = False
+        elif height == 1 and "\n" not in plain and content.cell_length <= width:
+            same_height = True  # one line that fits: one line high, no wrapping to work out
+        else:
+            same_height = content.get_height(cast(RulesMap, line.styles), width) == height
         line.update(content, layout=not same_height)
 
     def watch_game_id(self, game_id: str) -> None:

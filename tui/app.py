@@ -7,6 +7,7 @@ Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can mo
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import time
@@ -50,6 +51,7 @@ from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
 from tui.storage.stores import connect_store, for_player
 from tui.themes import KOMA_THEMES, other_theme
+from tui.workers import QuitNowExecutor
 
 SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
 NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
@@ -194,6 +196,7 @@ class KomaApp(App):
 
     def on_mount(self) -> None:
         self.ui_thread = threading.get_ident()
+        asyncio.get_running_loop().set_default_executor(QuitNowExecutor())  # quitting never waits for a worker
         keymap = check_bindings(self._keymap_override) if self._keymap_override is not None else read_keymap()
         if keymap.bindings:
             self.set_keymap(keymap.bindings)

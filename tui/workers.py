@@ -10,6 +10,7 @@ the exception, which the screen words for the player.  A cancelled job posts not
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from textual.dom import DOMNode
@@ -55,3 +56,18 @@ def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report]
             node.post_message(answer(job, result))
 
     return node.run_worker(body, thread=True, exclusive=True, group=group, name=group)
+
+
+class QuitNowExecutor(ThreadPoolExecutor):
+    """The event loop's default executor, where Textual runs thread workers: its shutdown never waits for them.
+
+    asyncio's loop waits, when it closes, for every task of its default executor; a search stops at its stop
+    flag at once, but numba compiling a kernel (a fresh install's warm-up: seconds) cannot be stopped, so
+    quitting then waited for the compile.  Nothing a worker still does is wanted after a quit (the store is
+    closed before), and ``koma`` ends its process with ``os._exit`` right after the app."""
+
+    def __init__(self) -> None:
+        super().__init__(thread_name_prefix="koma-worker")
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait=False, cancel_futures=True)

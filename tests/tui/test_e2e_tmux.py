@@ -243,3 +243,30 @@ def test_a_suspended_game_resumes_with_fg(tmp_path):
         assert "Error" not in capture(session)  # a crash of the resumed input thread shows a traceback
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+
+
+def test_quitting_while_a_fresh_install_compiles_does_not_wait_for_the_compile(tmp_path):
+    """On a fresh install the home screen compiles the solvers in a thread worker, and numba's compiling cannot be
+    stopped (a search stops at its flag; a compile does not): quitting used to wait for the kernel being compiled,
+    the 15-puzzle's search alone about 5 s of CPU.  Quit just as that compile starts (the kernel compiled before it
+    is in the cache): the process is gone before the search's kernel reaches the cache."""
+    status = tmp_path / "status"
+    session = new_session(tmp_path, f"env -u COLUMNS -u LINES XDG_CACHE_HOME={tmp_path / 'xdg'} "
+                                    f"KOMA_CACHE_DIR={tmp_path / 'fresh-cache'} {KOMA}; echo $? > {status}")
+    numba_cache = tmp_path / "xdg" / "koma" / "numba"
+    try:
+        wait_for_text(session, "8-puzzle")
+        deadline = time.monotonic() + 180
+        while not any(numba_cache.rglob("*pdb_setup*.nbi")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert any(numba_cache.rglob("*pdb_setup*.nbi")), "the warm-up never reached the 15-puzzle's search"
+        pid = koma_pid(session)
+        subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
+        deadline = time.monotonic() + 60
+        while not status.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert status.exists() and status.read_text().strip() == "0"
+        assert not Path(f"/proc/{pid}").exists()
+        assert not any(numba_cache.rglob("*ida_pdb*.nbi")), "quitting waited for the search's compile"
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)

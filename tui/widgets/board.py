@@ -32,6 +32,8 @@ class Piece(Widget):
     screen, if it can (``travelled``: see :class:`tui.patches.rendering.DirtyOnlyRendering`), moves its region
     rather than arranging every widget again."""
 
+    ALLOW_SELECT = False  # a press is a move, not the start of a text selection (see :class:`Board`)
+
     def __init__(self, spec: PieceSpec, look: Look):
         super().__init__(classes=f"piece -{spec.kind}")
         self.spec = spec
@@ -99,6 +101,8 @@ class Piece(Widget):
 class LineLabel(Static):
     """A row letter or column digit; clicking it plays that move."""
 
+    ALLOW_SELECT = False
+
     def __init__(self, move: str, kind: str):
         super().__init__(move, classes=f"line-label -{kind}")
         self.move = move
@@ -110,7 +114,12 @@ class LineLabel(Static):
 
 
 class Board(Widget):
-    """A puzzle board drawn with a :class:`Look`."""
+    """A puzzle board drawn with a :class:`Look`.
+
+    No part of it takes part in Textual's text selection: a press there would start a selection and its release
+    end one, each repainting the whole screen, and a tap's move would be drawn a frame later than a key's."""
+
+    ALLOW_SELECT = False
 
     class CellPressed(Message):
         """A cell was clicked."""

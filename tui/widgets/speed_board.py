@@ -26,6 +26,7 @@ BOXES = {False: ("╭", "╮", "╰", "╯", "─", "│"), True: ("+", "+", "+"
 class SpeedBoard(Widget):
     """A sliding board of ``width`` x ``height`` cells showing ``state`` (0 the blank)."""
 
+    ALLOW_SELECT = False  # a press is a move: no text selection, whose start and end repaint the whole screen
     COMPONENT_CLASSES = {"speed-board--tile", "speed-board--blank", "speed-board--border"}
     DEFAULT_CSS = """
     SpeedBoard { width: 1fr; height: 1fr; }

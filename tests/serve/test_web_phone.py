@@ -7,8 +7,8 @@ buttons work, the page follows a rotation, and a reload finds the same game.  Sw
 times are measured in the same run, in the page (input event to the move counter's change in xterm.js's buffer),
 and printed.  At 390x844 the 15-puzzle shows whole with its move counter, and an on-screen keyboard (the page's
 height down to 500 pixels, then back) refits the terminal while the game keeps its board and moves.  In Speed, a tap
-on a tile in the blank's row slides the line (STM counts its tiles, MTM 1), and tap-to-board and key-to-board times
-of the same run are printed.
+on a tile in the blank's row slides the line (STM counts its tiles, MTM 1), the page sends a tap as one press and
+one release, and tap-to-board, swipe-to-board and key-to-board times of the same run are printed.
 """
 
 from __future__ import annotations
@@ -346,14 +346,16 @@ async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_
 
 
 # in the page: when each STM count first reached the terminal (xterm.js's buffer, as each write is parsed), with its
-# MTM; when each key went down and each tap ended (the click a tap makes follows its touchend)
+# MTM; when each key went down (a tap's and a swipe's clocks start as the finger lifts: koma.taps, koma.swipes); and
+# what the page sent to the game since ``sent`` was last emptied
 WATCH_FIGURES = """
 (() => {
   window.figures = {};
   window.keys = [];
-  window.taps = [];
-  document.addEventListener("keydown", () => keys.push(performance.now()), true);
-  document.addEventListener("touchend", () => taps.push(performance.now()), true);
+  window.sent = [];
+  document.addEventListener("keydown", () => keys.push({ at: performance.now() }), true);
+  const send = koma.socket.send.bind(koma.socket);
+  koma.socket.send = (data) => { sent.push(JSON.parse(data)); return send(data); };
   koma.terminal.onWriteParsed(() => {
     const buffer = koma.terminal.buffer.active;
     for (let y = 0; y < koma.terminal.rows; y++) {
@@ -365,12 +367,19 @@ WATCH_FIGURES = """
   return true;
 })()
 """
+MOUSE_REPORT = re.compile(r"\x1b\[<(\d+);(\d+);(\d+)([Mm])")
 
 
-async def test_speed_a_tap_slides_a_whole_line_counted_by_stm_and_mtm(tmp_path):
-    """Speed in the browser (issue 39): a tap on a tile in the blank's row slides the line between them, one move
-    that counts every tile in STM and 1 in MTM; taps and arrow keys take turns, and tap-to-board and key-to-board
-    times of the same run are printed."""
+def ratio(value: float, base: float) -> str:
+    return f"{value / base:.2f}x" if base > 0 else "-"
+
+
+async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_the_board_alike(tmp_path):
+    """Speed in the browser (issues 38, 39): a tap on a tile in the blank's row slides the line between them, one move
+    that counts every tile in STM and 1 in MTM, and the page sends it as one press and one release as the finger
+    lifts (no mouse move before it, which the game would work on first).  Taps, swipes and arrow keys take turns;
+    tap-to-board, swipe-to-board and key-to-board times of the same run are printed (each from the moment the
+    gesture is complete: the finger lifted, or the key went down)."""
     width, height = 390, 844
     server = WebServer(tmp_path / "data", "--open")
     browser = Chromium()
@@ -392,32 +401,44 @@ async def test_speed_a_tap_slides_a_whole_line_counted_by_stm_and_mtm(tmp_path):
         far = row * 4 + (3 if column < 2 else 0)  # the tile at the other end of the blank's row
         distance = abs(far % 4 - column)
         stm = mtm = 0
-        tapped, keyed = [], []
+        tapped, swiped, keyed = [], [], []
 
         async def figures_reach(count: int, moves: int, since: str) -> float:
-            """Wait for 'STM count MTM moves' on the page; the time from the last tap or key to it, in ms."""
+            """Wait for 'STM count MTM moves' on the page; the time from the last tap, swipe or key to it, in ms."""
             await browser.wait_for(rf"STM {count} +MTM {moves}\b", 30)
             at, shown_mtm = await browser.evaluate(f"figures['{count}']")
             assert shown_mtm == moves
-            return at - await browser.evaluate(f"{since}.at(-1)")
+            return at - await browser.evaluate(f"{since}.at(-1).at")
+
+        async def one_tile_there_and_back(blank_column: int, by_swipe: bool) -> None:
+            """The tile beside the blank in its row slides into it, and back (each one tile, each its own move)."""
+            nonlocal stm, mtm
+            ways = ("R", "L") if blank_column > 0 else ("L", "R")  # arrows and swipes name the way the tile goes
+            for way in ways:
+                if by_swipe:
+                    await phone.swipe(way)
+                else:
+                    await browser.key(KEYS[way])
+                stm, mtm = stm + 1, mtm + 1
+                (swiped if by_swipe else keyed).append(await figures_reach(stm, mtm, "koma.swipes" if by_swipe
+                                                                           else "keys"))
 
         ends = [far, blank]  # a tap slides the line to the blank; the next tap, at the other end, slides it back
         for number in range(20):
+            await browser.evaluate("sent.length = 0")
             await phone.tap_cell(*centres[ends[number % 2]])
             stm, mtm = stm + distance, mtm + 1
-            tapped.append(await figures_reach(stm, mtm, "taps"))
-            if number % 2:
-                continue
-            # two keys: the tile beside the blank in its row slides into it, and back (each one tile, each its own run)
-            blank_column = ends[number % 2] % 4
-            for key in (("ArrowRight", "ArrowLeft") if blank_column > 0 else ("ArrowLeft", "ArrowRight")):
-                await browser.key(key)
-                stm, mtm = stm + 1, mtm + 1
-                keyed.append(await figures_reach(stm, mtm, "keys"))
-        assert stm == 20 * distance + 20 and mtm == 40
-        print(f"speed at {width}x{height}: tap-to-board p95 {p95(tapped):.0f} ms (median "
-              f"{statistics.median(tapped):.0f}, {len(tapped)} taps of {distance} tiles), key-to-board p95 "
-              f"{p95(keyed):.0f} ms (median {statistics.median(keyed):.0f}, {len(keyed)} keys)")
+            tapped.append(await figures_reach(stm, mtm, "koma.taps"))
+            reports = [MOUSE_REPORT.fullmatch(text) for kind, text in await browser.evaluate("sent") if kind == "stdin"]
+            assert [(r.group(1), r.group(4)) for r in reports if r] == [("0", "M"), ("0", "m")], reports  # no move
+            await one_tile_there_and_back(ends[number % 2] % 4, by_swipe=number % 2 == 1)
+        assert stm == 20 * distance + 40 and mtm == 60
+        key_p95 = p95(keyed)
+        print(f"speed at {width}x{height}: key-to-board p95 {key_p95:.0f} ms (median {statistics.median(keyed):.0f}, "
+              f"{len(keyed)} keys), tap-to-board p95 {p95(tapped):.0f} ms (median {statistics.median(tapped):.0f}, "
+              f"{len(tapped)} taps of {distance} tiles; {ratio(p95(tapped), key_p95)}), swipe-to-board p95 "
+              f"{p95(swiped):.0f} ms (median {statistics.median(swiped):.0f}, {len(swiped)} swipes; "
+              f"{ratio(p95(swiped), key_p95)})")
     finally:
         await browser.close()
         assert server.stop() == 0

@@ -114,12 +114,59 @@ class BenchServer:
 
 # --- a player --------------------------------------------------------------------------------------------
 
+class ScreenGrid:
+    """The screen a stream of output leaves, as far as a benchmark needs it: where text was written.  It follows
+    cursor positioning (``CSI row;col H``), carriage returns and line feeds, and skips every other escape sequence
+    (colours, modes): Textual positions each line it draws, so the grid holds the characters at their cells."""
+
+    CURSOR = re.compile(r"\x1b\[(\d*)(?:;(\d*))?H")
+
+    def __init__(self, columns: int, rows: int):
+        self.columns, self.rows = columns, rows
+        self.cells = [[" "] * columns for _ in range(rows)]
+        self.x = self.y = 0
+        self._tail = ""
+
+    def feed(self, text: str) -> None:
+        text = self._tail + text
+        incomplete = INCOMPLETE_ESCAPE.search(text)
+        self._tail = text[incomplete.start():] if incomplete else ""
+        text = text[:incomplete.start()] if incomplete else text
+        at = 0
+        for found in ESCAPES.finditer(text):
+            self._write(text[at:found.start()])
+            at = found.end()
+            cursor = self.CURSOR.fullmatch(found.group())
+            if cursor:
+                self.y = int(cursor.group(1) or 1) - 1
+                self.x = int(cursor.group(2) or 1) - 1
+        self._write(text[at:])
+
+    def _write(self, text: str) -> None:
+        for character in text:
+            if character == "\r":
+                self.x = 0
+            elif character == "\n":
+                self.y += 1
+            elif character >= " " and 0 <= self.y < self.rows:
+                if 0 <= self.x < self.columns:
+                    self.cells[self.y][self.x] = character
+                self.x += 1
+
+    def lines(self) -> list[str]:
+        return ["".join(row) for row in self.cells]
+
+
 class Session:
-    """One player on an 80x24 terminal (a front end's client says how it connects); ``text`` is what the game
-    drew, without escape sequences."""
+    """One player on a terminal of ``size`` (80x24 unless the scenario says otherwise; a front end's client says
+    how it connects); ``text`` is what the game drew, without escape sequences, and ``grid``, when a scenario
+    sets one, where it drew it."""
+
+    size = (80, 24)
 
     def __init__(self, user: str):
         self.user = user
+        self.grid: ScreenGrid | None = None
         self.text = ""
         self.changed = asyncio.Event()
         self.move_seen: dict[int, float] = {}  # "Moves N" -> when it was first drawn
@@ -136,7 +183,10 @@ class Session:
 
     def take(self, data: bytes) -> None:
         """Some of the screen stream: its text (escape sequences stripped), and when each move count appeared."""
-        text = ESCAPES.sub("", self._tail + self._decoder.decode(data))
+        decoded = self._decoder.decode(data)
+        if self.grid is not None:
+            self.grid.feed(decoded)
+        text = ESCAPES.sub("", self._tail + decoded)
         incomplete = INCOMPLETE_ESCAPE.search(text)
         self._tail = text[incomplete.start():] if incomplete else ""
         text = text[:incomplete.start()] if incomplete else text
@@ -494,6 +544,106 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
         await asyncio.gather(*(session.close() for session in sessions))
 
 
+# --- a phone: taps, swipes and keys ----------------------------------------------------------------------------
+
+PHONE_SIZE = (48, 42)  # the terminal koma web's page gets in Chromium at 390x844 CSS pixels with touch
+TILE_TOP = re.compile("[╭+][─-]{3,}")  # the top edge of a tile of the Speed board
+
+
+def tap(column: int, row: int, motion: bool = False) -> str:
+    """What the page sends for a tap on the cell (``column``, ``row``), counted from 0: a press and a release as the
+    finger lifts (SGR mouse reports, as xterm.js encodes them); with ``motion``, the mouse move to the cell that the
+    browser's own click sent before them (the page before issue 38's tap work)."""
+    at = f"{column + 1};{row + 1}"
+    return (f"\x1b[<35;{at}M" if motion else "") + f"\x1b[<0;{at}M\x1b[<0;{at}m"
+
+
+def board_cells(lines: list[str], columns: int, rows: int) -> list[tuple[int, int]]:
+    """The centre (column, row) of each cell of a sliding board drawn in ``lines``, row by row, from its tiles' top
+    edges; empty until the whole board is drawn (``rows`` lines of edges, ``columns`` places, every tile once)."""
+    edges = [(number, found.start()) for number, line in enumerate(lines) for found in TILE_TOP.finditer(line)]
+    tops = sorted({number for number, _ in edges})
+    starts = sorted({start for _, start in edges})
+    if len(tops) != rows or len(starts) != columns or len(edges) != rows * columns - 1:
+        return []
+    height, width = tops[1] - tops[0], starts[1] - starts[0]
+    return [(starts[c] + width // 2, tops[r] + height // 2) for r in range(rows) for c in range(columns)]
+
+
+async def phone_game(server: BenchServer, rounds: int = 30, gap: float = 0.25) -> dict[str, Any]:
+    """Speed on the 4x4 at a phone's terminal (:data:`PHONE_SIZE`): taps, keys and the old page's taps take turns.
+
+    Each round: a tap on the tile at the far end of the blank's row (the whole line slides, one move; the next
+    round's tap slides it back), two arrow keys (the tile beside the blank there and back), and the same two one-tile
+    moves as the page sent taps before (a mouse move, then the press and the release).  A swipe is not a case of its
+    own: the page sends a swipe as the arrow key's bytes, as the finger lifts, so the game sees a key (the page's own
+    part is timed in tests/serve/test_web_phone.py).  Each input waits for its move on the screen (``STM N``) and
+    ``gap`` seconds more; the figures are each kind's input-to-screen time and the game's CPU from the input to
+    its move drawn."""
+    from solver.ids import parse_game_id
+
+    session = server.session("bench-phone")
+    session.size = PHONE_SIZE
+    session.grid = ScreenGrid(*PHONE_SIZE)
+    began = time.perf_counter()
+    await session.connect(server.port)
+    await session.wait_for(HOME, 0, CONNECT_SECONDS)
+    pid = await server.game_pid(session.user)
+    home_seconds = time.perf_counter() - began
+    mark = len(session.text)
+    session.key("s")
+    found = await session.wait_for(r"ID (15-\S+)", mark)
+    await session.wait_for(r"STM 0\b", mark)
+    puzzle, state = parse_game_id(found.group(1))
+    deadline = time.monotonic() + SCREEN_SECONDS
+    # the board once the screen is still (the clock starts on the first move): its first frames may lay it out anew
+    while (time.perf_counter() - session.output_at[-1] < 0.5
+           or not (cells := board_cells(session.grid.lines(), puzzle.width, puzzle.height))):
+        if time.monotonic() > deadline:
+            raise TimeoutError("no whole board on the phone's screen:\n" + "\n".join(session.grid.lines()))
+        await asyncio.sleep(0.05)
+    blank = state.index(0)
+    row, column = divmod(blank, puzzle.width)
+    far = row * puzzle.width + (puzzle.width - 1 if column < puzzle.width / 2 else 0)
+    distance = abs(far - blank)
+    seen = session.moves()
+    times: dict[str, list[float]] = {"tap": [], "key": [], "tap_with_motion": []}
+    cpu: dict[str, float] = dict.fromkeys(times, 0.0)
+
+    async def play(kind: str, keys: str, tiles: int) -> None:
+        nonlocal seen
+        before, sent = cpu_seconds(pid), time.perf_counter()
+        session.key(keys)
+        seen += tiles
+        await session.wait_for(rf"STM {seen}\b", 0, SCREEN_SECONDS)
+        times[kind].append(session.drawn_at(seen) - sent)
+        cpu[kind] += cpu_seconds(pid) - before
+        await asyncio.sleep(gap)
+
+    ends = [far, blank]
+    for number in range(rounds):
+        await play("tap", tap(*cells[ends[number % 2]]), distance)
+        blank = ends[number % 2]  # the tapped cell is the blank now
+        beside = blank - 1 if blank % puzzle.width else blank + 1
+        there, back = (RIGHT, LEFT) if beside < blank else (LEFT, RIGHT)  # arrows name the way the tile goes
+        await play("key", there, 1)
+        await play("key", back, 1)
+        await play("tap_with_motion", tap(*cells[beside], motion=True), 1)
+        await play("tap_with_motion", tap(*cells[blank], motion=True), 1)
+    figures: dict[str, Any] = {"phone_terminal": f"{PHONE_SIZE[0]}x{PHONE_SIZE[1]}", "phone_home_s": round(home_seconds, 2),
+                               "tap_tiles": distance}
+    for kind, values in times.items():
+        figures[f"{kind}_to_screen_median_ms"] = round(1000 * statistics.median(values), 1)
+        figures[f"{kind}_to_screen_p95_ms"] = round(1000 * percentile(values, 0.95), 1)
+        figures[f"{kind}_cpu_ms"] = round(1000 * cpu[kind] / len(values), 2)
+    figures["tap_to_key_p95_ratio"] = round(figures["tap_to_screen_p95_ms"] / figures["key_to_screen_p95_ms"], 2)
+    figures["tap_with_motion_to_key_p95_ratio"] = round(
+        figures["tap_with_motion_to_screen_p95_ms"] / figures["key_to_screen_p95_ms"], 2)
+    session.key("q")
+    await session.close()
+    return figures
+
+
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
-    "speed game 10x10": lambda server: speed_game(server, larger=8), "race game": race_game}
+    "speed game 10x10": lambda server: speed_game(server, larger=8), "race game": race_game, "phone game": phone_game}

@@ -150,3 +150,29 @@ async def test_a_tap_on_a_board_repaints_the_screen_no_more_than_a_key(tmp_path)
 
         by_tap = await screen_repaints(pilot, speed, tap_back, lambda: speed_board.state.index(0) == blank)
         assert by_tap <= by_key
+
+
+async def test_a_press_on_a_tile_plays_before_its_release(tmp_path):
+    """A tap's move starts on its press, as a key's does on its key-down: the game does not wait for the release and
+    the click Textual makes of the pair (the page sends both at once; a mouse's button may stay down a while)."""
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 _ 8/9 10 7 12/13 14 11 15")
+    async with app.run_test(size=(48, 42)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        board = screen.query_one(Board)
+        piece = next(p for p in board.pieces if p.covers(7, board.look.width))
+        assert await pilot.mouse_down(piece)
+        await wait_for(pilot, lambda: screen.position == 1, what="the move on the press")
+        assert screen.state[7] == 0
+        assert await pilot.mouse_up(piece)
+
+        speed = SpeedScreen((4, 4), rng=random.Random(1))
+        await app.push_screen(speed)
+        await pilot.pause()
+        speed_board = speed.query_one(SpeedBoard)
+        blank = speed_board.state.index(0)
+        beside = blank - 1 if blank % 4 else blank + 1
+        x, y = speed_board.cell_origin(beside)
+        assert await pilot.mouse_down(speed_board, offset=(x + 1, y + 1))
+        await wait_for(pilot, lambda: speed_board.state.index(0) == beside, what="the Speed move on the press")
+        assert await pilot.mouse_up(speed_board, offset=(x + 1, y + 1))

@@ -87,7 +87,8 @@ class Piece(Widget):
     def covers(self, cell: int, width: int) -> bool:
         return self.spec.covers(cell, width)
 
-    def on_click(self, event: events.Click) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A press plays at once (not the click its release makes): a tap moves as soon as a key does."""
         board = self.parent
         if isinstance(board, Board):
             col = self.spec.cell % board.look.width
@@ -99,7 +100,7 @@ class Piece(Widget):
 
 
 class LineLabel(Static):
-    """A row letter or column digit; clicking it plays that move."""
+    """A row letter or column digit; pressing it plays that move."""
 
     ALLOW_SELECT = False
 
@@ -107,7 +108,7 @@ class LineLabel(Static):
         super().__init__(move, classes=f"line-label -{kind}")
         self.move = move
 
-    def on_click(self) -> None:
+    def on_mouse_down(self) -> None:
         board = self.parent
         if isinstance(board, Board):
             board.post_message(Board.LinePressed(board, self.move))
@@ -122,14 +123,14 @@ class Board(Widget):
     ALLOW_SELECT = False
 
     class CellPressed(Message):
-        """A cell was clicked."""
+        """A cell was pressed (a click or a tap: the press plays, not the release)."""
 
         def __init__(self, board: Board, cell: int):
             super().__init__()
             self.board, self.cell = board, cell
 
     class LinePressed(Message):
-        """A row or column label was clicked (Ura-omote)."""
+        """A row or column label was pressed (Ura-omote)."""
 
         def __init__(self, board: Board, move: str):
             super().__init__()

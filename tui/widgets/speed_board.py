@@ -4,7 +4,8 @@ The play screen's :class:`~tui.widgets.board.Board` is one widget per tile, plac
 widget, and that costs a layout pass of the screen.  Here a move changes ``state`` and repaints this widget, and
 nothing else is laid out.  Tiles are boxes where they fit and compact cells otherwise (a 10x10 in 40x20 cells at
 80x24: two digits on a panel, a gap column and a gap line between them).  In a blindfolded solve the numbers hide.
-A click on a cell posts :class:`SpeedBoard.CellPressed`; the screen decides what it does.
+A press on a cell (a click's or a tap's press, not its release) posts :class:`SpeedBoard.CellPressed`; the screen
+decides what it does.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class SpeedBoard(Widget):
     """
 
     class CellPressed(Message):
-        """A cell was clicked."""
+        """A cell was pressed."""
 
         def __init__(self, board: SpeedBoard, cell: int):
             super().__init__()
@@ -93,7 +94,7 @@ class SpeedBoard(Widget):
         row, col = divmod(cell, self.columns)
         return ox + col * tw, oy + row * th
 
-    def on_click(self, event: events.Click) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
         cell = self.cell_at(event.x, event.y)
         if cell is not None:
             self.post_message(self.CellPressed(self, cell))

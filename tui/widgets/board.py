@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from tui.ascii import Static
 from tui.widgets.looks import Look, PieceSpec
+from tui.widgets.press import PressPlays
 
 MOVE_SECONDS = 0.12  # one move's animation; TEXTUAL_ANIMATIONS=none makes it instant
 MAX_TILE_HEIGHT, MAX_TILE_WIDTH = 7, 17
@@ -25,14 +26,12 @@ COMPACT_MIN_WIDTH = 3  # two digits and the gap column
 ROW_LABEL_WIDTH, COLUMN_LABEL_HEIGHT = 3, 1
 
 
-class Piece(Widget):
+class Piece(PressPlays, Widget):
     """One tile or piece; ``spec`` says what it is and where it stands.
 
     A piece that travels looks the same: its offset changes move it without drawing it again, and its
     screen, if it can (``travelled``: see :class:`tui.patches.rendering.DirtyOnlyRendering`), moves its region
     rather than arranging every widget again."""
-
-    ALLOW_SELECT = False  # a press is a move, not the start of a text selection (see :class:`Board`)
 
     def __init__(self, spec: PieceSpec, look: Look):
         super().__init__(classes=f"piece -{spec.kind}")
@@ -89,6 +88,7 @@ class Piece(Widget):
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         """A press plays at once (not the click its release makes): a tap moves as soon as a key does."""
+        event.stop()
         board = self.parent
         if isinstance(board, Board):
             col = self.spec.cell % board.look.width
@@ -99,16 +99,15 @@ class Piece(Widget):
             board.post_message(Board.CellPressed(board, cell))
 
 
-class LineLabel(Static):
+class LineLabel(PressPlays, Static):
     """A row letter or column digit; pressing it plays that move."""
-
-    ALLOW_SELECT = False
 
     def __init__(self, move: str, kind: str):
         super().__init__(move, classes=f"line-label -{kind}")
         self.move = move
 
-    def on_mouse_down(self) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        event.stop()
         board = self.parent
         if isinstance(board, Board):
             board.post_message(Board.LinePressed(board, self.move))
@@ -117,8 +116,9 @@ class LineLabel(Static):
 class Board(Widget):
     """A puzzle board drawn with a :class:`Look`.
 
-    No part of it takes part in Textual's text selection: a press there would start a selection and its release
-    end one, each repainting the whole screen, and a tap's move would be drawn a frame later than a key's."""
+    Its pieces and labels play on a press (:class:`tui.widgets.press.PressPlays`), and the board itself takes no
+    part in Textual's text selection either: a press there would start a selection and its release end one, each
+    repainting the whole screen, and a tap's move would be drawn a frame later than a key's."""
 
     ALLOW_SELECT = False
 

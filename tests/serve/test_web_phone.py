@@ -5,10 +5,11 @@ on its card, a tap on a tile along the blank's line slides the line, the board i
 bar's Read button puts it in the live region), the solver's moves are played by swipes alone, the touch bar's
 buttons work, the page follows a rotation, and a reload finds the same game.  Swipe-to-board and key-to-board
 times are measured in the same run, in the page (input event to the move counter's change in xterm.js's buffer),
-and printed.  At 390x844 the 15-puzzle shows whole with its move counter, and an on-screen keyboard (the page's
-height down to 500 pixels, then back) refits the terminal while the game keeps its board and moves.  In Speed, a tap
-on a tile in the blank's row slides the line (STM counts its tiles, MTM 1), the page sends a tap as one press and
-one release, and tap-to-board, swipe-to-board and key-to-board times of the same run are printed.
+and printed.  At 390x844 the 15-puzzle shows whole with its move counter, drawn for the phone's 3x pixels (a
+canvas made for 1x shows it three times too large and cut off), and an on-screen keyboard (the page's height down
+to 500 pixels, then back) refits the terminal while the game keeps its board and moves.  In Speed, a tap on a tile
+in the blank's row slides the line (STM counts its tiles, MTM 1), the page sends a tap as one press and one
+release, and tap-to-board, swipe-to-board and key-to-board times of the same run are printed.
 """
 
 from __future__ import annotations
@@ -297,6 +298,21 @@ async def rows_become(browser: Chromium, test, what: str) -> int:
     raise AssertionError(f"the terminal never refitted to {what}: {await browser.evaluate('koma.terminal.rows')} rows")
 
 
+async def drawn_for_the_density(browser: Chromium) -> None:
+    """The terminal's canvas has the screen's pixels (its size on the page times the device pixel ratio): a canvas
+    made for 1x on a 3x screen shows the terminal three times too large, its right and bottom cut off."""
+    sizes = []
+    for _ in range(500):
+        sizes = await browser.evaluate(
+            "(() => { const c = document.querySelector('#terminal .xterm-screen canvas');"
+            " return c ? [c.width, c.getBoundingClientRect().width * devicePixelRatio] : []; })()")
+        if sizes and abs(sizes[0] - sizes[1]) <= 2:
+            return
+        await browser.evaluate("new Promise(done => setTimeout(done, 20))")
+    raise AssertionError(f"the terminal's canvas is {sizes[0] if sizes else '?'} pixels wide on a screen of "
+                         f"{sizes[1] if sizes else '?'}")
+
+
 async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_on_screen_keyboard(tmp_path):
     width, height, keyboard_up = 390, 844, 500
     server = WebServer(tmp_path / "data", "--open")
@@ -309,6 +325,8 @@ async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_
         await browser.call("Page.navigate", url=server.url)
         await browser.wait_for("15-puzzle")
         assert await browser.evaluate("koma.terminal.cols") >= 43
+        assert await browser.evaluate("devicePixelRatio") == 3
+        await drawn_for_the_density(browser)
         await phone.tap_text("15-puzzle")
         await wait_whole_board(browser, puzzle, 0)
 
@@ -336,6 +354,7 @@ async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_
         await keyboard(browser, width, height, height)
         assert await rows_become(browser, lambda r: r == rows, f"{rows} rows again") == rows
         assert await browser.evaluate("koma.terminal.cols") == columns
+        await drawn_for_the_density(browser)
         await wait_whole_board(browser, puzzle, len(moves))
         assert await phone.read_board(puzzle) == played
         assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1

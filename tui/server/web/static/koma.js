@@ -101,6 +101,7 @@
         value.options.screenReaderMode = true;
         koma.terminal = value;
         koma.client = this; // textual-serve's client: its fit() sizes the terminal to the page
+        value.onRender(() => setTimeout(sharpen)); // after the frame, not inside it
         value.parser.registerOscHandler(ANNOUNCE_OSC, (text) => {
           announce(text);
           return true;
@@ -177,6 +178,23 @@
       koma.client.fit();
     }
     koma.fontSize = size;
+  }
+
+  // On a high-density screen (a phone's 2x or 3x) xterm.js's canvas can keep a pixel size made for 1x while its
+  // glyphs are drawn for the density: the terminal shows three times too large, its right and bottom cut off.  After
+  // each frame it draws, the page checks the canvas against its size on the page; a change of font size that changes
+  // the cells makes xterm.js size its canvas again, and it ends on the size fitted.
+  let layer = null;
+  function sharpen() {
+    const terminal = koma.terminal;
+    if (!layer || !layer.isConnected) layer = document.querySelector("#terminal .xterm-screen canvas");
+    if (!terminal || !layer || !layer.style.width) return;
+    const wanted = Math.round(parseFloat(layer.style.width) * window.devicePixelRatio);
+    if (Math.abs(layer.width - wanted) <= 2) return;
+    koma.sharpened = (koma.sharpened || 0) + 1;
+    const size = terminal.options.fontSize;
+    terminal.options.fontSize = size + 2;
+    terminal.options.fontSize = size;
   }
 
   let fitting = 0;

@@ -570,47 +570,47 @@ def board_cells(lines: list[str], columns: int, rows: int) -> list[tuple[int, in
     return [(starts[c] + width // 2, tops[r] + height // 2) for r in range(rows) for c in range(columns)]
 
 
-async def phone_game(server: BenchServer, rounds: int = 30, gap: float = 0.25) -> dict[str, Any]:
-    """Speed on the 4x4 at a phone's terminal (:data:`PHONE_SIZE`): taps, keys and the old page's taps take turns.
+async def phone_game(server: BenchServer, rounds: int = 25, gap: float = 0.25) -> dict[str, Any]:
+    """Speed on the 4x4 at a phone's terminal (:data:`PHONE_SIZE`): keys, taps and the old page's taps take turns.
 
     Each round: a tap on the tile at the far end of the blank's row (the whole line slides, one move; the next
-    round's tap slides it back), two arrow keys (the tile beside the blank there and back), and the same two one-tile
-    moves as the page sent taps before (a mouse move, then the press and the release).  A swipe is not a case of its
-    own: the page sends a swipe as the arrow key's bytes, as the finger lifts, so the game sees a key (the page's own
-    part is timed in tests/serve/test_web_phone.py).  Each input waits for its move on the screen (``STM N``) and
-    ``gap`` seconds more; the figures are each kind's input-to-screen time and the game's CPU from the input to
-    its move drawn."""
+    round's tap slides it back), then the tile beside the blank there and back three ways: by arrow keys, by taps
+    (what the page sends), and by taps as the page sent them before (a mouse move, then the press and the release).
+    A swipe is not a case of its own: the page sends a swipe as the arrow key's bytes, as the finger lifts, so the
+    game sees a key (the page's own part is timed in tests/serve/test_web_phone.py).  Each input waits for its move
+    on the screen (``STM N``) and ``gap`` seconds more; the figures are each kind's input-to-screen time and the
+    game's CPU from the input to its move drawn."""
     from solver.ids import parse_game_id
 
     session = server.session("bench-phone")
     session.size = PHONE_SIZE
     session.grid = ScreenGrid(*PHONE_SIZE)
-    began = time.perf_counter()
     await session.connect(server.port)
     await session.wait_for(HOME, 0, CONNECT_SECONDS)
     pid = await server.game_pid(session.user)
-    home_seconds = time.perf_counter() - began
     mark = len(session.text)
     session.key("s")
     found = await session.wait_for(r"ID (15-\S+)", mark)
     await session.wait_for(r"STM 0\b", mark)
     puzzle, state = parse_game_id(found.group(1))
+    width = puzzle.width
     deadline = time.monotonic() + SCREEN_SECONDS
     # the board once the screen is still (the clock starts on the first move): its first frames may lay it out anew
     while (time.perf_counter() - session.output_at[-1] < 0.5
-           or not (cells := board_cells(session.grid.lines(), puzzle.width, puzzle.height))):
+           or not (cells := board_cells(session.grid.lines(), width, puzzle.height))):
         if time.monotonic() > deadline:
             raise TimeoutError("no whole board on the phone's screen:\n" + "\n".join(session.grid.lines()))
         await asyncio.sleep(0.05)
     blank = state.index(0)
-    row, column = divmod(blank, puzzle.width)
-    far = row * puzzle.width + (puzzle.width - 1 if column < puzzle.width / 2 else 0)
+    row, column = divmod(blank, width)
+    far = row * width + (width - 1 if column < width / 2 else 0)
     distance = abs(far - blank)
     seen = session.moves()
-    times: dict[str, list[float]] = {"tap": [], "key": [], "tap_with_motion": []}
-    cpu: dict[str, float] = dict.fromkeys(times, 0.0)
+    kinds = ("key", "tap", "tap_line", "tap_with_motion")
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    cpu: dict[str, float] = dict.fromkeys(kinds, 0.0)
 
-    async def play(kind: str, keys: str, tiles: int) -> None:
+    async def play(kind: str, keys: str, tiles: int = 1) -> None:
         nonlocal seen
         before, sent = cpu_seconds(pid), time.perf_counter()
         session.key(keys)
@@ -622,23 +622,23 @@ async def phone_game(server: BenchServer, rounds: int = 30, gap: float = 0.25) -
 
     ends = [far, blank]
     for number in range(rounds):
-        await play("tap", tap(*cells[ends[number % 2]]), distance)
+        await play("tap_line", tap(*cells[ends[number % 2]]), distance)
         blank = ends[number % 2]  # the tapped cell is the blank now
-        beside = blank - 1 if blank % puzzle.width else blank + 1
+        beside = blank - 1 if blank % width else blank + 1
         there, back = (RIGHT, LEFT) if beside < blank else (LEFT, RIGHT)  # arrows name the way the tile goes
-        await play("key", there, 1)
-        await play("key", back, 1)
-        await play("tap_with_motion", tap(*cells[beside], motion=True), 1)
-        await play("tap_with_motion", tap(*cells[blank], motion=True), 1)
-    figures: dict[str, Any] = {"phone_terminal": f"{PHONE_SIZE[0]}x{PHONE_SIZE[1]}", "phone_home_s": round(home_seconds, 2),
-                               "tap_tiles": distance}
+        await play("key", there)
+        await play("key", back)
+        await play("tap", tap(*cells[beside]))
+        await play("tap", tap(*cells[blank]))
+        await play("tap_with_motion", tap(*cells[beside], motion=True))
+        await play("tap_with_motion", tap(*cells[blank], motion=True))
+    figures: dict[str, Any] = {"phone_terminal": f"{PHONE_SIZE[0]}x{PHONE_SIZE[1]}", "tap_line_tiles": distance}
     for kind, values in times.items():
         figures[f"{kind}_to_screen_median_ms"] = round(1000 * statistics.median(values), 1)
         figures[f"{kind}_to_screen_p95_ms"] = round(1000 * percentile(values, 0.95), 1)
         figures[f"{kind}_cpu_ms"] = round(1000 * cpu[kind] / len(values), 2)
-    figures["tap_to_key_p95_ratio"] = round(figures["tap_to_screen_p95_ms"] / figures["key_to_screen_p95_ms"], 2)
-    figures["tap_with_motion_to_key_p95_ratio"] = round(
-        figures["tap_with_motion_to_screen_p95_ms"] / figures["key_to_screen_p95_ms"], 2)
+    for kind in kinds[1:]:
+        figures[f"{kind}_to_key_p95_ratio"] = round(figures[f"{kind}_to_screen_p95_ms"] / figures["key_to_screen_p95_ms"], 2)
     session.key("q")
     await session.close()
     return figures

@@ -414,6 +414,10 @@ async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_th
         puzzle, state = parse_game_id(re.search(r"ID (\S+)", screen).group(1))
         assert (puzzle.width, puzzle.height) == (4, 4)
         centres = await phone.board_cells(4, 4)
+        # the panel's rule (a row of ▔, wider in the page's text than in the terminal's cells) leaves the page as wide
+        # as the phone, and the whole touch bar on it
+        assert await browser.evaluate(
+            "[innerWidth, document.getElementById('touch-bar').getBoundingClientRect().right]") == [width, width]
 
         blank = state.index(0)
         row, column = divmod(blank, 4)

@@ -15,6 +15,7 @@ release, and tap-to-board, swipe-to-board and key-to-board times of the same run
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import statistics
 import time
@@ -465,7 +466,7 @@ async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_th
             ways = ("D", "U") if blank_row > 0 else ("U", "D")  # arrows and swipes name the way the tile goes
             for way in ways:
                 if by_swipe:
-                    await phone.seen(lambda: phone.swipe(way), "koma.swipes")
+                    await phone.seen(functools.partial(phone.swipe, way), "koma.swipes")
                 else:
                     await browser.key(KEYS[way])
                 stm, mtm = stm + 1, mtm + 1
@@ -475,7 +476,7 @@ async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_th
         ends = [far, blank]  # a tap slides the line to the blank; the next tap, at the other end, slides it back
         for number in range(20):
             await browser.evaluate("sent.length = 0")
-            await phone.seen(lambda: phone.tap_cell(*centres[ends[number % 2]]), "koma.taps")
+            await phone.seen(functools.partial(phone.tap_cell, *centres[ends[number % 2]]), "koma.taps")
             stm, mtm = stm + distance, mtm + 1
             tapped.append(await figures_reach(stm, mtm, "koma.taps"))
             reports = [MOUSE_REPORT.fullmatch(text) for kind, text in await browser.evaluate("sent") if kind == "stdin"]

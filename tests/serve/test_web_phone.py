@@ -5,15 +5,17 @@ on its card, a tap on a tile along the blank's line slides the line, the board i
 bar's Read button puts it in the live region), the solver's moves are played by swipes alone, the touch bar's
 buttons work, the page follows a rotation, and a reload finds the same game.  Swipe-to-board and key-to-board
 times are measured in the same run, in the page (input event to the move counter's change in xterm.js's buffer),
-and printed.  At 390x844 the 15-puzzle shows whole with its move counter, and an on-screen keyboard (the page's
-height down to 500 pixels, then back) refits the terminal while the game keeps its board and moves.  In Speed, a tap
-on a tile in the blank's row slides the line (STM counts its tiles, MTM 1), and tap-to-board and key-to-board times
-of the same run are printed.
+and printed.  At 390x844 the 15-puzzle shows whole with its move counter, drawn for the phone's 3x pixels (a
+canvas made for 1x shows it three times too large and cut off), and an on-screen keyboard (the page's height down
+to 500 pixels, then back) refits the terminal while the game keeps its board and moves.  In Speed, a tap on a tile
+in the blank's row slides the line (STM counts its tiles, MTM 1), the page sends a tap as one press and one
+release, and tap-to-board, swipe-to-board and key-to-board times of the same run are printed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import statistics
 import time
@@ -110,6 +112,31 @@ class Phone:
         tile_height = tops[1] - tops[0]
         tile_width = columns[1] - columns[0]
         return [(columns[c] + tile_width / 2, tops[r] + tile_height / 2) for r in range(height) for c in range(width)]
+
+    async def seen(self, gesture, record: str) -> None:
+        """Make ``gesture()`` until the page records it in ``record`` (koma.taps, koma.swipes): on a loaded box
+        Chromium now and then drops a whole touch sequence, as :meth:`button` says."""
+        made = await self.browser.evaluate(f"{record}.length")
+        for _ in range(3):
+            await gesture()
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                if await self.browser.evaluate(f"{record}.length") > made:
+                    return
+                await asyncio.sleep(0.02)
+        raise AssertionError(f"three gestures never reached the page's {record}")
+
+    async def stable_board_cells(self, width: int, height: int) -> list[tuple[float, float]]:
+        """:meth:`board_cells` once two readings half a second apart agree (a screen's first frames may lay the board
+        out for a wider screen before its narrow layout)."""
+        centres = await self.board_cells(width, height)
+        for _ in range(100):
+            await asyncio.sleep(0.5)
+            again = await self.board_cells(width, height)
+            if again == centres:
+                return centres
+            centres = again
+        raise AssertionError("the board never stayed in one place")
 
     async def swipe(self, move: str) -> None:
         left, top, width, height = await self.cells()
@@ -297,6 +324,21 @@ async def rows_become(browser: Chromium, test, what: str) -> int:
     raise AssertionError(f"the terminal never refitted to {what}: {await browser.evaluate('koma.terminal.rows')} rows")
 
 
+async def drawn_for_the_density(browser: Chromium) -> None:
+    """The terminal's canvas has the screen's pixels (its size on the page times the device pixel ratio): a canvas
+    made for 1x on a 3x screen shows the terminal three times too large, its right and bottom cut off."""
+    sizes = []
+    for _ in range(500):
+        sizes = await browser.evaluate(
+            "(() => { const c = document.querySelector('#terminal .xterm-screen canvas');"
+            " return c ? [c.width, c.getBoundingClientRect().width * devicePixelRatio] : []; })()")
+        if sizes and abs(sizes[0] - sizes[1]) <= 2:
+            return
+        await browser.evaluate("new Promise(done => setTimeout(done, 20))")
+    raise AssertionError(f"the terminal's canvas is {sizes[0] if sizes else '?'} pixels wide on a screen of "
+                         f"{sizes[1] if sizes else '?'}")
+
+
 async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_on_screen_keyboard(tmp_path):
     width, height, keyboard_up = 390, 844, 500
     server = WebServer(tmp_path / "data", "--open")
@@ -309,6 +351,8 @@ async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_
         await browser.call("Page.navigate", url=server.url)
         await browser.wait_for("15-puzzle")
         assert await browser.evaluate("koma.terminal.cols") >= 43
+        assert await browser.evaluate("devicePixelRatio") == 3
+        await drawn_for_the_density(browser)
         await phone.tap_text("15-puzzle")
         await wait_whole_board(browser, puzzle, 0)
 
@@ -336,6 +380,7 @@ async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_
         await keyboard(browser, width, height, height)
         assert await rows_become(browser, lambda r: r == rows, f"{rows} rows again") == rows
         assert await browser.evaluate("koma.terminal.cols") == columns
+        await drawn_for_the_density(browser)
         await wait_whole_board(browser, puzzle, len(moves))
         assert await phone.read_board(puzzle) == played
         assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
@@ -346,14 +391,16 @@ async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_
 
 
 # in the page: when each STM count first reached the terminal (xterm.js's buffer, as each write is parsed), with its
-# MTM; when each key went down and each tap ended (the click a tap makes follows its touchend)
+# MTM; when each key went down (a tap's and a swipe's clocks start as the finger lifts: koma.taps, koma.swipes); and
+# what the page sent to the game since ``sent`` was last emptied
 WATCH_FIGURES = """
 (() => {
   window.figures = {};
   window.keys = [];
-  window.taps = [];
-  document.addEventListener("keydown", () => keys.push(performance.now()), true);
-  document.addEventListener("touchend", () => taps.push(performance.now()), true);
+  window.sent = [];
+  document.addEventListener("keydown", () => keys.push({ at: performance.now() }), true);
+  const send = koma.socket.send.bind(koma.socket);
+  koma.socket.send = (data) => { sent.push(JSON.parse(data)); return send(data); };
   koma.terminal.onWriteParsed(() => {
     const buffer = koma.terminal.buffer.active;
     for (let y = 0; y < koma.terminal.rows; y++) {
@@ -365,12 +412,19 @@ WATCH_FIGURES = """
   return true;
 })()
 """
+MOUSE_REPORT = re.compile(r"\x1b\[<(\d+);(\d+);(\d+)([Mm])")
 
 
-async def test_speed_a_tap_slides_a_whole_line_counted_by_stm_and_mtm(tmp_path):
-    """Speed in the browser (issue 39): a tap on a tile in the blank's row slides the line between them, one move
-    that counts every tile in STM and 1 in MTM; taps and arrow keys take turns, and tap-to-board and key-to-board
-    times of the same run are printed."""
+def ratio(value: float, base: float) -> str:
+    return f"{value / base:.2f}x" if base > 0 else "-"
+
+
+async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_the_board_alike(tmp_path):
+    """Speed in the browser (issues 38, 39): a tap on a tile in the blank's row slides the line between them, one move
+    that counts every tile in STM and 1 in MTM, and the page sends it as one press and one release as the finger
+    lifts (no mouse move before it, which the game would work on first).  Taps, swipes and arrow keys take turns;
+    tap-to-board, swipe-to-board and key-to-board times of the same run are printed (each from the moment the
+    gesture is complete: the finger lifted, or the key went down)."""
     width, height = 390, 844
     server = WebServer(tmp_path / "data", "--open")
     browser = Chromium()
@@ -385,39 +439,56 @@ async def test_speed_a_tap_slides_a_whole_line_counted_by_stm_and_mtm(tmp_path):
         await browser.evaluate(WATCH_FIGURES)
         puzzle, state = parse_game_id(re.search(r"ID (\S+)", screen).group(1))
         assert (puzzle.width, puzzle.height) == (4, 4)
-        centres = await phone.board_cells(4, 4)
+        centres = await phone.stable_board_cells(4, 4)
+        # the panel's rule (a row of ▔, wider in the page's text than in the terminal's cells) leaves the page as wide
+        # as the phone, and the whole touch bar on it
+        assert await browser.evaluate(
+            "[innerWidth, document.getElementById('touch-bar').getBoundingClientRect().right]") == [width, width]
 
         blank = state.index(0)
         row, column = divmod(blank, 4)
         far = row * 4 + (3 if column < 2 else 0)  # the tile at the other end of the blank's row
         distance = abs(far % 4 - column)
         stm = mtm = 0
-        tapped, keyed = [], []
+        tapped, swiped, keyed = [], [], []
 
         async def figures_reach(count: int, moves: int, since: str) -> float:
-            """Wait for 'STM count MTM moves' on the page; the time from the last tap or key to it, in ms."""
+            """Wait for 'STM count MTM moves' on the page; the time from the last tap, swipe or key to it, in ms."""
             await browser.wait_for(rf"STM {count} +MTM {moves}\b", 30)
             at, shown_mtm = await browser.evaluate(f"figures['{count}']")
             assert shown_mtm == moves
-            return at - await browser.evaluate(f"{since}.at(-1)")
+            return at - await browser.evaluate(f"{since}.at(-1).at")
+
+        async def one_tile_there_and_back(blank_row: int, by_swipe: bool) -> None:
+            """The tile above or below the blank slides into it, and back: each one tile, each its own MTM move (across
+            the taps' row, so neither joins the line the tap just slid)."""
+            nonlocal stm, mtm
+            ways = ("D", "U") if blank_row > 0 else ("U", "D")  # arrows and swipes name the way the tile goes
+            for way in ways:
+                if by_swipe:
+                    await phone.seen(functools.partial(phone.swipe, way), "koma.swipes")
+                else:
+                    await browser.key(KEYS[way])
+                stm, mtm = stm + 1, mtm + 1
+                (swiped if by_swipe else keyed).append(await figures_reach(stm, mtm, "koma.swipes" if by_swipe
+                                                                           else "keys"))
 
         ends = [far, blank]  # a tap slides the line to the blank; the next tap, at the other end, slides it back
         for number in range(20):
-            await phone.tap_cell(*centres[ends[number % 2]])
+            await browser.evaluate("sent.length = 0")
+            await phone.seen(functools.partial(phone.tap_cell, *centres[ends[number % 2]]), "koma.taps")
             stm, mtm = stm + distance, mtm + 1
-            tapped.append(await figures_reach(stm, mtm, "taps"))
-            if number % 2:
-                continue
-            # two keys: the tile beside the blank in its row slides into it, and back (each one tile, each its own run)
-            blank_column = ends[number % 2] % 4
-            for key in (("ArrowRight", "ArrowLeft") if blank_column > 0 else ("ArrowLeft", "ArrowRight")):
-                await browser.key(key)
-                stm, mtm = stm + 1, mtm + 1
-                keyed.append(await figures_reach(stm, mtm, "keys"))
-        assert stm == 20 * distance + 20 and mtm == 40
-        print(f"speed at {width}x{height}: tap-to-board p95 {p95(tapped):.0f} ms (median "
-              f"{statistics.median(tapped):.0f}, {len(tapped)} taps of {distance} tiles), key-to-board p95 "
-              f"{p95(keyed):.0f} ms (median {statistics.median(keyed):.0f}, {len(keyed)} keys)")
+            tapped.append(await figures_reach(stm, mtm, "koma.taps"))
+            reports = [MOUSE_REPORT.fullmatch(text) for kind, text in await browser.evaluate("sent") if kind == "stdin"]
+            assert [(r.group(1), r.group(4)) for r in reports if r] == [("0", "M"), ("0", "m")], reports  # no move
+            await one_tile_there_and_back(row, by_swipe=number % 2 == 1)
+        assert stm == 20 * distance + 40 and mtm == 60
+        key_p95 = p95(keyed)
+        print(f"speed at {width}x{height}: key-to-board p95 {key_p95:.0f} ms (median {statistics.median(keyed):.0f}, "
+              f"{len(keyed)} keys), tap-to-board p95 {p95(tapped):.0f} ms (median {statistics.median(tapped):.0f}, "
+              f"{len(tapped)} taps of {distance} tiles; {ratio(p95(tapped), key_p95)}), swipe-to-board p95 "
+              f"{p95(swiped):.0f} ms (median {statistics.median(swiped):.0f}, {len(swiped)} swipes; "
+              f"{ratio(p95(swiped), key_p95)})")
     finally:
         await browser.close()
         assert server.stop() == 0

@@ -115,7 +115,7 @@ def crowded_room(width: int, height: int) -> Room:
     return Room("1" * 32, None, width, height, "user:ann", 0, RacePhase.RACING, REVEAL, scramble, tuple(racers))
 
 
-@pytest.mark.parametrize("size", [(40, 20), (44, 20), (60, 24), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", [(40, 20), (44, 20), (48, 42), (60, 24), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("board", [(3, 3), (4, 4), (10, 10)], ids=lambda b: f"{b[0]}x{b[1]}")
 async def test_nothing_is_cut_off_with_seven_opponents(tmp_path, size, board):
     store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
@@ -139,6 +139,21 @@ async def test_nothing_is_cut_off_with_seven_opponents(tmp_path, size, board):
         named = sum(1 for name in ("bob", "cyd", "dee", "eve", "fay", "gus", "hal") if name in shown)
         assert named == 7 or f"and {7 - named} more" in shown
         assert clipped_keys(app) == []
+
+
+@pytest.mark.parametrize("board", [(3, 3), (4, 4)], ids=lambda b: f"{b[0]}x{b[1]}")
+async def test_on_a_phones_page_the_race_board_has_boxed_tiles(tmp_path, board):
+    """``koma web`` on a phone (390x844 CSS pixels) gives the terminal 48x42: the board above the panel draws boxed
+    tiles a thumb can tap, not the compact ones a short terminal needs."""
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    app = make_app(tmp_path, store=store)
+    async with app.run_test(size=(48, 42)) as pilot:
+        screen = RaceScreen(crowded_room(*board), now=lambda: NOW, link=StillLink)
+        await app.push_screen(screen)
+        await pilot.pause(0.3)
+        own = screen.query_one("#race-board", SpeedBoard)
+        assert own.boxed and own.tile_size()[1] >= 3, own.tile_size()
+        assert screen.region.contains_region(own.region)
 
 
 class HeardLink(StillLink):

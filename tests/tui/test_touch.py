@@ -4,13 +4,17 @@ are announced in one short line, with the board readable row by row."""
 
 from __future__ import annotations
 
+import random
+
 from tui_helpers import make_app, wait_for, wait_warm
 
 from solver.registry import get_puzzle
 from tui.game.touch import TOUCH_BASE, TOUCH_BUTTONS, announcement_sequence, touch_button
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
+from tui.screens.speed import SpeedScreen
 from tui.widgets.board import Board
+from tui.widgets.speed_board import SpeedBoard
 
 BOARD = "8 6 7/2 5 4/3 _ 1"
 
@@ -95,3 +99,80 @@ def test_the_touch_characters_and_the_announcement_sequence():
     assert [touch_button(chr(TOUCH_BASE + i)) for i in range(len(TOUCH_BUTTONS))] == list(TOUCH_BUTTONS)
     assert touch_button("s") is None and touch_button(chr(TOUCH_BASE + len(TOUCH_BUTTONS))) is None
     assert announcement_sequence("Solved\x1b]0;x\x07 in\n3 moves.") == "\x1b]7757;Solved ]0;x in 3 moves.\x07"
+
+
+
+async def screen_repaints(pilot, screen, act, done) -> int:
+    """How many times ``act()`` (until ``done()`` holds) asks for the whole of ``screen`` to be repainted."""
+    calls: list[int] = []
+    refresh = screen.refresh
+
+    def counted(*regions, **options):
+        calls.append(1)
+        return refresh(*regions, **options)
+
+    screen.refresh = counted
+    try:
+        await act()
+        await wait_for(pilot, done, what="the move")
+        await pilot.pause()
+    finally:
+        del screen.refresh
+    return len(calls)
+
+
+async def test_a_tap_on_a_board_repaints_the_screen_no_more_than_a_key(tmp_path):
+    """A press on a board is a move, not the start of a text selection: Textual's selection would repaint the whole
+    screen on the press and again on the release, and the tap's move would reach the player a frame after a key's
+    (tests/serve/test_web_phone.py measures both in the browser).  A key, then a tap that plays the same move
+    back, on the play screen's board and on the Speed screen's."""
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 _ 8/9 10 7 12/13 14 11 15")
+    async with app.run_test(size=(48, 42)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        board = screen.query_one(Board)
+        by_key = await screen_repaints(pilot, screen, lambda: pilot.press("left"), lambda: screen.position == 1)
+        by_tap = await screen_repaints(pilot, screen, lambda: tap(pilot, board, 6), lambda: screen.position == 2)
+        assert screen.state[6] == 0 and by_tap <= by_key
+
+        speed = SpeedScreen((4, 4), rng=random.Random(1))
+        await app.push_screen(speed)
+        await pilot.pause()
+        speed_board = speed.query_one(SpeedBoard)
+        blank = speed_board.state.index(0)
+        key, beside = ("right", blank - 1) if blank % 4 else ("left", blank + 1)  # that tile slides into the blank
+        by_key = await screen_repaints(pilot, speed, lambda: pilot.press(key),
+                                       lambda: speed_board.state.index(0) == beside)
+        x, y = speed_board.cell_origin(blank)
+
+        async def tap_back():
+            assert await pilot.click(speed_board, offset=(x + 1, y + 1))
+
+        by_tap = await screen_repaints(pilot, speed, tap_back, lambda: speed_board.state.index(0) == blank)
+        assert by_tap <= by_key
+
+
+async def test_a_press_on_a_tile_plays_before_its_release(tmp_path):
+    """A tap's move starts on its press, as a key's does on its key-down: the game does not wait for the release and
+    the click Textual makes of the pair (the page sends both at once; a mouse's button may stay down a while)."""
+    app = make_app(tmp_path, "15", "1 2 3 4/5 6 _ 8/9 10 7 12/13 14 11 15")
+    async with app.run_test(size=(48, 42)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        board = screen.query_one(Board)
+        piece = next(p for p in board.pieces if p.covers(7, board.look.width))
+        assert await pilot.mouse_down(piece)
+        await wait_for(pilot, lambda: screen.position == 1, what="the move on the press")
+        assert screen.state[7] == 0
+        assert await pilot.mouse_up(piece)
+
+        speed = SpeedScreen((4, 4), rng=random.Random(1))
+        await app.push_screen(speed)
+        await pilot.pause()
+        speed_board = speed.query_one(SpeedBoard)
+        blank = speed_board.state.index(0)
+        beside = blank - 1 if blank % 4 else blank + 1
+        x, y = speed_board.cell_origin(beside)
+        assert await pilot.mouse_down(speed_board, offset=(x + 1, y + 1))
+        await wait_for(pilot, lambda: speed_board.state.index(0) == beside, what="the Speed move on the press")
+        assert await pilot.mouse_up(speed_board, offset=(x + 1, y + 1))

@@ -58,7 +58,7 @@ from tui.screens.speed import OPPOSITE, figures_line
 from tui.storage.race_link import RaceLink
 from tui.widgets.keybar import KeyBar
 from tui.widgets.race_minis import RaceMinis
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.speed_board import BOX_HEIGHT, SpeedBoard
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
 
@@ -184,13 +184,15 @@ class RaceScreen(DirtyOnlyRendering):
         self.call_after_refresh(self._fit_board)
 
     def _fit_board(self) -> None:
-        """On a narrow screen the board goes above the panel, as tall as its compact tiles need (a gap line
-        between rows where the screen is tall enough), so the opponents have the rest; else it fills its side,
-        and the panel beside it leaves it the width of its smallest tiles at least (a 10x10 at 60 columns)."""
+        """On a narrow screen the board goes above the panel, as tall as its tiles need: boxed tiles where the
+        screen is tall (a phone's page: tiles a thumb can tap), else compact ones with a gap line between rows where
+        there is room, so the opponents have the rest; else it fills its side, and the panel beside it leaves it the
+        width of its smallest tiles at least (a 10x10 at 60 columns)."""
         board = self.query_one("#race-board", SpeedBoard)
         narrow = self.has_class("-narrow")
         rows = self.room.height
-        height = (rows * 2 if rows * 2 <= self.size.height * 0.4 else rows) if narrow else None
+        height = next((rows * tile for tile, share in ((BOX_HEIGHT, 0.3), (2, 0.4))
+                       if rows * tile <= self.size.height * share), rows) if narrow else None
         if board.styles.height != (None if height is None else Scalar.parse(str(height))):
             board.styles.height = height if height is not None else "1fr"
         side = self.query_one("#race-side")

@@ -117,20 +117,26 @@ class BenchServer:
 # --- a player --------------------------------------------------------------------------------------------
 
 class ScreenGrid:
-    """What an 80x24 terminal shows, as rows of characters: the stream's text written where its cursor is.
+    """What a terminal shows, as rows of characters: the stream's text written where its cursor is.
 
-    It knows what Textual's output needs to be read back: absolute cursor moves, carriage returns and newlines;
-    every other escape sequence (colours, modes) is skipped, and every character is taken as one cell wide (the
-    game's race screen draws none wider).  A terminal emulator library would do the same per character, in Python,
-    on the same loaded box the figures are measured on; this costs a regular expression per piece of output."""
+    It knows what Textual's output needs to be read back: absolute cursor moves (``CSI row;col H``), carriage
+    returns and newlines; every other escape sequence (colours, modes) is skipped, an escape cut in two by the
+    stream is kept until its end comes, and every character is taken as one cell wide (the screens read back draw
+    none wider).  A terminal emulator library would do the same per character, in Python, on the same loaded box
+    the figures are measured on; this costs a regular expression per piece of output and writes runs of text."""
 
-    def __init__(self, width: int = 80, height: int = 24):
-        self.width, self.height = width, height
-        self.rows = [[" "] * width for _ in range(height)]
+    def __init__(self, columns: int = 80, rows: int = 24):
+        self.columns, self.rows = columns, rows
+        self.cells = [[" "] * columns for _ in range(rows)]
         self.x = self.y = 0
+        self._tail = ""
 
     def feed(self, text: str) -> None:
-        """Some of the stream (whole escape sequences only)."""
+        """Some of the stream, cut anywhere."""
+        text = self._tail + text
+        incomplete = INCOMPLETE_ESCAPE.search(text)
+        self._tail = text[incomplete.start():] if incomplete else ""
+        text = text[:incomplete.start()] if incomplete else text
         at = 0
         for move in CURSOR_TO.finditer(text):
             self._write(ESCAPES.sub("", text[at:move.start()]))
@@ -143,20 +149,25 @@ class ScreenGrid:
             if piece == "\r":
                 self.x = 0
             elif piece == "\n":
-                self.y = min(self.height - 1, self.y + 1)
-            elif piece and 0 <= self.y < self.height:
-                row, x = self.rows[self.y], self.x
-                fits = piece[:max(0, self.width - x)]
-                row[x:x + len(fits)] = fits
+                self.y += 1
+            elif piece and 0 <= self.y < self.rows:
+                piece = "".join(c for c in piece if c >= " ") if not piece.isprintable() else piece
+                row, x = self.cells[self.y], self.x
+                if x < self.columns:
+                    fits = piece[:self.columns - x]
+                    row[x:x + len(fits)] = fits
                 self.x += len(piece)
 
     def lines(self) -> list[str]:
-        return ["".join(row) for row in self.rows]
+        return ["".join(row) for row in self.cells]
 
 
 class Session:
-    """One player on an 80x24 terminal (a front end's client says how it connects); ``text`` is what the game
-    drew, without escape sequences."""
+    """One player on a terminal of ``size`` (80x24 unless the scenario says otherwise; a front end's client says
+    how it connects); ``text`` is what the game drew, without escape sequences, and ``grid``, when a scenario
+    sets one, where it drew it."""
+
+    size = (80, 24)
 
     def __init__(self, user: str):
         self.user = user
@@ -171,7 +182,6 @@ class Session:
         self.on_screen: Callable[[ScreenGrid, float], None] | None = None  # called after each piece of output
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
-        self._raw_tail = ""
 
     async def connect(self, port: int) -> None:
         """Connect to the server on ``port`` and start reading the screen stream (:meth:`take`)."""
@@ -189,10 +199,7 @@ class Session:
         now = time.perf_counter()
         decoded = self._decoder.decode(data)
         if self.grid is not None:
-            raw = self._raw_tail + decoded
-            incomplete = INCOMPLETE_ESCAPE.search(raw)
-            self._raw_tail = raw[incomplete.start():] if incomplete else ""
-            self.grid.feed(raw[:incomplete.start()] if incomplete else raw)
+            self.grid.feed(decoded)
         text = ESCAPES.sub("", self._tail + decoded)
         incomplete = INCOMPLETE_ESCAPE.search(text)
         self._tail = text[incomplete.start():] if incomplete else ""
@@ -487,6 +494,106 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
         await asyncio.gather(*(session.close() for session in sessions))
 
 
+# --- a phone: taps, swipes and keys ----------------------------------------------------------------------------
+
+PHONE_SIZE = (48, 42)  # the terminal koma web's page gets in Chromium at 390x844 CSS pixels with touch
+TILE_TOP = re.compile("[╭+][─-]{3,}")  # the top edge of a tile of the Speed board
+
+
+def tap(column: int, row: int, motion: bool = False) -> str:
+    """What the page sends for a tap on the cell (``column``, ``row``), counted from 0: a press and a release as the
+    finger lifts (SGR mouse reports, as xterm.js encodes them); with ``motion``, the mouse move to the cell that the
+    browser's own click sent before them (the page before issue 38's tap work)."""
+    at = f"{column + 1};{row + 1}"
+    return (f"\x1b[<35;{at}M" if motion else "") + f"\x1b[<0;{at}M\x1b[<0;{at}m"
+
+
+def board_cells(lines: list[str], columns: int, rows: int) -> list[tuple[int, int]]:
+    """The centre (column, row) of each cell of a sliding board drawn in ``lines``, row by row, from its tiles' top
+    edges; empty until the whole board is drawn (``rows`` lines of edges, ``columns`` places, every tile once)."""
+    edges = [(number, found.start()) for number, line in enumerate(lines) for found in TILE_TOP.finditer(line)]
+    tops = sorted({number for number, _ in edges})
+    starts = sorted({start for _, start in edges})
+    if len(tops) != rows or len(starts) != columns or len(edges) != rows * columns - 1:
+        return []
+    height, width = tops[1] - tops[0], starts[1] - starts[0]
+    return [(starts[c] + width // 2, tops[r] + height // 2) for r in range(rows) for c in range(columns)]
+
+
+async def phone_game(server: BenchServer, rounds: int = 25, gap: float = 0.25) -> dict[str, Any]:
+    """Speed on the 4x4 at a phone's terminal (:data:`PHONE_SIZE`): keys, taps and the old page's taps take turns.
+
+    Each round: a tap on the tile at the far end of the blank's row (the whole line slides, one move; the next
+    round's tap slides it back), then the tile beside the blank there and back three ways: by arrow keys, by taps
+    (what the page sends), and by taps as the page sent them before (a mouse move, then the press and the release).
+    A swipe is not a case of its own: the page sends a swipe as the arrow key's bytes, as the finger lifts, so the
+    game sees a key (the page's own part is timed in tests/serve/test_web_phone.py).  Each input waits for its move
+    on the screen (``STM N``) and ``gap`` seconds more; the figures are each kind's input-to-screen time and the
+    game's CPU from the input to its move drawn."""
+    from solver.ids import parse_game_id
+
+    session = server.session("bench-phone")
+    session.size = PHONE_SIZE
+    session.grid = ScreenGrid(*PHONE_SIZE)
+    await session.connect(server.port)
+    await session.wait_for(HOME, 0, CONNECT_SECONDS)
+    pid = await server.game_pid(session.user)
+    mark = len(session.text)
+    session.key("s")
+    found = await session.wait_for(r"ID (15-\S+)", mark)
+    await session.wait_for(r"STM 0\b", mark)
+    puzzle, state = parse_game_id(found.group(1))
+    width = puzzle.width
+    deadline = time.monotonic() + SCREEN_SECONDS
+    # the board once the screen is still (the clock starts on the first move): its first frames may lay it out anew
+    while (time.perf_counter() - session.output_at[-1] < 0.5
+           or not (cells := board_cells(session.grid.lines(), width, puzzle.height))):
+        if time.monotonic() > deadline:
+            raise TimeoutError("no whole board on the phone's screen:\n" + "\n".join(session.grid.lines()))
+        await asyncio.sleep(0.05)
+    blank = state.index(0)
+    row, column = divmod(blank, width)
+    far = row * width + (width - 1 if column < width / 2 else 0)
+    distance = abs(far - blank)
+    seen = session.moves()
+    kinds = ("key", "tap", "tap_line", "tap_with_motion")
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    cpu: dict[str, float] = dict.fromkeys(kinds, 0.0)
+
+    async def play(kind: str, keys: str, tiles: int = 1) -> None:
+        nonlocal seen
+        before, sent = cpu_seconds(pid), time.perf_counter()
+        session.key(keys)
+        seen += tiles
+        await session.wait_for(rf"STM {seen}\b", 0, SCREEN_SECONDS)
+        times[kind].append(session.drawn_at(seen) - sent)
+        cpu[kind] += cpu_seconds(pid) - before
+        await asyncio.sleep(gap)
+
+    ends = [far, blank]
+    for number in range(rounds):
+        await play("tap_line", tap(*cells[ends[number % 2]]), distance)
+        blank = ends[number % 2]  # the tapped cell is the blank now
+        beside = blank - 1 if blank % width else blank + 1
+        there, back = (RIGHT, LEFT) if beside < blank else (LEFT, RIGHT)  # arrows name the way the tile goes
+        await play("key", there)
+        await play("key", back)
+        await play("tap", tap(*cells[beside]))
+        await play("tap", tap(*cells[blank]))
+        await play("tap_with_motion", tap(*cells[beside], motion=True))
+        await play("tap_with_motion", tap(*cells[blank], motion=True))
+    figures: dict[str, Any] = {"phone_terminal": f"{PHONE_SIZE[0]}x{PHONE_SIZE[1]}", "tap_line_tiles": distance}
+    for kind, values in times.items():
+        figures[f"{kind}_to_screen_median_ms"] = round(1000 * statistics.median(values), 1)
+        figures[f"{kind}_to_screen_p95_ms"] = round(1000 * percentile(values, 0.95), 1)
+        figures[f"{kind}_cpu_ms"] = round(1000 * cpu[kind] / len(values), 2)
+    for kind in kinds[1:]:
+        figures[f"{kind}_to_key_p95_ratio"] = round(figures[f"{kind}_to_screen_p95_ms"] / figures["key_to_screen_p95_ms"], 2)
+    session.key("q")
+    await session.close()
+    return figures
+
+
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
-    "speed game 10x10": lambda server: speed_game(server, larger=8)}
+    "speed game 10x10": lambda server: speed_game(server, larger=8), "phone game": phone_game}

@@ -91,6 +91,8 @@ SERVE_CASES: tuple[Case, ...] = (
                target="newcomer home <= 1 s", quick=False),
     serve_case("koma web: one game (warm pool)", "web", "one game",
                target="home <= 0.1 s CPU, move <= 8 ms, idle <= 2 ms/s, the server's own CPU <= 1 ms per key"),
+    serve_case("koma web: a phone's taps and keys in Speed (48x42, the page at 390x844)", "web", "phone game",
+               target="tap-to-screen p95 within 1.2x of key-to-screen in the same run (a swipe sends a key's bytes)"),
     serve_case("koma web: 40 browsers arriving 2/s, 20 moves 0.3 s apart", "web-crowd", "arrivals", *CROWD,
                target="all 40 served, home p95 <= 0.8 s, key-to-screen p95 <= 80 ms"),
     serve_case("koma serve --cold: 20 players at once", "serve-crowd-cold", "at once", "--cold", *CROWD),

@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from tui.ascii import Static
 from tui.widgets.looks import Look, PieceSpec
+from tui.widgets.press import PressPlays
 
 MOVE_SECONDS = 0.12  # one move's animation; TEXTUAL_ANIMATIONS=none makes it instant
 MAX_TILE_HEIGHT, MAX_TILE_WIDTH = 7, 17
@@ -25,7 +26,7 @@ COMPACT_MIN_WIDTH = 3  # two digits and the gap column
 ROW_LABEL_WIDTH, COLUMN_LABEL_HEIGHT = 3, 1
 
 
-class Piece(Widget):
+class Piece(PressPlays, Widget):
     """One tile or piece; ``spec`` says what it is and where it stands.
 
     A piece that travels looks the same: its offset changes move it without drawing it again, and its
@@ -92,7 +93,9 @@ class Piece(Widget):
     def covers(self, cell: int, width: int) -> bool:
         return self.spec.covers(cell, width)
 
-    def on_click(self, event: events.Click) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A press plays at once (not the click its release makes): a tap moves as soon as a key does."""
+        event.stop()
         board = self.parent
         if isinstance(board, Board):
             col = self.spec.cell % board.look.width
@@ -103,31 +106,38 @@ class Piece(Widget):
             board.post_message(Board.CellPressed(board, cell))
 
 
-class LineLabel(Static):
-    """A row letter or column digit; clicking it plays that move."""
+class LineLabel(PressPlays, Static):
+    """A row letter or column digit; pressing it plays that move."""
 
     def __init__(self, move: str, kind: str):
         super().__init__(move, classes=f"line-label -{kind}")
         self.move = move
 
-    def on_click(self) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        event.stop()
         board = self.parent
         if isinstance(board, Board):
             board.post_message(Board.LinePressed(board, self.move))
 
 
 class Board(Widget):
-    """A puzzle board drawn with a :class:`Look`."""
+    """A puzzle board drawn with a :class:`Look`.
+
+    Its pieces and labels play on a press (:class:`tui.widgets.press.PressPlays`), and the board itself takes no
+    part in Textual's text selection either: a press there would start a selection and its release end one, each
+    repainting the whole screen, and a tap's move would be drawn a frame later than a key's."""
+
+    ALLOW_SELECT = False
 
     class CellPressed(Message):
-        """A cell was clicked."""
+        """A cell was pressed (a click or a tap: the press plays, not the release)."""
 
         def __init__(self, board: Board, cell: int):
             super().__init__()
             self.board, self.cell = board, cell
 
     class LinePressed(Message):
-        """A row or column label was clicked (Ura-omote)."""
+        """A row or column label was pressed (Ura-omote)."""
 
         def __init__(self, board: Board, move: str):
             super().__init__()

@@ -21,6 +21,7 @@ GAP_X, GAP_Y = 2, 1
 class MiniGrid(Widget):
     """Boards as (preview text, caption) pairs; ``selected`` is an index into all of them."""
 
+    ALLOW_SELECT = False  # a press picks a board: no text selection, whose start and end repaint the whole screen
     COMPONENT_CLASSES = {"mini-grid--selected", "mini-grid--board", "mini-grid--caption"}
     DEFAULT_CSS = """
     MiniGrid { height: 1fr; }

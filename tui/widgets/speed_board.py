@@ -4,7 +4,8 @@ The play screen's :class:`~tui.widgets.board.Board` is one widget per tile, plac
 widget, and that costs a layout pass of the screen.  Here a move changes ``state`` and repaints this widget, and
 nothing else is laid out.  Tiles are boxes where they fit and compact cells otherwise (a 10x10 in 40x20 cells at
 80x24: two digits on a panel, a gap column and a gap line between them).  In a blindfolded solve the numbers hide.
-A click on a cell posts :class:`SpeedBoard.CellPressed`; the screen decides what it does.
+A press on a cell (a click's or a tap's press, not its release: :class:`~tui.widgets.press.PressPlays`) posts
+:class:`SpeedBoard.CellPressed`; the screen decides what it does.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui.widgets.press import PressPlays
+
 BOX_HEIGHT, BOX_WIDTH = 3, 6  # the smallest boxed tile: a border round two digits
 MAX_BOX_HEIGHT, MAX_BOX_WIDTH = 5, 12
 COMPACT_HEIGHT, COMPACT_WIDTH = 2, 4  # a compact tile and its gaps: the 10x10 at 80x24
 BOXES = {False: ("╭", "╮", "╰", "╯", "─", "│"), True: ("+", "+", "+", "+", "-", "|")}
 
 
-class SpeedBoard(Widget):
+class SpeedBoard(PressPlays, Widget):
     """A sliding board of ``width`` x ``height`` cells showing ``state`` (0 the blank)."""
 
     COMPONENT_CLASSES = {"speed-board--tile", "speed-board--blank", "speed-board--border"}
@@ -32,7 +35,7 @@ class SpeedBoard(Widget):
     """
 
     class CellPressed(Message):
-        """A cell was clicked."""
+        """A cell was pressed."""
 
         def __init__(self, board: SpeedBoard, cell: int):
             super().__init__()
@@ -93,7 +96,8 @@ class SpeedBoard(Widget):
         row, col = divmod(cell, self.columns)
         return ox + col * tw, oy + row * th
 
-    def on_click(self, event: events.Click) -> None:
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        event.stop()
         cell = self.cell_at(event.x, event.y)
         if cell is not None:
             self.post_message(self.CellPressed(self, cell))

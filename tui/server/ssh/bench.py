@@ -13,7 +13,7 @@ from tui.server.race_scenarios import RACE_SCENARIOS, race_screens, run_with_rep
 
 
 class Session(bench.Session):
-    """One SSH client on an 80x24 pty."""
+    """One SSH client on a pty of ``size`` (80x24 unless the scenario says otherwise)."""
 
     async def connect(self, port: int) -> None:
         import asyncssh
@@ -21,7 +21,7 @@ class Session(bench.Session):
         self.connection = await asyncio.wait_for(asyncssh.connect(
             "127.0.0.1", port, username=self.user, known_hosts=None, client_keys=None, agent_path=None,
             preferred_auth="none"), CONNECT_SECONDS)
-        self.process = await self.connection.create_process(term_type="xterm-256color", term_size=(80, 24),
+        self.process = await self.connection.create_process(term_type="xterm-256color", term_size=self.size,
                                                             encoding=None)
         self.reader = asyncio.create_task(self._read())
 

@@ -20,7 +20,8 @@ from tui.server.bench import CONNECT_SECONDS, SCENARIOS, BenchServer, Session, r
 
 
 class WebBenchSession(Session):
-    """One browser on an 80x24 terminal; its player is the guest its cookie names."""
+    """One browser on a terminal of ``size`` (80x24 unless the scenario says otherwise); its player is the guest its
+    cookie names."""
 
     def __init__(self, user: str, server: WebBenchServer):
         super().__init__(user)
@@ -40,7 +41,7 @@ class WebBenchSession(Session):
         body = cookie.split(".")[0]
         self.server.players[self.user] = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))[0]
         self.ws = await asyncio.wait_for(self.http.ws_connect(
-            f"{url}ws?width=80&height=24&session={secrets.token_urlsafe(18)}",
+            f"{url}ws?width={self.size[0]}&height={self.size[1]}&session={secrets.token_urlsafe(18)}",
             headers={"Origin": url.rstrip("/")}, max_msg_size=0), CONNECT_SECONDS)
         self.reader = asyncio.create_task(self._read())
 

@@ -2,8 +2,8 @@
 // It points textual-serve's WebSocket at this page's own location (so it works behind HTTPS and a proxy), keeps a
 // session token per tab (a reload finds the same game), turns on xterm.js's screen-reader mode, and says what
 // happened when the connection ends.  On a phone it picks a font size that gives the terminal at least 44 columns
-// (80 on a desktop), follows rotation and the on-screen keyboard, turns swipes into arrow keys, shows a bar of
-// buttons, and says the game's announcements in a live region.
+// (80 on a desktop), follows rotation and the on-screen keyboard, turns swipes into arrow keys and taps into clicks
+// (each sent as the finger lifts), shows a bar of buttons, and says the game's announcements in a live region.
 "use strict";
 (function () {
   const TOKEN = "koma-session";
@@ -101,6 +101,7 @@
         value.options.screenReaderMode = true;
         koma.terminal = value;
         koma.client = this; // textual-serve's client: its fit() sizes the terminal to the page
+        value.onRender(() => setTimeout(sharpen)); // after the frame, not inside it
         value.parser.registerOscHandler(ANNOUNCE_OSC, (text) => {
           announce(text);
           return true;
@@ -179,6 +180,23 @@
     koma.fontSize = size;
   }
 
+  // On a high-density screen (a phone's 2x or 3x) xterm.js's canvas can keep a pixel size made for 1x while its
+  // glyphs are drawn for the density: the terminal shows three times too large, its right and bottom cut off.  After
+  // each frame it draws, the page checks the canvas against its size on the page; a change of font size that changes
+  // the cells makes xterm.js size its canvas again, and it ends on the size fitted.
+  let layer = null;
+  function sharpen() {
+    const terminal = koma.terminal;
+    if (!layer || !layer.isConnected) layer = document.querySelector("#terminal .xterm-screen canvas");
+    if (!terminal || !layer || !layer.style.width) return;
+    const wanted = Math.round(parseFloat(layer.style.width) * window.devicePixelRatio);
+    if (Math.abs(layer.width - wanted) <= 2) return;
+    koma.sharpened = (koma.sharpened || 0) + 1;
+    const size = terminal.options.fontSize;
+    terminal.options.fontSize = size + 2;
+    terminal.options.fontSize = size;
+  }
+
   let fitting = 0;
   function refit() {
     cancelAnimationFrame(fitting);
@@ -199,8 +217,9 @@
     if (region) region.textContent = text;
   }
 
-  // --- touch: a swipe sends the arrow key of its direction; the bar's buttons send what the game maps to its
-  // bindings (a private-use character per button, so a remapped key stays right); a tap stays a click ---
+  // --- touch: a swipe sends the arrow key of its direction and a tap a click, both as the finger lifts; the bar's
+  // buttons send what the game maps to its bindings (a private-use character per button, so a remapped key stays
+  // right) ---
   const ARROWS = { left: "\x1b[D", right: "\x1b[C", up: "\x1b[A", down: "\x1b[B" };
   const BUTTONS = ["solve", "hint", "undo", "redo", "new", "back", "help", "read"]; // tui/game/touch.py's order
   const SWIPE_PX = 24;
@@ -209,6 +228,20 @@
     if (koma.socket && koma.socket.readyState === 1) koma.socket.send(JSON.stringify(["stdin", text]));
   }
   koma.send = send;
+
+  // A tap where the game reads the mouse: a press and a release at once, as xterm.js reports a click, when the finger
+  // lifts (as a swipe's arrow key is sent).  The browser's own click would come a moment later, after a mouse move
+  // to the point, and the game would do a move's work for that motion before the press.
+  function tap(point) {
+    const terminal = koma.terminal;
+    const screen = document.querySelector("#terminal .xterm-screen");
+    if (!terminal || !screen || terminal.modes.mouseTrackingMode === "none") return false;
+    koma.taps.push({ at: performance.now() });
+    const options = { bubbles: true, cancelable: true, view: window, clientX: point.x, clientY: point.y, button: 0 };
+    screen.dispatchEvent(new MouseEvent("mousedown", { ...options, buttons: 1 }));
+    screen.dispatchEvent(new MouseEvent("mouseup", { ...options, buttons: 0 }));
+    return true;
+  }
 
   function swipes() {
     const box = document.getElementById("terminal");
@@ -225,8 +258,12 @@
       const touch = event.changedTouches[0];
       const dx = touch.clientX - start.x;
       const dy = touch.clientY - start.y;
+      const at = start;
       start = null;
-      if (Math.max(Math.abs(dx), Math.abs(dy)) < SWIPE_PX) return; // a tap: the browser makes it a click
+      if (Math.max(Math.abs(dx), Math.abs(dy)) < SWIPE_PX) {
+        if (tap(at)) event.preventDefault(); // sent: no click of the browser's after it
+        return;
+      }
       event.preventDefault();
       const way = Math.abs(dx) > Math.abs(dy) ? (dx > 0 ? "right" : "left") : dy > 0 ? "down" : "up";
       koma.swipes.push({ way, at: performance.now() });
@@ -267,6 +304,7 @@
   koma.keyboard = true;
   koma.announcements = [];
   koma.swipes = [];
+  koma.taps = [];
   koma.presses = [];
 
   // textual-serve starts on window.onload; wait for the page's font too, so xterm.js measures the right cells.

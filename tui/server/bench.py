@@ -129,6 +129,8 @@ class Session:
         self.reader: asyncio.Task | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
+        self.received = 0  # bytes of the screen stream so far
+        self.keep_chars = 0  # when set, ``text`` keeps only its last this many characters (marks before a cut are void)
 
     async def connect(self, port: int) -> None:
         """Connect to the server on ``port`` and start reading the screen stream (:meth:`take`)."""
@@ -146,6 +148,9 @@ class Session:
         self.text += text
         for found in MOVES.finditer(self.text, max(0, overlap - 12)):
             self.move_seen.setdefault(int(found.group(1)), now)
+        self.received += len(data)
+        if self.keep_chars and len(self.text) > 2 * self.keep_chars:  # a crowd's client stays cheap: no long copies
+            self.text = self.text[-self.keep_chars:]
         self.changed.set()
 
     async def wait_for(self, pattern: str, since: int = 0, timeout: float = SCREEN_SECONDS) -> re.Match:
@@ -497,3 +502,13 @@ async def idle_crowd(server: BenchServer, count: int = 200, batch: int = 10) -> 
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
     "speed game 10x10": lambda server: speed_game(server, larger=8), "race game": race_game}
+
+
+async def race_crowd(server: BenchServer) -> dict[str, Any]:
+    """Rooms of SSH racers racing at once (:mod:`tui.server.race_crowd_bench`)."""
+    from tui.server.race_crowd_bench import race_crowd as crowd
+
+    return await crowd(server)
+
+
+SCENARIOS["race crowd"] = race_crowd

@@ -367,6 +367,7 @@ async def race_crowd(server: BenchServer, rooms: int | None = None, racers: int 
         "games_cpu_s_total": round(games_cpu, 1),
         "games_cpu_s_racing": round(race_cpu, 1),
         "game_cpu_per_move_ms": round(1000 * race_cpu / moves, 1) if moves else None,
+        "game_cpu_percent_while_racing": round(100 * race_cpu / sum(r.done - r.revealed for r in raced), 1) if raced else None,
         "own_key_to_screen_p50_ms": round(1000 * statistics.median(drawn), 1) if drawn else None,
         "own_key_to_screen_p95_ms": round(1000 * percentile(drawn, 0.95), 1) if drawn else None,
         "own_keys_never_drawn": len(latencies) - len(drawn),
@@ -377,8 +378,7 @@ async def race_crowd(server: BenchServer, rooms: int | None = None, racers: int 
         "client_cpu_s": round(client_cpu, 1), "client_solver_cpu_s": round(crowd.solver_cpu_s + warm_cpu, 1),
         "client_max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "games_pss_peak_mib": round(crowd.memory_peak_mib, 1),
-        "box_busy_cores": round(os.cpu_count() * (busy - busy_before) / max(1, total - total_before), 2)
-        if os.cpu_count() else None}
+        "box_busy_cores": round((os.cpu_count() or 1) * (busy - busy_before) / max(1, total - total_before), 2)}
     wrong = [f"room {room}: {problem}" for room, found in problems.items() for problem in found]
     if wrong:
         figures["problems"] = wrong[:8]

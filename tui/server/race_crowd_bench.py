@@ -12,6 +12,10 @@ tests/serve/test_race_e2e.py runs one:
 - it waits for its result (``You finished 2nd of 4.``) and the results table, and reads every racer's place, time
   (to the ms), STM and MTM off it.
 
+Beside the crowd, :data:`SOLO_ROOMS` rooms of one racer race at the same time (2 more players): what a racing
+game costs without opponents, in the same run.  The opponents' boards (minis) are redrawn at most 10 times a second
+in all (``tui.screens.race_views.MINIS_PER_SECOND``); their cost is the crowd's CPU per move over the solo rooms'.
+
 Checked: every racer finished (no DNF); the ID each racer saw names its room's scramble; each racer's own place and
 every row of its results table are the store's (read by room, as the e2e test reads it); each racer's stored moves
 are the keys it typed, and replay from the scramble to the goal with times that never go back.  A room where all
@@ -54,6 +58,7 @@ RACE_SECONDS = 900.0  # from the start to a racer's results
 KEEP_CHARS = 4096  # a typing racer's screen text kept (the markers it waits for come after its last key)
 STORE_CLOSES_SECONDS = 60.0  # after the last results seen, for the store to say every round is done
 MEMORY_EVERY_SECONDS = 5.0
+SOLO_ROOMS = 2  # rooms of one racer racing beside the crowd: a racing game's cost without opponents, in the same run
 ARROWS = {"U": "\x1b[A", "D": "\x1b[B", "R": "\x1b[C", "L": "\x1b[D"}
 CODE = re.compile(r"Room ([A-Z]{5})")
 SCRAMBLE_ID = re.compile(r"ID ([0-9x]+-[0-9A-Za-z]+)")
@@ -122,9 +127,11 @@ class Crowd:
     """The run's shared state: rooms' codes, the start barrier, the solutions, the players' sessions and games."""
 
     def __init__(self, server: BenchServer, rooms: int, racers: int, tps: float):
-        self.server, self.rooms, self.racers, self.tps = server, rooms, racers, tps
+        self.server, self.tps = server, tps
+        self.sizes = [racers] * rooms + [1] * SOLO_ROOMS  # each room's racers: the crowd's, then the solo rooms
+        self.rooms = len(self.sizes)
         loop = asyncio.get_running_loop()
-        self.codes: list[asyncio.Future[str]] = [loop.create_future() for _ in range(rooms)]
+        self.codes: list[asyncio.Future[str]] = [loop.create_future() for _ in self.sizes]
         self.ready: set[int] = set()  # rooms whose host saw them full (or gave up)
         self.all_ready = asyncio.Event()
         self.solutions: dict[str, asyncio.Task[tuple[str, ...]]] = {}
@@ -201,7 +208,7 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
         session.key("c")
         racer.code = (await session.wait_for(CODE.pattern, mark, STEP_SECONDS)).group(1)
         crowd.codes[racer.room].set_result(racer.code)
-        await session.wait_for(rf"\b{crowd.racers} racers?\b", mark, STEP_SECONDS)
+        await session.wait_for(rf"\b{crowd.sizes[racer.room]} racers?\b", mark, STEP_SECONDS)
         crowd.room_ready(racer.room)
         await asyncio.wait_for(crowd.all_ready.wait(), STEP_SECONDS * 2)
         mark = len(session.text)
@@ -232,7 +239,7 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
 
     def whole_table() -> dict[str, tuple[int, int, int, int]]:
         rows = screen_results(session.text[mark:])
-        return rows if len(rows) >= crowd.racers else {}
+        return rows if len(rows) >= crowd.sizes[racer.room] else {}
 
     racer.rows = await wait_until(session, whole_table, STEP_SECONDS, "the whole results table")
     racer.done = time.perf_counter()
@@ -323,7 +330,7 @@ async def race_crowd(server: BenchServer, rooms: int | None = None, racers: int 
     busy_before, total_before = box_cpu_ticks()
     client_before, began = time.process_time(), time.perf_counter()
     memory = asyncio.create_task(crowd.watch_memory())
-    order = [(room, k) for room in range(rooms) for k in range(racers)]
+    order = [(room, k) for room, size in enumerate(crowd.sizes) for k in range(size)]
     try:
         done = await asyncio.gather(*(racer_task(crowd, room, k, n / ARRIVALS_PER_SECOND)
                                       for n, (room, k) in enumerate(order)))
@@ -343,47 +350,58 @@ async def race_crowd(server: BenchServer, rooms: int | None = None, racers: int 
         await asyncio.gather(*(session.close() for session in crowd.sessions), return_exceptions=True)
 
     problems: dict[int, list[str]] = {}
-    for room in range(rooms):
+    for room, size in enumerate(crowd.sizes):
         members = [r for r in done if r.room == room]
         failed = [r.error for r in members if r.error]
-        problems[room] = failed or check_room(store_rooms.get(room), members, racers)
-    raced = [r for r in done if r.revealed and r.done]
-    latencies = [s for r in raced for s in r.latencies]
-    drawn = [s for s in latencies if s != float("inf")]
-    moves = sum(len(r.typed) for r in raced)
-    race_cpu = sum(r.race_cpu_s for r in raced)
+        problems[room] = failed or check_room(store_rooms.get(room), members, size)
+    in_crowd = [r for r in done if r.room < rooms]
     logins = [r.login_s for r in done if r.login_s != float("inf")]
     spreads = [max(group) - min(group) for room in range(rooms)
-               if len(group := [r.revealed for r in done if r.room == room and r.revealed]) == racers]
+               if len(group := [r.revealed for r in in_crowd if r.room == room and r.revealed]) == racers]
     figures: dict[str, Any] = {
         "crowd_rooms": rooms, "crowd_racers_per_room": racers, "crowd_tiles_per_second": tps,
-        "crowd_players": len(done), "races_completed": sum(1 for p in problems.values() if not p),
-        "racers_finished_as_stored": sum(len(stored_results(room)) for room in store_rooms.values()),
+        "crowd_players": len(in_crowd), "races_completed": sum(1 for room in range(rooms) if not problems[room]),
+        "racers_finished_as_stored": sum(len(stored_results(store_rooms[room])) for room in range(rooms) if room in store_rooms),
+        "solo_races_completed": sum(1 for room in range(rooms, crowd.rooms) if not problems[room]),
         "wall_s": round(wall, 1),
-        "race_window_s": round(max(r.done for r in raced) - min(r.revealed for r in raced), 1) if raced else None,
         "login_p50_s": round(statistics.median(logins), 2) if logins else None,
         "login_p95_s": round(percentile(logins, 0.95), 2) if logins else None,
-        "moves_typed": moves,
-        "games_cpu_s_total": round(games_cpu, 1),
-        "games_cpu_s_racing": round(race_cpu, 1),
-        "game_cpu_per_move_ms": round(1000 * race_cpu / moves, 1) if moves else None,
-        "game_cpu_percent_while_racing": round(100 * race_cpu / sum(r.done - r.revealed for r in raced), 1) if raced else None,
-        "own_key_to_screen_p50_ms": round(1000 * statistics.median(drawn), 1) if drawn else None,
-        "own_key_to_screen_p95_ms": round(1000 * percentile(drawn, 0.95), 1) if drawn else None,
-        "own_keys_never_drawn": len(latencies) - len(drawn),
         "reveal_seen_spread_max_ms": round(1000 * max(spreads), 1) if spreads else None,
-        "race_seconds_max": round(max(r.done - r.revealed for r in raced), 1) if raced else None,
-        "screen_kib_per_s_per_racer": round(statistics.median(r.race_bytes / 1024 / (r.done - r.revealed) for r in raced), 1)
-        if raced else None,
+        "games_cpu_s_total": round(games_cpu, 1),
+        **racing_figures("", in_crowd), **racing_figures("solo_", [r for r in done if r.room >= rooms]),
         "client_cpu_s": round(client_cpu, 1), "client_solver_cpu_s": round(crowd.solver_cpu_s + warm_cpu, 1),
         "client_max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "games_pss_peak_mib": round(crowd.memory_peak_mib, 1),
         "box_busy_cores": round((os.cpu_count() or 1) * (busy - busy_before) / max(1, total - total_before), 2)}
+    if figures.get("game_cpu_per_move_ms") and figures.get("solo_game_cpu_per_move_ms"):
+        figures["opponents_cost_per_move_ratio"] = round(figures["game_cpu_per_move_ms"] / figures["solo_game_cpu_per_move_ms"], 2)
     wrong = [f"room {room}: {problem}" for room, found in problems.items() for problem in found]
     if wrong:
         figures["problems"] = wrong[:8]
         figures["problems_count"] = len(wrong)
     return figures
+
+
+def racing_figures(prefix: str, racers: list[CrowdRacer]) -> dict[str, Any]:
+    """What ``racers`` cost and saw while racing (from each one's reveal to its results), names given ``prefix``."""
+    raced = [r for r in racers if r.revealed and r.done]
+    if not raced:
+        return {}
+    latencies = [s for r in raced for s in r.latencies]
+    drawn = [s for s in latencies if s != float("inf")]
+    moves = sum(len(r.typed) for r in raced)
+    cpu = sum(r.race_cpu_s for r in raced)
+    seconds = [r.done - r.revealed for r in raced]
+    out = {"race_window_s": round(max(r.done for r in raced) - min(r.revealed for r in raced), 1),
+           "race_seconds_max": round(max(seconds), 1), "moves_typed": moves,
+           "games_cpu_s_racing": round(cpu, 1),
+           "game_cpu_per_move_ms": round(1000 * cpu / moves, 1) if moves else None,
+           "game_cpu_percent_while_racing": round(100 * cpu / sum(seconds), 1),
+           "own_key_to_screen_p50_ms": round(1000 * statistics.median(drawn), 1) if drawn else None,
+           "own_key_to_screen_p95_ms": round(1000 * percentile(drawn, 0.95), 1) if drawn else None,
+           "own_keys_never_drawn": len(latencies) - len(drawn),
+           "screen_kib_per_s_per_racer": round(statistics.median(r.race_bytes / 1024 / s for r, s in zip(raced, seconds)), 1)}
+    return {prefix + name: value for name, value in out.items()}
 
 
 def read_rooms(database: str, codes: dict[int, str]) -> dict[int, Room]:

@@ -132,6 +132,7 @@ class Crowd:
         self.rooms = len(self.sizes)
         loop = asyncio.get_running_loop()
         self.codes: list[asyncio.Future[str]] = [loop.create_future() for _ in self.sizes]
+        self.started: list[asyncio.Future[None]] = [loop.create_future() for _ in self.sizes]  # its host pressed s
         self.ready: set[int] = set()  # rooms whose host saw them full (or gave up)
         self.all_ready = asyncio.Event()
         self.solutions: dict[str, asyncio.Task[tuple[str, ...]]] = {}
@@ -213,6 +214,7 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
         await asyncio.wait_for(crowd.all_ready.wait(), STEP_SECONDS * 2)
         mark = len(session.text)
         session.key("s")
+        crowd.started[racer.room].set_result(None)
     else:
         racer.code = await asyncio.wait_for(asyncio.shield(crowd.codes[racer.room]), STEP_SECONDS * 2)
         session.key("j")
@@ -220,6 +222,7 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
         session.key(racer.code + "\r")
         await session.wait_for(rf"Room {racer.code}", mark, STEP_SECONDS)
         mark = len(session.text)
+        await asyncio.wait_for(asyncio.shield(crowd.started[racer.room]), STEP_SECONDS * 3)
     racer.scramble_id = (await session.wait_for(SCRAMBLE_ID.pattern, mark, RACE_SECONDS)).group(1)
     racer.revealed = time.perf_counter()
     cpu_before, bytes_before = cpu_seconds(racer.pid), session.received
@@ -260,8 +263,10 @@ async def racer_task(crowd: Crowd, room: int, k: int, arrive_at: float) -> Crowd
     finally:
         if racer.host:
             crowd.room_ready(racer.room)  # a host that failed does not hold the others' start
-            if not crowd.codes[racer.room].done():
-                crowd.codes[racer.room].set_exception(RuntimeError("its host made no room"))
+            for news, what in ((crowd.codes, "made no room"), (crowd.started, "never started its room")):
+                if not news[racer.room].done():  # the others are not left waiting
+                    news[racer.room].set_exception(RuntimeError(f"its host {what}"))
+                    news[racer.room].exception()  # retrieved: a room of one has no one else waiting
     return racer
 
 

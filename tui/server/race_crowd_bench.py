@@ -23,7 +23,8 @@ this holds is a completed race.
 
 Measured: the wall time (all of it, and the race window, first reveal seen to last results seen); the games' CPU
 (``/proc``: each game's CPU since its fork, and over its own race: that over the keys typed is the CPU of a move,
-everything a racing game does included: its link's reads, its clock, its opponents' minis); own moves'
+everything a racing game does included: its link's reads, its clock, its opponents' minis; and a game's CPU a
+second on the race screen before the start, waiting for the others: mostly its link's reads); own moves'
 key-to-screen (the key's send to the first drawing of its ``STM`` count); the screen stream each racer receives
 while racing; the bench client's own CPU (its solver's apart) and the server's; the games' summed PSS at its peak;
 and how busy the whole box was (``/proc/stat``: the box is shared, the figures are only as good as it was quiet).
@@ -121,6 +122,7 @@ class CrowdRacer:
     rows: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)  # its screen's results table
     race_cpu_s: float = 0.0  # its game's CPU from its reveal to its results
     race_bytes: int = 0  # the screen stream over the same time
+    waiting: tuple[float, float] = (0.0, 0.0)  # seconds in its room before the start, and its game's CPU meanwhile
 
 
 class Crowd:
@@ -209,9 +211,11 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
         session.key("c")
         racer.code = (await session.wait_for(CODE.pattern, mark, STEP_SECONDS)).group(1)
         crowd.codes[racer.room].set_result(racer.code)
+        in_room, cpu_in_room = time.perf_counter(), cpu_seconds(racer.pid)
         await session.wait_for(rf"\b{crowd.sizes[racer.room]} racers?\b", mark, STEP_SECONDS)
         crowd.room_ready(racer.room)
         await asyncio.wait_for(crowd.all_ready.wait(), STEP_SECONDS * 2)
+        racer.waiting = (time.perf_counter() - in_room, cpu_seconds(racer.pid) - cpu_in_room)
         mark = len(session.text)
         session.key("s")
         crowd.started[racer.room].set_result(None)
@@ -222,7 +226,9 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
         session.key(racer.code + "\r")
         await session.wait_for(rf"Room {racer.code}", mark, STEP_SECONDS)
         mark = len(session.text)
+        in_room, cpu_in_room = time.perf_counter(), cpu_seconds(racer.pid)
         await asyncio.wait_for(asyncio.shield(crowd.started[racer.room]), STEP_SECONDS * 3)
+        racer.waiting = (time.perf_counter() - in_room, cpu_seconds(racer.pid) - cpu_in_room)
     racer.scramble_id = (await session.wait_for(SCRAMBLE_ID.pattern, mark, RACE_SECONDS)).group(1)
     racer.revealed = time.perf_counter()
     cpu_before, bytes_before = cpu_seconds(racer.pid), session.received
@@ -360,6 +366,7 @@ async def race_crowd(server: BenchServer, rooms: int | None = None, racers: int 
         failed = [r.error for r in members if r.error]
         problems[room] = failed or check_room(store_rooms.get(room), members, size)
     in_crowd = [r for r in done if r.room < rooms]
+    waits = [r.waiting for r in done if r.waiting[0] >= 2.0]  # a game on the race screen before the start: its link's reads
     logins = [r.login_s for r in done if r.login_s != float("inf")]
     spreads = [max(group) - min(group) for room in range(rooms)
                if len(group := [r.revealed for r in in_crowd if r.room == room and r.revealed]) == racers]
@@ -373,6 +380,8 @@ async def race_crowd(server: BenchServer, rooms: int | None = None, racers: int 
         "login_p95_s": round(percentile(logins, 0.95), 2) if logins else None,
         "reveal_seen_spread_max_ms": round(1000 * max(spreads), 1) if spreads else None,
         "games_cpu_s_total": round(games_cpu, 1),
+        "game_cpu_ms_per_s_waiting_in_room": round(1000 * statistics.median(cpu / seconds for seconds, cpu in waits), 1)
+        if waits else None,
         **racing_figures("", in_crowd), **racing_figures("solo_", [r for r in done if r.room >= rooms]),
         "client_cpu_s": round(client_cpu, 1), "client_solver_cpu_s": round(crowd.solver_cpu_s + warm_cpu, 1),
         "client_max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

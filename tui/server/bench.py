@@ -182,6 +182,8 @@ class Session:
         self.on_screen: Callable[[ScreenGrid, float], None] | None = None  # called after each piece of output
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
+        self.received = 0  # bytes of the screen stream so far
+        self.keep_chars = 0  # when set, ``text`` keeps only its last this many characters (marks before a cut are void)
 
     async def connect(self, port: int) -> None:
         """Connect to the server on ``port`` and start reading the screen stream (:meth:`take`)."""
@@ -209,6 +211,9 @@ class Session:
         self.text += text
         for found in MOVES.finditer(self.text, max(0, overlap - 12)):
             self.move_seen.setdefault(int(found.group(1)), now)
+        self.received += len(data)
+        if self.keep_chars and len(self.text) > 2 * self.keep_chars:  # a crowd's client stays cheap: no long copies
+            self.text = self.text[-self.keep_chars:]
         if self.on_screen is not None and self.grid is not None:
             self.on_screen(self.grid, now)
         self.changed.set()

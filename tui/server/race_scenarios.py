@@ -31,6 +31,7 @@ from tui.server.bench import (
     speed_game,
 )
 from tui.server.procfs import cpu_seconds
+from tui.server.race_crowd_bench import race_crowd
 
 BESIDE_BLOCK = 10  # the race game's keys alternate between the racer and a solo player beside it, this many each
 
@@ -265,4 +266,4 @@ def run_with_replicas(options: tuple[str, ...], replicas: int,
 
 
 RACE_SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
-    "race game": race_game, "race screens": lambda server: race_screens([server])}
+    "race game": race_game, "race screens": lambda server: race_screens([server]), "race crowd": race_crowd}

@@ -300,10 +300,13 @@ _compiling: set[str] = set()  # this process's kernels whose lock it holds (a re
 
 def _compile_lock_path(dispatcher) -> Path | None:
     """The lock file of a Koma kernel that numba caches on disk; None for any other function."""
-    cache = getattr(dispatcher, "_cache", None)
-    if cache is None or not _is_koma_kernel(cache) or not hasattr(cache, "cache_path"):
+    function = dispatcher.py_func
+    if not function.__module__.startswith("solver."):
         return None
-    return Path(cache.cache_path) / f"{cache._impl.filename_base}.lock"
+    directory = dispatcher.stats.cache_path  # None where the function is not cached
+    if not directory:
+        return None
+    return Path(directory) / f"{function.__module__}.{function.__qualname__}.lock"
 
 
 def _wait_for_lock(handle) -> bool:

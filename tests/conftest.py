@@ -48,6 +48,7 @@ def pytest_configure(config):
                                        "leaves these out: pytest -m 'not slow and not app')")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own (a worker's), which reads xdist_group to make the groups
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in ONE_WORKER_MODULES:

@@ -18,6 +18,9 @@ solve die with ``UnpicklingError``.  Two defences, installed by :func:`prepare`:
   that the scan cannot see) is removed and the kernel compiled again.
 
 Either way the user gets one notice line (see :mod:`solver.engines.cache_files`).
+
+On a cold cache, processes that need the same kernel at once compile it once: a lock file per kernel beside its
+index (:func:`install_compile_lock`) lets one compile and save it while the others wait and load it.
 """
 
 from __future__ import annotations
@@ -289,6 +292,82 @@ def install_load_guard() -> None:
     Cache.save_overload = guarded_save  # type: ignore[method-assign]
 
 
+# --- one compile per kernel on the machine at a time ----------------------------------------------
+
+COMPILE_WAIT_SECONDS = 300.0  # how long a process waits for another's compile of a kernel before compiling it too
+_compiling: set[str] = set()  # this process's kernels whose lock it holds (a recursive compile must not wait on itself)
+
+
+def _compile_lock_path(dispatcher) -> Path | None:
+    """The lock file of a Koma kernel that numba caches on disk; None for any other function."""
+    function = dispatcher.py_func
+    if not function.__module__.startswith("solver."):
+        return None
+    directory = dispatcher.stats.cache_path  # None where the function is not cached
+    if not directory:
+        return None
+    return Path(directory) / f"{function.__module__}.{function.__qualname__}.lock"
+
+
+def _wait_for_lock(handle) -> bool:
+    """Take ``handle``'s exclusive lock, waiting at most COMPILE_WAIT_SECONDS; whether it was taken."""
+    import fcntl
+
+    deadline = time.monotonic() + COMPILE_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+
+
+def install_compile_lock() -> None:
+    """Make processes that need the same uncached kernel compile it once: the first compiles and saves it while
+    holding the kernel's lock file in the cache directory, the others wait for it and load what it saved.
+
+    Without it, every process that starts on a cold cache (a fresh install's games, koma serve's warm processes,
+    the CLI) compiles every kernel it needs, all at the same time.  The lock is taken inside numba's own compiler
+    lock, so within a process one thread at a time takes these locks, callee after caller (no cycle); a lock that
+    cannot be had within COMPILE_WAIT_SECONDS, or cannot be opened, is compiled without."""
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.dispatcher import Dispatcher
+
+    if getattr(Dispatcher.compile, "koma_lock", False):
+        return
+    compile_unlocked = Dispatcher.compile
+
+    def compile_locked(dispatcher, sig):
+        with global_compiler_lock:
+            path = _compile_lock_path(dispatcher)
+            key = str(path)
+            if path is None or key in _compiling or _argument_types(sig) in dispatcher.overloads:
+                return compile_unlocked(dispatcher, sig)
+            try:
+                handle = open(path, "a+b")  # noqa: SIM115 - closed below, which also releases the lock
+            except OSError:
+                return compile_unlocked(dispatcher, sig)
+            with handle:
+                if not _wait_for_lock(handle):
+                    return compile_unlocked(dispatcher, sig)
+                _compiling.add(key)
+                try:
+                    return compile_unlocked(dispatcher, sig)  # loads what another process saved, or compiles
+                finally:
+                    _compiling.discard(key)
+
+    compile_locked.koma_lock = True  # type: ignore[attr-defined]
+    Dispatcher.compile = compile_locked  # type: ignore[method-assign]  # patched on purpose: see install_compile_lock
+
+
+def _argument_types(sig) -> tuple:
+    from numba.core import sigutils
+
+    return tuple(sigutils.normalize_signature(sig)[0])
+
+
 def prepare() -> None:
     """Check and repair the numba cache once per process and guard every later load (idempotent).
 
@@ -302,4 +381,5 @@ def prepare() -> None:
     _prepared = True
     configure()
     install_load_guard()
+    install_compile_lock()
     repair()

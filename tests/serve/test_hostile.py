@@ -219,19 +219,19 @@ async def open_game(server: Server, user: str, **options):
     return conn, process, Screen(process)
 
 
-async def test_an_aborted_asyncssh_client_ends_its_game(server):
-    conn, _process, screen = await open_game(server, "aborter")
+async def test_an_aborted_asyncssh_client_ends_its_game(shared_server):
+    conn, _process, screen = await open_game(shared_server, "aborter")
     await screen.wait_for("8-puzzle")
-    pid = server.game_pid("aborter")
+    pid = shared_server.game_pid("aborter")
     conn.abort()  # the TCP connection closes with no SSH goodbye
-    await asyncio.to_thread(wait_until_gone, server, pid, "aborter")
+    await asyncio.to_thread(wait_until_gone, shared_server, pid, "aborter")
 
 
-async def test_break_and_signal_requests_are_ignored_and_keys_keep_flowing(server):
-    conn, process, screen = await open_game(server, "breaker")
+async def test_break_and_signal_requests_are_ignored_and_keys_keep_flowing(shared_server):
+    conn, process, screen = await open_game(shared_server, "breaker")
     try:
         await screen.wait_for("8-puzzle")
-        pid = server.game_pid("breaker")
+        pid = shared_server.game_pid("breaker")
         process.channel.send_break(500)
         for name in ("INT", "TERM", "KILL", "HUP", "bogus"):
             process.channel.send_signal(name)
@@ -568,8 +568,8 @@ def test_a_forked_game_that_fails_shows_the_player_one_line_and_the_log_the_trac
 # --- 6. nothing in a served game writes the server's files, opens its browser or stops its process --------
 
 @needs_tmux
-def test_the_palette_of_a_served_game_offers_no_screenshot(server, tmp_path):
-    client = Client(server, "painter", tmp_path)
+def test_the_palette_of_a_served_game_offers_no_screenshot(shared_server, tmp_path):
+    client = Client(shared_server, "painter", tmp_path)
     try:
         client.wait_for("8-puzzle")
         for query, answer in (("them", "Change the current theme"), ("screensho", "No matches found")):
@@ -584,7 +584,7 @@ def test_the_palette_of_a_served_game_offers_no_screenshot(server, tmp_path):
         assert client.exit_status() == 0
     finally:
         client.close()
-    assert not list(Path(server.data_dir).rglob("*.svg"))
+    assert not list(Path(shared_server.data_dir).rglob("*.svg"))
 
 
 @pytest.mark.parametrize("served", [True, False])

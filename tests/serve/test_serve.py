@@ -29,6 +29,14 @@ def server(tmp_path):
     started.kill()
 
 
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory):
+    """One server for the refusals: each leaves it as it was (no game, no save) and finds its own line in the log."""
+    started = Server(tmp_path_factory.mktemp("refusals") / "data", "--open", "--rate-limit", "0")
+    yield started
+    started.kill()
+
+
 def run_ssh(server: Server, user: str, *options: str, command: tuple[str, ...] = (), timeout: float = 120):
     return subprocess.run([*server.ssh(user, *options), *command], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=timeout)
@@ -106,29 +114,32 @@ def test_a_game_slow_to_start_is_never_a_blank_screen(tmp_path):
         server.kill()
 
 
-def test_a_session_without_a_terminal_is_told_and_closed(server):
-    result = run_ssh(server, "bob", "-T")
+@pytest.mark.xdist_group("serve-refusals")  # on one worker: one shared_server for the three
+def test_a_session_without_a_terminal_is_told_and_closed(shared_server):
+    result = run_ssh(shared_server, "bob", "-T")
     assert result.returncode == 1
     assert "Koma is a terminal game" in result.stdout + result.stderr
 
 
-def test_exec_and_sftp_requests_are_refused(server):
-    result = run_ssh(server, "bob", command=("cat", "/etc/passwd"))
+@pytest.mark.xdist_group("serve-refusals")  # on one worker: one shared_server for the three
+def test_exec_and_sftp_requests_are_refused(shared_server):
+    result = run_ssh(shared_server, "bob", command=("cat", "/etc/passwd"))
     assert result.returncode == 255 and "exec request failed" in result.stderr
-    result = run_ssh(server, "bob", "-tt", command=("sh",))
+    result = run_ssh(shared_server, "bob", "-tt", command=("sh",))
     assert result.returncode == 255 and "exec request failed" in result.stderr
-    result = run_ssh(server, "bob", "-s", command=("sftp",))
+    result = run_ssh(shared_server, "bob", "-s", command=("sftp",))
     assert result.returncode == 255 and "subsystem request failed" in result.stderr
-    assert "refused an exec request" in server.text()
+    assert "refused an exec request" in shared_server.text()
 
 
-def test_port_forwarding_is_refused(server, tmp_path):
-    result = run_ssh(server, "bob", "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9")
+@pytest.mark.xdist_group("serve-refusals")  # on one worker: one shared_server for the three
+def test_port_forwarding_is_refused(shared_server, tmp_path):
+    result = run_ssh(shared_server, "bob", "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9")
     assert result.returncode == 255 and "remote port forwarding failed" in result.stderr
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         local_port = probe.getsockname()[1]
-    forward = subprocess.Popen(server.ssh("bob", "-N", "-L", f"127.0.0.1:{local_port}:127.0.0.1:{server.port}"),
+    forward = subprocess.Popen(shared_server.ssh("bob", "-N", "-L", f"127.0.0.1:{local_port}:127.0.0.1:{shared_server.port}"),
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 20
@@ -146,7 +157,7 @@ def test_port_forwarding_is_refused(server, tmp_path):
         # and then waits forever (seen twice in 25 runs on a loaded machine); the client's exit is not under test
         forward.kill()
         forward.communicate(timeout=10)
-    assert "refused a port forward" in server.text()
+    assert "refused a port forward" in shared_server.text()
 
 
 @pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen is not installed")

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -289,3 +290,31 @@ def test_a_save_that_trips_on_a_bad_file_removes_it_and_tries_once_more(guarded,
     guarded.save_overload(cache, "sig", "data")  # the second attempt fails too: the kernel still runs
     assert cache.saves == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other-3.py311.nbi"]
+
+
+# --- one compile per kernel on the machine at a time ------------------------------------------------------------
+COMPILE_AT_ONCE = """
+import json, os, sys, time
+from solver.engines.ranking import popcount
+while not os.path.exists(sys.argv[1]):  # all start compiling together
+    time.sleep(0.005)
+assert popcount(7) == 3
+print(json.dumps([sum(popcount.stats.cache_hits.values()), sum(popcount.stats.cache_misses.values())]))
+"""
+
+
+def test_processes_that_need_the_same_uncached_kernel_compile_it_once(tmp_path):
+    """Three processes on a cold cache call one kernel at the same moment: one compiles it (a cache miss) while
+    holding its lock, the other two wait for it and load what it saved (cache hits)."""
+    go = tmp_path / "go"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tmp_path / "koma")}
+    runs = [subprocess.Popen([sys.executable, "-c", COMPILE_AT_ONCE, str(go)], stdout=subprocess.PIPE, text=True,
+                             env=env) for _ in range(3)]
+    time.sleep(1.0)  # let them import; a late one only loads from the cache, which the assertion allows for too
+    go.touch()
+    outcomes = []
+    for run in runs:
+        out, _ = run.communicate(timeout=DEADLINE)
+        assert run.returncode == 0
+        outcomes.append(json.loads(out))
+    assert sorted(outcomes) == [[0, 1], [1, 0], [1, 0]], outcomes

@@ -192,7 +192,9 @@ SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
 # the subreaper, the warm process's channel and its pidfds, numba's executable memory.
 NEEDED_SYSCALLS = {"clone", "clone3", "fork", "execve", "setsid", "ioctl", "setrlimit", "prlimit64", "prctl",
                    "pidfd_open", "waitid", "wait4", "socketpair", "sendmsg", "recvmsg", "kill", "mmap", "mprotect",
-                   "madvise", "openat", "fchmod", "sched_getaffinity", "getrusage", "epoll_wait", "pipe2"}
+                   "madvise", "openat", "fchmod", "sched_getaffinity", "getrusage", "epoll_wait", "pipe2",
+                   # the games' sandbox (tui/server/sandbox.py): in no group of systemd 252's @system-service
+                   "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"}
 
 
 def syscalls(group: str) -> set[str]:

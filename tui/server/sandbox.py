@@ -18,6 +18,7 @@ Landlock, :func:`confine` says why and changes nothing.  Never imports Textual.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -50,10 +51,22 @@ def _libc() -> ctypes.CDLL:
 
 
 def landlock_abi() -> int:
-    """The Landlock ABI version this kernel offers; 0 when it has none (or it is turned off)."""
+    """The Landlock ABI version this kernel offers; 0 when it has none (see :func:`why_no_landlock`)."""
     libc = _libc()
     version = libc.syscall(ctypes.c_long(CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
     return max(int(version), 0)
+
+
+def why_no_landlock() -> str:
+    """Why :func:`landlock_abi` is 0, in a few words."""
+    libc = _libc()
+    libc.syscall(ctypes.c_long(CREATE_RULESET), None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
+    error = ctypes.get_errno()
+    if error == errno.EPERM:
+        return "a system-call filter forbids Landlock (allow landlock_create_ruleset, landlock_add_rule, landlock_restrict_self)"
+    if error == errno.EOPNOTSUPP:
+        return "Landlock is turned off in this kernel (lsm=)"
+    return "this kernel has no Landlock"
 
 
 def handled_rights(abi: int) -> int:
@@ -104,7 +117,7 @@ def confine(secrets: Iterable[str | os.PathLike[str]]) -> str | None:
         return None
     abi = landlock_abi()
     if abi < 1:
-        return "this kernel has no Landlock, so games could read the server's keys"
+        return f"{why_no_landlock()}, so games could read the server's keys"
     libc = _libc()
     handled = handled_rights(abi)
     attr = _RulesetAttr(handled)
@@ -143,7 +156,7 @@ def confine_check(secrets: Iterable[str | os.PathLike[str]], written: Iterable[s
     if not kept:
         return None
     if landlock_abi() < 1:
-        return "this kernel has no Landlock, so games could read the server's keys"
+        return f"{why_no_landlock()}, so games could read the server's keys"
     for place in written:
         folder = Path(os.path.realpath(place))
         for secret in kept:

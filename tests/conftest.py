@@ -113,3 +113,12 @@ def pgbouncer(postgres_server):
         pytest.skip(why_not)
     yield bouncer
     bouncer.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_cache_notices_from_earlier_tests():
+    """The caches' notices wait in one list per process for a command to print them (``drain_notices``): a test
+    starts with none left by an earlier test on the same worker (``koma`` run in-process would print them)."""
+    from solver.engines.cache_files import drain_notices
+
+    drain_notices()

@@ -251,7 +251,8 @@ def test_quitting_while_a_fresh_install_compiles_does_not_wait_for_the_compile(t
     the 15-puzzle's search alone about 5 s of CPU.  Quit just as that compile starts (the kernel compiled before it
     is in the cache): the process is gone before the search's kernel reaches the cache."""
     status = tmp_path / "status"
-    session = new_session(tmp_path, f"env -u COLUMNS -u LINES XDG_CACHE_HOME={tmp_path / 'xdg'} "
+    # NUMBA_CACHE_DIR (the test run's warm cache, which tmux may pass on from whoever started its server) unset
+    session = new_session(tmp_path, f"env -u COLUMNS -u LINES -u NUMBA_CACHE_DIR XDG_CACHE_HOME={tmp_path / 'xdg'} "
                                     f"KOMA_CACHE_DIR={tmp_path / 'fresh-cache'} {KOMA}; echo $? > {status}")
     numba_cache = tmp_path / "xdg" / "koma" / "numba"
     try:

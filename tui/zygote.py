@@ -60,6 +60,7 @@ from tui.server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
 from tui.storage.store import MEMORY, Store
 
 # What a player can open from the home screen with one key; other sizes warm up in the game itself.
+REHEARSAL_THREADS_SECONDS = 30.0  # the longest the rehearsal waits for its app's workers to end
 WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
 
 
@@ -102,6 +103,12 @@ def rehearse() -> None:
         pilot.app.exit()
 
     app.run(headless=True, size=(80, 24), auto_pilot=to_home)
+    # The app's loop no longer waits for its thread workers (tui.workers.QuitNowExecutor); a fork must not find one
+    # running, so wait here for them to end (their jobs were stopped when the app quit).
+    deadline = time.monotonic() + REHEARSAL_THREADS_SECONDS
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 class Zygote:

@@ -67,9 +67,9 @@ def default_key_path(name: str, log: Callable[[str], None]) -> Path:
             os.replace(old, path)
         except OSError as problem:
             raise ValueError(f"cannot move the key {old} to {path}: {problem.strerror or problem}") from None
-        for companion in (old.with_name(old.name + ".pub"),):
-            if companion.exists():
-                os.replace(companion, path.with_name(companion.name))
+        public = old.with_name(old.name + ".pub")  # the host key's public half, if it was written beside it
+        if public.exists():
+            os.replace(public, path.with_name(public.name))
         log(f"moved the key {old} to {path}: games may not read it there")
     return path
 

@@ -220,20 +220,23 @@ class Session:
 
     async def wait_for(self, pattern: str, since: int = 0, timeout: float = SCREEN_SECONDS) -> re.Match:
         """The first match of ``pattern`` drawn after ``text[since:]``; TimeoutError after ``timeout``."""
-        deadline = time.monotonic() + timeout
         compiled = re.compile(pattern)
-        while True:
-            found = compiled.search(self.text, since)
-            if found:
-                return found
+        return await self.wait_until(lambda: compiled.search(self.text, since), timeout, repr(pattern))
+
+    async def wait_until(self, found: Callable[[], Any], timeout: float = SCREEN_SECONDS, what: str = "it") -> Any:
+        """``found()``'s first true answer, tried whenever the screen changes; TimeoutError after ``timeout`` (or
+        when the stream has ended)."""
+        deadline = time.monotonic() + timeout
+        while not (answer := found()):
             left = deadline - time.monotonic()
             if left <= 0 or (self.reader is not None and self.reader.done()):
-                raise TimeoutError(f"{pattern!r} never appeared for {self.user}")
+                raise TimeoutError(f"{what} never appeared for {self.user}")
             self.changed.clear()
             try:
                 await asyncio.wait_for(self.changed.wait(), left)
             except TimeoutError:
                 pass
+        return answer
 
     def drawn_at(self, moves: int) -> float:
         """When the screen first showed ``moves`` or more moves (a busy game may draw two moves at once)."""
@@ -285,6 +288,16 @@ async def play_moves(session: Session, count: int, gap: float, first: str) -> li
     except TimeoutError:
         pass
     return [session.drawn_at(start + k + 1) - at for k, at in enumerate(sent)]
+
+
+async def open_private_room(session: Session, timeout: float = SCREEN_SECONDS) -> str:
+    """From the home screen: Race, a private room of the lobby's size; the room's code, read off the screen."""
+    mark = len(session.text)
+    session.key("x")
+    await session.wait_for("private room", mark, timeout)
+    mark = len(session.text)
+    session.key("c")
+    return (await session.wait_for(r"Room ([A-Z]{5})", mark, timeout)).group(1)
 
 
 async def open_game(server: BenchServer, user: str) -> tuple[Session, float, int]:

@@ -42,7 +42,6 @@ import resource
 import sqlite3
 import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,21 +181,6 @@ def summed_pss(pids: list[int]) -> float:
     return sum(memory_mib(pid).get("pss", 0.0) for pid in pids if pid)
 
 
-async def wait_until(session: Session, found: Callable[[], Any], timeout: float, what: str) -> Any:
-    """``found()``'s first true answer, tried whenever the screen changes; TimeoutError after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while not (answer := found()):
-        left = deadline - time.monotonic()
-        if left <= 0 or (session.reader is not None and session.reader.done()):
-            raise TimeoutError(f"{what} never appeared for {session.user}")
-        session.changed.clear()
-        try:
-            await asyncio.wait_for(session.changed.wait(), left)
-        except TimeoutError:
-            pass
-    return answer
-
-
 async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
     """One racer's whole way (see the module's docstring), filling in ``racer``."""
     server = crowd.server
@@ -254,7 +238,7 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
         rows = screen_results(session.text[mark:])
         return rows if len(rows) >= crowd.sizes[racer.room] else {}
 
-    racer.rows = await wait_until(session, whole_table, STEP_SECONDS, "the whole results table")
+    racer.rows = await session.wait_until(whole_table, STEP_SECONDS, "the whole results table")
     racer.done = time.perf_counter()
     racer.race_cpu_s = cpu_seconds(racer.pid) - cpu_before
     racer.race_bytes = session.received - bytes_before

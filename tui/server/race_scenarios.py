@@ -26,6 +26,7 @@ from tui.server.bench import (
     Session,
     first_move,
     open_game,
+    open_private_room,
     percentile,
     play_moves,
     speed_game,
@@ -60,12 +61,8 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
     beside.key("s")
     await beside.wait_for(r"STM 0\b", mark)
     session, _, pid = await open_game(server, "bench-racer")
-    mark = len(session.text)
-    session.key("x")
-    await session.wait_for("private room", mark)
-    mark = len(session.text)
-    session.key("c")
-    code = (await session.wait_for(r"Room ([A-Z]{5})", mark)).group(1)
+    code = await open_private_room(session)
+    mark = len(session.text)  # the racers' count is drawn again as the opponents join
     url = f"sqlite:///{server.data / 'koma.db'}"
     context = multiprocessing.get_context("spawn")
     reports: Any = context.Queue()
@@ -173,12 +170,8 @@ async def race_screens(servers: list[BenchServer], racers: int = 8, tps: float =
             session.watch_screen(readers[name].read)
             sessions.append(session)
         host, guests = sessions[0], sessions[1:]
-        mark = len(host.text)
-        host.key("x")
-        await host.wait_for("private room", mark)
-        mark = len(host.text)
-        host.key("c")
-        code = (await host.wait_for(r"Room ([A-Z]{5})", mark)).group(1)
+        code = await open_private_room(host)
+        mark = len(host.text)  # the racers' count is drawn again as the guests join
 
         async def join(session: Session) -> None:
             mark = len(session.text)

@@ -93,6 +93,7 @@ def rehearse() -> None:
     build the same way is then built once, here, and shared: above all the parsed stylesheet
     (:class:`tui.patches.stylesheet.SharedStylesheet`).  The run leaves no thread and no event loop behind."""
     app = KomaApp(store=Store(MEMORY))
+    earlier = set(threading.enumerate())  # threads the caller runs (not the app's): never waited for
 
     async def to_home(pilot) -> None:
         for _ in range(1000):  # at most 10 s
@@ -106,9 +107,8 @@ def rehearse() -> None:
     # The app's loop no longer waits for its thread workers (tui.workers.QuitNowExecutor); a fork must not find one
     # running, so wait here for them to end (their jobs were stopped when the app quit).
     deadline = time.monotonic() + REHEARSAL_THREADS_SECONDS
-    for thread in threading.enumerate():
-        if thread is not threading.current_thread():
-            thread.join(max(0.0, deadline - time.monotonic()))
+    for thread in set(threading.enumerate()) - earlier:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 class Zygote:

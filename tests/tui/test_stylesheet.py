@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 from textual.css.stylesheet import Stylesheet
 from tui_helpers import make_app
 
 from tui.patches.stylesheet import SharedStylesheet
 from tui.screens.home import HomeScreen
+from tui import zygote
 from tui.zygote import rehearse
 
 
@@ -55,8 +57,18 @@ async def test_other_css_variables_are_parsed_anew(tmp_path, monkeypatch):
 
 def test_the_warm_process_rehearsal_fills_the_cache_and_leaves_no_thread_or_loop(monkeypatch):
     monkeypatch.setattr(SharedStylesheet, "parsed", {})
+    monkeypatch.setattr(zygote, "REHEARSAL_THREADS_SECONDS", 600.0)
+    released = threading.Event()
+    callers = threading.Thread(target=released.wait, daemon=True)  # the caller's own thread, not the app's
+    callers.start()
     before = set(threading.enumerate())  # another test's thread may end meanwhile: what counts is none new
-    rehearse()
+    began = time.monotonic()
+    try:
+        rehearse()
+        waited = time.monotonic() - began
+    finally:
+        released.set()
+    assert waited < 300, "the rehearsal waited for a thread it did not start"
     assert SharedStylesheet.parsed
     assert not set(threading.enumerate()) - before
     try:

@@ -17,10 +17,10 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
   (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
   after a change of its own that others' moves do not show (a finish, a start, a sweep, a rematch) it reads at once;
 - **writes** the moves the racer :meth:`~RaceLink.send`\\ s within :data:`WRITE_GROUP_SECONDS`, grouped (all the
-  moves sent meanwhile in one write): the first send after a quiet spell wakes the link's thread (one byte in a
-  pipe), which writes :data:`WRITE_GROUP_SECONDS` later with whatever came meanwhile, and a send while a write is
-  due wakes nothing; so a key costs the racer's screen no write, and a link whose racer does not type sleeps
-  until something is due (a read, a heartbeat); a finish, a DNF, a leave or a stop is
+  moves sent meanwhile in one write): a send wakes the link's thread (one byte in a pipe) unless a write is due
+  already; the thread writes at once if its last write is :data:`WRITE_GROUP_SECONDS` old, else that long after
+  it, with whatever came meanwhile; so a key costs the racer's screen no write, and a link whose racer does not
+  type sleeps until something is due (a read, a heartbeat); a finish, a DNF, a leave or a stop is
   written at once, with every move before it (nothing sent is lost).  Each write is guarded by how many moves are
   stored, so a write that landed before an outage is never appended twice;
 - every :data:`~tui.game.race.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
@@ -114,6 +114,8 @@ class RaceLink:
         self._read_version: int | None = None  # the database's data_version at the last read (None: unknown)
         self._next_beat = 0.0
         self._awake_by = 0.0  # monotonic: when the sleeping thread wakes by itself (0: it is awake, or retrying)
+        self._last_write = 0.0  # monotonic: the last write of moves
+        self._pipe_only: selectors.BaseSelector | None = None
 
     # --- the screen's side (any thread) --------------------------------------------------------------------
     @property
@@ -191,6 +193,8 @@ class RaceLink:
     def _run(self) -> None:
         selector = selectors.DefaultSelector()
         selector.register(self._wake_read, selectors.EVENT_READ)
+        self._pipe_only = selectors.DefaultSelector()  # while a poked read waits for its gap: more pokes change nothing
+        self._pipe_only.register(self._wake_read, selectors.EVENT_READ)
         failures = 0
         stop_deadline: float | None = None
         try:
@@ -225,6 +229,7 @@ class RaceLink:
         finally:
             self._forget_listener(selector)
             selector.close()
+            self._pipe_only.close()
             if self._pokes is not None:
                 self._pokes.close()
             with self._lock:
@@ -270,6 +275,7 @@ class RaceLink:
         room = self._room
         if finished_ms is not None or dnf:
             self._read_wanted = True  # the finish or the DNF changes the room's outline: show it at once
+        self._last_write = time.monotonic()
         if store.push(room.room, room.round, self.player, moves, times, finished_ms, dnf, after=sent):
             with self._lock:
                 self._sent = sent + len(moves)
@@ -365,18 +371,21 @@ class RaceLink:
             self._pokes.poke(r.player for r in room.racers if r.player != self.player)
 
     def _sleep(self, selector: selectors.BaseSelector, seconds: float, *, retrying: bool = False) -> None:
-        """Wait ``seconds`` at most (no longer than the next heartbeat): a stop, a finish, an ask, a send that
-        would wait too long, or a notification of this room ends it.  ``retrying``: moves sent meanwhile do not
-        end it (they are kept for the next try)."""
+        """Wait ``seconds`` at most (no longer than the next heartbeat): a stop, a finish, an ask, a send (at once
+        if the last write is :data:`WRITE_GROUP_SECONDS` old, else that long after it), or a notification or a
+        poke of this room (no sooner than :data:`NOTIFIED_READ_GAP_SECONDS` after the last read) ends it.
+        ``retrying``: moves sent meanwhile do not end it (they are kept for the next try)."""
         seconds = max(0.0, min(seconds, self._next_beat - self._clock()))
         deadline = time.monotonic() + seconds
+        poked = False  # a poke's read waits for its gap: the pokes meanwhile need not wake the thread
         try:
             while True:
                 with self._lock:  # a move sent before this is written within the bound; one sent after it, sees it
-                    if not retrying and self._sent < len(self._moves):
-                        deadline = min(deadline, time.monotonic() + WRITE_GROUP_SECONDS)
+                    if not retrying and self._sent < len(self._moves):  # at once, or a group's gap after the last write
+                        deadline = min(deadline, max(time.monotonic(), self._last_write + WRITE_GROUP_SECONDS))
                     self._awake_by = 0.0 if retrying else deadline
-                for key, _ in selector.select(max(0.0, deadline - time.monotonic())):
+                chosen = self._pipe_only if poked and self._pipe_only is not None else selector
+                for key, _ in chosen.select(max(0.0, deadline - time.monotonic())):
                     if key.fileobj == self._wake_read:
                         with contextlib.suppress(OSError):
                             while os.read(self._wake_read, 4096):
@@ -390,7 +399,7 @@ class RaceLink:
                             due = self._last_read + NOTIFIED_READ_GAP_SECONDS
                             if time.monotonic() >= due:
                                 return
-                            deadline = min(deadline, due)  # read then, with whatever else comes meanwhile
+                            deadline, poked = min(deadline, due), True  # read then, with whatever else comes meanwhile
                         continue
                     try:
                         payloads = self._listener.drain()

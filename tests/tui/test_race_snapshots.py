@@ -16,10 +16,10 @@ from rich.cells import cell_len
 from test_small_screens import clipped_keys
 from tui_helpers import make_app, settled, wait_for
 
+from tui.ascii import Static
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged, RoomMoved
-from tui.ascii import Static
 from tui.screens.race import TICK_SLACK_SECONDS, RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
 from tui.storage.store import Store

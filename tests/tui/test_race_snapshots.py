@@ -245,3 +245,16 @@ async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path):
         ahead = screen.next_tick_seconds()
         assert ahead is not None and 0 < ahead <= 1.01
         assert abs((screen.now() - REVEAL + ahead) % 1 - TICK_SLACK_SECONDS) < 0.002
+
+
+def test_the_next_tick_is_when_the_shown_clock_changes():
+    room = race_room()  # 12.3 s after the reveal: the clocks show 12 s until 13 s
+    assert RaceScreen(room, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.7 + TICK_SLACK_SECONDS, abs=1e-3)
+    counting = replace(room, phase=RacePhase.COUNTDOWN, reveal_at=NOW + 2.6)  # shows 3 until 2.0 s are left
+    assert RaceScreen(counting, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.6 + TICK_SLACK_SECONDS, abs=1e-3)
+    assert RaceScreen(replace(room, phase=RacePhase.DONE), now=lambda: NOW).next_tick_seconds() is None
+    joined = tuple(replace(racer, joined=NOW - 2.2) for racer in room.racers)  # a quick room: starts in 7.8 s, "8 s"
+    lobby = replace(room, phase=RacePhase.LOBBY, reveal_at=None, scramble=None, racers=joined[:2])
+    assert RaceScreen(lobby, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.3 + TICK_SLACK_SECONDS, abs=1e-3)
+    private = replace(lobby, code="ABCDE")  # nothing in a private room's lobby runs by the clock
+    assert RaceScreen(private, now=lambda: NOW).next_tick_seconds() is None

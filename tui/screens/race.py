@@ -335,9 +335,12 @@ class RaceScreen(DirtyOnlyRendering):
         when nothing shown runs (a private room's lobby, the results)."""
         room, now = self.room, self.now()
         phase = room.phase_at(now)
-        if phase is RacePhase.DONE or (phase is RacePhase.LOBBY and room.quick_start_at() is None):
+        due = room.quick_start_at() if phase is RacePhase.LOBBY else None
+        if phase is RacePhase.DONE or (phase is RacePhase.LOBBY and due is None):
             return None
-        if phase is RacePhase.LOBBY or room.reveal_at is None:
+        if due is not None:  # "starts in N s", N rounded: it changes as the seconds left pass a half
+            return max(0.01, (due - now - 0.5) % 1.0 + TICK_SLACK_SECONDS)
+        if room.reveal_at is None:
             return 1.0
         since = now - room.reveal_at  # negative in the countdown: its figures change at whole seconds before the reveal
         return max(0.01, math.floor(since) + 1 - since + TICK_SLACK_SECONDS)

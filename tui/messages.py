@@ -204,6 +204,11 @@ class RoomChanged(Message):
         return isinstance(message, RoomChanged)
 
 
+class RoomMoved(Message):
+    """The race link has a snapshot that only moves racers on (``RoomNews.latest``): draw the opponents.  At most
+    one is waiting at a time (the screen takes the latest snapshot when it handles it)."""
+
+
 @dataclass
 class RaceTrouble(Message):
     """The race link cannot reach the database (it goes on trying): one line for the player."""

@@ -26,6 +26,9 @@ def test_the_grid_writes_text_where_the_cursor_is():
     reader = MiniReader(["racer1", "racer2"])
     reader.read(grid, 1.5)
     assert reader.shown == {"racer1": 12, "racer2": 0} and reader.seen["racer1"][1] == reader.seen["racer1"][12] == 1.5
+    grid.feed("\x1b[1;1Hracer2\x1b[2;1H7 13s 0.5     ")  # a running clock: whole seconds
+    reader.read(grid, 2.5)
+    assert reader.shown == {"racer1": 12, "racer2": 7}
 
 
 def test_the_grid_reads_a_real_games_screen(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -278,6 +279,7 @@ class Counted:
     def __init__(self, url: str, player: str) -> None:
         self.url, self.player = url, player
         self.reads = 0
+        self.polls = 0  # data_version asked: a poll, whether it read or not
         self.writes: list[str] = []
 
     def connect(self):
@@ -293,6 +295,13 @@ class Counted:
             return push(room, round_, player, moves, *args, **kwargs)
 
         store.read_round, store.push = counted_read, counted_push
+        data_version = store.backend.data_version
+
+        def counted_version():
+            self.polls += 1
+            return data_version()
+
+        store.backend.data_version = counted_version  # type: ignore[method-assign]
         return store
 
 
@@ -353,3 +362,49 @@ def test_own_moves_are_written_in_groups_and_a_finish_and_a_stop_write_at_once(t
     play(bob, room.reveal_at, moves, last=False, tps=1000.0)
     stop_all({"bob": bob})
     assert connect_store(url, "bob").read_room(room.room).racer("bob").moves == "".join(moves)
+
+
+def test_on_sqlite_an_idle_racing_link_sleeps_and_a_poke_wakes_it(tmp_path, monkeypatch):
+    # no safety poll and no heartbeat within the test: only the other racer's poke can make a link read
+    monkeypatch.setattr(race_link, "POKED_POLL_SECONDS", 600.0)
+    monkeypatch.setattr(race_link, "HEARTBEAT_SECONDS", 600.0)
+    url = f"sqlite:///{tmp_path / 'koma.db'}"
+    links, _, room = started(url, "ann", "bob")
+    stop_all(links)
+    (ann, ann_seen, ann_counted), (bob, _, _) = counted_link(url, room, "ann"), counted_link(url, room, "bob")
+    solution = padded_solution(room.puzzle, room.scramble, 2, random.Random(5))
+    try:
+        ann_seen.wait_for(lambda r: r.phase_at(time.time()) is RacePhase.RACING, what="the race")
+        polls = ann_counted.polls
+        time.sleep(1.0)  # nobody moves: 20 polls a second before, none now
+        assert ann_counted.polls == polls
+        for k in range(1, len(solution) + 1):  # each of bob's writes pokes ann's link, which reads it
+            ms = round((time.time() - room.reveal_at) * 1000)
+            bob.send(solution[k - 1], [ms], finished_ms=ms if k == len(solution) else None)
+            ann_seen.wait_for(lambda r, k=k: r.racer("bob").stm == k, what=f"bob's move {k}")
+        assert ann_seen.rooms[-1].racer("bob").finished
+        assert ann_counted.polls - polls <= len(solution)  # a read for each poke, not a poll between
+    finally:
+        stop_all({"ann": ann, "bob": bob})
+
+
+def test_pokes_reach_the_room_s_racers_and_a_second_link_of_a_player_polls():
+    from tui.storage.race_pokes import Pokes
+
+    room = uuid.uuid4().hex
+    ann, bob = Pokes.bind("/tmp/koma.db", room, "ann"), Pokes.bind("/tmp/koma.db", room, "bob")
+    assert ann is not None and bob is not None
+    try:
+        assert Pokes.bind("/tmp/koma.db", room, "ann") is None  # held: that link polls instead
+        other_room = Pokes.bind("/tmp/koma.db", uuid.uuid4().hex, "bob")
+        assert other_room is not None
+        ann.poke(["bob", "cyd"])  # cyd has no socket: nothing happens
+        deadline = time.monotonic() + DEADLINE
+        while not bob.drain():
+            assert time.monotonic() < deadline, "bob was never poked"
+            time.sleep(0.01)
+        assert not bob.drain() and not ann.drain() and not other_room.drain()  # one poke, to bob in this room only
+        other_room.close()
+    finally:
+        ann.close()
+        bob.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from dataclasses import replace
 
 import pytest
@@ -15,10 +16,11 @@ from rich.cells import cell_len
 from test_small_screens import clipped_keys
 from tui_helpers import make_app, settled, wait_for
 
+from tui.ascii import Static
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
-from tui.messages import RoomChanged
-from tui.screens.race import RaceScreen
+from tui.messages import RoomChanged, RoomMoved
+from tui.screens.race import TICK_SLACK_SECONDS, RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
 from tui.storage.store import Store
 from tui.widgets.race_minis import RaceMinis
@@ -180,7 +182,7 @@ def moved_on(room: Room, name: str, finished: bool = False) -> Room:
     return replace(room, racers=tuple(moved if r is racer else r for r in room.racers), version=room.version + 1)
 
 
-async def test_an_opponents_move_waits_for_the_tick_and_a_finish_is_shown_at_once(tmp_path):
+async def test_an_opponents_moves_post_one_message_at_most_and_a_finish_is_shown_at_once(tmp_path):
     store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
     app = make_app(tmp_path, store=store)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -194,15 +196,65 @@ async def test_an_opponents_move_waits_for_the_tick_and_a_finish_is_shown_at_onc
         screen.post_message = lambda message: posted.append(message) or post(message)  # type: ignore[method-assign]
         room = screen.room
         stm = next(r for r in room.racers if r.name == "cyd").stm
-        for _ in range(3):  # cyd moves on: no message, the tick draws it
+        for _ in range(3):  # cyd moves on: one RoomMoved for the three (the UI thread is busy here), no RoomChanged
             room = moved_on(room, "cyd")
             link.hear(room)
         assert not [m for m in posted if isinstance(m, RoomChanged)]
+        assert len([m for m in posted if isinstance(m, RoomMoved)]) == 1
         await wait_for(pilot, lambda: any(m.title == "cyd" and m.figures.startswith(f"{stm + 3} ") for m in minis.minis),
-                       timeout=10, what="cyd's moves drawn with the tick")
+                       timeout=10, what="cyd's moves drawn")
+        room = moved_on(room, "cyd")  # taken: the next move posts again
+        link.hear(room)
+        assert len([m for m in posted if isinstance(m, RoomMoved)]) == 2
+        await wait_for(pilot, lambda: any(m.title == "cyd" and m.figures.startswith(f"{stm + 4} ") for m in minis.minis),
+                       timeout=10, what="cyd's next move drawn")
         assert screen.room is room
         room = moved_on(room, "cyd", finished=True)  # a finish changes the room's outline: posted at once
         link.hear(room)
         assert [m.room for m in posted if isinstance(m, RoomChanged)] == [room]
         await wait_for(pilot, lambda: "cyd" in str(screen.query_one("#race-order").render()), timeout=10,
                        what="cyd in the finish order")
+
+
+async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path):
+    """Nobody types: the running clock shows whole seconds and is drawn when its second changes, not ten times a
+    second; the opponents' running clocks too; the next tick is the next whole second from the reveal."""
+    store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
+    app = make_app(tmp_path, store=store)
+    shift = time.time() - NOW  # the room's clock runs: the race 12.3 s old when the screen opens
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = RaceScreen(race_room(), now=lambda: time.time() - shift, link=StillLink)
+        await app.push_screen(screen)
+        await wait_for(pilot, lambda: "Time" in str(screen.query_one("#race-clock").render()), timeout=10,
+                       what="the clock")
+        clock = screen.query_one("#race-clock", Static)
+        shown: list[str] = []
+        update = clock.update
+        clock.update = lambda content="", **kw: shown.append(str(content)) or update(content, **kw)  # type: ignore[method-assign]
+        minis = screen.query_one(RaceMinis)
+        drawn: list[list[str]] = []
+        show = minis.show
+        minis.show = lambda new, **kw: drawn.append([m.figures for m in new]) or show(new, **kw)  # type: ignore[method-assign]
+        second = int(screen.now() - REVEAL)
+        await wait_for(pilot, lambda: any(f" {second + 2}s " in line for line in shown), timeout=20,
+                       what="the clock two seconds on")
+        seconds = [line.split()[1] for line in shown]
+        assert seconds[-2:] == [f"{second + 1}s", f"{second + 2}s"] and len(seconds) <= 3, shown  # one a second
+        # cyd and eve race on: their running clocks are drawn once a second too (plus the drawing the reveal asked for)
+        assert 1 <= len(drawn) <= 4 and any(figures.split()[1] == f"{second + 2}s" for figures in drawn[-1]), drawn
+        ahead = screen.next_tick_seconds()
+        assert ahead is not None and 0 < ahead <= 1.01
+        assert abs((screen.now() - REVEAL + ahead) % 1 - TICK_SLACK_SECONDS) < 0.002
+
+
+def test_the_next_tick_is_when_the_shown_clock_changes():
+    room = race_room()  # 12.3 s after the reveal: the clocks show 12 s until 13 s
+    assert RaceScreen(room, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.7 + TICK_SLACK_SECONDS, abs=1e-3)
+    counting = replace(room, phase=RacePhase.COUNTDOWN, reveal_at=NOW + 2.6)  # shows 3 until 2.0 s are left
+    assert RaceScreen(counting, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.6 + TICK_SLACK_SECONDS, abs=1e-3)
+    assert RaceScreen(replace(room, phase=RacePhase.DONE), now=lambda: NOW).next_tick_seconds() is None
+    joined = tuple(replace(racer, joined=NOW - 2.2) for racer in room.racers)  # a quick room: starts in 7.8 s, "8 s"
+    lobby = replace(room, phase=RacePhase.LOBBY, reveal_at=None, scramble=None, racers=joined[:2])
+    assert RaceScreen(lobby, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.3 + TICK_SLACK_SECONDS, abs=1e-3)
+    private = replace(lobby, code="ABCDE")  # nothing in a private room's lobby runs by the clock
+    assert RaceScreen(private, now=lambda: NOW).next_tick_seconds() is None

@@ -50,8 +50,8 @@ HEARTBEAT_SECONDS = 1.0  # how often a racer's process says it is there
 RECONNECT_SECONDS = 30.0  # a racer not seen this long during a race is DNF
 LOBBY_GONE_SECONDS = 5.0  # a racer not seen this long in the lobby has left it
 RACE_LIMIT_SECONDS = 600.0  # a round is over this long after its reveal, DNF for whoever has not finished
-RACE_POLL_SECONDS = 0.05  # how often a racing process reads its room when the database cannot notify (SQLite)
-SAFETY_POLL_SECONDS = 1.0  # how often it reads it anyway when it can (PostgreSQL LISTEN/NOTIFY)
+RACE_POLL_SECONDS = 0.05  # how often a racing process reads its room when nothing wakes it (no NOTIFY, no pokes)
+SAFETY_POLL_SECONDS = 1.0  # how often it reads it anyway when it is woken (PostgreSQL LISTEN/NOTIFY, SQLite pokes)
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O (1 and 0 look alike)
 CODE_LENGTH = 5
 

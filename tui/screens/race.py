@@ -6,21 +6,26 @@ The room lives in the store; a :class:`~tui.storage.race_link.RaceLink` on its o
 this racer's moves, heartbeat and start), and hands every new snapshot to the screen
 (:class:`~tui.screens.race_views.RoomNews`): one that changes the room's outline (a racer in or out, a finish, the
 start, the phase) at once, with ``post_message`` (:class:`~tui.messages.RoomChanged`, a newer one replacing one not
-yet handled); one that only moves opponents on waits for the clock's tick (no message, no work on the UI thread
-per opponent's move).  The screen draws:
+yet handled); one that only moves opponents on with :class:`~tui.messages.RoomMoved` (at most one waiting,
+however many moves come).  The screen draws:
 
 - the own board (:class:`~tui.widgets.speed_board.SpeedBoard`, keys and clicks as in speed mode) at once on
   every move; its clock runs from the reveal (:class:`~tui.game.speed.SpeedSolve` started at ``reveal_at``, on
   the wall clock every racer shares);
 - the opponents (:class:`~tui.widgets.race_minis.RaceMinis`, one widget) at most :data:`MINIS_PER_SECOND` times
-  a second, however many snapshots come: a snapshot marks them changed, and the clock's tick (every
-  :data:`TICK_SECONDS`) draws them with the clock line, in one screen update (the lines that changed only).  The minis and the panel's lines
-  never ask for a layout (fixed sizes, ``layout=False``), so an opponent's move never reflows or repaints the
-  own board.
+  a second, however many snapshots come (:class:`~tui.screens.race_views.Bounded`), and only when a snapshot
+  moved them (the lines that changed only).  The minis and the panel's lines never ask for a layout (fixed sizes,
+  ``layout=False``), so an opponent's move never reflows or repaints the own board;
+- the clocks when what they show changes, and only then: a running clock shows whole seconds (the own one, the
+  opponents'), so a race screen where nobody types redraws once a second; the countdown's 3, 2, 1 each at its
+  second; a time is shown to the millisecond once it stops (a finish, a DNF, the results).  A screen whose race
+  is still costs the tick of one timer a second, no more (the link's reads apart: see
+  :mod:`tui.storage.race_link`).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -39,12 +44,11 @@ from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import LineMove, Play, SpeedSolve
-from tui.messages import RaceTrouble, RoomChanged
+from tui.messages import RaceTrouble, RoomChanged, RoomMoved
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_replay import RaceReplayScreen
 from tui.screens.race_views import (
-    TICK_SECONDS,
-    OnTick,
+    Bounded,
     PanelLines,
     RaceBoards,
     RoomNews,
@@ -53,6 +57,7 @@ from tui.screens.race_views import (
     order_text,
     ordinal,
     results_text,
+    running_text,
 )
 from tui.screens.speed import OPPOSITE, figures_line
 from tui.storage.race_link import RaceLink
@@ -65,6 +70,7 @@ from tui.widgets.titlebar import TitleBar
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
 SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
+TICK_SLACK_SECONDS = 0.005  # a tick comes this much after the second it shows (a timer may fire a hair early)
 QUIT_LEAVE_SECONDS = 0.3  # how long quitting waits for the leave to be written (as the app waits for its saves)
 
 RACE_BINDINGS: list[BindingType] = [
@@ -118,7 +124,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.now = now
         self.make_link = link
         self.link: RaceLink | None = None
-        self.news = RoomNews(self, room)
+        self.news = RoomNews(self, room, moved=True)
         self.shown_outline: tuple | None = None  # the outline of the room last shown in full
         self.boards = RaceBoards()
         self.solve: SpeedSolve | None = None  # the own board once revealed
@@ -128,7 +134,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.revealed_at: float | None = None
         self.reveal_timer: Timer | None = None
         self.ticker: Timer | None = None
-        self.minis = OnTick(self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
+        self.minis = Bounded(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
         self.trouble = ""
         self.left = False
         self.lines = PanelLines(self)
@@ -177,7 +183,6 @@ class RaceScreen(DirtyOnlyRendering):
                                    lambda reason: self.post_message(RaceTrouble(reason)),
                                    on_back=lambda: self.post_message(RaceTrouble("")))
         self.link.start()
-        self.ticker = self.set_interval(TICK_SECONDS, self._tick)
         self.show_room(self.room)
 
     def on_resize(self) -> None:
@@ -221,10 +226,14 @@ class RaceScreen(DirtyOnlyRendering):
         for timer in (self.ticker, self.reveal_timer):
             if timer is not None:
                 timer.stop()
+        self.minis.stop()
 
     # --- the room's news --------------------------------------------------------------------------------------
     def on_room_changed(self, event: RoomChanged) -> None:
         self.take_room(event.room)
+
+    def on_room_moved(self, _: RoomMoved) -> None:
+        self.take_room(self.news.taking())
 
     def take_room(self, room: Room) -> None:
         """A snapshot from the link (at once, or with the tick): shown unless an earlier one than the room shown;
@@ -247,7 +256,7 @@ class RaceScreen(DirtyOnlyRendering):
         outline = room.outline()
         if outline == self.shown_outline:
             self.room = room
-            self.minis.mark()
+            self.minis.ask()
             return
         self.shown_outline = outline
         new_round = room.round != self.room.round
@@ -269,10 +278,11 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_message()
         self._show_code()
         self.lines.set("#race-order", order_text(room))
-        self.minis.mark()
+        self.minis.ask()
         if self.phase is RacePhase.DONE:
             self._show_results(True)
         self.refresh_bindings()
+        self._schedule_tick()
 
     def _reveal_due(self) -> None:
         self.reveal_timer = None
@@ -303,17 +313,41 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_title()
         self._show_clock()
         self._show_message()
-        self.minis.mark()
+        self.minis.ask()
         self.refresh_bindings()
+        self._schedule_tick()
         if not solve.over:
             koma_app(self).announce("Go: the scramble is shown.")
 
     # --- drawing ---------------------------------------------------------------------------------------------
+    def _schedule_tick(self) -> None:
+        """The next tick, when what the clocks show next changes (:meth:`next_tick_seconds`); none if nothing will."""
+        if self.ticker is not None:
+            self.ticker.stop()
+            self.ticker = None
+        seconds = self.next_tick_seconds()
+        if seconds is not None:
+            self.ticker = self.set_timer(seconds, self._tick)
+
+    def next_tick_seconds(self) -> float | None:
+        """How long until the screen shows something else by the clock alone: the countdown's next figure, the
+        racing clocks' next whole second (counted from the reveal), a quick room's start in whole seconds; None
+        when nothing shown runs (a private room's lobby, the results)."""
+        room, now = self.room, self.now()
+        phase = room.phase_at(now)
+        due = room.quick_start_at() if phase is RacePhase.LOBBY else None
+        if phase is RacePhase.DONE or (phase is RacePhase.LOBBY and due is None):
+            return None
+        if due is not None:  # "starts in N s", N rounded: it changes as the seconds left pass a half
+            return max(0.01, (due - now - 0.5) % 1.0 + TICK_SLACK_SECONDS)
+        if room.reveal_at is None:
+            return 1.0
+        since = now - room.reveal_at  # negative in the countdown: its figures change at whole seconds before the reveal
+        return max(0.01, math.floor(since) + 1 - since + TICK_SLACK_SECONDS)
+
     def _tick(self) -> None:
-        """The link's snapshot that waited for it; the clock and the countdown; the reveal if its timer has not
-        come yet; the minis' clock each second."""
-        if self.news.latest is not self.room:
-            self.take_room(self.news.latest)
+        """The clock and the countdown; the reveal if its timer has not come yet; the minis' clocks; the next tick."""
+        self.ticker = None
         room, now = self.room, self.now()
         if room.reveal_at is not None and self.revealed_round != room.round and now >= room.reveal_at:
             self.reveal()
@@ -327,8 +361,10 @@ class RaceScreen(DirtyOnlyRendering):
             countdown.display = False
         if phase is RacePhase.RACING:
             self._show_clock()
-        self.minis.tick(every=1.0 if phase is RacePhase.RACING else None)  # their clocks run while racing
+            self.minis.ask()  # their clocks run
         self._show_message()
+        if self.ticker is None:  # (a reveal above has scheduled it)
+            self._schedule_tick()
 
     def _show_title(self) -> None:
         room = self.room
@@ -341,7 +377,9 @@ class RaceScreen(DirtyOnlyRendering):
     def _show_clock(self) -> None:
         room, now = self.room, self.now()
         me = self.me
+        running = False
         if self.solve is not None and me is not None:
+            running = not self.solve.over and not me.dnf
             elapsed = self.solve.elapsed_ms() if self.solve.over else room.elapsed_ms(now)
             if me.dnf and not self.solve.solved:
                 elapsed = me.time_ms
@@ -349,11 +387,13 @@ class RaceScreen(DirtyOnlyRendering):
         else:
             elapsed = room.elapsed_ms(now) if self.revealed_round == room.round else 0
             stm = mtm = 0
+            running = bool(elapsed) and self.phase is RacePhase.RACING
         clock = self.query_one("#race-clock", Static)
         figures = figures_line(stm, mtm, stm * 1000 / elapsed if elapsed and stm else None)
-        line = Content.assemble("Time ", (seconds_text(elapsed), "bold"), "  ", figures)
+        shown = running_text(elapsed) if running else seconds_text(elapsed)  # running: it changes once a second
+        line = Content.assemble("Time ", (shown, "bold"), "  ", figures)
         if line.cell_length > (clock.content_region.width or line.cell_length):  # a narrow panel: without "Time"
-            line = Content.assemble((seconds_text(elapsed), "bold"), " ", figures.replace("  ", " "))
+            line = Content.assemble((shown, "bold"), " ", figures.replace("  ", " "))
         clock.update(line, layout=False)
 
     def message_text(self) -> str:

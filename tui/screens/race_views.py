@@ -10,24 +10,37 @@ from collections.abc import Callable
 
 from rich.markup import escape
 from textual.screen import Screen
+from textual.timer import Timer
 
 from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, Racer, Room
-from tui.messages import RoomChanged
+from tui.messages import RoomChanged, RoomMoved
 from tui.widgets.race_minis import Mini
 
-TICK_SECONDS = 0.1  # the clock's and the countdown's redraw, and the opponents' when they changed
+TICK_SECONDS = 0.1  # a watcher's redraw of the opponents when they changed
 MINIS_PER_SECOND = round(1 / TICK_SECONDS)  # the opponents' boards are redrawn at most this often, all in one repaint
+MINIS_GAP_SECONDS = 1 / MINIS_PER_SECOND
+
+
+def running_text(ms: float) -> str:
+    """A running clock, in whole seconds (``12s``, ``1:02``): it changes once a second, so a screen that shows it
+    redraws it once a second (a finished time is shown to the millisecond, or the tenth, instead)."""
+    minutes, seconds = divmod(int(ms // 1000), 60)
+    return f"{minutes}:{seconds:02d}" if minutes else f"{seconds}s"
 
 
 def figures_text(racer: Racer, elapsed_ms: int) -> str:
     """A racer's moves, time and TPS for a mini (``84 12.3s 6.8``): the finish time once finished, the last
-    move's for a DNF, else the race's clock."""
+    move's for a DNF (to the tenth), else the race's clock in whole seconds (``84 12s 6.8``: redrawn once a
+    second)."""
     shown_ms = racer.time_ms if racer.out else elapsed_ms
     tps = racer.tps_at(shown_ms) if racer.stm else None
     minutes, seconds = divmod(shown_ms / 1000, 60)
-    shown = f"{int(minutes)}:{seconds:04.1f}" if minutes else f"{seconds:.1f}s"
+    if not racer.out:
+        shown = running_text(shown_ms)
+    else:
+        shown = f"{int(minutes)}:{seconds:04.1f}" if minutes else f"{seconds:.1f}s"
     return f"{racer.stm} {shown} {'-' if tps is None else f'{tps:.1f}'}"
 
 
@@ -107,13 +120,17 @@ class RoomNews:
     """A race link's snapshots, handed to a screen (:meth:`heard` is the link's ``on_room``, on the link's thread).
     A snapshot whose :meth:`~tui.game.race.Room.outline` changed (a racer in or out, a finish, a DNF, the start,
     the phase, a new round) is posted at once as :class:`~tui.messages.RoomChanged`; one that only moves racers on
-    is kept in :attr:`latest` for the screen's next clock tick, the only moment the opponents are drawn anyway: no
-    message, and no work on the UI thread, per opponent's move."""
+    is kept in :attr:`latest`, and, given ``moved``, told with :class:`~tui.messages.RoomMoved` unless one is
+    waiting already (the screen calls :meth:`taking` before it reads :attr:`latest`): at most one message waits,
+    however many moves come, and a screen whose room is still costs nothing.  Without ``moved`` the screen takes
+    :attr:`latest` with its clock's tick."""
 
-    def __init__(self, screen: Screen, room: Room) -> None:
+    def __init__(self, screen: Screen, room: Room, *, moved: bool = False) -> None:
         self.screen = screen
         self.latest = room  # the link's newest snapshot (set on the link's thread; read on the UI thread)
         self._posted = room.outline()  # the link's thread's alone
+        self._moved = moved
+        self._waiting = False  # a RoomMoved is posted and not yet taken
 
     def heard(self, room: Room) -> None:
         self.latest = room
@@ -121,6 +138,44 @@ class RoomNews:
         if outline != self._posted:
             self._posted = outline
             self.screen.post_message(RoomChanged(room))
+        elif self._moved and not self._waiting:
+            self._waiting = True
+            self.screen.post_message(RoomMoved())
+
+    def taking(self) -> Room:
+        """The latest snapshot, for the UI thread handling a RoomMoved (a snapshot heard after this posts again)."""
+        self._waiting = False  # before reading latest: a snapshot set after the read finds it False, and posts
+        return self.latest
+
+
+class Bounded:
+    """Draws at most once per ``gap`` seconds however often it is asked: at once if the last drawing is that old,
+    else once at the end of the gap (one timer, whatever the asks meanwhile).  Nothing asked, nothing drawn: an
+    idle screen spends nothing here."""
+
+    def __init__(self, screen: Screen, draw: Callable[[], None], gap: float = MINIS_GAP_SECONDS) -> None:
+        self.screen, self.draw, self.gap = screen, draw, gap
+        self.drawn_at = -gap  # time.monotonic() of the last drawing
+        self._timer: Timer | None = None
+
+    def ask(self) -> None:
+        if self._timer is not None:
+            return
+        wait = self.drawn_at + self.gap - time.monotonic()
+        if wait <= 0:
+            self._draw()
+        else:
+            self._timer = self.screen.set_timer(wait, self._draw)
+
+    def _draw(self) -> None:
+        self._timer = None
+        self.drawn_at = time.monotonic()
+        self.draw()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
 
 class OnTick:

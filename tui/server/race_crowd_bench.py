@@ -60,6 +60,8 @@ RACE_SECONDS = 900.0  # from the start to a racer's results
 KEEP_CHARS = 4096  # a typing racer's screen text kept (the markers it waits for come after its last key)
 STORE_CLOSES_SECONDS = 60.0  # after the last results seen, for the store to say every round is done
 MEMORY_EVERY_SECONDS = 5.0
+IDLE_RACING_SECONDS = (1.0, 5.0)  # each racer types from the second of these after its reveal; its game's CPU between
+# the two (the reveal drawn, nobody in the room typing yet) is what an idle race screen costs
 SOLO_ROOMS = 2  # rooms of one racer racing beside the crowd: a racing game's cost without opponents, in the same run
 ARROWS = {"U": "\x1b[A", "D": "\x1b[B", "R": "\x1b[C", "L": "\x1b[D"}
 CODE = re.compile(r"Room ([A-Z]{5})")
@@ -124,6 +126,7 @@ class CrowdRacer:
     race_cpu_s: float = 0.0  # its game's CPU from its reveal to its results
     race_bytes: int = 0  # the screen stream over the same time
     waiting: tuple[float, float] = (0.0, 0.0)  # seconds in its room before the start, and its game's CPU meanwhile
+    idle_racing: tuple[float, float] = (0.0, 0.0)  # seconds racing, nobody typing, and its game's CPU meanwhile
 
 
 class Crowd:
@@ -220,7 +223,12 @@ async def race_one(crowd: Crowd, racer: CrowdRacer, session: Session) -> None:
     racer.scramble_id = (await session.wait_for(SCRAMBLE_ID.pattern, mark, RACE_SECONDS)).group(1)
     racer.revealed = time.perf_counter()
     cpu_before, bytes_before = cpu_seconds(racer.pid), session.received
+    idle_from, idle_until = (racer.revealed + seconds for seconds in IDLE_RACING_SECONDS)
+    await asyncio.sleep(max(0.0, idle_from - time.perf_counter()))
+    idle_began, idle_cpu = time.perf_counter(), cpu_seconds(racer.pid)
     moves = await crowd.solution(racer.scramble_id)
+    await asyncio.sleep(max(0.0, idle_until - time.perf_counter()))
+    racer.idle_racing = (time.perf_counter() - idle_began, cpu_seconds(racer.pid) - idle_cpu)
     session.keep_chars = KEEP_CHARS
     start, sent = time.perf_counter(), []
     for k, move in enumerate(moves):
@@ -370,6 +378,9 @@ async def race_crowd(server: BenchServer, rooms: int | None = None, racers: int 
         "games_cpu_s_total": round(games_cpu, 1),
         "game_cpu_ms_per_s_waiting_in_room": round(1000 * statistics.median(cpu / seconds for seconds, cpu in waits), 1)
         if waits else None,
+        "game_cpu_ms_per_s_racing_idle": round(1000 * statistics.median(
+            cpu / seconds for seconds, cpu in (r.idle_racing for r in in_crowd) if seconds), 1)
+        if any(r.idle_racing[0] for r in in_crowd) else None,
         **racing_figures("", in_crowd), **racing_figures("solo_", [r for r in done if r.room >= rooms]),
         "client_cpu_s": round(client_cpu, 1), "client_solver_cpu_s": round(crowd.solver_cpu_s + warm_cpu, 1),
         "client_max_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

@@ -121,7 +121,8 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
     return figures
 
 
-MINI_FIGURES = re.compile(r"(\d+) (?:\d+:)?\d+\.\ds ")  # a mini's moves and time: "84 12.3s 6.8"
+# a mini's moves and time: "84 12s 6.8" (running: whole seconds, "84 1:02 6.8" past a minute), "84 12.3s 6.8" (stopped)
+MINI_FIGURES = re.compile(r"(\d+) (?:\d+:\d\d(?:\.\d)?|\d+(?:\.\d)?s) ")
 REVEALED = re.compile(r"ID [\w-]{4}")  # the race screen's title once the scramble shows
 
 

@@ -3,9 +3,13 @@
 A race needs latency, not the outbox's durability (a racer's row is the durable record), so its writes never wait
 behind the game's storage service, and the UI thread never waits for them.  :class:`RaceLink`:
 
-- **reads** the room when it may have changed: on SQLite every :data:`~tui.game.race.RACE_POLL_SECONDS` while
-  counting down or racing (:data:`LOBBY_POLL_SECONDS` in the lobby and after), a poll costing no query when no
-  other connection has committed anything since the last (SQLite's ``data_version``); on PostgreSQL when
+- **reads** the room when it may have changed: on SQLite when another racer's link pokes it
+  (:mod:`tui.storage.race_pokes`: after each write of theirs, at most once per :data:`NOTIFIED_READ_GAP_SECONDS`),
+  plus a :data:`POKED_POLL_SECONDS` safety poll while counting down or racing; a link that has no socket to be
+  poked (not Linux, or its player's socket is held by another link) reads every
+  :data:`~tui.game.race.RACE_POLL_SECONDS` then; :data:`LOBBY_POLL_SECONDS` in the lobby and after (joins are not
+  poked); a poll costs no query when no other connection has committed anything since the last (SQLite's
+  ``data_version``); on PostgreSQL when
   ``koma_race`` notifies the room (at most once per :data:`NOTIFIED_READ_GAP_SECONDS`, plus a
   :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a notification at all; until
   then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it polls as on SQLite, so it is never slower
@@ -13,8 +17,10 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
   (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
   after a change of its own that others' moves do not show (a finish, a start, a sweep, a rematch) it reads at once;
 - **writes** the moves the racer :meth:`~RaceLink.send`\\ s within :data:`WRITE_GROUP_SECONDS`, grouped (all the
-  moves sent meanwhile in one write, with the link's next poll): a send never wakes the link's thread while it
-  races, so a key costs the racer's screen no thread switch and no write; a finish, a DNF, a leave or a stop is
+  moves sent meanwhile in one write): a send wakes the link's thread (one byte in a pipe) unless a write is due
+  already; the thread writes at once if its last write is :data:`WRITE_GROUP_SECONDS` old, else that long after
+  it, with whatever came meanwhile; so a key costs the racer's screen no write, and a link whose racer does not
+  type sleeps until something is due (a read, a heartbeat); a finish, a DNF, a leave or a stop is
   written at once, with every move before it (nothing sent is lost).  Each write is guarded by how many moves are
   stored, so a write that landed before an outage is never appended twice;
 - every :data:`~tui.game.race.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
@@ -56,6 +62,7 @@ from tui.game.race import (
 from tui.game.speed import random_scramble
 from tui.storage.backend import StoreError, one_line
 from tui.storage.race import CHANNEL
+from tui.storage.race_pokes import Pokes
 from tui.storage.store import Store
 
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)
@@ -65,6 +72,7 @@ STOP_FLUSH_SECONDS = 2.0  # how long a stopping link keeps trying to write what 
 # the screen draws the opponents at most 10 times a second): as often as SQLite's poll, no more
 NOTIFIED_READ_GAP_SECONDS = RACE_POLL_SECONDS
 WRITE_GROUP_SECONDS = 0.05  # the longest a racer's move waits to be written, with the others sent meanwhile
+POKED_POLL_SECONDS = SAFETY_POLL_SECONDS  # SQLite: a racing link that others poke reads the room this often anyway
 TROUBLE = "The race's database is not answering; your moves are kept, trying again…"
 
 
@@ -99,11 +107,15 @@ class RaceLink:
         self._listener: Any = None  # PostgreSQL's Listener, registered in the selector by its socket
         self._listener_fd = -1
         self._heard = False  # the listener has heard a notification: they do reach this process
+        self._pokes: Pokes | None = None  # SQLite on one box: this link's socket, poked by the others' links
+        self._pokes_tried = False
         self._last_read = 0.0  # monotonic
         self._read_wanted = True  # read at the next turn, due or not (the first read; a notification; an own change)
         self._read_version: int | None = None  # the database's data_version at the last read (None: unknown)
         self._next_beat = 0.0
         self._awake_by = 0.0  # monotonic: when the sleeping thread wakes by itself (0: it is awake, or retrying)
+        self._last_write = 0.0  # monotonic: the last write of moves
+        self._pipe_only: selectors.BaseSelector | None = None
 
     # --- the screen's side (any thread) --------------------------------------------------------------------
     @property
@@ -181,6 +193,8 @@ class RaceLink:
     def _run(self) -> None:
         selector = selectors.DefaultSelector()
         selector.register(self._wake_read, selectors.EVENT_READ)
+        self._pipe_only = selectors.DefaultSelector()  # while a poked read waits for its gap: more pokes change nothing
+        self._pipe_only.register(self._wake_read, selectors.EVENT_READ)
         failures = 0
         stop_deadline: float | None = None
         try:
@@ -215,6 +229,9 @@ class RaceLink:
         finally:
             self._forget_listener(selector)
             selector.close()
+            self._pipe_only.close()
+            if self._pokes is not None:
+                self._pokes.close()
             with self._lock:
                 self._closed = True
                 for end in (self._wake_read, self._wake_write):
@@ -230,6 +247,8 @@ class RaceLink:
         store = self._store
         if store.backend.notifies and self._listener is None:
             self._listen(store, selector)
+        if not self._pokes_tried:
+            self._bind_pokes(store, selector)
         self._flush(store)
         self._answer_asks(store)
         now = self._clock()
@@ -239,9 +258,11 @@ class RaceLink:
             store.heartbeat(room.room, room.round, self.player)
             if store.sweep(room.room, room.round):
                 self._read_wanted = True
+                self._poke(room)
         if room.quick_start_due(now):
             store.start(room.room, room.round, now + COUNTDOWN_SECONDS, random_scramble(room.puzzle))
             self._read_wanted = True
+            self._poke(room)
         if self._read_wanted or time.monotonic() >= self._last_read + self._poll_seconds():
             self._read(store)
 
@@ -254,10 +275,12 @@ class RaceLink:
         room = self._room
         if finished_ms is not None or dnf:
             self._read_wanted = True  # the finish or the DNF changes the room's outline: show it at once
+        self._last_write = time.monotonic()
         if store.push(room.room, room.round, self.player, moves, times, finished_ms, dnf, after=sent):
             with self._lock:
                 self._sent = sent + len(moves)
                 self._outcome_sent = self._outcome_sent or (finished_ms, dnf) == self._outcome
+            self._poke(room)
             return
         # refused: what is stored may be ahead (a write that landed before a failure), or the racer is out
         self._read_wanted = True
@@ -288,6 +311,9 @@ class RaceLink:
                 self._on_room(joined)
             elif what == "leave":
                 store.leave(room.room, room.round, self.player)
+            else:
+                continue
+            self._poke(room)
 
     def _read(self, store: Store) -> None:
         """Read the room (only what changed since the last read), unless no other connection has committed
@@ -315,36 +341,66 @@ class RaceLink:
         if self._heard:
             return SAFETY_POLL_SECONDS
         phase = self._room.phase_at(self._clock())
-        return RACE_POLL_SECONDS if phase in (RacePhase.COUNTDOWN, RacePhase.RACING) else LOBBY_POLL_SECONDS
+        if phase not in (RacePhase.COUNTDOWN, RacePhase.RACING):
+            return LOBBY_POLL_SECONDS
+        return POKED_POLL_SECONDS if self._pokes is not None else RACE_POLL_SECONDS
 
     def _wait_seconds(self) -> float:
-        """How long the thread may sleep: until the next read is due, and while this racer races, no longer than
-        :data:`WRITE_GROUP_SECONDS` (its moves are written when it wakes, without waking it)."""
-        seconds = self._last_read + self._poll_seconds() - time.monotonic()
-        if self._room.phase_at(self._clock()) is RacePhase.RACING:
-            me = self._room.racer(self.player)
-            if me is not None and not me.out:
-                seconds = min(seconds, WRITE_GROUP_SECONDS)
-        return seconds
+        """How long the thread may sleep: until the next read is due (a send wakes it if its move would wait
+        longer than :data:`WRITE_GROUP_SECONDS`)."""
+        return self._last_read + self._poll_seconds() - time.monotonic()
+
+    def _urgent(self) -> bool:
+        """Whether something waits that is written at once (a stop, an ask, a finish or a DNF), not grouped."""
+        with self._lock:
+            return self._stopping.is_set() or bool(self._asks) or not self._outcome_sent
+
+    def _bind_pokes(self, store: Store, selector: selectors.BaseSelector) -> None:
+        from tui.storage.sqlite import SqliteBackend
+
+        self._pokes_tried = True
+        backend = store.backend
+        if isinstance(backend, SqliteBackend) and not backend.in_memory:
+            self._pokes = Pokes.bind(str(backend.path.resolve()), self._room.room, self.player)
+            if self._pokes is not None:
+                selector.register(self._pokes.fileno(), selectors.EVENT_READ)
+
+    def _poke(self, room: Room) -> None:
+        """Wake the other racers' links of ``room`` to read it (SQLite on one box; see :mod:`tui.storage.race_pokes`)."""
+        if self._pokes is not None:
+            self._pokes.poke(r.player for r in room.racers if r.player != self.player)
 
     def _sleep(self, selector: selectors.BaseSelector, seconds: float, *, retrying: bool = False) -> None:
-        """Wait ``seconds`` at most (no longer than the next heartbeat): a stop, a finish, an ask, a send that
-        would wait too long, or a notification of this room ends it.  ``retrying``: moves sent meanwhile do not
-        end it (they are kept for the next try)."""
+        """Wait ``seconds`` at most (no longer than the next heartbeat): a stop, a finish, an ask, a send (at once
+        if the last write is :data:`WRITE_GROUP_SECONDS` old, else that long after it), or a notification or a
+        poke of this room (no sooner than :data:`NOTIFIED_READ_GAP_SECONDS` after the last read) ends it.
+        ``retrying``: moves sent meanwhile do not end it (they are kept for the next try)."""
         seconds = max(0.0, min(seconds, self._next_beat - self._clock()))
         deadline = time.monotonic() + seconds
+        poked = False  # a poke's read waits for its gap: the pokes meanwhile need not wake the thread
         try:
             while True:
                 with self._lock:  # a move sent before this is written within the bound; one sent after it, sees it
-                    if not retrying and self._sent < len(self._moves):
-                        deadline = min(deadline, time.monotonic() + WRITE_GROUP_SECONDS)
+                    if not retrying and self._sent < len(self._moves):  # at once, or a group's gap after the last write
+                        deadline = min(deadline, max(time.monotonic(), self._last_write + WRITE_GROUP_SECONDS))
                     self._awake_by = 0.0 if retrying else deadline
-                for key, _ in selector.select(max(0.0, deadline - time.monotonic())):
+                chosen = self._pipe_only if poked and self._pipe_only is not None else selector
+                for key, _ in chosen.select(max(0.0, deadline - time.monotonic())):
                     if key.fileobj == self._wake_read:
                         with contextlib.suppress(OSError):
                             while os.read(self._wake_read, 4096):
                                 pass
-                        return
+                        if retrying or self._urgent():
+                            return
+                        continue  # a send: its move is written by the bound above, with those sent meanwhile
+                    if self._pokes is not None and key.fileobj == self._pokes.fileno():
+                        if self._pokes.drain():
+                            self._read_wanted = True
+                            due = self._last_read + NOTIFIED_READ_GAP_SECONDS
+                            if time.monotonic() >= due:
+                                return
+                            deadline, poked = min(deadline, due), True  # read then, with whatever else comes meanwhile
+                        continue
                     try:
                         payloads = self._listener.drain()
                     except StoreError:

@@ -225,7 +225,7 @@ async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = RaceScreen(race_room(), now=lambda: time.time() - shift, link=StillLink)
         await app.push_screen(screen)
-        await wait_for(pilot, lambda: "Time" in str(screen.query_one("#race-clock").render()), timeout=10,
+        await wait_for(pilot, lambda: "Time" in str(screen.query_one("#race-clock", Static).content), timeout=10,
                        what="the clock")
         clock = screen.query_one("#race-clock", Static)
         shown: list[str] = []

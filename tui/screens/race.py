@@ -29,11 +29,13 @@ import math
 import time
 from collections.abc import Callable
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
 from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
 from textual.timer import Timer
@@ -87,6 +89,22 @@ RACE_BINDINGS: list[BindingType] = [
     Binding("escape", "leave", "leave", id="race.back", tooltip="Leave the room (during the race: a DNF)"),
 ]
 
+
+class ClockLine:
+    """The racer's clock line, as wide as the panel allows: "Time 12s  STM ..." or, in a narrow panel, without
+    "Time" (chosen when drawn, at the width the line gets)."""
+
+    def __init__(self, wide: Text, narrow: Text) -> None:
+        self.wide, self.narrow = wide, narrow
+
+    def __str__(self) -> str:
+        return self.wide.plain
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.wide if self.wide.cell_len <= options.max_width else self.narrow
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(self.narrow.cell_len, self.wide.cell_len)
 
 class LeaveRaceScreen(ModalScreen[bool]):
     """Leave a race under way (a DNF)?  y or enter: leave; n or esc: race on."""
@@ -391,10 +409,8 @@ class RaceScreen(DirtyOnlyRendering):
         clock = self.query_one("#race-clock", Static)
         figures = figures_line(stm, mtm, stm * 1000 / elapsed if elapsed and stm else None)
         shown = running_text(elapsed) if running else seconds_text(elapsed)  # running: it changes once a second
-        line = Content.assemble("Time ", (shown, "bold"), "  ", figures)
-        if line.cell_length > (clock.content_region.width or line.cell_length):  # a narrow panel: without "Time"
-            line = Content.assemble((shown, "bold"), " ", figures.replace("  ", " "))
-        clock.update(line, layout=False)
+        clock.update(ClockLine(Text.assemble("Time ", (shown, "bold"), "  ", figures),
+                               Text.assemble((shown, "bold"), " ", figures.replace("  ", " "))), layout=False)
 
     def message_text(self) -> str:
         """What the panel says of the race now (one or two lines)."""

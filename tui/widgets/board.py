@@ -151,6 +151,7 @@ class Board(Widget):
         self.state = tuple(state)
         self.tile_width = 0
         self.tile_height = 0
+        self._origin = Offset(0, 0)  # where the first cell's tile stands, worked out with the tiles' size
         self.hint_cells: set[int] = set()
         self.hint_lines: set[str] = set()
         self.pieces: list[Piece] = [Piece(spec, look) for spec in look.specs(self.state)]
@@ -219,14 +220,16 @@ class Board(Widget):
         return Offset(max(0, (self.size.width - grid_w) // 2) + label_w, max(0, (self.size.height - grid_h) // 2) + label_h)
 
     def cell_offset(self, cell: int) -> Offset:
+        """Where ``cell``'s tile stands (for the board's size when its pieces were last laid out)."""
         row, col = divmod(cell, self.look.width)
-        return self.origin() + Offset(col * self.tile_width, row * self.tile_height)
+        return self._origin + Offset(col * self.tile_width, row * self.tile_height)
 
     def layout_pieces(self) -> None:
         """Size and place every piece for the current widget size (no animation)."""
         if not self.size.width:
             return
         self.tile_width, self.tile_height = self.tile_size()
+        self._origin = self.origin()
         compact = self.compact
         self.set_class(compact, "-compact")
         gap_x, gap_y = (1, 1 if self.tile_height > 1 else 0) if compact else (0, 0)
@@ -234,7 +237,7 @@ class Board(Widget):
             piece.styles.width = piece.spec.span * self.tile_width - gap_x
             piece.styles.height = self.tile_height - gap_y
             piece.travelled_to = self.cell_offset(piece.spec.cell)
-        origin = self.origin()
+        origin = self._origin
         for label in self.labels:
             label.styles.height = 1
             if label.has_class("-row"):

@@ -331,3 +331,32 @@ def test_an_owned_line_makes_the_guarded_ops_of_that_game_plain_for_whoever_repl
     assert [(op.id, op.guard) for op in read_journal(journal.path)] == plain_then_guarded
     journal.compact()  # the rewritten journal holds them plain, with no marker
     assert [(op.id, op.guard) for op in read_journal(journal.path)] == plain_then_guarded
+
+
+def test_a_write_wakes_the_writer_alone_not_the_syncer_and_watcher(tmp_path, monkeypatch):
+    """Each thread of the journal waits on its own condition: a write handed over wakes the writer, which wakes the
+    syncer once it has written; the watcher wakes only when an fsync begins or ends (before, every write woke all three,
+    each to find nothing to do: CPU on every key)."""
+    from tui.storage.outbox import JournalWriter
+
+    looks: list[str] = []
+    original = JournalWriter._stall_check
+
+    def stall_check(self):
+        looks.append(threading.current_thread().name)
+        return original(self)
+
+    monkeypatch.setattr(JournalWriter, "_stall_check", stall_check)
+    writer = JournalWriter(Journal(PLAYER, tmp_path), lambda notice: None, sync_delay=60.0)  # no fsync meanwhile
+    try:
+        for moves in range(20):
+            assert writer.submit(save("8", moves))
+            time.sleep(0.005)
+        deadline = time.monotonic() + 30
+        while len(read_journal(writer.journal.path)) < 20:
+            assert time.monotonic() < deadline, "the writer did not write the ops"
+            time.sleep(0.01)
+        time.sleep(0.1)
+        assert looks.count("koma-outbox-watcher") <= 1, looks  # its first look, before any write
+    finally:
+        assert writer.close(5.0)  # and closing still makes everything durable

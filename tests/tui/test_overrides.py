@@ -6,14 +6,18 @@ that Koma then runs Textual's own behaviour for that part and says so exactly on
 
 from __future__ import annotations
 
+import asyncio
 import signal
+import threading
 
 import pytest
 from rich.segment import Segment
+from textual import events
 from textual import screen as textual_screen
 from textual._compositor import Compositor
 from textual.css.stylesheet import Stylesheet
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message_pump import MessagePump
 from textual.strip import Strip
 
 from solver.engines import cache_files
@@ -208,6 +212,38 @@ async def test_a_driver_that_fits_is_quiet(signal_handlers):
     quiet = driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24))
     assert quiet.quiet is True and isinstance(quiet.exit_event, driver.WakingEvent)
     assert isinstance(quiet._file, driver.HangupSafeTerminal)
+
+
+async def test_a_quiet_driver_hands_each_key_to_the_app_loop_as_one_callback(signal_handlers):
+    """Keys sent from the input thread reach the app in order, on its loop, posted by a plain callback (Textual's
+    driver runs a coroutine for each: a task and a future per key)."""
+    posted: list[tuple[str, object, int]] = []
+
+    class App:
+        def post_message(self, message) -> bool:
+            posted.append((message.key, asyncio.current_task(), threading.get_ident()))
+            return True
+
+    quiet = driver.QuietLinuxDriver(App(), debug=False, mouse=False, size=(80, 24))
+    keys = [events.Key(key, None) for key in ("left", "right", "up")]
+    sender = threading.Thread(target=lambda: [quiet.send_message(key) for key in keys])
+    sender.start()
+    sender.join()
+    for _ in range(500):
+        if len(posted) == len(keys):
+            break
+        await asyncio.sleep(0.01)
+    assert [key for key, _, _ in posted] == ["left", "right", "up"]
+    assert all(task is None and thread == threading.get_ident() for _, task, thread in posted), posted
+
+
+def test_driver_steps_aside_when_posting_a_message_changes(monkeypatch, told):
+    async def _post_message(self, message, delay):  # as if a later Textual posted differently
+        return self.post_message(message)
+
+    monkeypatch.setattr(MessagePump, "_post_message", _post_message)
+    assert "_post_message" in (driver.check() or "")
+    assert_told_once(told, "quiet terminal driver", "_post_message")
 
 
 # --- the pin ---------------------------------------------------------------------------------------

@@ -239,3 +239,71 @@ async def test_a_move_marks_the_cursor_and_hint_only_on_the_pieces_that_moved(tm
         # a new cursor still marks every piece
         assert len(set(marked)) == len(board.pieces)
         assert {p for p in board.pieces if p.has_class("-cursor")} == {p for p in board.pieces if p.spec.cell == board.cursor}
+
+
+async def test_a_panel_line_shown_again_draws_what_it_kept_and_looks_the_same(tmp_path, monkeypatch):
+    """A move back shows a distance the panel showed before: its line draws the strips it kept, not a new render."""
+    from textual.visual import Visual
+
+    app = make_app(tmp_path, "15", FIFTEEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        distance = screen.status.query_one("#distance")
+
+        def drawn() -> list[str]:
+            return [strip.text for strip in distance.render_lines(Region(0, 0, *distance.size))]
+
+        first, second = "[b]41[/b] moves from solved", "[b]42[/b] moves from solved"
+        screen.status.distance = first
+        await wait_for(pilot, lambda: "41 moves" in "".join(drawn()), what="the first distance")
+        first_lines = drawn()
+        screen.status.distance = second
+        await wait_for(pilot, lambda: "42 moves" in "".join(drawn()), what="the second distance")
+        rendered: list[Widget] = []
+        original = Visual.to_strips.__func__
+
+        def to_strips(cls, widget, *args, **kwargs):
+            rendered.append(widget)
+            return original(cls, widget, *args, **kwargs)
+
+        monkeypatch.setattr(Visual, "to_strips", classmethod(to_strips))
+        screen.status.distance = first  # shown again
+        await wait_for(pilot, lambda: "41 moves" in "".join(drawn()), what="the first distance again")
+        assert drawn() == first_lines
+        assert distance not in rendered
+        distance.set_class(True, "-bad")  # a style change draws it anew
+        distance.refresh()
+        await pilot.pause()
+        drawn()
+        assert distance in rendered
+
+
+async def test_a_slide_draws_its_tile_at_a_few_places_on_the_way_and_ends_on_its_cell(tmp_path, monkeypatch):
+    """With animations on, a tile still slides, but it is placed (and drawn) at SLIDE_STEPS places on its way, not
+    at each of the animator's frames (7 or so at 60 frames a second): each place costs a repaint."""
+    from tui.widgets import board as board_module
+
+    slide_steps = getattr(board_module, "SLIDE_STEPS", 3)
+    app = make_app(tmp_path, "15", FIFTEEN)
+    app.animation_level = "full"
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await started_game(pilot)
+        await pilot.pause(3 * board_module.MOVE_SECONDS)
+        board = screen.query_one(Board)
+        travelled: list[tuple[Widget, object]] = []
+        original = PlayScreen.travelled
+
+        def spy(self, widget, distance):
+            travelled.append((widget, distance))
+            return original(self, widget, distance)
+
+        monkeypatch.setattr(PlayScreen, "travelled", spy)
+        move = next(m for m in screen.puzzle.moves(screen.state) if m in "LR"
+                    and not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
+        assert screen.play(move)
+        await wait_for(pilot, lambda: not any(app.animator.is_being_animated(p, "travelled_to") for p in board.pieces),
+                       what="the slide to end")
+        tile = next(w for w, _ in travelled if isinstance(w, Piece) and w.spec.kind == "tile")
+        places = [distance for widget, distance in travelled if widget is tile]
+        assert tile.offset == board.cell_offset(tile.spec.cell)  # it ends on its cell
+        assert 2 <= len(places) <= slide_steps, places  # it was seen on its way, at few places

@@ -13,10 +13,13 @@ queued its last writes for that dead thread, and blocked for ever once 30 were q
 outlived its player and ignored SIGTERM (seen with py-spy on such leftovers).  Here SIGCONT resumes
 only after Koma's own suspend, and writes to a gone terminal are dropped instead of killing the
 output thread; either alone ends the leftovers in the test that reproduces them.
+Each key reaches the app's loop as one callback that posts it (Textual's driver wraps every event in a coroutine, a
+task and a future: a third of the input thread's work per key, and more on the app's loop).
 Everything else is Textual's driver unchanged.
 
 The driver relies on ``LinuxDriver``'s internals (``run_input_thread``, ``_sigcont_application``,
-``_file``, ``exit_event``, ``_must_signal_resume``) and on ``XTermParser``'s; the class-level ones are
+``_file``, ``exit_event``, ``_must_signal_resume``, ``_loop``, ``_app``, ``send_message`` awaiting the app's
+``_post_message``, which only calls ``post_message``) and on ``XTermParser``'s; the class-level ones are
 checked when the first driver is made (:func:`driver_misfit`), the others for each driver.  If they are not as in
 Textual 8.2, the driver is Textual's own (polling, as before) and Koma says so once
 (:func:`tui.patches.checks.step_aside`).
@@ -34,6 +37,8 @@ from typing import Any
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
+from textual.message_pump import MessagePump
 
 from tui.patches.checks import first_problem, missing, parameters_differ, step_aside, told_if_misfit
 
@@ -123,15 +128,19 @@ class HangupSafeTerminal:
 
 OVERRIDE = "quiet terminal driver"
 INSTEAD = "the game uses Textual's own driver (its input thread polls ten times a second)"
-INSTANCE_ATTRIBUTES = ["_file", "exit_event", "_must_signal_resume", "fileno", "_debug"]
+INSTANCE_ATTRIBUTES = ["_file", "exit_event", "_must_signal_resume", "fileno", "_debug", "_loop", "_app"]
 
 
 def driver_misfit() -> str | None:
     """Why this Textual's ``LinuxDriver`` and ``XTermParser`` are not the ones :class:`QuietLinuxDriver` was written
     for, or None (what a driver holds is checked when one is made)."""
     return first_problem(
-        lambda: missing(LinuxDriver, ["run_input_thread", "_sigcont_application", "process_message"]),
+        lambda: missing(LinuxDriver, ["run_input_thread", "_sigcont_application", "process_message", "send_message"]),
         lambda: parameters_differ(LinuxDriver.run_input_thread, ["self"]),
+        lambda: parameters_differ(LinuxDriver.send_message, ["self", "message"]),
+        lambda: missing(MessagePump, ["_post_message", "post_message"]),
+        lambda: parameters_differ(MessagePump._post_message, ["self", "message"]),
+        lambda: parameters_differ(MessagePump.post_message, ["self", "message"]),
         lambda: parameters_differ(LinuxDriver._sigcont_application, ["self", "_"]),
         lambda: parameters_differ(XTermParser.__init__, ["self", "debug"]),
         lambda: missing(XTermParser, ["feed", "tick"]),
@@ -170,6 +179,14 @@ class QuietLinuxDriver(LinuxDriver):
         self._file = self.terminal  # type: ignore[assignment]  # Textual's output thread only writes and flushes it
         self.waking = WakingEvent()
         self.exit_event = self.waking
+
+    def send_message(self, message: Message) -> None:
+        """Hand ``message`` (from the input thread) to the app's loop: one callback that posts it, where Textual's
+        driver schedules a coroutine that does (a task and a future for every key)."""
+        if not self.quiet:
+            super().send_message(message)
+            return
+        self._loop.call_soon_threadsafe(self._app.post_message, message)
 
     def _sigcont_application(self, *args) -> None:
         """Resume after Koma's own suspend (Ctrl+Z) only: a hang-up sends SIGCONT too, and then the game is leaving."""

@@ -11,11 +11,13 @@ from textual.screen import Screen
 MOVE = Binding.Group("move", compact=True)
 CURSOR = Binding.Group("cursor", compact=True)
 
+# the moves are priority bindings: a key plays at once, not after a trip through the screen's widgets and back
+# (no widget on a play screen takes arrows; the app's own priority keys still come first)
 PLAY_BINDINGS: list[BindingType] = [
-    Binding("up,k", "arrow('U')", "", id="play.up", group=MOVE),
-    Binding("down,j", "arrow('D')", "", id="play.down", group=MOVE),
-    Binding("left,h", "arrow('L')", "", id="play.left", group=MOVE),
-    Binding("right,l", "arrow('R')", "move", id="play.right", group=MOVE),
+    Binding("up,k", "arrow('U')", "", id="play.up", group=MOVE, priority=True),
+    Binding("down,j", "arrow('D')", "", id="play.down", group=MOVE, priority=True),
+    Binding("left,h", "arrow('L')", "", id="play.left", group=MOVE, priority=True),
+    Binding("right,l", "arrow('R')", "move", id="play.right", group=MOVE, priority=True),
     Binding("shift+up", "cursor(-1,0)", "", id="play.cursor_up", tooltip="Cursor up", show=False),
     Binding("shift+down", "cursor(1,0)", "", id="play.cursor_down", tooltip="Cursor down", show=False),
     Binding("shift+left", "cursor(0,-1)", "", id="play.cursor_left", tooltip="Cursor left", show=False),

@@ -76,6 +76,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         self._keys: tuple[bool, ...] = ()  # what the key bar's keys were last drawn for
         self._hint_drawn = False
         self.status: GameStatus  # made in compose, when the app is there to say how to spin
+        self.board: Board  # made in compose
         if note:
             self.set_reactive(PlayScreen.message, note)
 
@@ -104,7 +105,8 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="play-body"):
-            yield Board(self.look, self.state, id="board")
+            self.board = Board(self.look, self.state, id="board")
+            yield self.board
             self.status = GameStatus(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}", ascii_only=self.look.ascii,
                                      animate_spinner=koma_app(self).animate_spinner, id="side", beat=self._beat)
             yield self.status
@@ -219,7 +221,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
     # --- showing a new position ------------------------------------------------------------------
     def _show(self, animate: bool = True, save: bool = False) -> None:
         """Draw the position shown (the session saved it already; ``save`` for a change made here)."""
-        board = self.query_one(Board)
+        board = self.board
         board.show(self.state, animate=animate)
         if self._hint_drawn and self.session.hinted is None:
             self._hint_drawn = False
@@ -270,7 +272,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             self.action_cursor(d_row, d_col)
 
     def action_cursor(self, d_row: int, d_col: int) -> None:
-        self.query_one(Board).move_cursor(d_row, d_col)
+        self.board.move_cursor(d_row, d_col)
 
     def action_flip(self, move: str) -> None:
         self.play(move)
@@ -279,7 +281,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         if key == "space" and self.playback.active:
             self.action_pause()
             return
-        board = self.query_one(Board)
+        board = self.board
         if self.look.identity_by_cell:  # Ura-omote: Enter turns the cursor's row, Space its column
             row, col = divmod(board.cursor, self.puzzle.width)
             self.play(chr(ord("A") + row) if key == "enter" else str(col + 1))
@@ -410,7 +412,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
         cells, lines, what = self.look.hint(self.puzzle, self.state, move)
-        self.query_one(Board).set_hint(cells, lines)
+        self.board.set_hint(cells, lines)
         self._hint_drawn = True
         self.session.hint_shown(move)
         distance = self.distances.get(self.state)

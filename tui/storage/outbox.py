@@ -421,7 +421,13 @@ class JournalWriter:
         self.stall_news = stall_news or tell
         self.sync_delay = sync_delay
         self.stall_seconds = STALL_SECONDS if stall_seconds is None else stall_seconds
-        self._lock = threading.Condition()
+        # one lock for the state below; each thread waits on its own condition of it, so that a write wakes the
+        # writer alone (not the syncer and the watcher too, each to find nothing to do), and a flush waits on _lock
+        lock = threading.RLock()
+        self._lock = threading.Condition(lock)
+        self._to_write = threading.Condition(lock)  # the writer: items queued, or closing
+        self._to_sync = threading.Condition(lock)  # the syncer: a batch written, or closing
+        self._to_watch = threading.Condition(lock)  # the watcher: an fsync began or ended, or closing
         self._queue: list[Op | tuple[str, object]] = []  # ops, ("done", [ops]), ("owned", key), ("claim", _Claim)
         self._writing = False  # the writer holds items taken from the queue
         self._written = 0  # batches written so far
@@ -447,7 +453,7 @@ class JournalWriter:
             if len(self._queue) >= MAX_QUEUED or self._closing:
                 return False
             self._queue.append(op)
-            self._lock.notify_all()
+            self._to_write.notify()
         return True
 
     def acknowledge(self, ops: list[Op]) -> None:
@@ -462,13 +468,13 @@ class JournalWriter:
         with self._lock:
             self._queue.extend(ops)
             self._queue.append(("claim", _Claim(path, fd)))
-            self._lock.notify_all()
+            self._to_write.notify()
 
     def _put(self, item: tuple[str, object]) -> None:
         with self._lock:
             if not self._closing:
                 self._queue.append(item)
-                self._lock.notify_all()
+                self._to_write.notify()
 
     @property
     def stalled(self) -> bool:
@@ -495,7 +501,7 @@ class JournalWriter:
         deadline = time.monotonic() + seconds
         with self._lock:
             self._closing = True
-            self._lock.notify_all()
+            self._wake_all()
         self._writer.join(max(0.05, deadline - time.monotonic()))  # it writes, never fsyncs but to compact
         self._syncer.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
@@ -505,15 +511,20 @@ class JournalWriter:
                 self.journal.close()
         return durable
 
+    def _wake_all(self) -> None:
+        """(Lock held.)  Wake every thread and every flush: closing."""
+        for condition in (self._to_write, self._to_sync, self._to_watch, self._lock):
+            condition.notify_all()
+
     # --- the writer ------------------------------------------------------------------------------------------
     def _write_loop(self) -> None:
         while True:
             with self._lock:
                 while not self._queue and not self._closing:
-                    self._lock.wait()
+                    self._to_write.wait()
                 items, self._queue = self._queue, []
                 if not items and self._closing:
-                    self._lock.notify_all()
+                    self._wake_all()
                     return
                 self._writing = True
             claims = self._write(items)
@@ -523,7 +534,8 @@ class JournalWriter:
                 self._claims.extend((self._written, claim) for claim in claims)
                 if self._unsynced_since is None:
                     self._unsynced_since = time.monotonic()
-                self._lock.notify_all()
+                self._to_sync.notify()
+                self._lock.notify_all()  # flush
 
     def _watch_loop(self) -> None:
         """Tell of an fsync that outlasts the stall threshold, once a stall, with no lock held (the news takes the
@@ -533,7 +545,7 @@ class JournalWriter:
             with self._lock:
                 wait, stalled = self._stall_check()
                 while not stalled and not (self._closing and not self._syncer.is_alive()):
-                    self._lock.wait(wait if wait is not None else (0.5 if self._closing else None))
+                    self._to_watch.wait(wait if wait is not None else (0.5 if self._closing else None))
                     wait, stalled = self._stall_check()
             if not stalled:
                 return
@@ -605,17 +617,17 @@ class JournalWriter:
         while True:
             with self._lock:
                 while self._synced >= self._written and not (self._closing and not self._writer.is_alive()):
-                    self._lock.wait(0.5 if self._closing else None)
+                    self._to_sync.wait(0.5 if self._closing else None)
                 if self._synced >= self._written:
                     return
                 if not self._closing and self._unsynced_since is not None:
                     due = self._unsynced_since + self.sync_delay
                     while not self._closing and time.monotonic() < due:
-                        self._lock.wait(due - time.monotonic())  # a group: every write of the next moments
+                        self._to_sync.wait(due - time.monotonic())  # a group: every write of the next moments
                 target = self._written
                 self._unsynced_since = None
                 self._sync_began = time.monotonic()
-                self._lock.notify_all()  # the watcher times it
+                self._to_watch.notify()  # the watcher times it
             failed: OSError | None = None
             try:
                 self.journal.sync()
@@ -635,7 +647,8 @@ class JournalWriter:
                     done = []
                 recovered = self._stall_told
                 self._stall_told = False
-                self._lock.notify_all()
+                self._to_watch.notify()
+                self._lock.notify_all()  # flush
             if failed is not None and str(failed) != "closed":
                 self._refused(failed)
             if recovered:

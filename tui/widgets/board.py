@@ -19,6 +19,7 @@ from tui.widgets.looks import Look, PieceSpec
 from tui.widgets.press import PressPlays
 
 MOVE_SECONDS = 0.12  # one move's animation; TEXTUAL_ANIMATIONS=none makes it instant
+SLIDE_STEPS = 3  # a sliding piece is drawn at this many places on its way, not at each of the animation's frames
 MAX_TILE_HEIGHT, MAX_TILE_WIDTH = 7, 17
 MIN_TILE_HEIGHT, MIN_TILE_WIDTH = 3, 5
 COMPACT_MAX_HEIGHT, COMPACT_MAX_WIDTH = 2, 6  # compact tiles (no border): a 10x10 board in 40x20 cells at 80x24
@@ -31,7 +32,8 @@ class Piece(PressPlays, Widget):
 
     A piece that travels looks the same: its offset changes move it without drawing it again, and its
     screen, if it can (``travelled``: see :class:`tui.patches.rendering.DirtyOnlyRendering`), moves its region
-    rather than arranging every widget again."""
+    rather than arranging every widget again.  A slide (:meth:`slide_to`) is drawn at :data:`SLIDE_STEPS` places on
+    its way: the animation's other frames leave it where it stands, and draw nothing."""
 
     def __init__(self, spec: PieceSpec, look: Look):
         super().__init__(classes=f"piece -{spec.kind}")
@@ -39,6 +41,7 @@ class Piece(PressPlays, Widget):
         self.look = look
         self._travelling = False
         self._placed: Offset | None = None  # the offset this piece was last given (Textual resolves its own slowly)
+        self._slide: tuple[Offset, Offset] | None = None  # the slide under way: from, to
 
     @property
     def travelled_to(self) -> Offset:
@@ -49,6 +52,8 @@ class Piece(PressPlays, Widget):
     def travelled_to(self, offset: Offset) -> None:
         # Textual asks a widget whose offset style changes for a repaint as well as a layout (its styles'
         # refresh drops the repaint=False that the offset asks for): the repaint would draw the piece afresh
+        if self._slide is not None:
+            offset = self._on_the_way(offset)
         before = self._placed
         if before is None:  # not placed by this setter yet: ask Textual where it stands
             try:
@@ -73,6 +78,28 @@ class Piece(PressPlays, Widget):
         travelled = getattr(screen, "travelled", None)
         if travelled is not None:
             travelled(self, self._placed - before)
+
+    def slide_to(self, target: Offset) -> None:
+        """Slide to ``target`` (animated), drawn at :data:`SLIDE_STEPS` places on the way."""
+        self._slide = (self._placed if self._placed is not None else self.offset, target)
+        self.animate("travelled_to", target, duration=MOVE_SECONDS)
+
+    def place(self, target: Offset) -> None:
+        """Stand at ``target`` at once (a slide under way ends there)."""
+        self._slide = None
+        self.travelled_to = target
+
+    def _on_the_way(self, offset: Offset) -> Offset:
+        """Where a frame of the slide at ``offset`` draws the piece: the last of the slide's steps it has reached."""
+        assert self._slide is not None
+        start, end = self._slide
+        if offset == end:
+            self._slide = None
+            return offset
+        span = max(abs(end.x - start.x), abs(end.y - start.y))
+        gone = max(abs(offset.x - start.x), abs(offset.y - start.y))
+        step = min(SLIDE_STEPS, gone * SLIDE_STEPS // span) if span else SLIDE_STEPS
+        return Offset(start.x + (end.x - start.x) * step // SLIDE_STEPS, start.y + (end.y - start.y) * step // SLIDE_STEPS)
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Piece:
         super().refresh(*regions, repaint=repaint and not self._travelling, layout=layout, recompose=recompose)
@@ -151,6 +178,7 @@ class Board(Widget):
         self.state = tuple(state)
         self.tile_width = 0
         self.tile_height = 0
+        self._origin = Offset(0, 0)  # where the first cell's tile stands, worked out with the tiles' size
         self.hint_cells: set[int] = set()
         self.hint_lines: set[str] = set()
         self.pieces: list[Piece] = [Piece(spec, look) for spec in look.specs(self.state)]
@@ -219,22 +247,24 @@ class Board(Widget):
         return Offset(max(0, (self.size.width - grid_w) // 2) + label_w, max(0, (self.size.height - grid_h) // 2) + label_h)
 
     def cell_offset(self, cell: int) -> Offset:
+        """Where ``cell``'s tile stands (for the board's size when its pieces were last laid out)."""
         row, col = divmod(cell, self.look.width)
-        return self.origin() + Offset(col * self.tile_width, row * self.tile_height)
+        return self._origin + Offset(col * self.tile_width, row * self.tile_height)
 
     def layout_pieces(self) -> None:
         """Size and place every piece for the current widget size (no animation)."""
         if not self.size.width:
             return
         self.tile_width, self.tile_height = self.tile_size()
+        self._origin = self.origin()
         compact = self.compact
         self.set_class(compact, "-compact")
         gap_x, gap_y = (1, 1 if self.tile_height > 1 else 0) if compact else (0, 0)
         for piece in self.pieces:
             piece.styles.width = piece.spec.span * self.tile_width - gap_x
             piece.styles.height = self.tile_height - gap_y
-            piece.travelled_to = self.cell_offset(piece.spec.cell)
-        origin = self.origin()
+            piece.place(self.cell_offset(piece.spec.cell))
+        origin = self._origin
         for label in self.labels:
             label.styles.height = 1
             if label.has_class("-row"):
@@ -291,9 +321,9 @@ class Board(Widget):
             if moved and self.tile_width:
                 target = self.cell_offset(spec.cell)
                 if animate:
-                    piece.animate("travelled_to", target, duration=MOVE_SECONDS)
+                    piece.slide_to(target)
                 else:
-                    piece.travelled_to = target
+                    piece.place(target)
         self._mark(changed)  # a piece that stayed on its cell keeps its marks
 
     def _rebuild(self, specs: list[PieceSpec]) -> None:

@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.timer import Timer
-from textual.visual import RulesMap
+from textual.visual import RulesMap, Visual
 
 from solver.puzzle import Proof
-from tui.ascii import Static
+from tui.ascii import Static, ascii_mode
 from tui.game.formatting import clock_text, plural
 from tui.game.live import PLAYER_BEAT_SECONDS
 from tui.game.phase import Phase
@@ -47,6 +48,39 @@ def parsed(markup: str) -> Content:
     """``markup`` as Content (immutable), parsed once: a panel line often shows a text it showed before (the distance
     of a board the player went back to, the same message again)."""
     return Content.from_markup(markup)
+
+
+class PanelLine(Static):
+    """A line (or a few) of the panel that keeps what it drew for the last texts it showed: a text shown again (the
+    distance of a board the player went back to, a move undone) draws from there instead of being rendered anew.
+
+    A text is the same when it is the same :class:`Content` object (:func:`parsed` gives one per markup), drawn at the
+    same size in the same style; a style change forgets them all."""
+
+    KEPT = 8  # texts kept per line
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._drawn: dict[int, tuple[Visual, tuple, list[Strip]]] = {}  # by the id of the text (kept alive here)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._drawn.clear()
+
+    def render_line(self, y: int) -> Strip:
+        visual = self.visual
+        if self.text_selection is not None or ascii_mode(self):  # a selection, or text made anew per render
+            return super().render_line(y)
+        style = self.visual_style
+        width, height = self.size
+        shape = (width, height, style)
+        kept = self._drawn.get(id(visual))
+        if kept is None or kept[0] is not visual or kept[1] != shape:
+            if len(self._drawn) >= self.KEPT:
+                del self._drawn[next(iter(self._drawn))]
+            kept = self._drawn[id(visual)] = (visual, shape, Visual.to_strips(self, visual, width, height, style))
+        strips = kept[2]
+        return strips[y] if y < len(strips) else Strip.blank(width, style.rich_style)
 
 
 class GameStatus(Vertical):
@@ -78,14 +112,14 @@ class GameStatus(Vertical):
         self.held = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self.title_text, id="title")
-        yield Static(id="game-id")
-        yield Static(self._counters_text(), id="counters")
-        yield Static(id="saving")  # under the counters: never pushed off a small terminal by a long message
-        yield Static(id="distance")
-        yield Static(id="parity")
-        yield Static(id="solver")
-        yield Static(id="message")
+        yield PanelLine(self.title_text, id="title")
+        yield PanelLine(id="game-id")
+        yield PanelLine(self._counters_text(), id="counters")
+        yield PanelLine(id="saving")  # under the counters: never pushed off a small terminal by a long message
+        yield PanelLine(id="distance")
+        yield PanelLine(id="parity")
+        yield PanelLine(id="solver")
+        yield PanelLine(id="message")
 
     def on_mount(self) -> None:
         self.watch_proof(self.proof)

@@ -97,6 +97,17 @@ def checkout_of(revision: str) -> Iterator[Path]:
             folder.parent.rmdir()
 
 
+def beside_the_other(here: dict[str, Any], run_there: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """:func:`side_by_side` with the figures ``run_there`` gives; if the scenario fails on the other checkout (its
+    code may lack what the scenario drives, such as a screen), ``here`` with one line saying why, not an abort."""
+    try:
+        there = run_there()
+    except Exception as error:
+        text = str(error).strip()
+        return {**here, "against": f"not run there: {text.splitlines()[0] if text else type(error).__name__}"}
+    return side_by_side(here, there)
+
+
 def side_by_side(here: dict[str, Any], there: dict[str, Any]) -> dict[str, Any]:
     """This checkout's figures, the other's (``name@against``) and their ratios (``name/against``), in one run."""
     figures: dict[str, Any] = {}

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from solver.errors import KomaError
-from solver.tools.bench import checkout_of, side_by_side
+from solver.tools.bench import beside_the_other, checkout_of, side_by_side
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -14,6 +14,15 @@ def test_the_figures_of_both_checkouts_and_their_ratios():
     figures = side_by_side({"move_cpu_ms": 2.0, "served": 40, "note": "x"}, {"move_cpu_ms": 10.0, "served": 0})
     assert figures == {"move_cpu_ms": 2.0, "move_cpu_ms@against": 10.0, "move_cpu_ms/against": 0.2,
                        "served": 40, "served@against": 0, "note": "x"}
+
+
+def test_a_scenario_that_fails_on_the_other_checkout_leaves_this_ones_figures_and_says_why():
+    def fails_there():
+        raise AssertionError("'STM 0\\b' never appeared on the screen\nthe screen: ...")
+
+    figures = beside_the_other({"move_cpu_ms": 2.0}, fails_there)
+    assert figures == {"move_cpu_ms": 2.0, "against": "not run there: 'STM 0\\b' never appeared on the screen"}
+    assert beside_the_other({"move_cpu_ms": 2.0}, lambda: {"move_cpu_ms": 4.0})["move_cpu_ms/against"] == 0.5
 
 
 def test_a_revision_is_checked_out_for_the_run_and_removed_after():

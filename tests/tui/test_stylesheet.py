@@ -9,9 +9,9 @@ import time
 from textual.css.stylesheet import Stylesheet
 from tui_helpers import make_app
 
+from tui import zygote
 from tui.patches.stylesheet import SharedStylesheet
 from tui.screens.home import HomeScreen
-from tui import zygote
 from tui.zygote import rehearse
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from solver.tools.bench import AGAINST_VARIABLE, Case, side_by_side
+from solver.tools.bench import AGAINST_VARIABLE, Case, beside_the_other
 
 
 def scenario(name: str, *options: str):
@@ -24,7 +24,7 @@ def scenario(name: str, *options: str):
         against = os.environ.get(AGAINST_VARIABLE)
         if not against:
             return here
-        return side_by_side(here, run_scenario(name, *options, checkout=against))
+        return beside_the_other(here, lambda: run_scenario(name, *options, checkout=against))
 
     return run
 

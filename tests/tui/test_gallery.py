@@ -9,6 +9,7 @@ from tui_helpers import SNAPSHOT_SIZES, make_app, wait_for
 
 from solver.engines.stop import check_stop
 from solver.sliding.model import SlidingPuzzle
+from tui.ascii import Static
 from tui.play.screen import PlayScreen
 from tui.screens import gallery
 from tui.screens.gallery import GalleryScreen
@@ -255,3 +256,22 @@ def test_fifteen_gallery_snapshot(snap_compare, tmp_path, size, monkeypatch):
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(tmp_path), terminal_size=size, run_before=run_before)
+
+
+async def test_the_page_count_follows_the_grids_size(tmp_path):
+    """The status line's "page 1/2" is the pages the grid holds at its size now: a resize that changes them
+    changes the line (it was worked out once, from the grid's size before the layout settled)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_gallery(pilot, "g-goat")
+        grid = screen.query_one(MiniGrid)
+
+        def status() -> str:
+            return str(screen.query_one("#gallery-status", Static).content)
+
+        await wait_for(pilot, lambda: grid.pages == 1 and "page" not in status(), what="all 7 on one page")
+        await pilot.resize_terminal(44, 24)
+        await wait_for(pilot, lambda: grid.pages > 1 and f"page 1/{grid.pages}" in status(),
+                       what="the narrow grid's pages in the status line")
+        await pilot.resize_terminal(80, 24)
+        await wait_for(pilot, lambda: grid.pages == 1 and "page" not in status(), what="one page again")

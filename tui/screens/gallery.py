@@ -439,6 +439,10 @@ class GalleryScreen(TabbedScreen):
     def _selected(self, event: MiniGrid.Selected) -> None:
         self.refresh_status()
 
+    @on(MiniGrid.Resized)
+    def _resized(self, event: MiniGrid.Resized) -> None:
+        self.refresh_status()  # "page 1/2" counts the pages the grid's size holds
+
     # --- actions -------------------------------------------------------------------------------
     def action_grid(self, d_row: int, d_col: int) -> None:
         self.query_one(MiniGrid).move(d_row, d_col)

@@ -34,6 +34,13 @@ class MiniGrid(Widget):
             super().__init__()
             self.grid, self.index = grid, index
 
+    class Resized(Message):
+        """The grid has a new size: how many boards a page holds (so the page count) may have changed."""
+
+        def __init__(self, grid: MiniGrid):
+            super().__init__()
+            self.grid = grid
+
     def __init__(self, *, ascii_only: bool = False, id: str | None = None):
         super().__init__(id=id)
         self.ascii_only = ascii_only
@@ -92,6 +99,9 @@ class MiniGrid(Widget):
 
     def watch_selected(self, index: int) -> None:
         self.post_message(self.Selected(self, index))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized(self))
 
     def on_click(self, event: events.Click) -> None:
         if not self.items:

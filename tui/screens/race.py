@@ -106,6 +106,7 @@ class ClockLine:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement(self.narrow.cell_len, self.wide.cell_len)
 
+
 class LeaveRaceScreen(ModalScreen[bool]):
     """Leave a race under way (a DNF)?  y or enter: leave; n or esc: race on."""
 

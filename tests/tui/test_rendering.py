@@ -8,13 +8,15 @@ updates equal a full redraw).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from textual._compositor import Compositor
+from textual.content import Content
 from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
-from tui_helpers import make_app, wait_for, wait_warm
+from tui_helpers import make_app, record_calls, wait_for, wait_warm
 
 from tui.patches.rendering import contains, overlap
 from tui.play.screen import PlayScreen
@@ -26,15 +28,7 @@ FIFTEEN = "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15"  # one move from solved
 
 def spy_renders(monkeypatch) -> list[Widget]:
     """Every widget whose ``render_lines`` runs from now on, in order."""
-    rendered: list[Widget] = []
-    original = Widget.render_lines
-
-    def render_lines(self, crop):
-        rendered.append(self)
-        return original(self, crop)
-
-    monkeypatch.setattr(Widget, "render_lines", render_lines)
-    return rendered
+    return record_calls(monkeypatch, Widget, "render_lines")
 
 
 async def started_game(pilot) -> PlayScreen:
@@ -83,26 +77,22 @@ async def test_a_move_renders_its_tiles_and_lines_not_the_board(tmp_path, monkey
         assert len({w for w in rendered if isinstance(w, Piece)}) <= 2  # the tile that moved and the gap it left
 
 
-async def test_a_panel_line_that_stays_one_line_high_is_repainted_without_a_layout_pass(tmp_path, monkeypatch):
+@pytest.mark.parametrize("owner, name", [(Screen, "_refresh_layout"), (Content, "get_height")],
+                         ids=["layout pass", "wrapping"])
+async def test_a_panel_line_that_stays_one_short_line_needs_no_layout_pass_and_no_wrapping(tmp_path, monkeypatch,
+                                                                                           owner, name):
     app = make_app(tmp_path, "15", FIFTEEN)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
-        layouts: list[Screen] = []
-        original = Screen._refresh_layout
-
-        def refresh_layout(self, *args, **kwargs):
-            layouts.append(self)
-            return original(self, *args, **kwargs)
-
-        monkeypatch.setattr(Screen, "_refresh_layout", refresh_layout)
+        calls = record_calls(monkeypatch, owner, name)
         distance = screen.status.query_one("#distance")
         screen.status.distance = "[b]99[/b] moves from solved"
         await wait_for(pilot, lambda: "99 moves" in str(distance.render()), what="the new distance")
         await pilot.pause()
-        assert layouts == []
+        assert calls == []
         screen.status.distance = "a distance line\nthat is two lines high"
         await wait_for(pilot, lambda: distance.size.height == 2, what="the taller line")
-        assert layouts  # a line that grows moves the lines below it: that takes a layout pass
+        assert calls  # a line that grows moves the lines below it (a layout pass), and may wrap (its height asked)
 
 
 async def test_moves_translate_the_tiles_without_a_full_reflow_and_the_map_stays_exact(tmp_path, monkeypatch):
@@ -111,22 +101,9 @@ async def test_moves_translate_the_tiles_without_a_full_reflow_and_the_map_stays
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
         cursor = screen.query_one(Board).cursor  # the moves keep the gap off it: a piece that enters it is restyled
-        reflows: list[Widget] = []
-        original = Compositor.reflow
-
-        def reflow(self, parent, size):
-            reflows.append(parent)
-            return original(self, parent, size)
-
-        monkeypatch.setattr(Compositor, "reflow", reflow)  # Textual's full reflow, which the fast path skips
-        drawn: list[Widget] = []
-        render = Piece.render
-
-        def piece_render(self):
-            drawn.append(self)
-            return render(self)
-
-        monkeypatch.setattr(Piece, "render", piece_render)
+        # Textual's full reflow, which the fast path skips
+        reflows = record_calls(monkeypatch, Compositor, "reflow", lambda compositor, parent, size: parent)
+        drawn = record_calls(monkeypatch, Piece, "render")
         for _ in range(6):  # legal moves that keep away from the goal, go on, and leave the cursor's piece alone
             before, puzzle = screen.position, screen.puzzle
             move = next(m for m in puzzle.moves(screen.state) if not puzzle.is_goal(after := puzzle.apply(screen.state, m))
@@ -175,14 +152,7 @@ async def test_the_start_boards_id_is_worked_out_once_not_per_move(tmp_path, mon
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
         shown = screen.status.game_id
-        calls: list[tuple] = []
-        original = ids.game_id
-
-        def game_id(puzzle, state):
-            calls.append(state)
-            return original(puzzle, state)
-
-        monkeypatch.setattr(ids, "game_id", game_id)
+        calls = record_calls(monkeypatch, ids, "game_id", lambda puzzle, state: state)
         for _ in range(4):
             move = next(m for m in screen.puzzle.moves(screen.state)
                         if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
@@ -191,43 +161,13 @@ async def test_the_start_boards_id_is_worked_out_once_not_per_move(tmp_path, mon
         assert screen.status.game_id == shown
 
 
-async def test_a_panel_line_of_one_short_line_is_shown_without_working_out_its_wrapping(tmp_path, monkeypatch):
-    from textual.content import Content
-
-    app = make_app(tmp_path, "15", FIFTEEN)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await started_game(pilot)
-        heights: list[Content] = []
-        original = Content.get_height
-
-        def get_height(self, *args, **kwargs):
-            heights.append(self)
-            return original(self, *args, **kwargs)
-
-        monkeypatch.setattr(Content, "get_height", get_height)
-        distance = screen.status.query_one("#distance")
-        screen.status.distance = "[b]98[/b] moves from solved"
-        await wait_for(pilot, lambda: "98 moves" in str(distance.render()), what="the new distance")
-        assert heights == []
-        screen.status.distance = "a distance line\nthat is two lines high"  # a line that may grow still asks
-        await wait_for(pilot, lambda: distance.size.height == 2, what="the taller line")
-        assert heights
-
-
 async def test_a_move_marks_the_cursor_and_hint_only_on_the_pieces_that_moved(tmp_path, monkeypatch):
     app = make_app(tmp_path, "15", FIFTEEN)
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
         board = screen.query_one(Board)
-        marked: list[Piece] = []
-        original = Piece.set_class
-
-        def set_class(self, add, *names, update=True):
-            marked.append(self)
-            return original(self, add, *names, update=update)
-
-        monkeypatch.setattr(Piece, "set_class", set_class)
+        marked = record_calls(monkeypatch, Piece, "set_class")
         before = {piece: piece.spec.cell for piece in board.pieces}
         move = next(m for m in screen.puzzle.moves(screen.state)
                     if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
@@ -290,14 +230,7 @@ async def test_a_slide_draws_its_tile_at_a_few_places_on_the_way_and_ends_on_its
         screen = await started_game(pilot)
         await pilot.pause(3 * board_module.MOVE_SECONDS)
         board = screen.query_one(Board)
-        travelled: list[tuple[Widget, object]] = []
-        original = PlayScreen.travelled
-
-        def spy(self, widget, distance):
-            travelled.append((widget, distance))
-            return original(self, widget, distance)
-
-        monkeypatch.setattr(PlayScreen, "travelled", spy)
+        travelled = record_calls(monkeypatch, PlayScreen, "travelled", lambda screen, widget, distance: (widget, distance))
         move = next(m for m in screen.puzzle.moves(screen.state) if m in "LR"
                     and not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
         assert screen.play(move)

@@ -63,3 +63,17 @@ def store_of(app: KomaApp) -> Store:
 
 # every screen is snapshotted from a phone's or a small SSH client's terminal up (issue 38) to a large one
 SNAPSHOT_SIZES = [(40, 20), (60, 24), (80, 24), (120, 36)]
+
+
+def record_calls(monkeypatch, owner, name: str, what: Callable[..., Any] = lambda *args, **kwargs: args[0]) -> list:
+    """Every call of ``owner.name`` from now on, as ``what`` sees its arguments (by default the first: ``self`` for a
+    method); each call still runs as before.  ``monkeypatch`` undoes it after the test."""
+    calls: list = []
+    original = getattr(owner, name)
+
+    def recorded(*args, **kwargs):
+        calls.append(what(*args, **kwargs))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return calls

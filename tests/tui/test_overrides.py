@@ -237,6 +237,34 @@ async def test_a_quiet_driver_hands_each_key_to_the_app_loop_as_one_callback(sig
     assert all(task is None and thread == threading.get_ident() for _, task, thread in posted), posted
 
 
+async def test_a_quiet_driver_suspends_and_resumes_from_the_loop_not_inside_the_signal_handler(monkeypatch,
+                                                                                               signal_handlers):
+    """A signal handler runs between any two bytecodes of the main thread; Textual's suspend, run there, could wait
+    for a lock the interrupted code holds (the output queue's).  The quiet driver's handlers only schedule Textual's
+    suspend and resume on the app's loop; the resume only after the driver's own suspend (a hang-up's SIGCONT is not
+    one); inside Textual's own ``suspend()`` (no auto-restart) the handler is Textual's, as before."""
+    done: list[str] = []
+    monkeypatch.setattr(LinuxDriver, "_sigtstp_application",
+                        lambda self, *_: (done.append("suspend"), setattr(self, "_must_signal_resume", True)))
+    monkeypatch.setattr(LinuxDriver, "_sigcont_application", lambda self, *_: done.append("resume"))
+    quiet = driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24))
+    assert quiet.quiet
+    quiet._sigcont_application(signal.SIGCONT, None)  # a hang-up's SIGCONT: no suspend before it
+    await asyncio.sleep(0)
+    assert done == []
+    quiet._sigtstp_application(signal.SIGTSTP, None)
+    assert done == []  # not inside the handler
+    await asyncio.sleep(0)
+    assert done == ["suspend"]
+    quiet._sigcont_application(signal.SIGCONT, None)
+    assert done == ["suspend"]
+    await asyncio.sleep(0)
+    assert done == ["suspend", "resume"]
+    with quiet.no_automatic_restart():
+        quiet._sigtstp_application(signal.SIGTSTP, None)
+    assert done == ["suspend", "resume", "suspend"]
+
+
 def test_driver_steps_aside_when_posting_a_message_changes(monkeypatch, told):
     async def _post_message(self, message, delay):  # as if a later Textual posted differently
         return self.post_message(message)

@@ -12,12 +12,13 @@ again: a second output thread, which died on its first write to the dead termina
 queued its last writes for that dead thread, and blocked for ever once 30 were queued: the game
 outlived its player and ignored SIGTERM (seen with py-spy on such leftovers).  Here SIGCONT resumes
 only after Koma's own suspend, and writes to a gone terminal are dropped instead of killing the
-output thread; either alone ends the leftovers in the test that reproduces them.
+output thread; either alone ends the leftovers in the test that reproduces them.  Both signals' work (Textual's
+suspend and resume) runs from the app's loop, never inside the handler, which may interrupt the main thread anywhere.
 Each key reaches the app's loop as one callback that posts it (Textual's driver wraps every event in a coroutine, a
 task and a future: a third of the input thread's work per key, and more on the app's loop).
 Everything else is Textual's driver unchanged.
 
-The driver relies on ``LinuxDriver``'s internals (``run_input_thread``, ``_sigcont_application``,
+The driver relies on ``LinuxDriver``'s internals (``run_input_thread``, ``_sigtstp_application``, ``_sigcont_application``,
 ``_file``, ``exit_event``, ``_must_signal_resume``, ``_loop``, ``_app``, ``send_message`` awaiting the app's
 ``_post_message``, which only calls ``post_message``) and on ``XTermParser``'s; the class-level ones are
 checked when the first driver is made (:func:`driver_misfit`), the others for each driver.  If they are not as in
@@ -30,6 +31,7 @@ from __future__ import annotations
 import functools
 import os
 import selectors
+import signal
 import threading
 from codecs import getincrementaldecoder
 from typing import Any
@@ -128,19 +130,22 @@ class HangupSafeTerminal:
 
 OVERRIDE = "quiet terminal driver"
 INSTEAD = "the game uses Textual's own driver (its input thread polls ten times a second)"
-INSTANCE_ATTRIBUTES = ["_file", "exit_event", "_must_signal_resume", "fileno", "_debug", "_loop", "_app"]
+INSTANCE_ATTRIBUTES = ["_file", "exit_event", "_must_signal_resume", "_auto_restart", "fileno", "_debug", "_loop",
+                       "_app"]
 
 
 def driver_misfit() -> str | None:
     """Why this Textual's ``LinuxDriver`` and ``XTermParser`` are not the ones :class:`QuietLinuxDriver` was written
     for, or None (what a driver holds is checked when one is made)."""
     return first_problem(
-        lambda: missing(LinuxDriver, ["run_input_thread", "_sigcont_application", "process_message", "send_message"]),
+        lambda: missing(LinuxDriver, ["run_input_thread", "_sigtstp_application", "_sigcont_application",
+                                      "process_message", "send_message"]),
         lambda: parameters_differ(LinuxDriver.run_input_thread, ["self"]),
         lambda: parameters_differ(LinuxDriver.send_message, ["self", "message"]),
         lambda: missing(MessagePump, ["_post_message", "post_message"]),
         lambda: parameters_differ(MessagePump._post_message, ["self", "message"]),
         lambda: parameters_differ(MessagePump.post_message, ["self", "message"]),
+        lambda: parameters_differ(LinuxDriver._sigtstp_application, ["self", "_"]),
         lambda: parameters_differ(LinuxDriver._sigcont_application, ["self", "_"]),
         lambda: parameters_differ(XTermParser.__init__, ["self", "debug"]),
         lambda: missing(XTermParser, ["feed", "tick"]),
@@ -188,10 +193,35 @@ class QuietLinuxDriver(LinuxDriver):
             return
         self._loop.call_soon_threadsafe(self._app.post_message, message)
 
+    def _sigtstp_application(self, *args) -> None:
+        """Suspend from the app's loop, not from inside the signal handler: Python runs a handler between any two
+        bytecodes of the main thread, and Textual's (which writes to the terminal and joins the input thread) could
+        then wait for a lock the interrupted code holds, such as the output queue's: the game neither stopped nor
+        drew again (seen once in a whole run, on a ``kill -TSTP`` just after a frame)."""
+        if not (self.quiet and self._auto_restart):  # inside Textual's own suspend the handler only stops the process
+            super()._sigtstp_application(*args)
+        elif not self._on_loop(LinuxDriver._sigtstp_application, self, *args):
+            os.kill(os.getpid(), signal.SIGSTOP)  # the app has ended: stop, as a process without a handler would
+
     def _sigcont_application(self, *args) -> None:
-        """Resume after Koma's own suspend (Ctrl+Z) only: a hang-up sends SIGCONT too, and then the game is leaving."""
-        if not self.quiet or self._must_signal_resume:
+        """Resume after Koma's own suspend (Ctrl+Z) only: a hang-up sends SIGCONT too, and then the game is leaving.
+        The resume runs from the app's loop, as the suspend does."""
+        if not self.quiet:
             super()._sigcont_application(*args)
+        else:
+            self._on_loop(self._resume_after_own_suspend, *args)
+
+    def _resume_after_own_suspend(self, *args) -> None:
+        if self._must_signal_resume:
+            LinuxDriver._sigcont_application(self, *args)
+
+    def _on_loop(self, callback, *args) -> bool:
+        """Run ``callback(*args)`` soon on the app's loop; False if that loop is closed."""
+        try:
+            self._loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:
+            return False
+        return True
 
     def run_input_thread(self) -> None:
         """Read keys and dispatch events until :attr:`exit_event` is set (Textual's loop, without the poll)."""

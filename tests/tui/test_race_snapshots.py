@@ -20,8 +20,10 @@ from tui.ascii import Static
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged, RoomMoved
-from tui.screens.race import TICK_SLACK_SECONDS, RaceScreen
+from tui.screens.race import RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
+from tui.screens.race_views import TICK_SLACK_SECONDS, next_clock_change
+from tui.screens.race_watch import RaceSpectateScreen
 from tui.storage.store import Store
 from tui.widgets.race_minis import RaceMinis
 from tui.widgets.speed_board import SpeedBoard
@@ -247,8 +249,44 @@ async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path):
         assert abs((screen.now() - REVEAL + ahead) % 1 - TICK_SLACK_SECONDS) < 0.002
 
 
+async def test_a_watched_race_redraws_its_clock_once_a_second_and_its_boards_on_a_move(tmp_path):
+    """Watching a race where nobody types: the title's clock shows whole seconds and is drawn when its second
+    changes (no 10 Hz tick: it used to show tenths, twice a second), the boards once a second for their clocks; an
+    opponent's move is one message, and the boards are drawn for it (at most ten times a second)."""
+    store = Store(tmp_path / "koma.db", player="user:carl", name="carl")
+    app = make_app(tmp_path, store=store)
+    shift = time.time() - NOW  # the race 12.3 s old when the screen opens
+    async with app.run_test(size=(80, 24)) as pilot:
+        room = race_room()
+        screen = RaceSpectateScreen(room, now=lambda: time.time() - shift, link=StillLink)
+        await app.push_screen(screen)
+        title = screen.query_one("#race-spectate-title", Static)
+        await wait_for(pilot, lambda: "racing" in str(title.content), timeout=10, what="the title's clock")
+        shown: list[str] = []
+        update = title.update
+        title.update = lambda content="", **kw: shown.append(str(content)) or update(content, **kw)  # type: ignore[method-assign]
+        minis = screen.query_one(RaceMinis)
+        drawn: list[list[str]] = []
+        show = minis.show
+        minis.show = lambda new, **kw: drawn.append([m.figures for m in new]) or show(new, **kw)  # type: ignore[method-assign]
+        second = int(screen.now() - REVEAL)
+        await wait_for(pilot, lambda: any(f"racing · {second + 2}s" in line for line in shown), timeout=20,
+                       what="the clock two seconds on")
+        assert [line.split("racing · ")[1].split()[0] for line in shown][-2:] == [f"{second + 1}s", f"{second + 2}s"]
+        assert len(shown) <= 3, shown  # one a second
+        assert 1 <= len(drawn) <= 3, drawn  # the boards' clocks, once a second
+        racer = room.racers[0]  # ann: a snapshot where she has one move fewer is as good a move as one more
+        moved = replace(room, version=room.version + 1,
+                        racers=(replace(racer, moves=racer.moves[:-1], times_ms=racer.times_ms[:-1]), *room.racers[1:]))
+        before = len(drawn)
+        screen.news.heard(moved)  # as the link's thread hears it
+        await wait_for(pilot, lambda: len(drawn) > before, timeout=10, what="the boards drawn for the move")
+        assert screen.room is moved
+
+
 def test_the_next_tick_is_when_the_shown_clock_changes():
     room = race_room()  # 12.3 s after the reveal: the clocks show 12 s until 13 s
+    assert next_clock_change(room, NOW) == RaceScreen(room, now=lambda: NOW).next_tick_seconds()
     assert RaceScreen(room, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.7 + TICK_SLACK_SECONDS, abs=1e-3)
     counting = replace(room, phase=RacePhase.COUNTDOWN, reveal_at=NOW + 2.6)  # shows 3 until 2.0 s are left
     assert RaceScreen(counting, now=lambda: NOW).next_tick_seconds() == pytest.approx(0.6 + TICK_SLACK_SECONDS, abs=1e-3)

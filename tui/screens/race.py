@@ -25,7 +25,6 @@ however many moves come).  The screen draws:
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 
@@ -51,11 +50,13 @@ from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_replay import RaceReplayScreen
 from tui.screens.race_views import (
     Bounded,
+    ClockTicks,
     PanelLines,
     RaceBoards,
     RoomNews,
     minis_of,
     newer,
+    next_clock_change,
     order_text,
     ordinal,
     results_text,
@@ -72,7 +73,6 @@ from tui.widgets.titlebar import TitleBar
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
 SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
-TICK_SLACK_SECONDS = 0.005  # a tick comes this much after the second it shows (a timer may fire a hair early)
 QUIT_LEAVE_SECONDS = 0.3  # how long quitting waits for the leave to be written (as the app waits for its saves)
 
 RACE_BINDINGS: list[BindingType] = [
@@ -143,7 +143,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.now = now
         self.make_link = link
         self.link: RaceLink | None = None
-        self.news = RoomNews(self, room, moved=True)
+        self.news = RoomNews(self, room)
         self.shown_outline: tuple | None = None  # the outline of the room last shown in full
         self.boards = RaceBoards()
         self.solve: SpeedSolve | None = None  # the own board once revealed
@@ -152,7 +152,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.revealed_round: int | None = None
         self.revealed_at: float | None = None
         self.reveal_timer: Timer | None = None
-        self.ticker: Timer | None = None
+        self.clock = ClockTicks(self, lambda: (self.room, self.now()), self._tick)
         self.minis = Bounded(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
         self.trouble = ""
         self.left = False
@@ -242,9 +242,9 @@ class RaceScreen(DirtyOnlyRendering):
     def on_unmount(self) -> None:
         if self.link is not None:
             self.link.stop()
-        for timer in (self.ticker, self.reveal_timer):
-            if timer is not None:
-                timer.stop()
+        if self.reveal_timer is not None:
+            self.reveal_timer.stop()
+        self.clock.stop()
         self.minis.stop()
 
     # --- the room's news --------------------------------------------------------------------------------------
@@ -301,7 +301,7 @@ class RaceScreen(DirtyOnlyRendering):
         if self.phase is RacePhase.DONE:
             self._show_results(True)
         self.refresh_bindings()
-        self._schedule_tick()
+        self.clock.schedule()
 
     def _reveal_due(self) -> None:
         self.reveal_timer = None
@@ -334,39 +334,17 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_message()
         self.minis.ask()
         self.refresh_bindings()
-        self._schedule_tick()
+        self.clock.schedule()
         if not solve.over:
             koma_app(self).announce("Go: the scramble is shown.")
 
     # --- drawing ---------------------------------------------------------------------------------------------
-    def _schedule_tick(self) -> None:
-        """The next tick, when what the clocks show next changes (:meth:`next_tick_seconds`); none if nothing will."""
-        if self.ticker is not None:
-            self.ticker.stop()
-            self.ticker = None
-        seconds = self.next_tick_seconds()
-        if seconds is not None:
-            self.ticker = self.set_timer(seconds, self._tick)
-
     def next_tick_seconds(self) -> float | None:
-        """How long until the screen shows something else by the clock alone: the countdown's next figure, the
-        racing clocks' next whole second (counted from the reveal), a quick room's start in whole seconds; None
-        when nothing shown runs (a private room's lobby, the results)."""
-        room, now = self.room, self.now()
-        phase = room.phase_at(now)
-        due = room.quick_start_at() if phase is RacePhase.LOBBY else None
-        if phase is RacePhase.DONE or (phase is RacePhase.LOBBY and due is None):
-            return None
-        if due is not None:  # "starts in N s", N rounded: it changes as the seconds left pass a half
-            return max(0.01, (due - now - 0.5) % 1.0 + TICK_SLACK_SECONDS)
-        if room.reveal_at is None:
-            return 1.0
-        since = now - room.reveal_at  # negative in the countdown: its figures change at whole seconds before the reveal
-        return max(0.01, math.floor(since) + 1 - since + TICK_SLACK_SECONDS)
+        """How long until the screen shows something else by the clock alone (:func:`next_clock_change`)."""
+        return next_clock_change(self.room, self.now())
 
     def _tick(self) -> None:
         """The clock and the countdown; the reveal if its timer has not come yet; the minis' clocks; the next tick."""
-        self.ticker = None
         room, now = self.room, self.now()
         if room.reveal_at is not None and self.revealed_round != room.round and now >= room.reveal_at:
             self.reveal()
@@ -382,8 +360,8 @@ class RaceScreen(DirtyOnlyRendering):
             self._show_clock()
             self.minis.ask()  # their clocks run
         self._show_message()
-        if self.ticker is None:  # (a reveal above has scheduled it)
-            self._schedule_tick()
+        if not self.clock.pending:  # (a reveal above has scheduled it)
+            self.clock.schedule()
 
     def _show_title(self) -> None:
         room = self.room

@@ -1,10 +1,12 @@
 """What the race screens show of a room, without being screens: each racer's line, the finish order, the results,
-every racer's board (replayed once per move), the minis, and the three ways the screens keep their work few
-(a snapshot that only moves racers on waits for the clock's tick, without a message; drawing the minis with the
-tick; panel lines updated only when their text changes)."""
+every racer's board (replayed once per move), the minis, and the ways the screens keep their work few (a snapshot
+that only moves racers on is one message until the screen takes it; the minis drawn at most
+:data:`MINIS_PER_SECOND` times a second; the clocks redrawn when what they show changes, :func:`next_clock_change`;
+panel lines updated only when their text changes)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -18,9 +20,25 @@ from tui.game.race import RacePhase, Racer, Room
 from tui.messages import RoomChanged, RoomMoved
 from tui.widgets.race_minis import Mini
 
-TICK_SECONDS = 0.1  # a watcher's redraw of the opponents when they changed
-MINIS_PER_SECOND = round(1 / TICK_SECONDS)  # the opponents' boards are redrawn at most this often, all in one repaint
+MINIS_PER_SECOND = 10  # the opponents' boards are redrawn at most this often, all in one repaint
 MINIS_GAP_SECONDS = 1 / MINIS_PER_SECOND
+TICK_SLACK_SECONDS = 0.005  # a tick comes this much after the second it shows (a timer may fire a hair early)
+
+
+def next_clock_change(room: Room, now: float) -> float | None:
+    """Seconds until a race screen shows something else by the clock alone: the countdown's next figure, the racing
+    clocks' next whole second (counted from the reveal, :func:`running_text`), a quick room's start in whole
+    seconds; None when nothing shown runs (a private room's lobby, the results)."""
+    phase = room.phase_at(now)
+    due = room.quick_start_at() if phase is RacePhase.LOBBY else None
+    if phase is RacePhase.DONE or (phase is RacePhase.LOBBY and due is None):
+        return None
+    if due is not None:  # "starts in N s", N rounded: it changes as the seconds left pass a half
+        return max(0.01, (due - now - 0.5) % 1.0 + TICK_SLACK_SECONDS)
+    if room.reveal_at is None:
+        return 1.0
+    since = now - room.reveal_at  # negative in the countdown: its figures change at whole seconds before the reveal
+    return max(0.01, math.floor(since) + 1 - since + TICK_SLACK_SECONDS)
 
 
 def running_text(ms: float) -> str:
@@ -120,16 +138,14 @@ class RoomNews:
     """A race link's snapshots, handed to a screen (:meth:`heard` is the link's ``on_room``, on the link's thread).
     A snapshot whose :meth:`~tui.game.race.Room.outline` changed (a racer in or out, a finish, a DNF, the start,
     the phase, a new round) is posted at once as :class:`~tui.messages.RoomChanged`; one that only moves racers on
-    is kept in :attr:`latest`, and, given ``moved``, told with :class:`~tui.messages.RoomMoved` unless one is
-    waiting already (the screen calls :meth:`taking` before it reads :attr:`latest`): at most one message waits,
-    however many moves come, and a screen whose room is still costs nothing.  Without ``moved`` the screen takes
-    :attr:`latest` with its clock's tick."""
+    is kept in :attr:`latest` and told with :class:`~tui.messages.RoomMoved` unless one is waiting already (the
+    screen calls :meth:`taking` before it reads :attr:`latest`): at most one message waits, however many moves
+    come, and a screen whose room is still costs nothing."""
 
-    def __init__(self, screen: Screen, room: Room, *, moved: bool = False) -> None:
+    def __init__(self, screen: Screen, room: Room) -> None:
         self.screen = screen
         self.latest = room  # the link's newest snapshot (set on the link's thread; read on the UI thread)
         self._posted = room.outline()  # the link's thread's alone
-        self._moved = moved
         self._waiting = False  # a RoomMoved is posted and not yet taken
 
     def heard(self, room: Room) -> None:
@@ -138,7 +154,7 @@ class RoomNews:
         if outline != self._posted:
             self._posted = outline
             self.screen.post_message(RoomChanged(room))
-        elif self._moved and not self._waiting:
+        elif not self._waiting:
             self._waiting = True
             self.screen.post_message(RoomMoved())
 
@@ -178,25 +194,33 @@ class Bounded:
             self._timer = None
 
 
-class OnTick:
-    """Draws with the screen's clock tick (every :data:`TICK_SECONDS`), and only when something changed: so the
-    opponents are drawn at most :data:`MINIS_PER_SECOND` times a second, however many snapshots come, and in the
-    same frame as the clock line (one screen update, not two: fewer frames for a key to wait behind)."""
+class ClockTicks:
+    """A race screen's one clock timer: :meth:`schedule` sets it for when what the screen shows by the clock next
+    changes (:func:`next_clock_change` of ``room_and_now()``), or for nothing while nothing shown runs; it calls
+    ``tick``, which schedules the next.  So a screen whose race is still wakes once a second, never ten times."""
 
-    def __init__(self, draw: Callable[[], None]) -> None:
-        self.draw = draw
-        self.due = True  # something changed since the last drawing
-        self.drawn_at = 0.0  # time.monotonic() of the last drawing
+    def __init__(self, screen: Screen, room_and_now: Callable[[], tuple[Room, float]], tick: Callable[[], None]):
+        self.screen, self.room_and_now, self.tick = screen, room_and_now, tick
+        self.timer: Timer | None = None
 
-    def mark(self) -> None:
-        self.due = True
+    @property
+    def pending(self) -> bool:
+        return self.timer is not None
 
-    def tick(self, every: float | None = None) -> None:
-        """Draw if something changed (or, given ``every``, if that long has passed: the racers' clocks)."""
-        if self.due or (every is not None and time.monotonic() - self.drawn_at >= every):
-            self.due = False
-            self.drawn_at = time.monotonic()
-            self.draw()
+    def schedule(self) -> None:
+        self.stop()
+        seconds = next_clock_change(*self.room_and_now())
+        if seconds is not None:
+            self.timer = self.screen.set_timer(seconds, self._fire)
+
+    def _fire(self) -> None:
+        self.timer = None
+        self.tick()
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
 
 
 class PanelLines:

@@ -15,14 +15,13 @@ from textual.widgets import DataTable
 
 from tui.app_view import koma_app
 from tui.ascii import Static
-from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, Room
-from tui.messages import RaceTrouble, RoomChanged
+from tui.messages import RaceTrouble, RoomChanged, RoomMoved
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_replay import RaceReplayScreen
 from tui.screens.race_views import (
-    TICK_SECONDS,
-    OnTick,
+    Bounded,
+    ClockTicks,
     PanelLines,
     RaceBoards,
     RoomNews,
@@ -30,6 +29,7 @@ from tui.screens.race_views import (
     newer,
     order_text,
     results_text,
+    running_text,
 )
 from tui.storage.race_link import RaceLink
 from tui.storage.service import Answer
@@ -38,7 +38,6 @@ from tui.widgets.race_minis import RaceMinis
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
 
-WATCH_TICK_SECONDS = 0.5  # a watcher's title line, with the race's clock
 LIST_SECONDS = 1.0  # the list of races is read again this often
 
 
@@ -144,10 +143,9 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         self.news = RoomNews(self, room)
         self.watcher = f"watcher:{uuid.uuid4().hex}"  # never a racer's id: the link only reads
         self.boards = RaceBoards()
-        self.ticker: Timer | None = None
+        self.clock = ClockTicks(self, lambda: (self.room, self.now()), self._tick)
         self.lines = PanelLines(self)
-        self.minis = OnTick(self._draw_minis)
-        self.title_at = 0.0
+        self.minis = Bounded(self, self._draw_minis)  # at most MINIS_PER_SECOND times a second
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -167,17 +165,24 @@ class RaceSpectateScreen(DirtyOnlyRendering):
                                    on_back=lambda: self.post_message(RaceTrouble("")))
         self.link.start()
         self.show_room(self.room)
-        self.ticker = self.set_interval(TICK_SECONDS, self._tick)
+        self.clock.schedule()
 
     def on_unmount(self) -> None:
         if self.link is not None:
             self.link.stop()
-        if self.ticker is not None:
-            self.ticker.stop()
+        self.clock.stop()
+        self.minis.stop()
 
     def on_room_changed(self, event: RoomChanged) -> None:
         if not newer(self.room, event.room):
             self.show_room(event.room)
+            self.clock.schedule()  # a start or an end changes what runs by the clock
+
+    def on_room_moved(self, _: RoomMoved) -> None:
+        room = self.news.taking()
+        if not newer(self.room, room):
+            self.room = room
+            self.minis.ask()
 
     def on_race_trouble(self, event: RaceTrouble) -> None:
         if event.reason:
@@ -188,14 +193,14 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         now = self.now()
         phase = room.phase_at(now)
         scramble_id = room.scramble_id if phase in (RacePhase.RACING, RacePhase.DONE) else None
-        clock = seconds_text(room.elapsed_ms(now)) if phase is RacePhase.RACING else ""
+        clock = running_text(room.elapsed_ms(now)) if phase is RacePhase.RACING else ""
         what = {RacePhase.LOBBY: "waiting for the start", RacePhase.COUNTDOWN: f"starting: {room.countdown_shown(now)}",
                 RacePhase.RACING: f"racing · {clock}", RacePhase.DONE: "over"}[phase]
         self.lines.set(
             "#race-spectate-title", f"[b]Watching[/b] {room.size_label} {room.code or 'quick race'} · {what}\n"
             + (f"[dim]ID {shown_id(scramble_id)}[/dim]" if scramble_id else ""))
         self.lines.set("#race-spectate-order", order_text(room))
-        self.minis.mark()
+        self.minis.ask()
         done = phase is RacePhase.DONE
         results = self.query_one("#race-spectate-results", Static)
         if done:
@@ -205,19 +210,9 @@ class RaceSpectateScreen(DirtyOnlyRendering):
         self.refresh_bindings()
 
     def _tick(self) -> None:
-        """The title's clock every half second; the boards with the tick when they changed, each second for their
-        clocks; a snapshot that only moved racers on (:class:`RoomNews`) is taken here."""
-        latest = self.news.latest
-        if latest is not self.room and newer(latest, self.room):
-            if latest.outline() != self.room.outline():
-                self.show_room(latest)
-            else:
-                self.room = latest
-                self.minis.mark()
-        if time.monotonic() - self.title_at >= WATCH_TICK_SECONDS:
-            self.title_at = time.monotonic()
-            self.show_room(self.room)
-        self.minis.tick(every=1.0 if self.room.phase_at(self.now()) is RacePhase.RACING else None)
+        """The title's clock or countdown, and the racers' running clocks, when their shown second changes."""
+        self.show_room(self.room)
+        self.clock.schedule()
 
     def _draw_minis(self) -> None:
         self.query_one("#race-spectate-minis", RaceMinis).show(

@@ -399,7 +399,7 @@ def with_compile_lock(dispatcher):
                 finally:
                     _compiling.discard(path)
 
-    compile_locked.koma_lock = path  # type: ignore[attr-defined]
+    compile_locked.koma_lock = path
     dispatcher.compile = compile_locked  # numba calls self.compile(sig): see the docstring
     return dispatcher
 

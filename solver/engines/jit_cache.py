@@ -38,6 +38,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -301,7 +302,7 @@ def install_load_guard() -> None:
 
 COMPILE_WAIT_SECONDS = 300.0  # how long a process waits for another's compile of a kernel before compiling it too
 COMPILE_LOCK_POLL_SECONDS = 0.02
-_compiling: set[Path] = set()  # the kernels whose lock this process holds (a recursive compile must not wait on itself)
+_compiling: dict[Path, int] = {}  # the kernels whose lock this process holds, and the thread holding it
 _seam_problem: str | None = None
 _seam_checked = False
 
@@ -336,11 +337,10 @@ def _compile_lock_path(dispatcher) -> Path | None:
     return Path(directory) / f"{function.__module__}.{function.__qualname__}.lock"
 
 
-def _wait_for_lock(handle) -> bool:
-    """Take ``handle``'s exclusive lock, waiting at most COMPILE_WAIT_SECONDS; whether it was taken."""
+def _take_lock(handle, deadline: float) -> bool:
+    """Take ``handle``'s exclusive lock, polling until ``deadline``; whether it was taken."""
     import fcntl
 
-    deadline = time.monotonic() + COMPILE_WAIT_SECONDS
     while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -353,20 +353,38 @@ def _wait_for_lock(handle) -> bool:
             return False
 
 
+def _open_lock(path: Path):
+    try:
+        return open(path, "a+b")  # the callers close it, which also releases the lock
+    except OSError:  # an unwritable cache, a directory in its place: no lock
+        return None
+
+
+def _wait_until_free(path: Path, deadline: float) -> None:
+    """Wait, holding nothing, until no other compile holds ``path``'s lock (or ``deadline``)."""
+    handle = _open_lock(path)
+    if handle is not None:
+        with handle:
+            _take_lock(handle, deadline)  # released at once by the close
+
+
 def with_compile_lock(dispatcher):
     """Give one dispatcher of :mod:`solver.engines.jit` a ``compile`` that holds the kernel's lock file (returned).
 
     numba compiles an overload through the dispatcher's ``compile(sig)``: on a first call with new argument
-    types (``_compile_for_args``), when another kernel being compiled calls it (``get_call_template``, which
-    is how the ``inline="always"`` engines are typed too), and when asked.  The wrapper, an instance attribute
-    over numba's bound method, takes numba's compiler lock, then the kernel's lock file, then runs numba's
-    ``compile``, which loads the overload from the cache (another process may just have saved it) before it
-    compiles and saves it.  Taking the file locks inside the compiler lock means one thread of a process takes
-    them at a time, callee after caller along the (acyclic) call graph, so processes cannot deadlock on them;
-    a kernel compiled again while its lock is held (a second signature, from inside the first) does not wait on
-    itself.  The wait is bounded (COMPILE_WAIT_SECONDS, then it compiles anyway); a lock that cannot be opened
-    (an unwritable cache) means no lock; a process killed while holding one frees it.  Quitting does not wait
-    for a waiting thread (``koma`` ends with ``os._exit``; tui.workers.QuitNowExecutor).
+    types (``_compile_for_args``), when a kernel being compiled calls it (``get_call_template``), and when
+    asked.  (The ``inline="always"`` engines are inlined into their callers' IR and never compiled as
+    dispatchers: they get neither a lock file nor a cache entry.)  The wrapper, an instance attribute over numba's
+    bound method, first waits, holding nothing, until no other compile holds the kernel's lock (so a thread
+    waiting for another process keeps no other thread of its process from compiling or loading other kernels);
+    then it takes numba's compiler lock, then the kernel's lock file, then runs numba's ``compile``, which
+    loads the overload from the cache (another process has usually just saved it) before it compiles and saves
+    it.  A thread blocks only on the compiler lock while it holds a file lock, and takes file locks inside the
+    compiler lock, callee after caller along the (acyclic) call graph, so processes cannot deadlock on them;
+    a kernel compiled again while its lock is held by its own thread (a second signature, from inside the first)
+    does not wait on itself.  The wait is bounded (COMPILE_WAIT_SECONDS in all, then it compiles anyway); a lock
+    that cannot be opened (an unwritable cache) means no lock; a process killed while holding one frees it.
+    Quitting does not wait for a waiting thread (``koma`` ends with ``os._exit``; tui.workers.QuitNowExecutor).
     """
     problem = compile_lock_seam_problem()
     if problem is not None:
@@ -383,21 +401,24 @@ def with_compile_lock(dispatcher):
     compile_unlocked = dispatcher.compile
 
     def compile_locked(sig):
+        if _compiling.get(path) == threading.get_ident() or _argument_types(sig) in dispatcher.overloads:
+            return compile_unlocked(sig)  # this thread holds the lock already, or there is nothing to compile
+        deadline = time.monotonic() + COMPILE_WAIT_SECONDS
+        _wait_until_free(path, deadline)
         with global_compiler_lock:
-            if path in _compiling or _argument_types(sig) in dispatcher.overloads:
+            if path in _compiling:  # by this thread (another would hold the compiler lock): a nested compile
                 return compile_unlocked(sig)
-            try:
-                handle = open(path, "a+b")  # noqa: SIM115 - closed below, which also releases the lock
-            except OSError:
+            handle = _open_lock(path)
+            if handle is None:
                 return compile_unlocked(sig)
             with handle:
-                if not _wait_for_lock(handle):
+                if not _take_lock(handle, deadline):
                     return compile_unlocked(sig)
-                _compiling.add(path)
+                _compiling[path] = threading.get_ident()
                 try:
                     return compile_unlocked(sig)  # loads what another process saved, or compiles and saves
                 finally:
-                    _compiling.discard(path)
+                    del _compiling[path]
 
     compile_locked.koma_lock = path
     dispatcher.compile = compile_locked  # numba calls self.compile(sig): see the docstring

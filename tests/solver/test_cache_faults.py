@@ -442,3 +442,37 @@ def test_no_lock_file_outside_the_active_numba_cache(tmp_path):
     assert jit_cache._compile_lock_path(kernel(tmp_path / "elsewhere")) is None
     assert jit_cache._compile_lock_path(kernel(active / "engines_x")) == active / "engines_x" / (
         f"{__name__}.test_no_lock_file_outside_the_active_numba_cache.<locals>.kernel.lock")
+
+
+WAIT_IN_A_THREAD = """
+import json, os, sys, threading, time
+from solver.engines import jit_cache
+from solver.engines.ranking import nth_set_bit, popcount
+jit_cache.COMPILE_WAIT_SECONDS = 120.0
+waiting = threading.Thread(target=popcount, args=(7,))
+waiting.start()
+lock = str(popcount.compile.koma_lock)
+deadline = time.monotonic() + 120
+while lock not in {os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")}:
+    assert time.monotonic() < deadline, "the thread never waited for the lock"
+    time.sleep(0.01)
+assert nth_set_bit(0b1011, 2) == 3  # another kernel, compiled while the thread waits
+print(json.dumps({"other_kernel_while_waiting": waiting.is_alive(),
+                  "compiled": sum(nth_set_bit.stats.cache_misses.values())}), flush=True)
+os._exit(0)
+"""
+
+
+def test_a_thread_waiting_for_another_process_s_compile_does_not_hold_up_its_process(tmp_path):
+    """One thread waits for a kernel whose lock a stopped process holds: another thread of the same process still
+    compiles another kernel meanwhile (the waiting thread holds no lock of its process while it waits)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tmp_path / "koma")}
+    holder = lock_holder(env, "stop")
+    try:
+        done = subprocess.run([sys.executable, "-c", WAIT_IN_A_THREAD], capture_output=True, text=True, env=env,
+                              timeout=DEADLINE)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {"other_kernel_while_waiting": True, "compiled": 1}
+    finally:
+        holder.kill()
+        holder.wait()

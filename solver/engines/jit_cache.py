@@ -20,12 +20,13 @@ solve die with ``UnpicklingError``.  Two defences, installed by :func:`prepare`:
 Either way the user gets one notice line (see :mod:`solver.engines.cache_files`).
 
 One compile per kernel per machine: on a cold cache, processes that need the same kernel at once (the suite's
-workers, koma serve's first games, two ``koma`` on a fresh install) compile it once.  Every kernel made by
+workers, koma serve's first games, two ``koma`` on a fresh install) compile it once. Every kernel made by
 :mod:`solver.engines.jit` holds an exclusive ``flock`` on ``<module>.<name>.lock`` beside its index while numba
 loads or compiles one of its overloads (:func:`with_compile_lock`): the first process compiles and saves it, the
-others wait and then load it.  The wait is bounded (COMPILE_WAIT_SECONDS, then it compiles anyway), a killed
-holder frees the lock, and no lock is taken outside the active cache directory or where the lock file cannot be
-opened.  A numba without what this relies on gets no lock, and one notice says so.
+others wait (holding no lock of their own process meanwhile) and then load it. The wait is bounded
+(COMPILE_WAIT_SECONDS, then it compiles anyway), a killed holder frees the lock, and no lock is taken outside the
+active cache directory or where the lock file cannot be opened. A numba without what this relies on gets no lock,
+and one notice says so.
 """
 
 from __future__ import annotations

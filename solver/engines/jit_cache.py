@@ -19,8 +19,14 @@ solve die with ``UnpicklingError``.  Two defences, installed by :func:`prepare`:
 
 Either way the user gets one notice line (see :mod:`solver.engines.cache_files`).
 
-On a cold cache, processes that need the same kernel at once compile it once: a lock file per kernel beside its
-index (:func:`install_compile_lock`) lets one compile and save it while the others wait and load it.
+One compile per kernel per machine: on a cold cache, processes that need the same kernel at once (the suite's
+workers, koma serve's first games, two ``koma`` on a fresh install) compile it once. Every kernel made by
+:mod:`solver.engines.jit` holds an exclusive ``flock`` on ``<module>.<name>.lock`` beside its index while numba
+loads or compiles one of its overloads (:func:`with_compile_lock`): the first process compiles and saves it, the
+others wait (holding no lock of their own process meanwhile) and then load it. The wait is bounded
+(COMPILE_WAIT_SECONDS, then it compiles anyway), a killed holder frees the lock, and no lock is taken outside the
+active cache directory or where the lock file cannot be opened. A numba without what this relies on gets no lock,
+and one notice says so.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -295,25 +302,46 @@ def install_load_guard() -> None:
 # --- one compile per kernel on the machine at a time ----------------------------------------------
 
 COMPILE_WAIT_SECONDS = 300.0  # how long a process waits for another's compile of a kernel before compiling it too
-_compiling: set[str] = set()  # this process's kernels whose lock it holds (a recursive compile must not wait on itself)
+COMPILE_LOCK_POLL_SECONDS = 0.02
+_compiling: dict[Path, int] = {}  # the kernels whose lock this process holds, and the thread holding it
+_seam_problem: str | None = None
+_seam_checked = False
+
+
+def compile_lock_seam_problem() -> str | None:
+    """What the installed numba lacks for :func:`with_compile_lock` (None when it has it all); checked once."""
+    global _seam_problem, _seam_checked
+    if not _seam_checked:
+        _seam_checked = True
+        try:
+            from numba.core.compiler_lock import global_compiler_lock
+            from numba.core.dispatcher import Dispatcher
+        except ImportError as problem:
+            _seam_problem = str(problem)
+        else:
+            wanted = {"compile": callable(getattr(Dispatcher, "compile", None)),
+                      "stats": isinstance(getattr(Dispatcher, "stats", None), property),
+                      "global compiler lock": hasattr(global_compiler_lock, "__enter__")}
+            missing = [name for name, present in wanted.items() if not present]
+            _seam_problem = f"its Dispatcher has no {', '.join(missing)}" if missing else None
+    return _seam_problem
 
 
 def _compile_lock_path(dispatcher) -> Path | None:
-    """The lock file of a Koma kernel that numba caches on disk; None for any other function."""
+    """The kernel's lock file, beside its cache index in Koma's numba cache; None for a kernel that is not cached
+    there (``cache=False``, or numba caching elsewhere because no cache directory could be made)."""
+    active = status().active
+    directory = getattr(dispatcher.stats, "cache_path", None)
+    if active is None or not directory or not Path(directory).resolve().is_relative_to(active.resolve()):
+        return None
     function = dispatcher.py_func
-    if not function.__module__.startswith("solver."):
-        return None
-    directory = dispatcher.stats.cache_path  # None where the function is not cached
-    if not directory:
-        return None
     return Path(directory) / f"{function.__module__}.{function.__qualname__}.lock"
 
 
-def _wait_for_lock(handle) -> bool:
-    """Take ``handle``'s exclusive lock, waiting at most COMPILE_WAIT_SECONDS; whether it was taken."""
+def _take_lock(handle, deadline: float) -> bool:
+    """Take ``handle``'s exclusive lock, polling until ``deadline``; whether it was taken."""
     import fcntl
 
-    deadline = time.monotonic() + COMPILE_WAIT_SECONDS
     while True:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -321,45 +349,81 @@ def _wait_for_lock(handle) -> bool:
         except BlockingIOError:
             if time.monotonic() > deadline:
                 return False
-            time.sleep(0.02)
+            time.sleep(COMPILE_LOCK_POLL_SECONDS)
+        except OSError:  # a file system without locks
+            return False
 
 
-def install_compile_lock() -> None:
-    """Make processes that need the same uncached kernel compile it once: the first compiles and saves it while
-    holding the kernel's lock file in the cache directory, the others wait for it and load what it saved.
+def _open_lock(path: Path):
+    try:
+        return open(path, "a+b")  # the callers close it, which also releases the lock
+    except OSError:  # an unwritable cache, a directory in its place: no lock
+        return None
 
-    Without it, every process that starts on a cold cache (a fresh install's games, koma serve's warm processes,
-    the CLI) compiles every kernel it needs, all at the same time.  The lock is taken inside numba's own compiler
-    lock, so within a process one thread at a time takes these locks, callee after caller (no cycle); a lock that
-    cannot be had within COMPILE_WAIT_SECONDS, or cannot be opened, is compiled without."""
+
+def _wait_until_free(path: Path, deadline: float) -> None:
+    """Wait, holding nothing, until no other compile holds ``path``'s lock (or ``deadline``)."""
+    handle = _open_lock(path)
+    if handle is not None:
+        with handle:
+            _take_lock(handle, deadline)  # released at once by the close
+
+
+def with_compile_lock(dispatcher):
+    """Give one dispatcher of :mod:`solver.engines.jit` a ``compile`` that holds the kernel's lock file (returned).
+
+    numba compiles an overload through the dispatcher's ``compile(sig)``: on a first call with new argument
+    types (``_compile_for_args``), when a kernel being compiled calls it (``get_call_template``), and when
+    asked.  (The ``inline="always"`` engines are inlined into their callers' IR and never compiled as
+    dispatchers: they get neither a lock file nor a cache entry.)  The wrapper, an instance attribute over numba's
+    bound method, first waits, holding nothing, until no other compile holds the kernel's lock (so a thread
+    waiting for another process keeps no other thread of its process from compiling or loading other kernels);
+    then it takes numba's compiler lock, then the kernel's lock file, then runs numba's ``compile``, which
+    loads the overload from the cache (another process has usually just saved it) before it compiles and saves
+    it.  A thread blocks only on the compiler lock while it holds a file lock, and takes file locks inside the
+    compiler lock, callee after caller along the (acyclic) call graph, so processes cannot deadlock on them;
+    a kernel compiled again while its lock is held by its own thread (a second signature, from inside the first)
+    does not wait on itself.  The wait is bounded (COMPILE_WAIT_SECONDS in all, then it compiles anyway); a lock
+    that cannot be opened (an unwritable cache) means no lock; a process killed while holding one frees it.
+    Quitting does not wait for a waiting thread (``koma`` ends with ``os._exit``; tui.workers.QuitNowExecutor).
+    """
+    problem = compile_lock_seam_problem()
+    if problem is not None:
+        import numba
+
+        _tell_once("compile lock", f"numba {numba.__version__}: {problem}; kernels compile without the "
+                                   "cross-process lock (processes starting at once may each compile them)")
+        return dispatcher
+    path = _compile_lock_path(dispatcher) if hasattr(dispatcher, "py_func") else None
+    if path is None:
+        return dispatcher
     from numba.core.compiler_lock import global_compiler_lock
-    from numba.core.dispatcher import Dispatcher
 
-    if getattr(Dispatcher.compile, "koma_lock", False):
-        return
-    compile_unlocked = Dispatcher.compile
+    compile_unlocked = dispatcher.compile
 
-    def compile_locked(dispatcher, sig):
+    def compile_locked(sig):
+        if _compiling.get(path) == threading.get_ident() or _argument_types(sig) in dispatcher.overloads:
+            return compile_unlocked(sig)  # this thread holds the lock already, or there is nothing to compile
+        deadline = time.monotonic() + COMPILE_WAIT_SECONDS
+        _wait_until_free(path, deadline)
         with global_compiler_lock:
-            path = _compile_lock_path(dispatcher)
-            key = str(path)
-            if path is None or key in _compiling or _argument_types(sig) in dispatcher.overloads:
-                return compile_unlocked(dispatcher, sig)
-            try:
-                handle = open(path, "a+b")  # noqa: SIM115 - closed below, which also releases the lock
-            except OSError:
-                return compile_unlocked(dispatcher, sig)
+            if path in _compiling:  # by this thread (another would hold the compiler lock): a nested compile
+                return compile_unlocked(sig)
+            handle = _open_lock(path)
+            if handle is None:
+                return compile_unlocked(sig)
             with handle:
-                if not _wait_for_lock(handle):
-                    return compile_unlocked(dispatcher, sig)
-                _compiling.add(key)
+                if not _take_lock(handle, deadline):
+                    return compile_unlocked(sig)
+                _compiling[path] = threading.get_ident()
                 try:
-                    return compile_unlocked(dispatcher, sig)  # loads what another process saved, or compiles
+                    return compile_unlocked(sig)  # loads what another process saved, or compiles and saves
                 finally:
-                    _compiling.discard(key)
+                    del _compiling[path]
 
-    compile_locked.koma_lock = True  # type: ignore[attr-defined]
-    Dispatcher.compile = compile_locked  # type: ignore[method-assign]  # patched on purpose: see install_compile_lock
+    compile_locked.koma_lock = path
+    dispatcher.compile = compile_locked  # numba calls self.compile(sig): see the docstring
+    return dispatcher
 
 
 def _argument_types(sig) -> tuple:
@@ -381,5 +445,4 @@ def prepare() -> None:
     _prepared = True
     configure()
     install_load_guard()
-    install_compile_lock()
     repair()

@@ -318,3 +318,161 @@ def test_processes_that_need_the_same_uncached_kernel_compile_it_once(tmp_path):
         assert run.returncode == 0
         outcomes.append(json.loads(out))
     assert sorted(outcomes) == [[0, 1], [1, 0], [1, 0]], outcomes
+
+
+# A lock held by another process: popcount's lock file is taken by a holder process, then one process needs the kernel.
+HOLD_THE_LOCK = """
+import fcntl, os, signal, sys
+from solver.engines.ranking import popcount
+handle = open(popcount.compile.koma_lock, "a+b")
+fcntl.flock(handle, fcntl.LOCK_EX)
+print("held", flush=True)
+if sys.argv[1] == "stop":
+    os.kill(os.getpid(), signal.SIGSTOP)
+sys.stdin.read()  # a slow one: holds the lock until it is killed
+"""
+WAIT_FOR_THE_LOCK = """
+import json, sys, time
+from numba.core import event
+from solver.engines import jit_cache
+from solver.engines.ranking import popcount
+jit_cache.COMPILE_WAIT_SECONDS = float(sys.argv[1])
+compiling = []
+class CompileStarts(event.Listener):
+    def on_start(self, _event):
+        compiling.append(time.monotonic())
+    def on_end(self, _event):
+        pass
+event.register("numba:compile", CompileStarts())
+start = time.monotonic()
+assert popcount(7) == 3
+print(json.dumps({"waited": (compiling or [time.monotonic()])[0] - start,
+                  "misses": sum(popcount.stats.cache_misses.values())}))
+"""
+
+
+def lock_holder(env: dict, how: str) -> subprocess.Popen:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, how], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env=env)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
+@pytest.mark.parametrize("how", ["stop", "slow"])
+def test_a_lock_held_by_a_stopped_or_slow_process_is_waited_for_at_most_the_bound(tmp_path, how):
+    """The holder never lets go (stopped with SIGSTOP, or busy): the process that needs the kernel waits the bound
+    (3 s here), then compiles it itself."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tmp_path / "koma")}
+    holder = lock_holder(env, how)
+    try:
+        done = subprocess.run([sys.executable, "-c", WAIT_FOR_THE_LOCK, "3"], capture_output=True, text=True,
+                              env=env, timeout=DEADLINE)
+        assert done.returncode == 0, done.stderr
+        outcome = json.loads(done.stdout)
+        assert outcome["misses"] == 1 and 3 <= outcome["waited"] < 3 + 60, outcome
+        assert holder.poll() is None  # it held the lock the whole time
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_lock_whose_holder_is_killed_is_free_at_once(tmp_path):
+    """A holder killed mid-compile (SIGKILL) frees the lock: the waiting process goes on long before the bound."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tmp_path / "koma")}
+    holder = lock_holder(env, "slow")
+    waiter = subprocess.Popen([sys.executable, "-c", WAIT_FOR_THE_LOCK, "300"], stdout=subprocess.PIPE, text=True,
+                              env=env)
+    time.sleep(2.0)  # let the waiter reach the lock; if it is later, it finds the lock free, which passes too
+    holder.kill()
+    holder.wait()
+    out, _ = waiter.communicate(timeout=DEADLINE)
+    assert waiter.returncode == 0
+    outcome = json.loads(out)
+    assert outcome["misses"] == 1 and outcome["waited"] < 120, outcome
+
+
+WITHOUT_THE_SEAM = """
+import json, os, sys
+from numba.core import compiler_lock
+numbas_own = compiler_lock.global_compiler_lock
+del compiler_lock.global_compiler_lock  # a numba without what the lock relies on, while the kernels are made
+from solver.engines.cache_files import drain_notices
+from solver.engines.ranking import popcount
+from solver.sliding import search_kernels  # more kernels: still one notice
+compiler_lock.global_compiler_lock = numbas_own  # numba's own compiling needs it
+assert popcount(7) == 3
+print(json.dumps({"notices": drain_notices(), "wrapped": hasattr(popcount.compile, "koma_lock"),
+                  "locks": [name for _, _, names in os.walk(sys.argv[1]) for name in names if name.endswith(".lock")],
+                  "misses": sum(popcount.stats.cache_misses.values())}))
+"""
+
+
+def test_a_numba_without_the_seam_compiles_without_the_lock_and_says_so_once(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tmp_path / "koma")}
+    done = subprocess.run([sys.executable, "-c", WITHOUT_THE_SEAM, str(tmp_path / "numba")], capture_output=True,
+                          text=True, env=env, timeout=DEADLINE)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    (notice,) = outcome["notices"]
+    assert "global_compiler_lock" in notice and "without the cross-process lock" in notice, notice
+    assert not outcome["wrapped"] and outcome["locks"] == [] and outcome["misses"] == 1, outcome
+
+
+def test_a_lock_file_that_cannot_be_opened_means_no_lock_not_an_error(tmp_path):
+    """A directory where the lock file should be (as an unwritable cache would refuse it): the kernel compiles."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tmp_path / "koma")}
+    where = subprocess.run([sys.executable, "-c", "from solver.engines.ranking import popcount; "
+                            "print(popcount.compile.koma_lock)"], capture_output=True, text=True, env=env, check=True)
+    Path(where.stdout.strip()).mkdir()
+    done = subprocess.run([sys.executable, "-c", WAIT_FOR_THE_LOCK, "300"], capture_output=True, text=True, env=env,
+                          timeout=DEADLINE)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert json.loads(done.stdout)["misses"] == 1
+
+
+def test_no_lock_file_outside_the_active_numba_cache(tmp_path):
+    """A kernel numba would cache elsewhere (no usable cache directory: numba's own locations) gets no lock."""
+    from types import SimpleNamespace
+
+    def kernel(directory):
+        return SimpleNamespace(stats=SimpleNamespace(cache_path=str(directory)), py_func=kernel)
+
+    active = jit_cache.status().active
+    assert active is not None
+    assert jit_cache._compile_lock_path(kernel(tmp_path / "elsewhere")) is None
+    assert jit_cache._compile_lock_path(kernel(active / "engines_x")) == active / "engines_x" / (
+        f"{__name__}.test_no_lock_file_outside_the_active_numba_cache.<locals>.kernel.lock")
+
+
+WAIT_IN_A_THREAD = """
+import json, os, sys, threading, time
+from solver.engines import jit_cache
+from solver.engines.ranking import nth_set_bit, popcount
+jit_cache.COMPILE_WAIT_SECONDS = 120.0
+waiting = threading.Thread(target=popcount, args=(7,))
+waiting.start()
+lock = str(popcount.compile.koma_lock)
+deadline = time.monotonic() + 120
+while lock not in {os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")}:
+    assert time.monotonic() < deadline, "the thread never waited for the lock"
+    time.sleep(0.01)
+assert nth_set_bit(0b1011, 2) == 3  # another kernel, compiled while the thread waits
+print(json.dumps({"other_kernel_while_waiting": waiting.is_alive(),
+                  "compiled": sum(nth_set_bit.stats.cache_misses.values())}), flush=True)
+os._exit(0)
+"""
+
+
+def test_a_thread_waiting_for_another_process_s_compile_does_not_hold_up_its_process(tmp_path):
+    """One thread waits for a kernel whose lock a stopped process holds: another thread of the same process still
+    compiles another kernel meanwhile (the waiting thread holds no lock of its process while it waits)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tmp_path / "koma")}
+    holder = lock_holder(env, "stop")
+    try:
+        done = subprocess.run([sys.executable, "-c", WAIT_IN_A_THREAD], capture_output=True, text=True, env=env,
+                              timeout=DEADLINE)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {"other_kernel_while_waiting": True, "compiled": 1}
+    finally:
+        holder.kill()
+        holder.wait()

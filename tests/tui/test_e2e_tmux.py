@@ -271,3 +271,59 @@ def test_quitting_while_a_fresh_install_compiles_does_not_wait_for_the_compile(t
         assert not any(numba_cache.rglob("*ida_pdb*.nbi")), "quitting waited for the search's compile"
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+
+
+HOLD_EVERY_KERNEL_LOCK = """
+import fcntl, importlib, os, pkgutil, signal
+import solver
+locks = set()
+for info in pkgutil.walk_packages(solver.__path__, "solver."):
+    module = importlib.import_module(info.name)
+    locks |= {value.compile.koma_lock for value in vars(module).values()
+              if hasattr(getattr(value, "compile", None), "koma_lock")}
+handles = [open(path, "a+b") for path in locks]
+for handle in handles:
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+print(len(handles), flush=True)
+os.kill(os.getpid(), signal.SIGSTOP)
+"""
+
+
+def test_quitting_while_the_warm_up_waits_for_another_process_s_compile_does_not_wait(tmp_path):
+    """Another process holds every kernel's compile lock and never lets go (stopped): the home screen's warm-up
+    waits for it (it has a lock file open), and quitting then ends ``koma`` at once all the same."""
+    environment = f"XDG_CACHE_HOME={tmp_path / 'xdg'} KOMA_CACHE_DIR={tmp_path / 'fresh-cache'}"
+    holder = subprocess.Popen(["env", "-u", "NUMBA_CACHE_DIR", *environment.split(), sys.executable, "-c",
+                               HOLD_EVERY_KERNEL_LOCK], stdout=subprocess.PIPE, text=True)
+    status = tmp_path / "status"
+    try:
+        assert holder.stdout is not None and int(holder.stdout.readline()) > 10
+        session = new_session(tmp_path, f"env -u COLUMNS -u LINES -u NUMBA_CACHE_DIR {environment} {KOMA}; "
+                                        f"echo $? > {status}")
+        try:
+            wait_for_text(session, "8-puzzle")
+            pid = koma_pid(session)
+            deadline = time.monotonic() + 180
+
+            def waiting_on_a_lock() -> bool:
+                try:
+                    return any(os.readlink(fd).endswith(".lock") and "/numba/" in os.readlink(fd)
+                               for fd in Path(f"/proc/{pid}/fd").iterdir())
+                except OSError:
+                    return False
+
+            while not waiting_on_a_lock() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert waiting_on_a_lock(), "the warm-up never reached a kernel"
+            subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
+            deadline = time.monotonic() + 60
+            while not status.exists() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert status.exists() and status.read_text().strip() == "0"
+            assert not Path(f"/proc/{pid}").exists()
+            assert not any((tmp_path / "xdg").rglob("*.nbi")), "a kernel compiled: nothing waited"
+        finally:
+            subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
+    finally:
+        holder.kill()
+        holder.wait()

@@ -60,8 +60,6 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         self.session = GameSession(puzzle, saver, now or (lambda: koma_app(self).clock()), start=start, daily=daily)
         self.awaiting_saved_game = start is None or bool(daily)
         self.set_reactive(PlayScreen.phase, Phase.LOADING if self.awaiting_saved_game else Phase.READY)
-        if self.awaiting_saved_game:
-            self.add_class("-loading")
         self.held_moves: list[str] = []  # typed while the saved game was read: played on it once it is
         self.look = look_for(puzzle, ascii_only)
         self.solve_at_once = solve
@@ -106,6 +104,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         yield TitleBar()
         with Horizontal(id="play-body"):
             self.board = Board(self.look, self.state, id="board")
+            self.board.visible = self.phase is not Phase.LOADING  # no board before the saved one (watch_phase)
             yield self.board
             self.status = GameStatus(f"[b]{self.puzzle.title}[/b]  {self.puzzle.size_label}", ascii_only=self.look.ascii,
                                      animate_spinner=koma_app(self).animate_spinner, id="side", beat=self._beat)
@@ -174,7 +173,9 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         return Phase.PLAYING if self.played else Phase.READY
 
     def watch_phase(self, phase: Phase) -> None:
-        self.set_class(phase is Phase.LOADING, "-loading")
+        # hidden by its own style, not by a class on the screen: a class would restyle the whole screen when the
+        # saved game arrives (a third of the CPU of opening a puzzle went to restyling)
+        self.board.visible = phase is not Phase.LOADING
         self._run_clock()
         self.refresh_bindings()
 

@@ -83,6 +83,9 @@ class PanelLine(Static):
         return strips[y] if y < len(strips) else Strip.blank(width, style.rich_style)
 
 
+BOARD_FIGURES = ("game-id", "counters", "distance", "parity")  # the lines a board's figures are on
+
+
 class GameStatus(Vertical):
     """Moves, clock, distance line, parity verdict, solver line and message, one Static each."""
 
@@ -193,8 +196,10 @@ class GameStatus(Vertical):
         self._show("message", message)
 
     def watch_phase(self, phase: Phase) -> None:
-        """While the saved game is read, the panel shows no board's figures (they would be replaced), one line instead."""
-        self.set_class(phase is Phase.LOADING, "-loading")
+        """While the saved game is read, the panel shows no board's figures (they would be replaced), one line instead.
+        The lines are hidden by their own style: a class on the panel would restyle all of it."""
+        for line_id in BOARD_FIGURES:
+            self._line(line_id).visible = phase is not Phase.LOADING
         self.watch_solver()
 
     def watch_saving(self, saving: str) -> None:

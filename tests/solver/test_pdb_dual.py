@@ -30,7 +30,9 @@ def eight_distances():
 
 
 def eight_tables(groups):
-    return dual_kernels.pdb_dual_tables(3, groups), np.concatenate([build_pattern(3, 3, g) for g in groups])
+    data = np.concatenate([build_pattern(3, 3, g) for g in groups])
+    data.flags.writeable = False  # read-only as the game's are (np.load(mmap_mode='r')): the kernels' one compiled version serves both
+    return dual_kernels.pdb_dual_tables(3, groups), data
 
 
 def estimates(board, tables) -> tuple[int, int]:

@@ -36,6 +36,7 @@ def small():
     They cover 13 of the 24 tiles (the others: a group of weight 0 with one entry, a 0, at the end).
     """
     table = np.concatenate([build_pattern(5, 5, g) for g in SMALL_GROUPS] + [np.zeros(1, np.uint8)])
+    table.flags.writeable = False  # read-only as the game's are (np.load(mmap_mode='r')): the kernels' one compiled version serves both
     return table, kernels.pdb_tables(5, SMALL_GROUPS, reverse=True)
 
 

@@ -131,9 +131,9 @@ def test_every_board_keeps_a_shortest_path_the_automaton_allows(width, height, d
     d moves away; if, for every d, as many boards are first reached at d as the depth table has at d, then the boards
     reached within d are exactly those at most d away, so each board's depth is its distance."""
     puzzle = SlidingPuzzle(width, height)
-    automaton = duplicates.automaton()
+    automaton = duplicates.automaton().tolist()  # Python lists: numpy's one-element reads would cost most of the time
     table = puzzle.depth_table()
-    moves = kernels.move_table(width, height).reshape(-1, 4)
+    moves = kernels.move_table(width, height).reshape(-1, 4).tolist()
     start = (puzzle.goal, 0)
     depth_of = {puzzle.goal: 0}
     layer = [start]
@@ -145,7 +145,7 @@ def test_every_board_keeps_a_shortest_path_the_automaton_allows(width, height, d
         for board, state in layer:
             blank = board.index(0)
             for m in range(4):
-                source, after = int(moves[blank, m]), int(automaton[state, m])
+                source, after = moves[blank][m], automaton[state][m]
                 if source < 0 or after < 0:
                     continue
                 cells = list(board)
@@ -158,7 +158,7 @@ def test_every_board_keeps_a_shortest_path_the_automaton_allows(width, height, d
         layer = grown
     for blank in range(width * height):  # each kernel move slides a tile next to the blank into it
         for m in range(4):
-            source = int(moves[blank, m])
+            source = moves[blank][m]
             assert source < 0 or abs(source // width - blank // width) + abs(source % width - blank % width) == 1
     expected = table.histogram[:deepest + 1]
     assert np.bincount(list(depth_of.values()), minlength=len(expected)).tolist() == expected

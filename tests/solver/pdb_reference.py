@@ -14,26 +14,30 @@ def brute_force_pattern(width, height, tiles):
     over (pattern cells, blank cell) in which moving a pattern tile costs 1 and any other tile 0; a placement's
     value is the least over its blank cells."""
     cells = width * height
+    beside = [[(r + dr) * width + c + dc for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))
+               if 0 <= r + dr < height and 0 <= c + dc < width] for r, c in (divmod(cell, width) for cell in range(cells))]
     start = (tuple(t - 1 for t in tiles), cells - 1)
     dist = {}
     queue = deque([(0, start)])
     while queue:
-        d, (pos, blank) = queue.popleft()
-        if (pos, blank) in dist:
+        d, state = queue.popleft()
+        if state in dist:
             continue
-        dist[(pos, blank)] = d
-        r, c = divmod(blank, width)
-        for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            if 0 <= r + dr < height and 0 <= c + dc < width:
-                cell = (r + dr) * width + c + dc
-                if cell in pos:
-                    moved = tuple(blank if p == cell else p for p in pos)
-                    queue.append((d + 1, (moved, cell)))
-                else:
-                    queue.appendleft((d, (pos, cell)))
+        dist[state] = d
+        pos, blank = state
+        for cell in beside[blank]:
+            if cell in pos:
+                i = pos.index(cell)
+                moved = (pos[:i] + (blank,) + pos[i + 1:], cell)
+                if moved not in dist:
+                    queue.append((d + 1, moved))
+            elif (pos, cell) not in dist:
+                queue.appendleft((d, (pos, cell)))
+    nearest: dict[tuple[int, ...], int] = {}  # a placement's value: the least over its blank cells
+    for (pos, _), d in dist.items():
+        nearest[pos] = min(nearest.get(pos, d), d)
     best = np.full(n_placements(cells, len(tiles)), 255, np.uint8)
     mult = multipliers(cells, len(tiles))
-    for (pos, _), d in dist.items():
-        r = placement_rank(np.array(pos), len(tiles), mult)
-        best[r] = min(best[r], d)
+    for pos, d in nearest.items():
+        best[placement_rank(np.array(pos), len(tiles), mult)] = d
     return best

@@ -171,6 +171,7 @@ def test_pattern_estimate_is_admissible_on_the_eight_puzzle():
     """Pattern databases of the 8-puzzle never exceed the true distance (checked on every board)."""
     groups = ((1, 2, 4, 5), (3, 6, 7, 8))
     data = np.concatenate([build_pattern(3, 3, g) for g in groups])
+    data.flags.writeable = False  # read-only as the game's are (np.load(mmap_mode='r')): the kernels' one compiled version serves both
     table = EIGHT.depth_table()
     meta = kernels.pdb_tables(3, groups)
     rng = random.Random(3)

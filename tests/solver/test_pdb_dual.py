@@ -22,15 +22,17 @@ QUICK = (2, 4, 5, 9, 13, 19)  # Korf's instances that 6-6-3 solves in well under
 
 @pytest.fixture(scope="module")
 def eight_distances():
-    """Every 8-puzzle board (packed) and its exact distance, by BFS from the goal."""
+    """Every 8-puzzle board and its exact distance, by BFS from the goal (unpacked once, for every check below)."""
     _depth, queue, layer_ends = EIGHT.bfs_arrays()
     distances = np.repeat(np.arange(len(layer_ends)), np.diff(np.concatenate([[0], layer_ends])))
     assert len(queue) == 181_440 == len(distances)
-    return queue, distances
+    return [unpack(int(packed), 9) for packed in queue], distances.tolist()
 
 
 def eight_tables(groups):
-    return dual_kernels.pdb_dual_tables(3, groups), np.concatenate([build_pattern(3, 3, g) for g in groups])
+    data = np.concatenate([build_pattern(3, 3, g) for g in groups])
+    data.flags.writeable = False  # read-only as the game's are (np.load(mmap_mode='r')): the kernels' one compiled version serves both
+    return dual_kernels.pdb_dual_tables(3, groups), data
 
 
 def estimates(board, tables) -> tuple[int, int]:
@@ -53,31 +55,30 @@ def pdb663():
                                     ((1, 2, 3), (4, 5, 6), (7, 8))])
 def test_dual_estimate_never_exceeds_the_distance_on_any_eight_puzzle_board(groups, eight_distances):
     """Checked on all 181,440 boards against BFS distances; and the dual is not trivially small."""
-    queue, distances = eight_distances
+    boards, distances = eight_distances
     tables = eight_tables(groups)
     over, at_least, above = 0, 0, 0
-    for packed, distance in zip(queue, distances):
-        regular, dual = estimates(unpack(int(packed), 9), tables)
+    for board, distance in zip(boards, distances):
+        regular, dual = estimates(board, tables)
         over += dual > distance
         at_least += dual >= regular
         above += dual > regular
     assert over == 0
-    assert at_least > 0.25 * len(queue) and above > 0.03 * len(queue)  # measured: 31-37% and 6-10%
+    assert at_least > 0.25 * len(boards) and above > 0.03 * len(boards)  # measured: 31-37% and 6-10%
 
 
 def test_the_check_catches_a_dual_without_the_blank_path_loss(eight_distances):
     """The same exhaustive check fails for the unsound variant that forgets the tiles the blank's path shifts."""
-    queue, distances = eight_distances
+    boards, distances = eight_distances
     meta, data = eight_tables(((1, 2, 3, 4), (5, 6, 7, 8)))
     meta[dual_kernels.T_DUAL_LOSS:dual_kernels.T_DUAL_LOSS + kernels.MAX_CELLS] = 0
-    over = sum(estimates(unpack(int(packed), 9), (meta, data))[1] > distance
-               for packed, distance in zip(queue[::7], distances[::7]))
+    over = sum(estimates(board, (meta, data))[1] > distance for board, distance in zip(boards[::7], distances[::7]))
     assert over > 0
 
 
 # --- the search -----------------------------------------------------------------------------------
 
-def test_ida_with_the_dual_finds_shortest_solutions_on_the_eight_puzzle(eight_distances):
+def test_ida_with_the_dual_finds_shortest_solutions_on_the_eight_puzzle():
     tables = eight_tables(((1, 2, 3, 4), (5, 6, 7, 8)))
     table = EIGHT.depth_table()
     rng = random.Random(11)

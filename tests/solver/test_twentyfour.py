@@ -36,14 +36,30 @@ def small():
     They cover 13 of the 24 tiles (the others: a group of weight 0 with one entry, a 0, at the end).
     """
     table = np.concatenate([build_pattern(5, 5, g) for g in SMALL_GROUPS] + [np.zeros(1, np.uint8)])
+    table.flags.writeable = False  # read-only as the game's are (np.load(mmap_mode='r')): the kernels' one compiled version serves both
     return table, kernels.pdb_tables(5, SMALL_GROUPS, reverse=True)
 
 
 def bfs_distance(puzzle, start) -> int:
-    """The plain breadth-first distance to the goal (from both ends, a whole layer at a time)."""
-    sides = [{start: 0}, {puzzle.goal: 0}]
-    frontiers = [[start], [puzzle.goal]]
-    if start == puzzle.goal:
+    """The plain breadth-first distance to the goal (from both ends, a whole layer at a time).
+
+    Boards are bytes and a move swaps the blank with a cell next to it: the grid alone, none of the solver's code.
+    """
+    width, cells = puzzle.width, puzzle.width * puzzle.height
+    beside = [[n for n in (c - width, c + width) if 0 <= n < cells]
+              + [n for n in (c - 1, c + 1) if 0 <= n < cells and n // width == c // width] for c in range(cells)]
+
+    def neighbours(board: bytes):
+        blank = board.index(0)
+        for cell in beside[blank]:
+            child = bytearray(board)
+            child[blank], child[cell] = board[cell], 0
+            yield bytes(child)
+
+    start, goal = bytes(start), bytes(puzzle.goal)
+    sides = [{start: 0}, {goal: 0}]
+    frontiers = [[start], [goal]]
+    if start == goal:
         return 0
     while True:
         i = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
@@ -51,7 +67,7 @@ def bfs_distance(puzzle, start) -> int:
         met = []
         grown = []
         for state in frontiers[i]:
-            for _move, child in puzzle.neighbours(state):
+            for child in neighbours(state):
                 if child in other:
                     met.append(mine[state] + 1 + other[child])
                 if child not in mine:
@@ -98,9 +114,12 @@ def abstract_bfs(width: int, tiles) -> np.ndarray:
             if child not in dist or dist[child] > d + moved:
                 dist[child] = d + moved
                 queue.append(child) if moved else queue.appendleft(child)
-    out = np.full(n_placements(cells, len(tiles)), 255, np.uint8)
+    nearest: dict[tuple[int, ...], int] = {}  # each placement's distance: the least over its blank cells
     for (pos, _blank), d in dist.items():
-        out[rank(pos)] = min(out[rank(pos)], d)
+        nearest[pos] = min(nearest.get(pos, d), d)
+    out = np.full(n_placements(cells, len(tiles)), 255, np.uint8)
+    for pos, d in nearest.items():
+        out[rank(pos)] = d
     return out
 
 
@@ -126,13 +145,20 @@ def test_6666_layout_and_memory_figures():
 
 # --- the optimal search ----------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def bfs_boards():
+    """Three walked boards (6, 16 and 30 moves from the goal) and their plain BFS distances, computed once for both
+    thread counts: the 30-move BFS alone takes seconds."""
+    boards = [walk(seed, steps) for seed, steps in ((1, 12), (1, 60), (2, 80))]
+    return [(board, bfs_distance(P24, board)) for board in boards]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-def test_split_search_is_optimal_against_bfs_and_replays(small, threads):
+def test_split_search_is_optimal_against_bfs_and_replays(small, bfs_boards, threads):
     table, meta = small
-    for seed, steps in ((1, 12), (1, 60), (2, 80)):  # 16 and 30 moves from the goal
-        board = walk(seed, steps)
+    for board, distance in bfs_boards:
         solution = twentyfour.solve_optimal(P24, board, table, meta=meta, threads=threads)
-        assert solution.optimal and solution.length == bfs_distance(P24, board)
+        assert solution.optimal and solution.length == distance
         path = P24.replay(board, solution.moves)
         assert path[-1] == P24.goal and tuple(solution.path) == path
 

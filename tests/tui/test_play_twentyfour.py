@@ -35,6 +35,7 @@ def near_board() -> str:
 @pytest.fixture(scope="module")
 def small_tables():
     table = np.concatenate([build_pattern(5, 5, g) for g in GROUPS] + [np.zeros(1, np.uint8)])
+    table.flags.writeable = False  # read-only as the game's are (np.load(mmap_mode='r')): the kernels' one compiled version serves both
     return table, kernels.pdb_tables(5, GROUPS, reverse=True)
 
 

@@ -178,6 +178,7 @@ def small_twentyfour_tables(monkeypatch):
 
     groups = ((1, 2, 6, 7), (4, 5, 9, 10), (18, 19, 20, 23, 24))
     table = np.concatenate([build_pattern(5, 5, g) for g in groups] + [np.zeros(1, np.uint8)])
+    table.flags.writeable = False  # read-only as the game's are (np.load(mmap_mode='r')): the kernels' one compiled version serves both
     meta = kernels.pdb_tables(5, groups, reverse=True)
     monkeypatch.setattr(speed, "twentyfour_tables_built", lambda: True)
     monkeypatch.setattr(twentyfour, "tables", lambda notice=None: table)

@@ -66,6 +66,15 @@ def koma_pid(session: str) -> int:
     return int(children[0])
 
 
+def quit_and_wait(session: str, status: Path, seconds: float) -> None:
+    """Press ``q`` and wait (at most ``seconds``) for koma's exit status in ``status``: it must be 0."""
+    subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
+    deadline = time.monotonic() + seconds
+    while not status.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert status.exists() and status.read_text().strip() == "0"
+
+
 def wakeups(pid: int) -> int:
     """How many times the threads of ``pid`` went to sleep and woke up so far (voluntary context switches)."""
     total = 0
@@ -86,11 +95,7 @@ def test_play_a_move_auto_solve_and_quit(tmp_path):
         subprocess.run([TMUX, "send-keys", "-t", session, "s"], check=True)
         screen = wait_for_text(session, "Solved by Koma")
         assert "Moves" in screen
-        subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
-        deadline = time.monotonic() + 10
-        while not status.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert status.read_text().strip() == "0"
+        quit_and_wait(session, status, 10)
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
 
@@ -113,11 +118,7 @@ def test_an_idle_home_screen_sleeps_and_a_lone_escape_still_goes_back(tmp_path):
         subprocess.run([TMUX, "send-keys", "-t", session, "Escape"], check=True)
         wait_for_text(session, "Parity lab")
         began = time.monotonic()
-        subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
-        deadline = time.monotonic() + 10
-        while not status.exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert status.read_text().strip() == "0"
+        quit_and_wait(session, status, 10)
         assert time.monotonic() - began < 5.0
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], capture_output=True)
@@ -262,11 +263,7 @@ def test_quitting_while_a_fresh_install_compiles_does_not_wait_for_the_compile(t
             time.sleep(0.02)
         assert any(numba_cache.rglob("*pdb_setup*.nbi")), "the warm-up never reached the 15-puzzle's search"
         pid = koma_pid(session)
-        subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
-        deadline = time.monotonic() + 60
-        while not status.exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert status.exists() and status.read_text().strip() == "0"
+        quit_and_wait(session, status, 60)
         assert not Path(f"/proc/{pid}").exists()
         assert not any(numba_cache.rglob("*ida_pdb*.nbi")), "quitting waited for the search's compile"
     finally:
@@ -315,11 +312,7 @@ def test_quitting_while_the_warm_up_waits_for_another_process_s_compile_does_not
             while not waiting_on_a_lock() and time.monotonic() < deadline:
                 time.sleep(0.02)
             assert waiting_on_a_lock(), "the warm-up never reached a kernel"
-            subprocess.run([TMUX, "send-keys", "-t", session, "q"], check=True)
-            deadline = time.monotonic() + 60
-            while not status.exists() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            assert status.exists() and status.read_text().strip() == "0"
+            quit_and_wait(session, status, 60)
             assert not Path(f"/proc/{pid}").exists()
             assert not any((tmp_path / "xdg").rglob("*.nbi")), "a kernel compiled: nothing waited"
         finally:

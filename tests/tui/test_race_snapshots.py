@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 from rich.cells import cell_len
 from test_small_screens import clipped_keys
-from tui_helpers import make_app, settled, wait_for
+from tui_helpers import make_app, record_calls, settled, wait_for
 
 from tui.ascii import Static
 from tui.game.race import RacePhase, Racer, Room
@@ -218,7 +218,14 @@ async def test_an_opponents_moves_post_one_message_at_most_and_a_finish_is_shown
                        what="cyd in the finish order")
 
 
-async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path):
+def clock_and_minis_drawn(monkeypatch, clock: Static, screen) -> tuple[list[str], list[list[str]]]:
+    """From now on: every text put on ``clock``, and every drawing of the screen's minis (each mini's figures)."""
+    shown = record_calls(monkeypatch, clock, "update", lambda content="", **_: str(content))
+    drawn = record_calls(monkeypatch, screen.query_one(RaceMinis), "show", lambda new, **_: [m.figures for m in new])
+    return shown, drawn
+
+
+async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path, monkeypatch):
     """Nobody types: the running clock shows whole seconds and is drawn when its second changes, not ten times a
     second; the opponents' running clocks too; the next tick is the next whole second from the reveal."""
     store = Store(tmp_path / "koma.db", player="user:ann", name="ann")
@@ -229,14 +236,7 @@ async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path):
         await app.push_screen(screen)
         await wait_for(pilot, lambda: "Time" in str(screen.query_one("#race-clock", Static).content), timeout=10,
                        what="the clock")
-        clock = screen.query_one("#race-clock", Static)
-        shown: list[str] = []
-        update = clock.update
-        clock.update = lambda content="", **kw: shown.append(str(content)) or update(content, **kw)  # type: ignore[method-assign]
-        minis = screen.query_one(RaceMinis)
-        drawn: list[list[str]] = []
-        show = minis.show
-        minis.show = lambda new, **kw: drawn.append([m.figures for m in new]) or show(new, **kw)  # type: ignore[method-assign]
+        shown, drawn = clock_and_minis_drawn(monkeypatch, screen.query_one("#race-clock", Static), screen)
         second = int(screen.now() - REVEAL)
         await wait_for(pilot, lambda: any(f" {second + 2}s " in line for line in shown), timeout=20,
                        what="the clock two seconds on")
@@ -249,7 +249,7 @@ async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path):
         assert abs((screen.now() - REVEAL + ahead) % 1 - TICK_SLACK_SECONDS) < 0.002
 
 
-async def test_a_watched_race_redraws_its_clock_once_a_second_and_its_boards_on_a_move(tmp_path):
+async def test_a_watched_race_redraws_its_clock_once_a_second_and_its_boards_on_a_move(tmp_path, monkeypatch):
     """Watching a race where nobody types: the title's clock shows whole seconds and is drawn when its second
     changes (no 10 Hz tick: it used to show tenths, twice a second), the boards once a second for their clocks; an
     opponent's move is one message, and the boards are drawn for it (at most ten times a second)."""
@@ -262,13 +262,7 @@ async def test_a_watched_race_redraws_its_clock_once_a_second_and_its_boards_on_
         await app.push_screen(screen)
         title = screen.query_one("#race-spectate-title", Static)
         await wait_for(pilot, lambda: "racing" in str(title.content), timeout=10, what="the title's clock")
-        shown: list[str] = []
-        update = title.update
-        title.update = lambda content="", **kw: shown.append(str(content)) or update(content, **kw)  # type: ignore[method-assign]
-        minis = screen.query_one(RaceMinis)
-        drawn: list[list[str]] = []
-        show = minis.show
-        minis.show = lambda new, **kw: drawn.append([m.figures for m in new]) or show(new, **kw)  # type: ignore[method-assign]
+        shown, drawn = clock_and_minis_drawn(monkeypatch, title, screen)
         second = int(screen.now() - REVEAL)
         await wait_for(pilot, lambda: any(f"racing · {second + 2}s" in line for line in shown), timeout=20,
                        what="the clock two seconds on")

@@ -261,6 +261,36 @@ def _drop_entries_of(cache, problem: BaseException) -> None:
     _tell_removed(1, f"{base}: {problem.__class__.__name__}", directory, kept)
 
 
+def lean_loader():
+    """numba's ``Cache.load_overload`` without its first step, or None when this numba lacks what it relies on.
+
+    numba refreshes its whole target context before it loads a cached overload: it imports and installs
+    every typing and lowering registry (about 0.25 s, half of a ``koma solve``'s own time). A load needs
+    none of that: it unpickles the compiled library, links it, and wraps its entry point. What the linked
+    code calls must be known to LLVM: numba's C helpers and the math library (put there when the target
+    context is made), the memory runtime (:func:`rtsys.initialize`, which the refresh also starts) and the
+    hash secret (put there by importing ``numba.cpython.hashing``). A compile still refreshes the context
+    first (numba's compiler does), so a process that loads some kernels and compiles others is whole.
+    """
+    try:
+        from numba.core.caching import Cache
+        from numba.core.runtime import rtsys
+    except ImportError:
+        return None
+    if not all(callable(getattr(owner, name, None)) for owner, name in
+               ((Cache, "_load_overload"), (Cache, "_guard_against_spurious_io_errors"), (rtsys, "initialize"))):
+        return None
+
+    def lean_load(cache, sig, target_context):
+        rtsys.initialize(target_context)
+        import numba.cpython.hashing  # noqa: F401  # its import gives LLVM the hash secret's symbols
+
+        with cache._guard_against_spurious_io_errors():
+            return cache._load_overload(sig, target_context)
+
+    return lean_load
+
+
 def install_load_guard() -> None:
     """Make a Koma kernel whose cache entry cannot be loaded or saved compile afresh instead of failing."""
     from numba.core.caching import Cache
@@ -268,9 +298,12 @@ def install_load_guard() -> None:
     if getattr(Cache.load_overload, "koma_guard", False):
         return
     load, save = Cache.load_overload, Cache.save_overload
+    lean = lean_loader()
 
     def guarded_load(cache, sig, target_context):
         try:
+            if lean is not None and _is_koma_kernel(cache):
+                return lean(cache, sig, target_context)
             return load(cache, sig, target_context)
         except Exception as problem:
             if not _is_koma_kernel(cache):

@@ -50,26 +50,24 @@ def pruning_automaton(forbidden: Iterable[Sequence[int]], n_moves: int) -> np.nd
             raise ValueError("the empty string cannot be forbidden")
         final[node] = True
     # breadth first: each node's longest proper suffix in the trie (its failure), and whether any suffix is final
+    # (in Python lists, made an array once at the end: indexing an array one element at a time is slow)
     failure = [0] * len(children)
-    goto = np.full((len(children), n_moves), -1, np.int64)
+    goto = [[-1] * n_moves for _ in children]
     order = deque([0])
     while order:
         node = order.popleft()
+        row, fallback = goto[node], goto[failure[node]]
         for m in range(n_moves):
             child = children[node].get(m)
             if child is None:
-                goto[node, m] = goto[failure[node], m] if node else 0
+                row[m] = fallback[m] if node else 0
                 continue
-            goto[node, m] = child
-            failure[child] = goto[failure[node], m] if node else 0
+            row[m] = child
+            failure[child] = fallback[m] if node else 0
             final[child] = final[child] or final[failure[child]]
             order.append(child)
     # renumber the states that are not final: 0 stays the root
     alive = [node for node in range(len(children)) if not final[node]]
     number = {node: i for i, node in enumerate(alive)}
-    automaton = np.empty((len(alive), n_moves), np.int64)
-    for node in alive:
-        for m in range(n_moves):
-            target = int(goto[node, m])
-            automaton[number[node], m] = -1 if final[target] else number[target]
-    return automaton
+    rows = [[-1 if final[target] else number[target] for target in goto[node]] for node in alive]
+    return np.array(rows, np.int64).reshape(len(alive), n_moves)

@@ -228,9 +228,11 @@ class StandInCache:
         raise self.failure
 
 
-class Context:
-    def refresh(self):
-        pass
+def target_context():
+    """numba's own CPU target context: a Koma kernel's load starts numba's memory runtime on it."""
+    from numba.core.registry import cpu_target
+
+    return cpu_target.target_context
 
 
 def stand_in(tmp_path, failure, module="solver.solving.stand_in") -> StandInCache:
@@ -257,7 +259,7 @@ def test_a_koma_kernel_that_fails_to_load_is_a_miss_and_its_files_go(guarded, tm
     from solver.engines.cache_files import drain_notices
 
     cache = stand_in(tmp_path, pickle.UnpicklingError("pickle data was truncated"))
-    assert guarded.load_overload(cache, "sig", Context()) is None
+    assert guarded.load_overload(cache, "sig", target_context()) is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other-3.py311.nbi"]  # only that kernel's files
     (notice,) = drain_notices()
     assert "kernel-12.py311: UnpicklingError" in notice and "compiling again" in notice
@@ -268,7 +270,7 @@ def test_other_code_keeps_numbas_own_behaviour(guarded, tmp_path):
 
     cache = stand_in(tmp_path, pickle.UnpicklingError("truncated"), module="someone_else")
     with pytest.raises(pickle.UnpicklingError):
-        guarded.load_overload(cache, "sig", Context())
+        guarded.load_overload(cache, "sig", target_context())
     assert len(list(tmp_path.iterdir())) == 3
 
 

@@ -192,11 +192,12 @@ def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections
 
     bench = add_command(commands, "bench", "performance figures: first call and median of warm runs")
     bench.add_argument("groups", nargs="*", metavar="GROUP",
-                       help=f"only these groups ({', '.join(solver_bench_cases.groups())}; serve, serve-crowd, web, "
-                            "web-crowd, race, race-crowd, serve-replicas, serve-race-crowd run only when named)")
+                       help=f"only these groups ({', '.join(solver_bench_cases.groups())}; "
+                            f"{', '.join(dict.fromkeys(case.group for case in bench_cases if case.on_request))} "
+                            "run only when named)")
     bench.add_argument("--full", action="store_true", help="also run the long cases")
     bench.add_argument("--against", metavar="REV",
-                       help="koma serve cases: run each scenario on a checkout of REV (a git revision, or a checkout's "
+                       help="koma serve and cli cases: run each scenario on a checkout of REV (a git revision, or a checkout's "
                             "directory) too, in the same run, and print the ratios")
     bench.set_defaults(handler=functools.partial(cmd_bench, extra_cases=tuple(bench_cases)))
     doctor = add_command(commands, "doctor", "versions, caches, tables, terminal: what to check when something is off")

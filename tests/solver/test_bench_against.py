@@ -40,3 +40,18 @@ def test_a_checkouts_directory_is_used_as_it_is():
 def test_an_unknown_revision_is_one_clear_error():
     with pytest.raises(KomaError, match="cannot check out"), checkout_of("no-such-revision-anywhere"):
         pass
+
+
+def test_koma_bench_cli_times_whole_processes_of_both_checkouts_in_turn():
+    from tui.cli_bench import solve_processes
+
+    figures = solve_processes(against=str(ROOT), runs=1)
+    for name in ("process_s", "process_cpu_s", "fastest_s"):
+        assert 0 < figures[name] < 60 and 0 < figures[f"{name}@against"] < 60 and f"{name}/against" in figures
+
+
+def test_koma_bench_cli_says_what_failed_rather_than_timing_it():
+    from tui.cli_bench import one_process
+
+    with pytest.raises(RuntimeError, match=r"koma solve 15 1 2 3 failed: .*16 cells"):
+        one_process(("solve", "15", "1 2 3"))

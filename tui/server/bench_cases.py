@@ -1,4 +1,5 @@
-"""The cases of ``koma bench serve``, ``koma bench serve-crowd`` and ``koma bench race``, in one literal table.
+"""The cases of ``koma bench serve``, ``koma bench serve-crowd``, ``koma bench race`` and ``koma bench cli``, in one
+literal table.
 
 They run only when their group is named (each starts a private server; the crowds take minutes);
 the scenarios themselves are in :mod:`tui.server.bench` (run by :mod:`tui.server.ssh.bench` and
@@ -65,8 +66,16 @@ def race_scenario(rooms: int, racers: int, tps: float, padding: int, processes: 
     return run
 
 
+def cli_processes() -> dict[str, Any]:
+    from tui.cli_bench import solve_processes
+
+    return solve_processes(os.environ.get(AGAINST_VARIABLE) or None)
+
+
 CROWD = ("--max-sessions", "250")
 SERVE_CASES: tuple[Case, ...] = (
+    Case("koma solve 15 in a process of its own (tables built)", "cli", cli_processes, runs=0, on_request=True,
+         target="<= 0.4 s"),
     serve_case("koma serve: one game (warm pool)", "serve", "one game",
                target="home <= 0.1 s CPU, 15-puzzle <= 0.1 s, move <= 8 ms, idle <= 2 ms/s, <= 25 MiB PSS"),
     serve_case("koma serve --cold: one game", "serve", "one game", "--cold"),

@@ -614,4 +614,5 @@ async def phone_game(server: BenchServer, rounds: int = 25, gap: float = 0.25) -
 
 SCENARIOS: dict[str, Callable[[BenchServer], Awaitable[dict[str, Any]]]] = {
     "one game": one_game, "at once": at_once, "arrivals": arrivals, "idle crowd": idle_crowd, "speed game": speed_game,
+    "arrivals 150": lambda server: arrivals(server, count=150, per_second=10.0),
     "speed game 10x10": lambda server: speed_game(server, larger=8), "phone game": phone_game}

@@ -178,6 +178,7 @@ class KomaApp(App):
         self.warm_seconds: dict[str, float] = {}
         self.speed_session = SpeedSession()  # this run's speed solves (the Speed screen's averages)
         self.prewarm = prewarm
+        self.quit_hint_until = 0.0  # time.monotonic() until which the "ctrl+c does not quit" toast shows
         self.prewarming: tuple[str, SolverJob] | None = None  # the puzzle the background warm-up is on, and its job
         self.prewarmed: list[str] = []  # the puzzles it has warmed, in order
         self.last_solve_seconds: float | None = None
@@ -435,6 +436,15 @@ class KomaApp(App):
         from tui.screens.race_lobby import RaceLobbyScreen
 
         self.push_screen(RaceLobbyScreen(ascii_only=self.ascii_only))
+
+    def action_help_quit(self) -> None:
+        """Textual's toast that ctrl+c does not quit (and which key does), once while it shows: a held ctrl+c
+        repeats 20 to 30 times a second, and each repeat stacked a toast of its own."""
+        now = time.monotonic()
+        if now < self.quit_hint_until:
+            return
+        self.quit_hint_until = now + self.NOTIFICATION_TIMEOUT
+        super().action_help_quit()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen, help_text

@@ -48,6 +48,15 @@ def test_bad_serve_options_are_one_line(arguments, message, tmp_path):
     assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+def test_a_bad_option_is_told_before_the_servers_libraries_load():
+    """The options are checked first: a mistyped one costs no import of asyncssh or aiohttp (a second of CPU)."""
+    result = run_koma("import sys", "from tui.main import main", "status = main(['serve', '--open', '--port', '70000'])",
+                      "print(' '.join(name for name in ('asyncssh', 'aiohttp') if name in sys.modules))",
+                      "sys.exit(status)")
+    assert result.returncode == 2 and "--port 70000 is out of range" in result.stderr
+    assert result.stdout.strip() == ""
+
+
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
     from tui.server.ssh.server import host_key

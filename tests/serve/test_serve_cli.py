@@ -58,6 +58,14 @@ def test_a_bad_option_is_told_before_the_servers_libraries_load():
 
 
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
+def test_the_ssh_server_leaves_aiohttp_to_the_admin_listener():
+    """aiohttp (0.4 s of CPU to import) is imported when an admin listener starts (``--admin-port``), not by every
+    ``koma serve``."""
+    result = run_koma("import sys, tui.server.ssh.server", "print('aiohttp' in sys.modules)")
+    assert result.returncode == 0 and result.stdout.strip() == "False", result.stderr
+
+
+@pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
     from tui.server.ssh.server import host_key
 

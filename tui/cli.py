@@ -51,14 +51,18 @@ def serve(args) -> int:
 
 
 def web(args) -> int:
+    ssh_front_end: Any = None
     try:
-        from tui.server.ssh.server import KomaServer  # aiohttp and asyncssh are imported only when serving
-        from tui.server.web.server import web_command
+        from tui.server.web.server import web_command  # aiohttp is imported only when serving
+        if getattr(args, "ssh_port", None) is not None:  # asyncssh only for an SSH listener beside it
+            from tui.server.ssh.server import KomaServer
+
+            ssh_front_end = KomaServer
     except ModuleNotFoundError as missing:
         if missing.name not in ("aiohttp", "asyncssh", "prometheus_client"):  # the web extra's
             raise
         raise KomaError(f"{missing.name} is missing: pip install -e '.[web]'") from None
-    return web_command(args, ssh=KomaServer)
+    return web_command(args, ssh=ssh_front_end)
 
 
 def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:

@@ -128,17 +128,20 @@ def _library_sources(library: str) -> list[Path]:
     return sorted(origin.parent.rglob("*.py")) if origin.name == "__init__.py" else [origin]
 
 
+def _name_defined(node: ast.AST) -> str | None:
+    """The name ``node`` itself defines, if any: a function, a class, an assigned name, an attribute assigned on anything."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        return node.attr
+    return None
+
+
 def _private_names_defined(node: ast.AST) -> set[str]:
     """The private names ``node`` defines: functions, classes, assigned names, and attributes assigned on anything."""
-    names: set[str] = set()
-    for inner in ast.walk(node):
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(inner.name)
-        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-            names.add(inner.id)
-        elif isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store):
-            names.add(inner.attr)
-    return {name for name in names if _is_private(name)}
+    return {name for inner in ast.walk(node) if (name := _name_defined(inner)) is not None and _is_private(name)}
 
 
 class LibraryPrivates:
@@ -150,11 +153,22 @@ class LibraryPrivates:
         self.by_class: dict[tuple[str, str], set[str]] = {}
         for library in PRIVATE_LIBRARIES:
             for path in _library_sources(library):
-                tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-                self.everywhere |= _private_names_defined(tree)
-                for node in ast.walk(tree):
-                    if isinstance(node, ast.ClassDef):
-                        self.by_class.setdefault((str(path.resolve()), node.name), set()).update(_private_names_defined(node))
+                self._read(ast.parse(path.read_text(encoding="utf-8", errors="replace")), str(path.resolve()))
+
+    def _read(self, tree: ast.Module, source: str) -> None:
+        """One walk over ``tree``: each private name defined goes to :attr:`everywhere` and to every class around it
+        (what :func:`_private_names_defined` of each class would find, without walking each class again)."""
+        waiting: list[tuple[ast.AST, tuple[set[str], ...]]] = [(tree, ())]
+        while waiting:
+            node, around = waiting.pop()
+            if isinstance(node, ast.ClassDef):
+                around = (*around, self.by_class.setdefault((source, node.name), set()))
+            name = _name_defined(node)
+            if name is not None and _is_private(name):
+                self.everywhere.add(name)
+                for names in around:
+                    names.add(name)
+            waiting.extend((child, around) for child in ast.iter_child_nodes(node))
 
     def of_class(self, cls: type) -> set[str]:
         """The private names ``cls`` inherits from the libraries' classes in its MRO."""

@@ -17,7 +17,7 @@ from solver.tools import cli as solver_cli
 from solver.tools.cli import CommandError, board_hint, package_version, report_error, tell_cache_notices, wants_json
 from tui.patches.arguments import DashWordParser
 from tui.server.bench_cases import SERVE_CASES
-from tui.server.options import add_serve_command
+from tui.server.options import add_serve_command, options_from
 from tui.server.web.options import add_web_command
 
 
@@ -40,24 +40,29 @@ def play(args) -> int:
 
 
 def serve(args) -> int:
+    options = options_from(args)  # a bad option is told at once, before the server's libraries load
     try:
-        from tui.server.ssh.server import serve_command  # asyncssh is imported only when serving
+        from tui.server.ssh.server import run  # asyncssh is imported only when serving
     except ModuleNotFoundError as missing:
         if missing.name not in ("asyncssh", "prometheus_client", "aiohttp"):  # the ssh extra's
             raise
         raise KomaError(f"{missing.name} is missing: pip install -e '.[ssh]'") from None
-    return serve_command(args)
+    return run(options)
 
 
 def web(args) -> int:
+    ssh_front_end: Any = None
     try:
-        from tui.server.ssh.server import KomaServer  # aiohttp and asyncssh are imported only when serving
-        from tui.server.web.server import web_command
+        from tui.server.web.server import web_command  # aiohttp is imported only when serving
+        if getattr(args, "ssh_port", None) is not None:  # asyncssh only for an SSH listener beside it
+            from tui.server.ssh.server import KomaServer
+
+            ssh_front_end = KomaServer
     except ModuleNotFoundError as missing:
         if missing.name not in ("aiohttp", "asyncssh", "prometheus_client"):  # the web extra's
             raise
         raise KomaError(f"{missing.name} is missing: pip install -e '.[web]'") from None
-    return web_command(args, ssh=KomaServer)
+    return web_command(args, ssh=ssh_front_end)
 
 
 def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:

@@ -29,6 +29,19 @@ CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium")
 KEYS = {"ArrowLeft": ("ArrowLeft", "ArrowLeft", 37), "ArrowRight": ("ArrowRight", "ArrowRight", 39),
         "ArrowUp": ("ArrowUp", "ArrowUp", 38), "ArrowDown": ("ArrowDown", "ArrowDown", 40),
         "Enter": ("Enter", "Enter", 13)}
+# the terminal's text, a line per row, as xterm.js's screen-reader mode puts it in the page
+SCREEN = ("(() => Array.from(document.querySelectorAll('.xterm-accessibility-tree > div'))"
+          ".map(row => row.textContent).join('\\n'))")
+# that text once it differs from `previous`, told by a MutationObserver (the page is not polled), or after `wait` ms
+NEXT_SCREEN = f"""(previous, wait) => new Promise(done => {{
+  const screen = {SCREEN};
+  if (screen() !== previous) {{ done(screen()); return; }}
+  const observer = new MutationObserver(() => {{ if (screen() !== previous) finish(); }});
+  const timer = setTimeout(() => finish(), wait);
+  function finish() {{ observer.disconnect(); clearTimeout(timer); done(screen()); }}
+  observer.observe(document.documentElement, {{childList: true, subtree: true, characterData: true}});
+}})"""
+NEXT_SCREEN_SECONDS = 1.0  # the longest one wait in the page lasts (a change missed would cost at most that)
 
 
 class Chromium:
@@ -94,18 +107,23 @@ class Chromium:
 
     async def screen(self) -> str:
         """The terminal's text as xterm.js's screen-reader mode puts it in the page (one line per row)."""
-        return await self.evaluate(
-            "Array.from(document.querySelectorAll('.xterm-accessibility-tree > div'))"
-            ".map(row => row.textContent).join('\\n')") or ""
+        return await self.evaluate(f"{SCREEN}()") or ""
+
+    async def next_screen(self, previous: str | None, wait: float = NEXT_SCREEN_SECONDS) -> str:
+        """:meth:`screen` as soon as it is no longer ``previous`` (the page watches its own changes: nothing polls),
+        or as it is after ``wait`` seconds."""
+        try:
+            return await self.evaluate(f"({NEXT_SCREEN})({json.dumps(previous)}, {round(wait * 1000)})") or ""
+        except AssertionError:  # the page went while waiting (a reload), and the promise with it: read it anew
+            return await self.screen()
 
     async def wait_for(self, pattern: str, timeout: float = 120.0) -> str:
         deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = await self.screen()
+        screen = None
+        while (left := deadline - time.monotonic()) > 0:
+            screen = await self.next_screen(screen, min(left, NEXT_SCREEN_SECONDS))
             if re.search(pattern, screen):
                 return screen
-            await asyncio.sleep(0.02)
         raise AssertionError(f"{pattern!r} never appeared in the page; it shows:\n{screen}\nconsole: {self.console}")
 
     async def key(self, name: str) -> None:

@@ -21,6 +21,7 @@ KOMA = shutil.which("koma") or str(Path(sys.executable).with_name("koma"))
 # Deadlines that hold on a loaded 2-core box: every wait polls for its condition and ends as soon as it holds.
 SCREEN_SECONDS = 120.0
 EXIT_SECONDS = 60.0
+RECAPTURE_SECONDS = 1.0  # a wait reads an unchanged screen again after this long all the same
 
 try:
     import asyncssh  # noqa: F401
@@ -151,17 +152,32 @@ class Client:
         command = " ".join(f"'{a}'" for a in server.ssh(user, "-tt", *extra)) + f"; echo $? > {self.status}; sleep 60"
         new_tmux_session(TMUX, "-d", "-s", self.name, "-x", str(columns), "-y", str(rows),
                          "-e", "LANG=C.UTF-8", "-e", "TERM=xterm-256color", command)
+        # what the pane receives, appended to a file: a wait reads the screen again when that grew, not every poll
+        self.output = tmp / f"{self.name}.out"
+        subprocess.run([TMUX, "pipe-pane", "-t", self.name, "-o", f"cat >> '{self.output}'"], capture_output=True)
 
     def screen(self) -> str:
         return subprocess.run([TMUX, "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
 
+    def received(self) -> int:
+        """How many bytes the pane has received since the output file was set up (-1: no file, so unknown)."""
+        try:
+            return self.output.stat().st_size
+        except OSError:
+            return -1
+
     def wait_for(self, pattern: str, timeout: float = SCREEN_SECONDS, poll: float = 0.1) -> str:
+        """The screen once ``pattern`` is on it.  Checked every ``poll`` seconds, and read (``tmux capture-pane``, a
+        process) when the pane has received something since the last reading, or :data:`RECAPTURE_SECONDS` passed."""
         deadline = time.monotonic() + timeout
-        screen = ""
+        screen, size, read_at = "", None, 0.0
         while time.monotonic() < deadline:
-            screen = self.screen()
-            if re.search(pattern, screen):
-                return screen
+            received = self.received()
+            if received != size or received < 0 or time.monotonic() - read_at >= RECAPTURE_SECONDS:
+                size, read_at = received, time.monotonic()
+                screen = self.screen()
+                if re.search(pattern, screen):
+                    return screen
             time.sleep(poll)
         raise AssertionError(f"{pattern!r} never appeared on {self.name}; the screen was:\n{screen}\n"
                              f"the server's log ends:\n{self.server.text()[-3000:]}")

@@ -104,7 +104,9 @@ async def connect_through(port: int, header: bytes, username: str = "ann", **opt
 def test_rate_limit_and_log_use_the_client_address_from_the_header(tmp_path):
     import asyncssh
 
-    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1", "--rate-limit", "2")
+    # --cold here and below: these connections log in and start no game, so a warm process would warm up for nothing
+    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1", "--rate-limit", "2",
+                    "--cold")
     try:
         async def run() -> list[str]:
             outcomes = []
@@ -131,7 +133,7 @@ def test_rate_limit_and_log_use_the_client_address_from_the_header(tmp_path):
 def test_a_connection_without_the_header_is_refused_and_logged(tmp_path):
     import asyncssh
 
-    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1")
+    server = Server(tmp_path / "data", "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1", "--cold")
     try:
         async def run() -> None:
             with pytest.raises((asyncssh.Error, OSError)):
@@ -155,9 +157,9 @@ def test_replicas_given_one_host_key_present_one_fingerprint(tmp_path):
 
     key = tmp_path / "shared_host_key"
     with concurrent.futures.ThreadPoolExecutor(2) as starting:  # at once: the first to write the key wins, both use it
-        replicas = list(starting.map(lambda name: Server(tmp_path / name, "--open", "--host-key", str(key),
+        replicas = list(starting.map(lambda name: Server(tmp_path / name, "--open", "--cold", "--host-key", str(key),
                                                          log_name=f"{name}.log"), ("a", "b")))
-    other = Server(tmp_path / "c", "--open", log_name="c.log")  # its own key, in its data dir
+    other = Server(tmp_path / "c", "--open", "--cold", log_name="c.log")  # its own key, in its data dir
     try:
         async def fingerprints() -> list[str]:
             keys = [await asyncssh.get_server_host_key("127.0.0.1", s.port) for s in (*replicas, other)]

@@ -31,8 +31,9 @@ def server(tmp_path):
 
 @pytest.fixture(scope="module")
 def shared_server(tmp_path_factory):
-    """One server for the refusals: each leaves it as it was (no game, no save) and finds its own line in the log."""
-    started = Server(tmp_path_factory.mktemp("refusals") / "data", "--open", "--rate-limit", "0")
+    """One server for the refusals: each leaves it as it was (no game, no save) and finds its own line in the log.
+    ``--cold``: no refusal starts a game, so a warm process would be warmed up for nothing."""
+    started = Server(tmp_path_factory.mktemp("refusals") / "data", "--open", "--rate-limit", "0", "--cold")
     yield started
     started.kill()
 
@@ -191,7 +192,7 @@ def test_only_listed_keys_are_admitted_and_the_key_is_the_player(tmp_path):
 
 
 def test_new_connections_are_rate_limited_per_address(tmp_path):
-    server = Server(tmp_path / "data", "--open", "--rate-limit", "2")
+    server = Server(tmp_path / "data", "--open", "--rate-limit", "2", "--cold")  # no game: no warm process needed
     try:
         for _ in range(2):
             assert "terminal game" in run_ssh(server, "ann", "-T").stdout

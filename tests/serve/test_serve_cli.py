@@ -48,6 +48,35 @@ def test_bad_serve_options_are_one_line(arguments, message, tmp_path):
     assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+def test_a_bad_option_is_told_before_the_servers_libraries_load():
+    """The options are checked first: a mistyped one costs no import of asyncssh or aiohttp (a second of CPU)."""
+    result = run_koma("import sys", "from tui.main import main", "status = main(['serve', '--open', '--port', '70000'])",
+                      "print(' '.join(name for name in ('asyncssh', 'aiohttp') if name in sys.modules))",
+                      "sys.exit(status)")
+    assert result.returncode == 2 and "--port 70000 is out of range" in result.stderr
+    assert result.stdout.strip() == ""
+
+
+@pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
+def test_the_ssh_server_leaves_aiohttp_to_the_admin_listener():
+    """aiohttp (0.4 s of CPU to import) is imported when an admin listener starts (``--admin-port``), not by every
+    ``koma serve``."""
+    result = run_koma("import sys, tui.server.ssh.server", "print('aiohttp' in sys.modules)")
+    assert result.returncode == 0 and result.stdout.strip() == "False", result.stderr
+
+
+@pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
+@pytest.mark.parametrize("arguments, expected", [([], "None False"), (["--ssh-port", "0", "--ssh-open"], "KomaServer True")],
+                         ids=["web-alone", "with-ssh-port"])
+def test_koma_web_imports_asyncssh_only_for_an_ssh_listener(arguments, expected):
+    """``koma web`` gets the SSH front end (and asyncssh, 0.3 s of CPU to import) only with ``--ssh-port``."""
+    result = run_koma("import sys", "from tui.server.web import server",
+                      "server.web_command = lambda args, ssh=None: print(getattr(ssh, '__name__', ssh), "
+                      "'asyncssh' in sys.modules) or 0",
+                      "from tui.main import main", f"sys.exit(main(['web', '--open', '--port', '0', *{arguments!r}]))")
+    assert result.returncode == 0 and result.stdout.strip() == expected, result.stderr
+
+
 @pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')")
 def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
     from tui.server.ssh.server import host_key

@@ -25,7 +25,7 @@ import pytest
 pytest.importorskip("aiohttp")
 pytest.importorskip("asyncssh")
 
-from cdp_browser import CHROMIUM, Chromium
+from cdp_browser import CHROMIUM, NEXT_SCREEN_SECONDS, Chromium
 from web_helpers import WebServer
 
 from solver import solving as search
@@ -100,15 +100,16 @@ class Phone:
     async def board_cells(self, width: int, height: int) -> list[tuple[float, float]]:
         """The centre (column, row) of each cell of the board drawn on the terminal, row by row, found from the
         tiles' top edges (every row and every column of a board has a tile)."""
-        for _ in range(500):  # until the board is drawn whole (the page may be between two frames)
-            lines = (await self.browser.screen()).split("\n")
+        screen, deadline = None, time.monotonic() + 20
+        while True:  # until the board is drawn whole (the page may be between two frames)
+            screen = await self.browser.next_screen(screen)
+            lines = screen.split("\n")
             tops = [number for number, line in enumerate(lines) if TILE_TOP.search(line)][:height]
             columns = sorted({found.start() for number in tops for found in TILE_TOP.finditer(lines[number])})[:width]
             if len(tops) == height and len(columns) == width:
                 break
-            await self.browser.evaluate("new Promise(done => setTimeout(done, 20))")
-        else:
-            raise AssertionError("no board in the page:\n" + "\n".join(lines))
+            if time.monotonic() > deadline:
+                raise AssertionError("no board in the page:\n" + "\n".join(lines))
         tile_height = tops[1] - tops[0]
         tile_width = columns[1] - columns[0]
         return [(columns[c] + tile_width / 2, tops[r] + tile_height / 2) for r in range(height) for c in range(width)]
@@ -166,10 +167,11 @@ class Phone:
 
 async def wait_gone(browser: Chromium, text: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
-    while text in await browser.screen():
+    screen = await browser.screen()
+    while text in screen:
         assert time.monotonic() < deadline, (f"{text!r} stayed in the page; the touch bar's presses: "
                                              f"{await browser.evaluate('koma.presses')}\n{await browser.screen()}")
-        await asyncio.sleep(0.02)
+        screen = await browser.next_screen(screen, min(NEXT_SCREEN_SECONDS, max(0.0, deadline - time.monotonic())))
 
 
 def p95(values: list[float]) -> float:
@@ -298,13 +300,12 @@ async def wait_whole_board(browser: Chromium, puzzle, moves: int) -> str:
     together."""
     deadline = time.monotonic() + 60
     tiles = puzzle.width * puzzle.height - 1
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = await browser.screen()
+    screen = None
+    while (left := deadline - time.monotonic()) > 0:
+        screen = await browser.next_screen(screen, min(left, NEXT_SCREEN_SECONDS))
         # the blank's cell is a box too when the cursor is on it (a tap leaves it there): at least every tile
         if whole_tiles(screen) >= tiles and re.search(rf"Moves {moves}\b", screen):
             return screen
-        await asyncio.sleep(0.05)
     raise AssertionError(f"the whole board and 'Moves {moves}' were never in the page together:\n{screen}")
 
 

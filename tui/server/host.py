@@ -1,7 +1,7 @@
 """What ``koma serve`` and ``koma web`` share: the games, their seats and limits, the warm pool, the outbox drainer,
 the admin listener, and a graceful shutdown.  A front end (:mod:`tui.server.ssh`, :mod:`tui.server.web`) brings
 players over its transport and asks :class:`GameHost` to admit them and :meth:`GameHost.host` their games.
-Never imports Textual or asyncssh (its admin listener speaks HTTP through aiohttp).
+Never imports Textual or asyncssh; aiohttp only for the admin listener (``--admin-port``), when it starts.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from solver.engines.paths import data_dir, tables_dir, user_cache_root
 from tui.server import lifecycle, metrics, sandbox
-from tui.server.admin import AdminListener
 from tui.server.environment import base_environment
 from tui.server.game import STOP_GRACE_SECONDS, Game, child_setup
 from tui.server.links import LinkCodes
@@ -28,6 +28,9 @@ from tui.server.transport import Transport
 from tui.server.warm_pool import WarmGame, WarmPool, become_subreaper
 from tui.storage.outbox_drain import OutboxDrainer
 from tui.storage.stores import DATABASE_VARIABLE, check_database, check_game_access, database_url, is_postgres, password_files, sqlite_path
+
+if TYPE_CHECKING:
+    from tui.server.admin import AdminListener
 
 RATE_WINDOW_SECONDS = 60.0
 WARM_WAIT_SECONDS = 30.0  # the longest a game waits for a warming warm process before it starts cold
@@ -214,6 +217,8 @@ class GameHost:
 
     async def start_admin(self) -> None:
         """The admin listener (metrics, health); the games write their own metrics where the server reads them."""
+        from tui.server.admin import AdminListener  # aiohttp: imported only by a server that has an admin listener
+
         metrics.start_games_dir()
         metrics.watch(lambda: lifecycle.metric_state(self))
         self.admin = AdminListener(lambda: lifecycle.not_ready(self), self.options.admin_host, self.options.admin_port or 0)

@@ -34,7 +34,7 @@ from tui.server.environment import safe_username
 from tui.server.game import Game
 from tui.server.host import PRIVATE_UMASK, GameHost
 from tui.server.links import link_message
-from tui.server.options import ServeOptions, options_from
+from tui.server.options import ServeOptions
 from tui.server.proxy import Address, trusted_by
 from tui.server.server_log import log, use_format
 from tui.server.ssh.channels import CLIENT_VARIABLES, GameProcess
@@ -296,8 +296,3 @@ def run(options: ServeOptions) -> int:
         print(f"koma: error: {problem.strerror or problem}{f': {problem.filename}' if problem.filename else ''}",
               file=sys.stderr)
         return 2
-
-
-def serve_command(args) -> int:
-    """``koma serve``: check the options (one-line errors), then run the server."""
-    return run(options_from(args))

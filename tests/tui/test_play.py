@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui_helpers import make_app, read_store, wait_for, wait_warm
+from tui_helpers import make_app, read_store, record_calls, wait_for, wait_warm
 
 from solver import solving as search
 from solver.engines.stop import check_stop
@@ -281,8 +281,6 @@ def first_layouts(monkeypatch) -> list[tuple]:
     """What each play screen showed when it was laid out: (phase, board visible, board state), one per layout pass."""
     from textual.screen import Screen
 
-    from tui_helpers import record_calls
-
     def seen(screen, *args, **kwargs):
         if not isinstance(screen, PlayScreen):
             return None
@@ -311,7 +309,7 @@ async def test_a_saved_game_read_while_the_screen_is_built_is_on_its_first_frame
         screen = again.screen
         await wait_for(pilot, lambda: any(layouts), what="the play screen's first layout")
         assert isinstance(screen, PlayScreen)
-        assert [shown for shown in layouts if shown][0] == (Phase.READY, True, saved)
+        assert next(shown for shown in layouts if shown) == (Phase.READY, True, saved)
         assert screen.position == 2 and screen.state == saved and "Welcome back" in screen.message
 
 
@@ -322,8 +320,6 @@ async def test_opening_a_puzzle_restyles_and_lays_out_its_screen_a_bounded_numbe
     screen under it never makes it redraw the whole terminal)."""
     from textual._compositor import Compositor
     from textual.app import App
-
-    from tui_helpers import record_calls
 
     read_before_mounted(monkeypatch)
     app = make_app(tmp_path)

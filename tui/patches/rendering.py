@@ -39,8 +39,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
-from textual._compositor import ChopsUpdate, Compositor, ReflowResult
 from textual import events
+from textual._compositor import ChopsUpdate, Compositor, ReflowResult
 from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
 from textual.strip import Strip

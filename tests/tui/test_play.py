@@ -340,6 +340,22 @@ async def test_opening_a_puzzle_restyles_and_lays_out_its_screen_a_bounded_numbe
         assert sum(root is screen for root in full) <= 2
 
 
+async def test_a_board_draws_its_tiles_once_at_their_size(tmp_path, monkeypatch):
+    """The layout pass that sizes the board sizes and places its tiles too: opening a puzzle draws each tile once,
+    at its tile size (not first at Textual's default size, then again once the board's Resize has placed it)."""
+    from tui.widgets.board import Piece
+
+    drawn = record_calls(monkeypatch, Piece, "render", lambda piece: (piece, tuple(piece.outer_size)))
+    app = make_app(tmp_path, "15")
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.screen.query_one(Board)
+        await wait_for(pilot, lambda: board.tile_width and len({piece for piece, _ in drawn}) == 16, what="the tiles")
+        await pilot.pause(0.3)
+        tile = (board.tile_width, board.tile_height)
+        assert tile[0] >= 5 and {size for _, size in drawn} == {tile}
+        assert len(drawn) == 16  # each piece (the blank too) once
+
+
 async def test_corrupt_database_is_moved_aside_and_play_goes_on(tmp_path):
     path = tmp_path / "koma.db"
     path.write_bytes(b"\x00garbage" * 512)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui_helpers import make_app, read_store, wait_for, wait_warm
+from tui_helpers import make_app, read_store, record_calls, wait_for, wait_warm
 
 from solver import solving as search
 from solver.engines.stop import check_stop
@@ -257,6 +257,103 @@ async def test_no_board_is_drawn_before_the_saved_game_arrives(tmp_path):
         assert not screen.clock.running and screen.clock_timer is None
         await pilot.press("up")
         assert screen.phase is Phase.PLAYING and screen.clock.running and screen.clock_timer is not None
+
+
+def read_before_mounted(monkeypatch) -> None:
+    """Make the race of the saved game's read against the screen's build come out one way: the screen waits (at
+    most 30 s) for the reader thread to have read the game before it takes it, as it mostly finds it anyway."""
+    from tui.play.held_game import HeldGame
+
+    take = getattr(HeldGame, "take_early_saved_game", None)
+    if take is None:  # a screen that never takes the game early (to check that these tests fail on one)
+        return
+
+    def after_the_read(screen) -> bool:
+        deadline = time.monotonic() + 30
+        while screen.early_answer is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return take(screen)
+
+    monkeypatch.setattr(HeldGame, "take_early_saved_game", after_the_read)
+
+
+def first_layouts(monkeypatch) -> list[tuple]:
+    """What each play screen showed when it was laid out: (phase, board visible, board state), one per layout pass."""
+    from textual.screen import Screen
+
+    def seen(screen, *args, **kwargs):
+        if not isinstance(screen, PlayScreen):
+            return None
+        board = screen.query_one(Board)
+        return screen.phase, board.visible, board.state
+
+    return record_calls(monkeypatch, Screen, "_refresh_layout", seen)
+
+
+async def test_a_saved_game_read_while_the_screen_is_built_is_on_its_first_frame(tmp_path, monkeypatch):
+    """The saved game's read usually ends while the play screen is still being built: the screen then takes it at
+    once, and its first layout (so its first frame) already shows the saved board, with no LOADING frame before."""
+    from tui.game.phase import Phase
+
+    path = tmp_path / "koma.db"
+    first = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
+    async with first.run_test(size=(80, 24)) as pilot:
+        await pilot.press("left", "down")
+        saved = first.screen.state
+    read_before_mounted(monkeypatch)
+    again = make_app(tmp_path, store=Store(path))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        layouts = first_layouts(monkeypatch)
+        await pilot.press("1")
+        screen = again.screen
+        await wait_for(pilot, lambda: any(layouts), what="the play screen's first layout")
+        assert isinstance(screen, PlayScreen)
+        assert next(shown for shown in layouts if shown) == (Phase.READY, True, saved)
+        assert screen.position == 2 and screen.state == saved and "Welcome back" in screen.message
+
+
+async def test_opening_a_puzzle_restyles_and_lays_out_its_screen_a_bounded_number_of_times(tmp_path, monkeypatch):
+    """Opening the 15-puzzle from the home screen (its saved game read in the meantime): the play screen is restyled
+    whole once (its breakpoint classes are set before, not by a second restyle), laid out at most three times (no
+    pass at the size it was just laid out at, none for a LOADING frame) and drawn whole at most twice (the home
+    screen under it never makes it redraw the whole terminal)."""
+    from textual._compositor import Compositor
+    from textual.app import App
+
+    read_before_mounted(monkeypatch)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        layouts = first_layouts(monkeypatch)
+        restyled = record_calls(monkeypatch, App, "update_styles", lambda app, node, *rest, **options: node)
+        full = record_calls(monkeypatch, Compositor, "render_full_update", lambda compositor, *rest, **options: compositor.root)
+        await pilot.press("2")
+        screen = app.screen
+        await wait_for(pilot, lambda: isinstance(screen, PlayScreen) and any(layouts), what="the play screen")
+        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: screen.warm.is_set(), what="the warm-up")
+        await pilot.pause(0.3)
+        assert screen.query_one("#counters").visible and screen.query_one(Board).visible
+        assert sum(node is screen for node in restyled) == 1
+        assert 1 <= sum(1 for shown in layouts if shown) <= 3
+        assert sum(root is screen for root in full) <= 2
+
+
+async def test_a_board_draws_its_tiles_once_at_their_size(tmp_path, monkeypatch):
+    """The layout pass that sizes the board sizes and places its tiles too: opening a puzzle draws each tile once,
+    at its tile size (not first at Textual's default size, then again once the board's Resize has placed it)."""
+    from tui.widgets.board import Piece
+
+    drawn = record_calls(monkeypatch, Piece, "render", lambda piece: (piece, tuple(piece.outer_size)))
+    app = make_app(tmp_path, "15")
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.screen.query_one(Board)
+        await wait_for(pilot, lambda: board.tile_width and len({piece for piece, _ in drawn}) == 16, what="the tiles")
+        await pilot.pause(0.3)
+        tile = (board.tile_width, board.tile_height)
+        assert tile[0] >= 5 and {size for _, size in drawn} == {tile}
+        assert len(drawn) == 16  # each piece (the blank too) once
 
 
 async def test_corrupt_database_is_moved_aside_and_play_goes_on(tmp_path):

@@ -240,3 +240,21 @@ async def test_a_slide_draws_its_tile_at_a_few_places_on_the_way_and_ends_on_its
         places = [distance for widget, distance in travelled if widget is tile]
         assert tile.offset == board.cell_offset(tile.spec.cell)  # it ends on its cell
         assert 2 <= len(places) <= slide_steps, places  # it was seen on its way, at few places
+
+
+@pytest.mark.parametrize("size", [(40, 20), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_home_screen_is_restyled_whole_once_as_it_opens(tmp_path, monkeypatch, size):
+    """Its breakpoint classes (-narrow, -short…) are set before its first restyle, not by a second restyle of the
+    whole screen on the Resize event its first layout sends; the classes are those of the terminal's size."""
+    from textual.app import App
+
+    from tui.screens.home import HomeScreen
+
+    restyled = record_calls(monkeypatch, App, "update_styles", lambda app, node, *rest, **options: node)
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), what="the home screen")
+        await pilot.pause(0.3)
+        home = app.screen
+        assert sum(node is home for node in restyled) == 1
+        assert home.has_class("-narrow" if size[0] < 60 else "-wide") and home.has_class("-short" if size[1] < 24 else "-tall")

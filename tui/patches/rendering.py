@@ -17,10 +17,19 @@ offset changes ask Textual for a repaint (which it does not need: it looks the s
 ``reflow`` of the screen (every widget arranged again).  :meth:`DirtyOnlyCompositor.reflow` instead
 moves its region by how far it travelled, when nothing else asked for a layout since the last one.
 
+A screen also skips work Textual does for every screen it shows, which the player never sees
+(:class:`DirtyOnlyRendering`): a layout pass at a size it was just laid out at (Textual lays a screen out, and
+then again on the Resize event that layout sends it, and lays out the screen below as well); a second restyle of
+the whole screen for its breakpoint classes (``-narrow``, ``-short``…: they are set before its first restyle instead
+of by that Resize event); and, on a screen hidden under an opaque one, sending what it redraws to the screen on top,
+which then redraws the whole terminal although nothing of the screen below shows (it repaints whole when it is
+shown again).
+
 It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
 ``visible_widgets``, ``_full_map`` and the caches a reflow drops), on the screen's
-``_layout_widgets`` (who asked for a layout) and on the screen keeping its compositor in
-``_compositor``; these are checked
+``_layout_widgets`` (who asked for a layout), on the screen keeping its compositor in
+``_compositor``, and on the screen's ``_screen_resized``, ``_compositor_refresh``, ``_get_breakpoint_classes`` and
+``_dirty_widgets``; these are checked
 when the first screen is made (:func:`compositor_misfit`), and then for each screen.  If they are not as in Textual 8.2,
 screens keep Textual's own compositor, and Koma says so once (:func:`tui.patches.checks.step_aside`).
 """
@@ -30,6 +39,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 
+from textual import events
 from textual._compositor import ChopsUpdate, Compositor, ReflowResult
 from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
@@ -142,7 +152,11 @@ def compositor_misfit() -> str | None:
         lambda: missing(Compositor(), ["_dirty_regions", "_full_map", "_full_map_invalidated", "_cuts", "_layers",
                                        "_layers_visible", "_visible_widgets", "_visible_map", "root", "size"]),
         lambda: parameters_differ(Compositor.reflow, ["self", "parent", "size"]),
-        lambda: missing(Screen(), ["_layout_widgets", "_layout_updates"]),
+        lambda: missing(Screen(), ["_layout_widgets", "_layout_updates", "_dirty_widgets", "_screen_resized",
+                                   "_compositor_refresh", "_get_breakpoint_classes"]),
+        lambda: parameters_differ(Screen._screen_resized, ["self", "size"]),
+        lambda: parameters_differ(Screen._compositor_refresh, ["self"]),
+        lambda: parameters_differ(Screen._get_breakpoint_classes, ["self", "dimension", "breakpoints"]),
         lambda: parameters_differ(Widget.render_lines, ["self", "crop"]),
     )
 
@@ -161,6 +175,11 @@ def misfit() -> str | None:
 class DirtyOnlyRendering(Screen):
     """A screen whose partial updates render only what they touch (see :class:`DirtyOnlyCompositor`)."""
 
+    # Set the breakpoint classes before the screen's first restyle (see _on_screen_resume).  Not for every screen: one
+    # whose first layout scrolls its focused widget into view would scroll to where the folded layout puts it (the
+    # leaderboard at 40x20 would open scrolled past its title), where Textual's order unfolds it at the top.
+    EARLY_BREAKPOINTS = False
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         if misfit():
@@ -175,4 +194,45 @@ class DirtyOnlyRendering(Screen):
         The next layout pass moves its region instead of arranging the screen again (see :class:`DirtyOnlyCompositor`)."""
         if isinstance(self._compositor, DirtyOnlyCompositor):
             self._compositor.travelled(widget, distance)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Runs before Textual's own handler, which restyles the whole screen: on a screen that asks for it
+        (:attr:`EARLY_BREAKPOINTS`) the breakpoint classes for the terminal's size are set first, so that restyle is
+        the only one (Textual would set them on the Resize event its first layout sends, and restyle the whole screen
+        again)."""
+        if self.EARLY_BREAKPOINTS and event.refresh_styles and isinstance(self._compositor, DirtyOnlyCompositor):
+            self.update_classes(self.breakpoint_classes(self.app.size), update=False)
+
+    def breakpoint_classes(self, size: Size) -> dict[str, bool]:
+        """The breakpoint classes at ``size``, as Textual's ``Screen._on_resize`` sets them (True: the screen has it)."""
+        horizontal = (self.app.HORIZONTAL_BREAKPOINTS if self.HORIZONTAL_BREAKPOINTS is None
+                      else self.HORIZONTAL_BREAKPOINTS) or []
+        vertical = (self.app.VERTICAL_BREAKPOINTS if self.VERTICAL_BREAKPOINTS is None else self.VERTICAL_BREAKPOINTS) or []
+        classes = {name: False for _, name in [*horizontal, *vertical]}
+        for name in [*self._get_breakpoint_classes(size.width, horizontal), *self._get_breakpoint_classes(size.height, vertical)]:
+            classes[name] = True
+        return classes
+
+    def _screen_resized(self, size: Size) -> None:
+        """Textual's, but no layout pass at the size the screen was last laid out at: what else asks for one is
+        laid out on the screen's next update, as ever."""
+        if isinstance(self._compositor, DirtyOnlyCompositor) and self._compositor.size == size and size:
+            return
+        super()._screen_resized(size)
+
+    def _compositor_refresh(self) -> None:
+        """Textual's, but a screen under an opaque one keeps what it redraws to itself: nothing of it shows (Textual
+        sends it to the screen on top, which then redraws the whole terminal).  When it is shown again, Textual
+        repaints it whole."""
+        app = self.app
+        if isinstance(self._compositor, DirtyOnlyCompositor) and hidden_under(self, app.screen) and not app.is_inline:
+            self._compositor._dirty_regions.clear()
+            self._dirty_widgets.clear()
+            return
+        super()._compositor_refresh()
+
+
+def hidden_under(screen: Screen, top: Screen) -> bool:
+    """Whether ``screen`` is below ``top`` and ``top`` hides it whole (an opaque background: not a modal dialog's)."""
+    return screen is not top and top.styles.background.a == 1 and screen in top.app.screen_stack
 

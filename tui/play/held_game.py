@@ -1,8 +1,11 @@
 """The game the play screen holds: the saved one read first, the store's news of it, a new one in its place.
 
 A mixin, so ``screen.py`` stays small.  The screen reads its own saved game (:meth:`HeldGame.read_saved_game`)
-and draws no board until the answer (its phase is LOADING meanwhile); keys typed meanwhile are held and played
-on the game read.  The app keeps the screen's game through :class:`tui.app_view.KeepsAGame`:
+as it composes and draws no board until the answer (its phase is LOADING meanwhile); keys typed meanwhile are held
+and played on the game read.  The read usually ends (milliseconds) while the screen is still being built, before
+its answer can come round the UI thread's queue: the screen then takes the game read at once
+(:meth:`HeldGame.take_early_saved_game`), and its first frame is the resumed game, with no LOADING frame and no
+second layout of the screen.  The app keeps the screen's game through :class:`tui.app_view.KeepsAGame`:
 :meth:`HeldGame.save_game` and :meth:`HeldGame.storage_news` are two of its three methods.
 """
 
@@ -23,20 +26,56 @@ class HeldGame:
     session: Any
     awaiting_saved_game: bool
     held_moves: list[str]
+    early_answer: Answer | None = None  # the saved game's answer, kept until the screen is built (or taken early)
+    built: bool = False  # the screen's widgets are mounted (its on_mount has run): the game read can be shown
 
     def read_saved_game(self: Any) -> None:
         """Read the game saved under this screen's key off the UI thread (:meth:`saved_game_read` gets the answer).
-        A save of this session's still in the outbox is the latest: it is resumed without asking the database."""
+        A save of this session's still in the outbox is the latest: it is resumed without asking the database.
+        Either way :attr:`early_answer` holds the answer as soon as there is one, for :meth:`take_early_saved_game`."""
         storage, key = koma_app(self).storage, self.session.save_key
         pending = storage.pending_save(key)
         if pending is not False:
-            self.saved_game_read(Answer(pending if isinstance(pending, SavedGame) else None))
-        else:
-            koma_app(self).read(self, lambda store: store.load_game(key), self.saved_game_read)
+            self.early_answer = Answer(pending if isinstance(pending, SavedGame) else None)
+            return
+
+        def load(store: Any) -> SavedGame | None:
+            saved = store.load_game(key)
+            self.early_answer = Answer(saved)  # on the reader thread: the UI thread may take it before the reply comes
+            return saved
+
+        koma_app(self).read(self, load, self.saved_game_read)
+
+    def resume_before_composing(self: Any) -> None:
+        """Before the board is made: if the saved game is known already, the session takes it, and the screen is
+        composed with it (:meth:`play_held_moves` plays what was typed meanwhile once the board is there)."""
+        answer = self.early_answer
+        if answer is None or not self.awaiting_saved_game:
+            return
+        self.awaiting_saved_game = False
+        session, note = self.session.take_saved(answer.value, known=answer.known, busy=False)
+        self.session = session
+        if note:
+            self.set_reactive(type(self).message, note)
+        self.set_reactive(type(self).phase, self._phase_now())
+
+    def take_early_saved_game(self: Any) -> bool:
+        """When the screen is built: take the saved game if it has been read but its answer is not handled yet
+        (:meth:`saved_game_read` then ignores it when it comes); False if it has not been read yet."""
+        self.built = True
+        answer = self.early_answer
+        if answer is None or not self.awaiting_saved_game:
+            return False
+        self.saved_game_read(answer)
+        return True
 
     def saved_game_read(self: Any, answer: Answer) -> None:
-        """The saved game's read answered: the session resumes it, keeps this game, or guards it (unknown)."""
+        """The saved game's read answered: the session resumes it, keeps this game, or guards it (unknown).
+        An answer that comes while the screen is still being built waits for it (:meth:`take_early_saved_game`)."""
         if not self.awaiting_saved_game:
+            return
+        if not self.built:
+            self.early_answer = answer
             return
         self.awaiting_saved_game = False
         busy = self.job is not None or self.playback.active
@@ -46,9 +85,13 @@ class HeldGame:
         if session is not self.session:
             self.session = session
         self._show(animate=False)
-        for move in self.held_moves:
+        self.play_held_moves()
+
+    def play_held_moves(self: Any) -> None:
+        """Play the keys typed while the saved game was read, on the game read."""
+        held, self.held_moves = self.held_moves, []
+        for move in held:
             self.play(move)
-        self.held_moves = []
 
     def storage_news(self: Any, news: News) -> None:
         """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""

@@ -47,6 +47,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
     BINDINGS = PLAY_BINDINGS
+    EARLY_BREAKPOINTS = True  # one restyle of the screen as it opens (nothing on it scrolls into view)
 
     message: reactive[str] = reactive("", init=False)
     phase: reactive[Phase] = reactive(Phase.LOADING, init=False)
@@ -59,6 +60,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         self.puzzle = puzzle
         self.session = GameSession(puzzle, saver, now or (lambda: koma_app(self).clock()), start=start, daily=daily)
         self.awaiting_saved_game = start is None or bool(daily)
+        self.reads_saved_game = self.awaiting_saved_game  # False: the board given is saved at once (on_mount)
         self.set_reactive(PlayScreen.phase, Phase.LOADING if self.awaiting_saved_game else Phase.READY)
         self.held_moves: list[str] = []  # typed while the saved game was read: played on it once it is
         self.look = look_for(puzzle, ascii_only)
@@ -101,6 +103,9 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        if self.awaiting_saved_game:
+            self.read_saved_game()  # answered at once if the save is still in the outbox, else usually before on_mount
+            self.resume_before_composing()
         yield TitleBar()
         with Horizontal(id="play-body"):
             self.board = Board(self.look, self.state, id="board")
@@ -119,11 +124,11 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         self.status.message = self.message
         if koma_app(self).storage.in_trouble:
             self.storage_news(SavingDelayed(koma_app(self).storage.trouble_reason, 0))
-        self.update_status()
-        if self.awaiting_saved_game:
-            self.read_saved_game()
-        else:
+        if not self.reads_saved_game:
             self.session.save()
+        elif not self.take_early_saved_game() and not self.awaiting_saved_game:  # else: read meanwhile, taken now
+            self.play_held_moves()  # resumed as the screen was composed
+        self.update_status()
         if self.solve_at_once:
             self.call_after_refresh(self.action_solve)
 

@@ -204,6 +204,7 @@ class HomeScreen(DirtyOnlyRendering):
     # and moving it on restyled the whole list twice (a tenth of the home screen's CPU)
     AUTO_FOCUS = "PuzzleCard"
 
+    EARLY_BREAKPOINTS = True  # one restyle of the screen as it opens: its first card, focused, is at the top
     BINDINGS = [
         # priority: the scrolling list of cards would otherwise take up/down for itself once it overflows
         Binding("up,k", "focus_previous_card", "", id="home.up", group=Binding.Group("choose", compact=True),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from textual import events
 from textual.dom import NoScreen
 from textual.geometry import Offset, Region, Size
+from textual.layout import DockArrangeResult
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -40,6 +41,7 @@ class Piece(PressPlays, Widget):
         self.spec = spec
         self.look = look
         self._travelling = False
+        self._drawn = False  # render() has run: before, a repaint has nothing to redraw (its first draw is to come)
         self._placed: Offset | None = None  # the offset this piece was last given (Textual resolves its own slowly)
         self._slide: tuple[Offset, Offset] | None = None  # the slide under way: from, to
 
@@ -89,6 +91,19 @@ class Piece(PressPlays, Widget):
         self._slide = None
         self.travelled_to = target
 
+    def stand_at(self, target: Offset) -> None:
+        """Stand at ``target`` as the board lays its pieces out: the layout pass under way places it, so there is no
+        travel to tell the screen of, and no layout to ask for where it stands (which could lay the board out anew
+        in the middle of its layout)."""
+        self._slide = None
+        if self._placed != target:
+            self._travelling = True  # it looks the same wherever it stands: no repaint
+            try:
+                self.offset = target
+            finally:
+                self._travelling = False
+        self._placed = Offset(*target)
+
     def _on_the_way(self, offset: Offset) -> Offset:
         """Where a frame of the slide at ``offset`` draws the piece: the last of the slide's steps it has reached."""
         assert self._slide is not None
@@ -102,10 +117,11 @@ class Piece(PressPlays, Widget):
         return Offset(start.x + (end.x - start.x) * step // SLIDE_STEPS, start.y + (end.y - start.y) * step // SLIDE_STEPS)
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Piece:
-        super().refresh(*regions, repaint=repaint and not self._travelling, layout=layout, recompose=recompose)
+        super().refresh(*regions, repaint=repaint and self._drawn and not self._travelling, layout=layout, recompose=recompose)
         return self
 
     def render(self):
+        self._drawn = True
         size = self.content_size
         return self.look.draw(self.spec, size.width, size.height)
 
@@ -179,6 +195,7 @@ class Board(Widget):
         self.tile_width = 0
         self.tile_height = 0
         self._origin = Offset(0, 0)  # where the first cell's tile stands, worked out with the tiles' size
+        self._laid_out_for = Size(0, 0)  # the size the pieces were last sized and placed for
         self.hint_cells: set[int] = set()
         self.hint_lines: set[str] = set()
         self.pieces: list[Piece] = [Piece(spec, look) for spec in look.specs(self.state)]
@@ -212,16 +229,26 @@ class Board(Widget):
                 look.height + (COLUMN_LABEL_HEIGHT if look.labels else 0))
 
     def on_resize(self) -> None:
-        self.layout_pieces()
+        if self.size != self._laid_out_for:
+            self.layout_pieces()
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Textual's arrangement of the pieces, once they are sized and placed for ``size`` if it is new: the layout
+        pass that gives the board its size (the first, or a resize) places the pieces too, so they are drawn once,
+        where they stand, not first at Textual's default size and then again after :meth:`on_resize`."""
+        if size.width and size != self._laid_out_for:
+            self.layout_pieces(size)
+        return super().arrange(size, optimal)
 
     # --- geometry ------------------------------------------------------------------------------
-    def tile_size(self) -> tuple[int, int]:
-        """The cells of one tile: bordered boxes where they fit, else compact ones (see :attr:`compact`)."""
+    def tile_size(self, size: Size | None = None) -> tuple[int, int]:
+        """The cells of one tile (for the board at ``size``, by default its own): bordered boxes where they fit, else
+        compact ones (see :attr:`compact`)."""
         look = self.look
         label_w = ROW_LABEL_WIDTH if look.labels else 0
         label_h = COLUMN_LABEL_HEIGHT if look.labels else 0
-        width, height = self.size
-        if self.compact:
+        width, height = size or self.size
+        if self.compact_at(size or self.size):
             return (max(COMPACT_MIN_WIDTH, min(COMPACT_MAX_WIDTH, (width - label_w) // look.width)),
                     max(1, min(COMPACT_MAX_HEIGHT, (height - label_h) // look.height)))
         th = max(MIN_TILE_HEIGHT, min(MAX_TILE_HEIGHT, (height - label_h) // look.height))
@@ -233,37 +260,44 @@ class Board(Widget):
     def compact(self) -> bool:
         """Whether bordered tiles would not fit: tiles are then drawn without borders, one line high, a gap column
         (and a gap line where there is room) between them, so a 10x10 board stays whole and readable at 80x24."""
+        return self.compact_at(self.size)
+
+    def compact_at(self, size: Size) -> bool:
+        """:attr:`compact` for the board at ``size``."""
         look = self.look
-        width = self.size.width - (ROW_LABEL_WIDTH if look.labels else 0)
-        height = self.size.height - (COLUMN_LABEL_HEIGHT if look.labels else 0)
+        width = size.width - (ROW_LABEL_WIDTH if look.labels else 0)
+        height = size.height - (COLUMN_LABEL_HEIGHT if look.labels else 0)
         return width // look.width < MIN_TILE_WIDTH or height // look.height < MIN_TILE_HEIGHT
 
-    def origin(self) -> Offset:
+    def origin(self, size: Size | None = None) -> Offset:
         look = self.look
+        width, height = size or self.size
         label_w = ROW_LABEL_WIDTH if look.labels else 0
         label_h = COLUMN_LABEL_HEIGHT if look.labels else 0
         grid_w = label_w + look.width * self.tile_width
         grid_h = label_h + look.height * self.tile_height
-        return Offset(max(0, (self.size.width - grid_w) // 2) + label_w, max(0, (self.size.height - grid_h) // 2) + label_h)
+        return Offset(max(0, (width - grid_w) // 2) + label_w, max(0, (height - grid_h) // 2) + label_h)
 
     def cell_offset(self, cell: int) -> Offset:
         """Where ``cell``'s tile stands (for the board's size when its pieces were last laid out)."""
         row, col = divmod(cell, self.look.width)
         return self._origin + Offset(col * self.tile_width, row * self.tile_height)
 
-    def layout_pieces(self) -> None:
-        """Size and place every piece for the current widget size (no animation)."""
-        if not self.size.width:
+    def layout_pieces(self, size: Size | None = None) -> None:
+        """Size and place every piece for the board at ``size``, by default its own (no animation)."""
+        size = size or self.size
+        if not size.width:
             return
-        self.tile_width, self.tile_height = self.tile_size()
-        self._origin = self.origin()
-        compact = self.compact
+        self._laid_out_for = size
+        self.tile_width, self.tile_height = self.tile_size(size)
+        self._origin = self.origin(size)
+        compact = self.compact_at(size)
         self.set_class(compact, "-compact")
         gap_x, gap_y = (1, 1 if self.tile_height > 1 else 0) if compact else (0, 0)
         for piece in self.pieces:
             piece.styles.width = piece.spec.span * self.tile_width - gap_x
             piece.styles.height = self.tile_height - gap_y
-            piece.place(self.cell_offset(piece.spec.cell))
+            piece.stand_at(self.cell_offset(piece.spec.cell))
         origin = self._origin
         for label in self.labels:
             label.styles.height = 1

@@ -35,6 +35,7 @@ from concurrent.futures import thread as preloaded_thread_pool  # noqa: F401 - T
 from rich.emoji import Emoji
 
 from solver import solving as search
+from solver.engines.jit_cache import load_compiler
 from solver.goat import search as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
 from solver.registry import get_puzzle
 from tui.app import KomaApp
@@ -75,6 +76,7 @@ def warm_up() -> float:
             search.warm(get_puzzle(name, size))
         except Exception as problem:  # a game then warms up that puzzle itself, as it would alone
             log(f"could not warm the {name} puzzle ({problem})")
+    load_compiler()  # a game that compiles a kernel (a size not warmed here) then imports nothing of its own
     Emoji.replace(":koma:")  # loads Rich's emoji table, which the leaderboard's markup needs
     game_metrics.instruments()  # the games' metrics (when the server asked for them), shared by every game
     try:

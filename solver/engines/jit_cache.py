@@ -261,6 +261,16 @@ def _drop_entries_of(cache, problem: BaseException) -> None:
     _tell_removed(1, f"{base}: {problem.__class__.__name__}", directory, kept)
 
 
+def load_compiler() -> None:
+    """Import and install numba's typing and lowering registries now, as a process's first compile would.
+
+    Loads skip them (:func:`lean_loader`); the warm process of ``koma serve`` calls this so that a game forked from
+    it that ever compiles a kernel imports nothing of its own (the registries are shared, copy-on-write)."""
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context.refresh()
+
+
 def lean_loader():
     """numba's ``Cache.load_overload`` without its first step, or None when this numba lacks what it relies on.
 

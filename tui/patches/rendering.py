@@ -19,17 +19,14 @@ moves its region by how far it travelled, when nothing else asked for a layout s
 
 A screen also skips work Textual does for every screen it shows, which the player never sees
 (:class:`DirtyOnlyRendering`): a layout pass at a size it was just laid out at (Textual lays a screen out, and
-then again on the Resize event that layout sends it, and lays out the screen below as well); a second restyle of
+then again on the Resize event that layout sends it, and lays out the screen below as well); and a second restyle of
 the whole screen for its breakpoint classes (``-narrow``, ``-short``…: they are set before its first restyle instead
-of by that Resize event); and, on a screen hidden under an opaque one, sending what it redraws to the screen on top,
-which then redraws the whole terminal although nothing of the screen below shows (it repaints whole when it is
-shown again).
+of by that Resize event).
 
 It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
 ``visible_widgets``, ``_full_map`` and the caches a reflow drops), on the screen's
 ``_layout_widgets`` (who asked for a layout), on the screen keeping its compositor in
-``_compositor``, and on the screen's ``_screen_resized``, ``_compositor_refresh``, ``_get_breakpoint_classes`` and
-``_dirty_widgets``; these are checked
+``_compositor``, and on the screen's ``_screen_resized`` and ``_get_breakpoint_classes``; these are checked
 when the first screen is made (:func:`compositor_misfit`), and then for each screen.  If they are not as in Textual 8.2,
 screens keep Textual's own compositor, and Koma says so once (:func:`tui.patches.checks.step_aside`).
 """
@@ -152,10 +149,8 @@ def compositor_misfit() -> str | None:
         lambda: missing(Compositor(), ["_dirty_regions", "_full_map", "_full_map_invalidated", "_cuts", "_layers",
                                        "_layers_visible", "_visible_widgets", "_visible_map", "root", "size"]),
         lambda: parameters_differ(Compositor.reflow, ["self", "parent", "size"]),
-        lambda: missing(Screen(), ["_layout_widgets", "_layout_updates", "_dirty_widgets", "_screen_resized",
-                                   "_compositor_refresh", "_get_breakpoint_classes"]),
+        lambda: missing(Screen(), ["_layout_widgets", "_layout_updates", "_screen_resized", "_get_breakpoint_classes"]),
         lambda: parameters_differ(Screen._screen_resized, ["self", "size"]),
-        lambda: parameters_differ(Screen._compositor_refresh, ["self"]),
         lambda: parameters_differ(Screen._get_breakpoint_classes, ["self", "dimension", "breakpoints"]),
         lambda: parameters_differ(Widget.render_lines, ["self", "crop"]),
     )
@@ -219,20 +214,3 @@ class DirtyOnlyRendering(Screen):
         if isinstance(self._compositor, DirtyOnlyCompositor) and self._compositor.size == size and size:
             return
         super()._screen_resized(size)
-
-    def _compositor_refresh(self) -> None:
-        """Textual's, but a screen under an opaque one keeps what it redraws to itself: nothing of it shows (Textual
-        sends it to the screen on top, which then redraws the whole terminal).  When it is shown again, Textual
-        repaints it whole."""
-        app = self.app
-        if isinstance(self._compositor, DirtyOnlyCompositor) and hidden_under(self, app.screen) and not app.is_inline:
-            self._compositor._dirty_regions.clear()
-            self._dirty_widgets.clear()
-            return
-        super()._compositor_refresh()
-
-
-def hidden_under(screen: Screen, top: Screen) -> bool:
-    """Whether ``screen`` is below ``top`` and ``top`` hides it whole (an opaque background: not a modal dialog's)."""
-    return screen is not top and top.styles.background.a == 1 and screen in top.app.screen_stack
-

@@ -121,13 +121,13 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         self.title = "Koma"
         self.sub_title = f"{self.puzzle.title} {self.puzzle.size_label}" + (f" · daily {self.daily}" if self.daily else "")
         self.call_after_refresh(self.solver.warm_up)  # the board is drawn first; the background work comes after
-        self.status.message = self.message
         if koma_app(self).storage.in_trouble:
             self.storage_news(SavingDelayed(koma_app(self).storage.trouble_reason, 0))
         if not self.reads_saved_game:
             self.session.save()
         elif not self.take_early_saved_game() and not self.awaiting_saved_game:  # else: read meanwhile, taken now
             self.play_held_moves()  # resumed as the screen was composed
+        self.status.message = self.message  # after the saved game is taken: its note ("Welcome back…") is the message
         self.update_status()
         if self.solve_at_once:
             self.call_after_refresh(self.action_solve)

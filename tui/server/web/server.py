@@ -294,10 +294,10 @@ class WebServer:
         session: WebSession | None = None
         try:
             session = self.sessions.get(token)
-            if session is not None and (session.player != player or session.transport.ended):
+            if session is not None and session.player != player:
                 await ws.close(code=1008, message=b"that session is not yours; reload the page")
                 return ws
-            if session is None:
+            if session is None or session.transport.ended:  # a game just ended may still be closing its socket
                 session = await self.new_session(ws, request, token, player, name, peer, columns, rows, connected, address)
                 if session is None:
                     return ws
@@ -343,7 +343,8 @@ class WebServer:
             if session.transport.tasks:  # the socket's close, with the game's last line as its reason
                 await asyncio.wait(set(session.transport.tasks), timeout=8.0)
         finally:
-            self.sessions.pop(session.token, None)
+            if self.sessions.get(session.token) is session:  # not a new game its token started since
+                del self.sessions[session.token]
             self.server.leave(session)
 
     async def read(self, ws: web.WebSocketResponse, transport: WebTransport) -> None:

@@ -76,7 +76,10 @@ def warm_up() -> float:
             search.warm(get_puzzle(name, size))
         except Exception as problem:  # a game then warms up that puzzle itself, as it would alone
             log(f"could not warm the {name} puzzle ({problem})")
-    load_compiler()  # a game that compiles a kernel (a size not warmed here) then imports nothing of its own
+    try:
+        load_compiler()  # a game that compiles a kernel (one not in the cache) then imports nothing of its own
+    except Exception as problem:  # such a game then loads numba's compiler itself, as it would alone
+        log(f"could not load numba's compiler ({problem})")
     Emoji.replace(":koma:")  # loads Rich's emoji table, which the leaderboard's markup needs
     game_metrics.instruments()  # the games' metrics (when the server asked for them), shared by every game
     try:

@@ -55,3 +55,27 @@ def test_koma_bench_cli_says_what_failed_rather_than_timing_it():
 
     with pytest.raises(RuntimeError, match=r"koma solve 15 1 2 3 failed: .*16 cells"):
         one_process(("solve", "15", "1 2 3"))
+
+
+def test_koma_bench_keys_types_into_koma_the_floor_and_the_other_checkout_and_counts_every_key():
+    from tui.key_bench import keys_beside_the_floor
+
+    figures = keys_beside_the_floor(against=str(ROOT), rounds=1, keys=6)  # typed() fails unless each screen shows 7
+    assert 0 < figures["koma_key_cpu_ms"] < 1000 and 0 < figures["floor_key_cpu_ms"] < 1000
+    assert 0 < figures["against_key_cpu_ms"] < 1000
+    assert figures["koma/floor"] == round(figures["koma_key_cpu_ms"] / figures["floor_key_cpu_ms"], 2)
+    assert {name: len(values) for name, values in figures["runs_ms"].items()} == {"koma": 1, "floor": 1, "against": 1}
+
+
+def test_a_key_that_never_reaches_the_screen_is_an_error_not_a_figure():
+    import sys
+
+    from tui.key_bench import Terminal, typed
+
+    terminal = Terminal([sys.executable, "-c", "import time; print('Keys 0', flush=True); time.sleep(60)"], {})
+    try:
+        terminal.wait_for("Keys 0", 30)
+        with pytest.raises(RuntimeError, match="never appeared"):
+            typed(terminal, "Keys", keys=2)
+    finally:
+        terminal.close()

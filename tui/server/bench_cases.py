@@ -1,4 +1,4 @@
-"""The cases of ``koma bench serve``, ``koma bench serve-crowd``, ``koma bench race`` and ``koma bench cli``, in one
+"""The cases of ``koma bench serve``, ``koma bench serve-crowd``, ``koma bench race``, ``koma bench cli`` and ``koma bench keys``, in one
 literal table.
 
 They run only when their group is named (each starts a private server; the crowds take minutes);
@@ -72,10 +72,18 @@ def cli_processes() -> dict[str, Any]:
     return solve_processes(os.environ.get(AGAINST_VARIABLE) or None)
 
 
+def keys_beside_the_floor() -> dict[str, Any]:
+    from tui.key_bench import keys_beside_the_floor
+
+    return keys_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
+
+
 CROWD = ("--max-sessions", "250")
 SERVE_CASES: tuple[Case, ...] = (
     Case("koma solve 15 in a process of its own (tables built)", "cli", cli_processes, runs=0, on_request=True,
          target="<= 0.4 s"),
+    Case("koma play 15 in a terminal: CPU per key, beside a bare Textual app's (the floor)", "keys", keys_beside_the_floor,
+         runs=0, on_request=True, target="move <= 1/5 of the issue's baseline; the floor is what Textual alone costs"),
     serve_case("koma serve: one game (warm pool)", "serve", "one game",
                target="home <= 0.1 s CPU, 15-puzzle <= 0.1 s, move <= 8 ms, idle <= 2 ms/s, <= 25 MiB PSS"),
     serve_case("koma serve --cold: one game", "serve", "one game", "--cold"),

@@ -1,0 +1,166 @@
+"""``koma bench keys``: the CPU a key costs in ``koma play 15``, beside the floor, the least Textual does for a key.
+
+Each program runs in a terminal of its own (a pseudo-terminal, 80x24) and gets :data:`KEYS` arrow keys, one every
+:data:`GAP` seconds, back and forth, as a player types; its CPU (all its threads, from the kernel's accounting) over
+that time, divided by the keys, is its figure.  A run counts only if the screen then shows every key played.
+
+- ``koma``: ``koma play 15`` (animations off, as ``koma bench serve`` runs its games), once its distance is shown.
+- ``floor``: :mod:`tui.floor_app`, a bare Textual app that redraws one line per key.
+
+The two alternate, :data:`ROUNDS` rounds, so that both see the same load on a shared machine; the figures are the
+medians, and their ratio.  With ``koma bench --against REV`` REV's ``koma play 15`` takes its turn in each round too.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import statistics
+import struct
+import sys
+import tempfile
+import termios
+import threading
+import time
+from typing import Any
+
+from tui.server.bench import ScreenGrid
+from tui.server.procfs import cpu_seconds
+
+KEYS = 200
+GAP = 0.1
+ROUNDS = 3
+READY_SECONDS = 180.0  # a first run may build tables and compile kernels
+BOARD = "5 1 2 3/9 6 7 4/13 10 11 8/_ 14 15 12"
+ARROWS = {"left": "\x1b[D", "right": "\x1b[C"}
+
+
+class Terminal:
+    """A program on a pseudo-terminal of 80x24, its screen read back (:class:`tui.server.bench.ScreenGrid`)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None):
+        self.grid = ScreenGrid()
+        self.lock = threading.Lock()
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child
+            try:
+                if cwd:
+                    os.chdir(cwd)
+                os.execve(argv[0], argv, env)
+            finally:
+                os._exit(127)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                ready, _, _ = select.select([self.fd], [], [], 0.5)
+                if not ready:
+                    continue
+                data = os.read(self.fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                self.grid.feed(data.decode("utf-8", "replace"))
+
+    def screen(self) -> str:
+        with self.lock:
+            return "\n".join(self.grid.lines())
+
+    def wait_for(self, pattern: str, seconds: float) -> re.Match[str]:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.screen())
+            if found:
+                return found
+            time.sleep(0.05)
+        raise RuntimeError(f"{pattern!r} never appeared on the screen")
+
+    def key(self, name: str) -> None:
+        os.write(self.fd, ARROWS.get(name, name).encode())
+
+    def close(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    os.close(self.fd)
+                    return
+                time.sleep(0.05)
+        os.close(self.fd)
+
+
+def typed(terminal: Terminal, counter: str, keys: int = KEYS) -> float:
+    """CPU milliseconds per key over ``keys`` arrow keys, back and forth; the counter on the screen (``Moves`` or
+    ``Keys``) must show every one."""
+    first = "left"
+    terminal.key(first)
+    try:
+        terminal.wait_for(counter + r" 1\b", 5)
+    except RuntimeError:  # the board's blank is at its edge: the other way is the legal one
+        first = "right"
+        terminal.key(first)
+        terminal.wait_for(counter + r" 1\b", 30)
+    time.sleep(0.5)  # what the first move set going (the distance's search) is over before the count starts
+    other = "right" if first == "left" else "left"
+    before = cpu_seconds(terminal.pid, children=False)
+    for number in range(keys):
+        terminal.key(other if number % 2 == 0 else first)
+        time.sleep(GAP)
+    terminal.wait_for(rf"{counter} {keys + 1}\b", 30)
+    spent = cpu_seconds(terminal.pid, children=False) - before
+    return 1000 * spent / keys
+
+
+def koma_key_ms(checkout: str | None = None, keys: int = KEYS) -> float:
+    """``koma play 15`` (on ``checkout``'s code, if given) in a fresh data directory."""
+    with tempfile.TemporaryDirectory(prefix="koma-keys-") as data:
+        env = dict(os.environ, KOMA_DATA_DIR=data, TEXTUAL_ANIMATIONS="none", TERM="xterm-256color")
+        if checkout:
+            env["PYTHONPATH"] = os.pathsep.join([checkout, *filter(None, [env.get("PYTHONPATH")])])
+        terminal = Terminal([sys.executable, "-m", "tui.main", "play", "15", "--board", BOARD], env, cwd=checkout)
+        try:
+            terminal.wait_for("from solved", READY_SECONDS)
+            return typed(terminal, "Moves", keys)
+        finally:
+            terminal.close()
+
+
+def floor_key_ms(keys: int = KEYS) -> float:
+    env = dict(os.environ, TEXTUAL_ANIMATIONS="none", TERM="xterm-256color")
+    terminal = Terminal([sys.executable, "-m", "tui.floor_app"], env)
+    try:
+        terminal.wait_for("Keys 0", READY_SECONDS)
+        return typed(terminal, "Keys", keys)
+    finally:
+        terminal.close()
+
+
+def keys_beside_the_floor(against: str | None = None, rounds: int = ROUNDS, keys: int = KEYS) -> dict[str, Any]:
+    """Medians of ``rounds`` alternating runs: Koma's CPU per key, the floor's, their ratio (and REV's, if given)."""
+    runs: dict[str, list[float]] = {"koma": [], "floor": [], "against": []}
+    for _ in range(rounds):
+        runs["koma"].append(koma_key_ms(keys=keys))
+        runs["floor"].append(floor_key_ms(keys))
+        if against:
+            runs["against"].append(koma_key_ms(against, keys))
+    koma, floor = statistics.median(runs["koma"]), statistics.median(runs["floor"])
+    figures: dict[str, Any] = {"koma_key_cpu_ms": round(koma, 2), "floor_key_cpu_ms": round(floor, 2),
+                               "koma/floor": round(koma / floor, 2)}
+    if against:
+        there = statistics.median(runs["against"])
+        figures.update({"against_key_cpu_ms": round(there, 2), "koma/against": round(koma / there, 2)})
+    figures["runs_ms"] = {name: [round(value, 2) for value in values] for name, values in runs.items() if values}
+    return figures

@@ -17,6 +17,7 @@ It reaps its children and reports their exit statuses.  Compare ``multiprocessin
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import gc
 import io
@@ -34,10 +35,9 @@ from concurrent.futures import thread as preloaded_thread_pool  # noqa: F401 - T
 
 from rich.emoji import Emoji
 
-from solver import solving as search
 from solver.engines.jit_cache import load_compiler
 from solver.goat import search as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
-from solver.registry import get_puzzle
+from solver.tools.warm import warm_all, warmed
 from tui.app import KomaApp
 from tui.cli import parse_args
 from tui.game import game_metrics
@@ -62,20 +62,15 @@ from tui.storage.store import MEMORY, Store
 
 # What a player can open from the home screen with one key; other sizes warm up in the game itself.
 REHEARSAL_THREADS_SECONDS = 30.0  # the longest the rehearsal waits for its app's workers to end
-WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
-
-
 def log(message: str) -> None:
     log_event(f"warm process: {message}", "warm_process")
 
 
-def warm_up() -> float:
-    """Load everything a game would load on its own; the CPU seconds this process has spent, imports included."""
-    for name, size in WARM_PUZZLES:
-        try:
-            search.warm(get_puzzle(name, size))
-        except Exception as problem:  # a game then warms up that puzzle itself, as it would alone
-            log(f"could not warm the {name} puzzle ({problem})")
+def warm_up(kernels: bool = True) -> float:
+    """Load everything a game would load on its own (``kernels``: the puzzles' kernels and tables too, else they are
+    being compiled beside: :func:`compile_beside`); the CPU seconds this process has spent, imports included."""
+    if kernels:
+        warm_all(lambda name, problem: log(f"could not warm the {name} puzzle ({problem})"))
     try:
         load_compiler()  # a game that compiles a kernel (one not in the cache) then imports nothing of its own
     except Exception as problem:  # such a game then loads numba's compiler itself, as it would alone
@@ -91,6 +86,37 @@ def warm_up() -> float:
     gc.collect()
     gc.freeze()
     return time.process_time()
+
+
+def compile_beside() -> int | None:
+    """When the puzzles' kernels are not in the cache yet (a fresh install, a new solver), start
+    ``python -m solver.tools.warm`` to compile them (15-20 CPU-seconds), so that this process is ready for games in
+    seconds instead; its pid, or None when the kernels are there (or no cache is shared: they are loaded here).  The
+    compiler stops if this process goes."""
+    if warmed() or not linux_parent_death_signal_available():
+        return None
+    pid = os.fork()
+    if pid:
+        log(f"the kernels are not in the cache yet: process {pid} compiles them; games start meanwhile")
+        return pid
+    try:  # pragma: no cover - runs in the forked child
+        LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() == 1:  # the warm process went before the line above
+            os._exit(1)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.execv(sys.executable, [sys.executable, "-m", "solver.tools.warm"])
+    finally:
+        os._exit(127)
+
+
+PR_SET_PDEATHSIG = 1
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def linux_parent_death_signal_available() -> bool:
+    return sys.platform.startswith("linux") and hasattr(LIBC, "prctl")
 
 
 def rehearse() -> None:
@@ -119,8 +145,9 @@ def rehearse() -> None:
 class Zygote:
     """The request loop: fork a game per request, reap the games, report to the server."""
 
-    def __init__(self, channel: socket.socket):
+    def __init__(self, channel: socket.socket, compiling: int | None = None):
         self.channel = channel
+        self.compiling = compiling  # the pid of the process compiling the kernels beside (compile_beside), if any
         self.arguments = parse_args([])  # a game's command line is always plain ``koma``: parsed once, here
         self.wakeup_read, self.wakeup_write = os.pipe()
         os.set_blocking(self.wakeup_read, False)
@@ -135,6 +162,7 @@ class Zygote:
     def serve(self) -> None:
         signal.signal(signal.SIGCHLD, lambda *_: None)
         signal.set_wakeup_fd(self.wakeup_write)
+        self.reap()  # a child that ended before the handler was there (the compiler beside, on a quick box)
         channel = self.channel.fileno()
         while True:
             readable, _, _ = select.select([channel, self.wakeup_read], [], [])
@@ -162,7 +190,21 @@ class Zygote:
                 return
             if pid == 0:
                 return
+            if pid == self.compiling:
+                self.compiling = None
+                self.load_compiled_kernels(os.waitstatus_to_exitcode(status))
+                continue
             self.send({"exited": pid, "status": os.waitstatus_to_exitcode(status)})
+
+    def load_compiled_kernels(self, code: int) -> None:
+        """The compiler beside is done: load the kernels (and tables) here, so every game forked from now on shares
+        them (after a failed compile, whatever is missing is compiled here: the failure is logged per puzzle)."""
+        began = time.process_time()
+        warm_all(lambda name, problem: log(f"could not warm the {name} puzzle ({problem})"))
+        gc.collect()
+        gc.freeze()
+        outcome = "compiled the kernels" if code == 0 else f"stopped with status {code}"
+        log(f"the compiler beside {outcome}; loaded here in {time.process_time() - began:.2f} s of CPU")
 
     def request(self, data: bytes, fds: list[int]) -> None:
         request: dict = {}
@@ -265,11 +307,12 @@ def main(argv: list[str]) -> int:
         print("usage: python -m tui.zygote FD (started by koma serve)", file=sys.stderr)
         return 2
     channel = socket.socket(fileno=int(argv[0]))
-    seconds = warm_up()
+    compiling = compile_beside()
+    seconds = warm_up(kernels=compiling is None)
     refusal = confine(secrets_from_environment(os.environ))  # before the first fork: every game inherits it
     if refusal:
         log(f"games are not sandboxed: {refusal}")
-    zygote = Zygote(channel)
+    zygote = Zygote(channel, compiling)
     zygote.send({"ready": os.getpid(), "seconds": seconds})
     zygote.serve()
     return 0

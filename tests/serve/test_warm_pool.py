@@ -200,3 +200,54 @@ def test_a_player_who_arrives_while_the_warm_process_warms_up_waits_for_it(tmp_p
             with contextlib.suppress(ProcessLookupError):
                 os.kill(zygote, signal.SIGCONT)
         server.kill()
+
+
+def test_on_an_empty_kernel_cache_the_warm_process_serves_at_once_and_the_kernels_compile_beside(tmp_path):
+    """Issue 37: on a fresh install the warm process does not compile the puzzles' kernels (seconds of CPU) before it
+    serves: a process beside it compiles them, a game that needs one meanwhile gets it from there (or compiles it under
+    its lock, never twice), and once they are in the cache the warm process loads them for the games it forks next.
+    The compiler is held (SIGSTOP) until the warm process says it is ready, so the order is certain."""
+    import asyncio
+    import time
+
+    from serve_helpers import KOMA, LoggedServer
+    from test_hostile import open_game
+
+    kernels = tmp_path / "numba"
+    server = LoggedServer([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", "--open", "--rate-limit", "0"],
+                          tmp_path / "data", "serve.log", env={"NUMBA_CACHE_DIR": str(kernels)})
+    compiler = 0
+    try:
+        server.port = int(server.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 60).group(1))
+        compiler = int(server.wait_for_log(r"the kernels are not in the cache yet: process (\d+) compiles them", 60)
+                       .group(1))
+        os.kill(compiler, signal.SIGSTOP)
+        server.wait_for_log(r"warm process ready", 120)
+        assert "compiler beside" not in server.text()
+        assert b"solver.tools.warm" in Path(f"/proc/{compiler}/cmdline").read_bytes()
+        os.kill(compiler, signal.SIGCONT)
+
+        async def play_fifteen(user: str) -> None:
+            conn, process, screen = await open_game(server, user)
+            try:
+                await screen.wait_for("8-puzzle")
+                process.stdin.write(b"2")
+                await screen.wait_for("from solved", timeout=300)  # its optimal distance: a kernel's search
+            finally:
+                conn.close()
+
+        asyncio.run(play_fifteen("early"))
+        assert server.wait_for_log(r"player user:early: game started \(pid \d+, [^)]*\) warm")
+        server.wait_for_log(r"the compiler beside compiled the kernels; loaded here", 300)
+        assert list(kernels.glob("koma-warmed-*"))  # the next start loads them at once
+        deadline = time.monotonic() + 30
+        while Path(f"/proc/{compiler}").exists():  # reaped by the warm process, not left a zombie
+            assert time.monotonic() < deadline, "the compiler beside was never reaped"
+            time.sleep(0.05)
+        asyncio.run(play_fifteen("later"))
+        assert "cold" not in server.text() and "could not warm" not in server.text()
+    finally:
+        if compiler:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(compiler, signal.SIGCONT)
+        server.kill()

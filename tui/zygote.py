@@ -37,7 +37,7 @@ from rich.emoji import Emoji
 
 from solver.engines.jit_cache import load_compiler
 from solver.goat import search as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
-from solver.tools.warm import warm_all, warmed
+from solver.tools.warm import marker, warm_all, warmed
 from tui.app import KomaApp
 from tui.cli import parse_args
 from tui.game import game_metrics
@@ -90,18 +90,19 @@ def warm_up(kernels: bool = True) -> float:
 
 def compile_beside() -> int | None:
     """When the puzzles' kernels are not in the cache yet (a fresh install, a new solver), start
-    ``python -m solver.tools.warm`` to compile them (15-20 CPU-seconds), so that this process is ready for games in
-    seconds instead; its pid, or None when the kernels are there (or no cache is shared: they are loaded here).  The
+    ``python -m solver.tools.warm`` to compile them (8 CPU-seconds or more), so that this process is ready for games in
+    a second or two instead; its pid, or None when the kernels are there (or no cache is shared: they are loaded here).  The
     compiler stops if this process goes."""
-    if warmed() or not linux_parent_death_signal_available():
-        return None
+    if marker() is None or warmed() or not linux_parent_death_signal_available():
+        return None  # no cache shared with another process, or nothing to compile
+    parent = os.getpid()
     pid = os.fork()
     if pid:
         log(f"the kernels are not in the cache yet: process {pid} compiles them; games start meanwhile")
         return pid
     try:  # pragma: no cover - runs in the forked child
         LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() == 1:  # the warm process went before the line above
+        if os.getppid() != parent:  # the warm process went before the line above
             os._exit(1)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -198,13 +199,16 @@ class Zygote:
 
     def load_compiled_kernels(self, code: int) -> None:
         """The compiler beside is done: load the kernels (and tables) here, so every game forked from now on shares
-        them (after a failed compile, whatever is missing is compiled here: the failure is logged per puzzle)."""
+        them.  If it failed, nothing is compiled here (it would hold up every new game): games compile what they need
+        under the kernels' locks, as a game alone would, and the next start tries again."""
+        if code != 0:
+            log(f"the compiler beside stopped with status {code}; games compile the kernels they need themselves")
+            return
         began = time.process_time()
         warm_all(lambda name, problem: log(f"could not warm the {name} puzzle ({problem})"))
         gc.collect()
         gc.freeze()
-        outcome = "compiled the kernels" if code == 0 else f"stopped with status {code}"
-        log(f"the compiler beside {outcome}; loaded here in {time.process_time() - began:.2f} s of CPU")
+        log(f"the compiler beside compiled the kernels; loaded here in {time.process_time() - began:.2f} s of CPU")
 
     def request(self, data: bytes, fds: list[int]) -> None:
         request: dict = {}

@@ -1,7 +1,7 @@
 """The puzzles a warm process loads before it forks games, and their first compile, in a process of its own.
 
 On a fresh install (or after an upgrade of the solver) the kernels of these puzzles are not in numba's cache yet:
-compiling them takes 15-20 CPU-seconds.  ``koma serve``'s warm process does not wait for that before it serves games:
+compiling them takes 8 CPU-seconds or more.  ``koma serve``'s warm process does not wait for that before it serves games:
 it runs ``python -m solver.tools.warm`` beside it, which compiles the kernels (and builds their tables) into the
 shared caches, and when that is done, loads them from there itself (:func:`warmed`).  A game that needs a kernel
 meanwhile waits for its compile lock and loads it (:mod:`solver.engines.jit_cache`): nothing is compiled twice.

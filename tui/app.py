@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -181,6 +182,7 @@ class KomaApp(App):
         self.quit_hint_until = 0.0  # time.monotonic() until which the "ctrl+c does not quit" toast shows
         self.prewarming: tuple[str, SolverJob] | None = None  # the puzzle the background warm-up is on, and its job
         self.prewarmed: list[str] = []  # the puzzles it has warmed, in order
+        self.compiler_beside: subprocess.Popen | None = None  # compiling kernels for a fresh install (solver.tools.warm)
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -335,7 +337,9 @@ class KomaApp(App):
         compile).  A puzzle opened meanwhile warms itself: this steps aside unless it is warming that very one."""
         from solver import solving as search
         from solver.registry import get_puzzle
+        from solver.tools.warm import start_beside
 
+        self.compiler_beside = start_beside()  # on a fresh install: the 15-puzzle's search compiles there meanwhile
         for name, size in PREWARM_PUZZLES:
             puzzle = get_puzzle(name, size)
             job = SolverJob("prewarm")
@@ -464,6 +468,9 @@ class KomaApp(App):
 
     def stop_all(self) -> None:
         self.stop_flags.stop_all()
+        beside, self.compiler_beside = self.compiler_beside, None
+        if beside is not None and beside.poll() is None:
+            beside.terminate()  # not waited for: it removes its temporary files as it goes
         for screen in self._games():
             screen.cancel_jobs()
 

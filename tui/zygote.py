@@ -17,7 +17,6 @@ It reaps its children and reports their exit statuses.  Compare ``multiprocessin
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import gc
 import io
@@ -37,7 +36,9 @@ from rich.emoji import Emoji
 
 from solver.engines.jit_cache import load_compiler
 from solver.goat import search as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
-from solver.tools.warm import marker, warm_all, warmed
+from solver.tools.warm import command as beside_command
+from solver.tools.warm import needed as beside_needed
+from solver.tools.warm import warm_all
 from tui.app import KomaApp
 from tui.cli import parse_args
 from tui.game import game_metrics
@@ -91,33 +92,23 @@ def warm_up(kernels: bool = True) -> float:
 def compile_beside() -> int | None:
     """When the puzzles' kernels are not in the cache yet (a fresh install, a new solver), start
     ``python -m solver.tools.warm`` to compile them (8 CPU-seconds or more), so that this process is ready for games in
-    a second or two instead; its pid, or None when the kernels are there (or no cache is shared: they are loaded here).  The
-    compiler stops if this process goes."""
-    if marker() is None or warmed() or not linux_parent_death_signal_available():
-        return None  # no cache shared with another process, or nothing to compile
-    parent = os.getpid()
+    a second or two instead; its pid, or None when the kernels are there (or no cache is shared: they are loaded here).
+    The compiler stops if this process goes.  Forked, not :class:`subprocess.Popen`: :meth:`Zygote.reap` waits for it
+    with the games."""
+    if not beside_needed():
+        return None
+    argv = beside_command(os.getpid())
     pid = os.fork()
     if pid:
         log(f"the kernels are not in the cache yet: process {pid} compiles them; games start meanwhile")
         return pid
     try:  # pragma: no cover - runs in the forked child
-        LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:  # the warm process went before the line above
-            os._exit(1)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        os.execv(sys.executable, [sys.executable, "-m", "solver.tools.warm"])
+        os.execv(argv[0], argv)
     finally:
         os._exit(127)
-
-
-PR_SET_PDEATHSIG = 1
-LIBC = ctypes.CDLL(None, use_errno=True)
-
-
-def linux_parent_death_signal_available() -> bool:
-    return sys.platform.startswith("linux") and hasattr(LIBC, "prctl")
 
 
 def rehearse() -> None:

@@ -148,6 +148,18 @@ def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None,
     return _Run(moves, result.nodes, time.perf_counter() - began, kind, h0)
 
 
+def compile_database_search(stop=None) -> None:
+    """Compile the 15-puzzle's pattern-database search (its kernels, as a 6-6-3 search calls them) without its table:
+    a search from the goal with an all-zero stand-in of the table's type and length.  A process that runs this while
+    another builds the table compiles the search meanwhile (a fresh install's first solve: :mod:`solver.tools.warm`)."""
+    meta = _pdb_meta("pdb663")
+    length = int(meta[search_kernels.T_GROUP_BASE + len(PATTERNS["pdb663"])])
+    stand_in = np.zeros(length, np.uint8)
+    stand_in.setflags(write=False)  # as the table is, mapped from its file: the same compiled types
+    puzzle = SlidingPuzzle(4, 4)
+    _run("pdb663", puzzle, puzzle.goal, stop=stop, progress=None, table=stand_in)
+
+
 def _check_heuristic(puzzle: SlidingPuzzle, heuristic: str) -> str:
     key = heuristic.strip().lower().replace("md-lc", "md+lc").replace("mdlc", "md+lc")
     base, dual = (key[:-len("+dual")], "+dual") if key.endswith("+dual") else (key, "")

@@ -6,20 +6,30 @@ it runs ``python -m solver.tools.warm`` beside it, which compiles the kernels (a
 shared caches, and when that is done, loads them from there itself (:func:`warmed`).  A game that needs a kernel
 meanwhile waits for its compile lock and loads it (:mod:`solver.engines.jit_cache`): nothing is compiled twice.
 
+The process beside compiles the 15-puzzle's search first, with a stand-in table
+(:func:`solver.sliding.search.compile_database_search`): ``koma``, which warms the 15-puzzle in its own process
+from the home screen on (the table's builder, then the table), starts it too (:func:`start_beside`), so the two halves
+of a fresh install's first 15-puzzle solve compile at once, on two cores.  It stops when the process that started it
+goes (``--parent``).
+
 A marker in the kernel cache, named after the solver's sources (:func:`marker`), says the whole list was warmed with
 this cache: a process that finds it loads the kernels at once, as ever.
 """
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-from solver import solving as search
 from solver.engines.jit_cache import sources_digest, status
-from solver.registry import get_puzzle
+
+PARENT_CHECK_SECONDS = 0.5
 
 WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
 
@@ -42,6 +52,9 @@ def warmed() -> bool:
 def warm_all(failed: Callable[[str, Exception], None]) -> bool:
     """Load (or compile and build) every puzzle of :data:`WARM_PUZZLES`; ``failed(name, problem)`` for each that
     fails.  Leaves the marker when all of them were warmed; True then."""
+    from solver import solving as search
+    from solver.registry import get_puzzle
+
     whole = True
     for name, size in WARM_PUZZLES:
         try:
@@ -58,13 +71,53 @@ def warm_all(failed: Callable[[str, Exception], None]) -> bool:
     return whole
 
 
-def main() -> int:
-    """``python -m solver.tools.warm``: warm every puzzle; one line on stderr per failure; 0 if all were warmed.
-    SIGTERM ends it as an exit does, so a table half written is removed (:mod:`solver.engines.tables`)."""
+def command(parent: int) -> list[str]:
+    """The command line of the process beside ``parent``."""
+    return [sys.executable, "-m", "solver.tools.warm", "--parent", str(parent)]
+
+
+def needed() -> bool:
+    """Whether a process beside would compile anything: the kernels are not all in a cache it shares with this one."""
+    return marker() is not None and not warmed()
+
+
+def start_beside() -> subprocess.Popen | None:
+    """Start the process beside this one (see the module's docstring) if :func:`needed`; it stops when this one goes.
+    None if it is not needed, or cannot start (this process then compiles what it needs itself, as ever)."""
+    if not needed():
+        return None
+    try:
+        return subprocess.Popen(command(os.getpid()), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+
+
+def _stop_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os.kill(os.getpid(), signal.SIGTERM)  # as a stop by the parent: temporary files removed on the way out
+
+
+def main(argv: list[str]) -> int:
+    """``python -m solver.tools.warm [--parent PID]``: the 15-puzzle's search first (a stand-in table), then every
+    puzzle; one line on stderr per failure; 0 if all were warmed.  SIGTERM ends it as an exit does, so a table half
+    written is removed (:mod:`solver.engines.tables`); so does the end of process PID."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    if argv[:1] == ["--parent"] and len(argv) == 2 and argv[1].isdigit():
+        threading.Thread(target=_stop_when_orphaned, args=(int(argv[1]),), daemon=True).start()
+    elif argv:
+        print("usage: python -m solver.tools.warm [--parent PID]", file=sys.stderr)
+        return 2
+    try:
+        from solver.sliding.search import compile_database_search
+
+        compile_database_search()
+    except Exception as problem:
+        print(f"could not compile the 15-puzzle's search ({problem})", file=sys.stderr)
     return 0 if warm_all(lambda name, problem: print(f"could not warm the {name} puzzle ({problem})",
                                                      file=sys.stderr)) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,89 @@
+"""The process beside (``python -m solver.tools.warm``): it compiles the 15-puzzle's search with a stand-in table,
+the very kernels a real search then loads; it stops when the process that started it goes; ``koma`` starts it on a
+fresh install and stops it as it quits."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from solver.sliding import search as fifteen
+from solver.sliding import search_kernels as kernels
+from solver.sliding.model import SlidingPuzzle
+from solver.tools import warm
+
+FIFTEEN = SlidingPuzzle(4, 4)
+
+
+def gone(pid: int, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":  # ended, not yet reaped by its parent
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_the_stand_in_compiles_the_kernels_a_real_search_runs():
+    fifteen.compile_database_search()
+    compiled = {kernel: list(kernel.signatures) for kernel in (kernels.ida_pdb, kernels.pdb_setup)}
+    assert all(len(signatures) == 1 for signatures in compiled.values())
+    fifteen.build_tables("6-6-3")  # the real table (built once per cache)
+    start = (5, 1, 2, 3, 9, 6, 7, 4, 13, 10, 11, 8, 0, 14, 15, 12)
+    solution = fifteen.solve_sliding(FIFTEEN, start, heuristic="pdb663")
+    assert solution.optimal and len(solution.moves) == 9
+    assert FIFTEEN.replay(start, solution.moves)[-1] == FIFTEEN.goal
+    for kernel, signatures in compiled.items():  # the real search added no kernel of its own: it ran the stand-in's
+        assert list(kernel.signatures) == signatures, kernel
+
+
+def test_the_process_beside_stops_when_its_parent_goes():
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import os, subprocess, sys, time\n"
+        "from solver.tools.warm import command\n"
+        "beside = subprocess.Popen(command(os.getpid()), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(beside.pid, flush=True)\n"
+        "time.sleep(120)\n")], stdout=subprocess.PIPE, text=True)
+    try:
+        beside = int(parent.stdout.readline())
+        assert b"solver.tools.warm" in Path(f"/proc/{beside}/cmdline").read_bytes()
+        parent.kill()  # no goodbye: the beside process notices it was left
+        parent.wait(30)
+        assert gone(beside), "the process beside outlived its parent"
+    finally:
+        parent.kill()
+
+
+def test_the_process_beside_refuses_arguments_it_does_not_know():
+    done = subprocess.run([sys.executable, "-m", "solver.tools.warm", "--fast"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and done.stderr.strip() == "usage: python -m solver.tools.warm [--parent PID]"
+
+
+@pytest.mark.asyncio
+async def test_koma_starts_the_process_beside_on_a_fresh_install_and_stops_it_as_it_quits(tmp_path, monkeypatch):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))
+    from tui_helpers import make_app, wait_for
+
+    monkeypatch.setattr(warm, "needed", lambda: True)  # as on a fresh install (this run's cache has the kernels)
+    app = make_app(tmp_path, prewarm=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.compiler_beside is not None, what="the process beside")
+        beside = app.compiler_beside
+        assert beside.args == warm.command(os.getpid())
+        assert beside.poll() is None
+        await pilot.press("q")
+    assert gone(beside.pid), "the process beside outlived koma"
+    # stopped by SIGTERM: by its handler (temporary files removed on the way out), or before it had one (still
+    # importing, with no file written yet)
+    assert beside.wait(5) in (128 + signal.SIGTERM, -signal.SIGTERM)

@@ -115,6 +115,7 @@ def screen_kind(screen: Screen) -> str:
 
 
 # What a key opens from the home screen, warmed in the background from the start: the 15-puzzle first
+BESIDE_POLL_SECONDS = 0.05
 PREWARM_PUZZLES = (("15", None), ("8", None), ("goat", None), ("ura", "3x3"))
 
 
@@ -182,7 +183,7 @@ class KomaApp(App):
         self.quit_hint_until = 0.0  # time.monotonic() until which the "ctrl+c does not quit" toast shows
         self.prewarming: tuple[str, SolverJob] | None = None  # the puzzle the background warm-up is on, and its job
         self.prewarmed: list[str] = []  # the puzzles it has warmed, in order
-        self.compiler_beside: subprocess.Popen | None = None  # compiling kernels for a fresh install (solver.tools.warm)
+        self.compiler_beside: list[subprocess.Popen] = []  # compiling kernels for a fresh install (solver.tools.warm)
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -339,13 +340,14 @@ class KomaApp(App):
         from solver.registry import get_puzzle
         from solver.tools.warm import start_beside
 
-        self.compiler_beside = start_beside()  # on a fresh install: the 15-puzzle's search compiles there meanwhile
+        self.compiler_beside = start_beside()  # a fresh install: processes beside compile the kernels, on two cores
         for name, size in PREWARM_PUZZLES:
             puzzle = get_puzzle(name, size)
             job = SolverJob("prewarm")
             self.prewarming = (puzzle_id(puzzle), job)
             try:
                 with self.stop_flags.registered(job):  # quitting stops it
+                    self._wait_for_the_table_beside(job)
                     if puzzle.enumerable:
                         puzzle.depth_table(stop=job.stop)
                     elif search.methods(puzzle):  # as the play screen warms up: a board two moves from the goal
@@ -360,6 +362,14 @@ class KomaApp(App):
             if job.cancelled:
                 return
             self.prewarmed.append(puzzle_id(puzzle))
+
+    def _wait_for_the_table_beside(self, job: SolverJob) -> None:
+        """While the processes beside compile the 15-puzzle's table and search, this process waits rather than compile
+        (a compile here would hold the interface up: numba compiles in Python, under the GIL); then it only loads."""
+        beside = self.compiler_beside
+        table = beside[-1] if beside else None  # the "table" part (solver.tools.warm.PARTS): the 15-puzzle's whole
+        while table is not None and table.poll() is None and not job.cancelled:
+            time.sleep(BESIDE_POLL_SECONDS)
 
     def _prewarm_gives_way(self, puzzle: Puzzle) -> None:
         """A puzzle was opened: the background warm-up stops, unless it is warming that puzzle."""
@@ -468,9 +478,10 @@ class KomaApp(App):
 
     def stop_all(self) -> None:
         self.stop_flags.stop_all()
-        beside, self.compiler_beside = self.compiler_beside, None
-        if beside is not None and beside.poll() is None:
-            beside.terminate()  # not waited for: it removes its temporary files as it goes
+        beside, self.compiler_beside = self.compiler_beside, []
+        for process in beside:
+            if process.poll() is None:
+                process.terminate()  # not waited for: it removes its temporary files as it goes
         for screen in self._games():
             screen.cancel_jobs()
 

@@ -36,6 +36,7 @@ from rich.emoji import Emoji
 
 from solver.engines.jit_cache import load_compiler
 from solver.goat import search as preloaded_goat_search  # noqa: F401 - the algorithm lab's Goat methods
+from solver.tools.warm import PARTS as BESIDE_PARTS
 from solver.tools.warm import command as beside_command
 from solver.tools.warm import needed as beside_needed
 from solver.tools.warm import warm_all
@@ -89,26 +90,30 @@ def warm_up(kernels: bool = True) -> float:
     return time.process_time()
 
 
-def compile_beside() -> int | None:
-    """When the puzzles' kernels are not in the cache yet (a fresh install, a new solver), start
-    ``python -m solver.tools.warm`` to compile them (8 CPU-seconds or more), so that this process is ready for games in
-    a second or two instead; its pid, or None when the kernels are there (or no cache is shared: they are loaded here).
-    The compiler stops if this process goes.  Forked, not :class:`subprocess.Popen`: :meth:`Zygote.reap` waits for it
-    with the games."""
+def compile_beside() -> dict[int, str]:
+    """When the puzzles' kernels are not in the cache yet (a fresh install, a new solver), start the processes of
+    ``python -m solver.tools.warm`` to compile them (8 CPU-seconds or more, on two cores), so that this process is ready
+    for games in a second or two instead: their parts by pid (none when the kernels are there, or no cache is shared:
+    they are loaded here).  They stop if this process goes.  Forked, not :class:`subprocess.Popen`:
+    :meth:`Zygote.reap` waits for them with the games."""
     if not beside_needed():
-        return None
-    argv = beside_command(os.getpid())
-    pid = os.fork()
-    if pid:
-        log(f"the kernels are not in the cache yet: process {pid} compiles them; games start meanwhile")
-        return pid
-    try:  # pragma: no cover - runs in the forked child
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        os.execv(argv[0], argv)
-    finally:
-        os._exit(127)
+        return {}
+    started = {}
+    for part in BESIDE_PARTS:
+        argv = beside_command(os.getpid(), part)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the forked child
+            try:
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                os.execv(argv[0], argv)
+            finally:
+                os._exit(127)
+        started[pid] = part
+    log(f"the kernels are not in the cache yet: processes {', '.join(map(str, started))} compile them; "
+        "games start meanwhile")
+    return started
 
 
 def rehearse() -> None:
@@ -137,9 +142,9 @@ def rehearse() -> None:
 class Zygote:
     """The request loop: fork a game per request, reap the games, report to the server."""
 
-    def __init__(self, channel: socket.socket, compiling: int | None = None):
+    def __init__(self, channel: socket.socket, beside: dict[int, str] | None = None):
         self.channel = channel
-        self.compiling = compiling  # the pid of the process compiling the kernels beside (compile_beside), if any
+        self.beside = dict(beside or {})  # the processes compiling the kernels beside (compile_beside): their parts
         self.arguments = parse_args([])  # a game's command line is always plain ``koma``: parsed once, here
         self.wakeup_read, self.wakeup_write = os.pipe()
         os.set_blocking(self.wakeup_read, False)
@@ -182,9 +187,10 @@ class Zygote:
                 return
             if pid == 0:
                 return
-            if pid == self.compiling:
-                self.compiling = None
+            part = self.beside.pop(pid, None)
+            if part == "search":  # the one that ends last: it warmed every puzzle, with what the other made
                 self.load_compiled_kernels(os.waitstatus_to_exitcode(status))
+            if part is not None:
                 continue
             self.send({"exited": pid, "status": os.waitstatus_to_exitcode(status)})
 
@@ -302,12 +308,12 @@ def main(argv: list[str]) -> int:
         print("usage: python -m tui.zygote FD (started by koma serve)", file=sys.stderr)
         return 2
     channel = socket.socket(fileno=int(argv[0]))
-    compiling = compile_beside()
-    seconds = warm_up(kernels=compiling is None)
+    beside = compile_beside()
+    seconds = warm_up(kernels=not beside)
     refusal = confine(secrets_from_environment(os.environ))  # before the first fork: every game inherits it
     if refusal:
         log(f"games are not sandboxed: {refusal}")
-    zygote = Zygote(channel, compiling)
+    zygote = Zygote(channel, beside)
     zygote.send({"ready": os.getpid(), "seconds": seconds})
     zygote.serve()
     return 0

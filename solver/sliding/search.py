@@ -47,6 +47,7 @@ from solver.sliding.reduce import reduce_board, small_enough, sub_board
 from solver.sliding.tables import ALIASES as ALIASES
 from solver.sliding.tables import LABELS as LABELS
 from solver.sliding.tables import PATTERNS as PATTERNS
+from solver.sliding.tables import WIDTHS as WIDTHS
 from solver.sliding.tables import _load as _load
 from solver.sliding.tables import _pdb_dual_meta as _pdb_dual_meta
 from solver.sliding.tables import _pdb_meta as _pdb_meta
@@ -148,16 +149,22 @@ def _run(kind: str, puzzle: SlidingPuzzle, board, *, stop, progress, table=None,
     return _Run(moves, result.nodes, time.perf_counter() - began, kind, h0)
 
 
+def stand_in_table(database: str = "pdb663") -> np.ndarray:
+    """An all-zero table of ``database``'s type and length (read-only, as the real one is, mapped from its file)."""
+    from solver.engines.pdb import n_placements
+
+    cells = WIDTHS[database] ** 2
+    table = np.zeros(sum(n_placements(cells, len(group)) for group in PATTERNS[database]), np.uint8)
+    table.setflags(write=False)
+    return table
+
+
 def compile_database_search(stop=None) -> None:
     """Compile the 15-puzzle's pattern-database search (its kernels, as a 6-6-3 search calls them) without its table:
-    a search from the goal with an all-zero stand-in of the table's type and length.  A process that runs this while
-    another builds the table compiles the search meanwhile (a fresh install's first solve: :mod:`solver.tools.warm`)."""
-    meta = _pdb_meta("pdb663")
-    length = int(meta[search_kernels.T_GROUP_BASE + len(PATTERNS["pdb663"])])
-    stand_in = np.zeros(length, np.uint8)
-    stand_in.setflags(write=False)  # as the table is, mapped from its file: the same compiled types
+    a search from the goal with :func:`stand_in_table`.  A process that runs this while another builds the table
+    compiles the search meanwhile (a fresh install's first solve: :mod:`solver.tools.warm`)."""
     puzzle = SlidingPuzzle(4, 4)
-    _run("pdb663", puzzle, puzzle.goal, stop=stop, progress=None, table=stand_in)
+    _run("pdb663", puzzle, puzzle.goal, stop=stop, progress=None, table=stand_in_table())
 
 
 def _check_heuristic(puzzle: SlidingPuzzle, heuristic: str) -> str:

@@ -6,11 +6,11 @@ it runs ``python -m solver.tools.warm`` beside it, which compiles the kernels (a
 shared caches, and when that is done, loads them from there itself (:func:`warmed`).  A game that needs a kernel
 meanwhile waits for its compile lock and loads it (:mod:`solver.engines.jit_cache`): nothing is compiled twice.
 
-The process beside compiles the 15-puzzle's search first, with a stand-in table
-(:func:`solver.sliding.search.compile_database_search`): ``koma``, which warms the 15-puzzle in its own process
-from the home screen on (the table's builder, then the table), starts it too (:func:`start_beside`), so the two halves
-of a fresh install's first 15-puzzle solve compile at once, on two cores.  It stops when the process that started it
-goes (``--parent``).
+Two processes run beside (:func:`start_beside`): one compiles the 15-puzzle's search with a stand-in table
+(:func:`solver.sliding.search.compile_database_search`) while the other compiles the table's builder and builds it,
+so the two halves of a fresh install's first 15-puzzle solve compile at once, on two cores; then the first warms the
+other puzzles.  ``koma`` starts them too, from the home screen on: its own process then only loads what they made
+(no compile holds its interface up).  They stop when the process that started them goes (``--parent``).
 
 A marker in the kernel cache, named after the solver's sources (:func:`marker`), says the whole list was warmed with
 this cache: a process that finds it loads the kernels at once, as ever.
@@ -18,6 +18,7 @@ this cache: a process that finds it loads the kernels at once, as ever.
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import subprocess
@@ -71,9 +72,12 @@ def warm_all(failed: Callable[[str, Exception], None]) -> bool:
     return whole
 
 
-def command(parent: int) -> list[str]:
-    """The command line of the process beside ``parent``."""
-    return [sys.executable, "-m", "solver.tools.warm", "--parent", str(parent)]
+PARTS = ("search", "table")  # what each process beside does first (see main)
+
+
+def command(parent: int, part: str = "search") -> list[str]:
+    """The command line of the process beside ``parent`` that does ``part`` (one of :data:`PARTS`)."""
+    return [sys.executable, "-m", "solver.tools.warm", "--parent", str(parent), "--part", part]
 
 
 def needed() -> bool:
@@ -81,16 +85,22 @@ def needed() -> bool:
     return marker() is not None and not warmed()
 
 
-def start_beside() -> subprocess.Popen | None:
-    """Start the process beside this one (see the module's docstring) if :func:`needed`; it stops when this one goes.
-    None if it is not needed, or cannot start (this process then compiles what it needs itself, as ever)."""
+def start_beside(parent: int | None = None) -> list[subprocess.Popen]:
+    """Start the processes beside this one (see the module's docstring), one per part of :data:`PARTS`, if
+    :func:`needed`; they stop when ``parent`` (this process) goes.  None started if not needed, or if one cannot start
+    (this process then compiles what it needs itself, as ever)."""
     if not needed():
-        return None
+        return []
+    started: list[subprocess.Popen] = []
     try:
-        return subprocess.Popen(command(os.getpid()), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        for part in PARTS:
+            started.append(subprocess.Popen(command(parent or os.getpid(), part), stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     except OSError:
-        return None
+        for process in started:
+            process.terminate()
+        return []
+    return started
 
 
 def _stop_when_orphaned(parent: int) -> None:
@@ -100,23 +110,41 @@ def _stop_when_orphaned(parent: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m solver.tools.warm [--parent PID]``: the 15-puzzle's search first (a stand-in table), then every
-    puzzle; one line on stderr per failure; 0 if all were warmed.  SIGTERM ends it as an exit does, so a table half
-    written is removed (:mod:`solver.engines.tables`); so does the end of process PID."""
+    """``python -m solver.tools.warm [--parent PID] [--part search|table]``.
+
+    ``search`` (the default): the 15-puzzle's search with a stand-in table, then every puzzle of :data:`WARM_PUZZLES`
+    (loading what the other part made), then the marker; ``table``: the 15-puzzle's table (its builder, then the
+    build), then its search (waiting for the other part's compile).  The two run at once, on two cores.  One line on
+    stderr per failure; 0 if all went well.  SIGTERM ends it as an exit does, so a table half written is removed
+    (:mod:`solver.engines.tables`); so does the end of process PID."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    if argv[:1] == ["--parent"] and len(argv) == 2 and argv[1].isdigit():
-        threading.Thread(target=_stop_when_orphaned, args=(int(argv[1]),), daemon=True).start()
-    elif argv:
-        print("usage: python -m solver.tools.warm [--parent PID]", file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(prog="python -m solver.tools.warm")
+    parser.add_argument("--parent", type=int, metavar="PID")
+    parser.add_argument("--part", choices=PARTS, default="search")
+    arguments = parser.parse_args(argv)
+    if arguments.parent is not None:
+        threading.Thread(target=_stop_when_orphaned, args=(arguments.parent,), daemon=True).start()
+
+    def failed(name: str, problem: Exception) -> None:
+        print(f"could not warm the {name} puzzle ({problem})", file=sys.stderr)
+
+    if arguments.part == "table":
+        from solver import solving as search
+        from solver.registry import get_puzzle
+
+        try:
+            search.warm(get_puzzle("15", None))
+        except Exception as problem:
+            failed("15", problem)
+            return 1
+        return 0
     try:
         from solver.sliding.search import compile_database_search
 
         compile_database_search()
     except Exception as problem:
-        print(f"could not compile the 15-puzzle's search ({problem})", file=sys.stderr)
-    return 0 if warm_all(lambda name, problem: print(f"could not warm the {name} puzzle ({problem})",
-                                                     file=sys.stderr)) else 1
+        failed("15", problem)
+    return 0 if warm_all(failed) else 1
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The process beside (``python -m solver.tools.warm``): it compiles the 15-puzzle's search with a stand-in table,
-the very kernels a real search then loads; it stops when the process that started it goes; ``koma`` starts it on a
-fresh install and stops it as it quits."""
+the very kernels a real search then loads; it stops when the process that started it goes; ``koma`` starts the two
+parts on a fresh install and stops them as it quits."""
 
 from __future__ import annotations
 
@@ -35,10 +35,15 @@ def gone(pid: int, seconds: float = 30.0) -> bool:
 
 
 def test_the_stand_in_compiles_the_kernels_a_real_search_runs():
+    import numba
+
+    fifteen.build_tables("6-6-3")  # the real table (built once per cache)
+    real, stand_in = fifteen._load("pdb663", build=False), fifteen.stand_in_table()
+    assert stand_in.size == real.size and not stand_in.any()  # the search reads where it would read the real one
+    assert numba.typeof(stand_in) == numba.typeof(real)  # the same compiled kernels
     fifteen.compile_database_search()
     compiled = {kernel: list(kernel.signatures) for kernel in (kernels.ida_pdb, kernels.pdb_setup)}
     assert all(len(signatures) == 1 for signatures in compiled.values())
-    fifteen.build_tables("6-6-3")  # the real table (built once per cache)
     start = (5, 1, 2, 3, 9, 6, 7, 4, 13, 10, 11, 8, 0, 14, 15, 12)
     solution = fifteen.solve_sliding(FIFTEEN, start, heuristic="pdb663")
     assert solution.optimal and len(solution.moves) == 9
@@ -51,7 +56,7 @@ def test_the_process_beside_stops_when_its_parent_goes():
     parent = subprocess.Popen([sys.executable, "-c", (
         "import os, subprocess, sys, time\n"
         "from solver.tools.warm import command\n"
-        "beside = subprocess.Popen(command(os.getpid()), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "beside = subprocess.Popen(command(os.getpid(), 'table'), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "print(beside.pid, flush=True)\n"
         "time.sleep(120)\n")], stdout=subprocess.PIPE, text=True)
     try:
@@ -65,25 +70,26 @@ def test_the_process_beside_stops_when_its_parent_goes():
 
 
 def test_the_process_beside_refuses_arguments_it_does_not_know():
-    done = subprocess.run([sys.executable, "-m", "solver.tools.warm", "--fast"], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 2 and done.stderr.strip() == "usage: python -m solver.tools.warm [--parent PID]"
+    done = subprocess.run([sys.executable, "-m", "solver.tools.warm", "--part", "everything"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2 and "invalid choice: 'everything'" in done.stderr
+    assert done.stderr.startswith("usage: python -m solver.tools.warm")
 
 
 @pytest.mark.asyncio
-async def test_koma_starts_the_process_beside_on_a_fresh_install_and_stops_it_as_it_quits(tmp_path, monkeypatch):
+async def test_koma_starts_the_processes_beside_on_a_fresh_install_and_stops_them_as_it_quits(tmp_path, monkeypatch):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))
     from tui_helpers import make_app, wait_for
 
     monkeypatch.setattr(warm, "needed", lambda: True)  # as on a fresh install (this run's cache has the kernels)
     app = make_app(tmp_path, prewarm=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.compiler_beside is not None, what="the process beside")
+        await wait_for(pilot, lambda: app.compiler_beside, what="the processes beside")
         beside = app.compiler_beside
-        assert beside.args == warm.command(os.getpid())
-        assert beside.poll() is None
+        assert [process.args for process in beside] == [warm.command(os.getpid(), part) for part in warm.PARTS]
         await pilot.press("q")
-    assert gone(beside.pid), "the process beside outlived koma"
-    # stopped by SIGTERM: by its handler (temporary files removed on the way out), or before it had one (still
-    # importing, with no file written yet)
-    assert beside.wait(5) in (128 + signal.SIGTERM, -signal.SIGTERM)
+    for process in beside:
+        assert gone(process.pid), "a process beside outlived koma"
+        # stopped by SIGTERM: by its handler (temporary files removed on the way out), or before it had one (still
+        # importing, with no file written yet); or it had finished (this run's caches are warm)
+        assert process.wait(5) in (128 + signal.SIGTERM, -signal.SIGTERM, 0)

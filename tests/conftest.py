@@ -62,17 +62,42 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_sessionstart(session):
-    """Before xdist starts its workers (its own hook runs last): write the test modules' assertion-rewritten bytecode
-    once, so that six workers read it instead of each rewriting every module (pytest's rewriting is most of a
-    collection: about 8 of its 12 CPU-seconds per process; with PYTHONDONTWRITEBYTECODE set nobody writes it)."""
+    """Before xdist starts its workers (its own hook runs last), what every worker would otherwise do for itself:
+    write the test modules' assertion-rewritten bytecode once, so that six workers read it instead of each rewriting
+    every module (pytest's rewriting is most of a collection: about 8 of its 12 CPU-seconds per process; with
+    PYTHONDONTWRITEBYTECODE set nobody writes it), and have Hypothesis build its table of Unicode characters once."""
     config = session.config
     if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", 0):
         return
     if config.args_source != pytest.Config.ArgsSource.TESTPATHS:  # a chosen few tests: not worth a pass over all
         return
     stale = [path for path in sorted(Path(config.rootpath, "tests").rglob("test_*.py")) if not has_fresh_bytecode(path)]
-    if stale:
-        write_rewritten_bytecode(stale, config.rootpath)
+    runs = start_writing_rewritten_bytecode(stale, config.rootpath) if stale else []
+    draw_one_text()  # meanwhile, here
+    wait_for(runs)
+
+
+def draw_one_text() -> None:
+    """Draw one text with Hypothesis, so that it builds its table of Unicode characters (its charmap, kept in
+    .hypothesis/ beside the tests) now, once: each process that drew its first text without that file built the table
+    itself, 1.7 CPU-seconds each (a fresh clone's workers did so at once).  Best effort, as the bytecode pass."""
+    import warnings
+
+    from hypothesis import Phase, given, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import HypothesisSideeffectWarning
+
+    @settings(max_examples=1, database=None, phases=[Phase.generate])
+    @given(st.text())
+    def draw(text: str) -> None:
+        pass
+
+    try:
+        with warnings.catch_warnings():  # it warns that this is slow work before the tests: here it is meant to be
+            warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+            draw()
+    except Exception:  # the workers then build the table themselves, as before
+        pass
 
 
 def has_fresh_bytecode(path: Path) -> bool:
@@ -81,19 +106,25 @@ def has_fresh_bytecode(path: Path) -> bool:
     return any(pyc.stat().st_mtime >= path.stat().st_mtime for pyc in cached)
 
 
-def write_rewritten_bytecode(paths: list[Path], rootdir: Path, processes: int = 2) -> None:
-    """Collect ``paths`` (split over ``processes`` runs at once, without xdist) with bytecode writing on: pytest
-    writes each module's rewritten bytecode as it imports it.  Best effort: a failure here only costs the time."""
+def start_writing_rewritten_bytecode(paths: list[Path], rootdir: Path, processes: int = 2) -> list:
+    """Start collecting ``paths`` (split over ``processes`` runs at once, without xdist) with bytecode writing on:
+    pytest writes each module's rewritten bytecode as it imports it.  Best effort: a failure here only costs the
+    time.  :func:`wait_for` the runs it returns."""
     import subprocess
     import sys
 
     # the runs make (and remove) their own data and cache directories, not this run's
     env = {key: value for key, value in os.environ.items()
            if key not in ("PYTHONDONTWRITEBYTECODE", "KOMA_CACHE_DIR", "KOMA_DATA_DIR")}
-    runs = [subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",
+    return [subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",
                               "-p", "no:cacheprovider", *map(str, paths[k::processes])],
                              cwd=rootdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for k in range(processes)]
+
+
+def wait_for(runs: list) -> None:
+    import subprocess
+
     for run in runs:
         try:
             run.wait(timeout=300)

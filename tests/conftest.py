@@ -23,10 +23,11 @@ if os.environ["KOMA_CACHE_DIR"] != _CACHE:
 # worker (--dist loadgroup), so that fixture is made once per run, not once per worker that gets one of its tests.
 # test_goat builds its tables into an empty cache, test_ura runs the BFS of every size, test_fifteen loads 6-6-3: on
 # six workers each did so up to six times (warm, the three: 47.2 core-seconds on six workers, 24.0 in one process);
-# test_pdb_dual's BFS of every 8-puzzle board and 6-6-3 (run alone on six workers: 6.7-7.1 core-seconds, 4.3-4.9).
+# test_pdb_dual's BFS of every 8-puzzle board and 6-6-3 (run alone on six workers: 6.7-7.1 core-seconds, 4.3-4.9);
+# test_web_phone's one koma web for its four phones.
 ONE_WORKER_MODULES = {"test_cache_faults.py", "test_hostile.py", "test_web.py", "test_serve_faults.py",
                       "test_twentyfour.py", "test_play_twentyfour.py", "test_goat.py", "test_ura.py", "test_fifteen.py",
-                      "test_pdb_dual.py"}
+                      "test_pdb_dual.py", "test_web_phone.py"}
 
 
 # What the everyday loop (``pytest -m "not slow"``, README) leaves to the whole run: the servers and browsers

@@ -21,8 +21,13 @@ if os.environ["KOMA_CACHE_DIR"] != _CACHE:
 
 # Modules whose module-scoped fixture is dear (a server, a cold numba compile, a table): each runs whole on one xdist
 # worker (--dist loadgroup), so that fixture is made once per run, not once per worker that gets one of its tests.
+# test_goat builds its tables into an empty cache, test_ura runs the BFS of every size, test_fifteen loads 6-6-3: on
+# six workers each did so up to six times (warm, the three: 47.2 core-seconds on six workers, 24.0 in one process);
+# test_pdb_dual's BFS of every 8-puzzle board and 6-6-3 (run alone on six workers: 6.7-7.1 core-seconds, 4.3-4.9);
+# test_web_phone's one koma web for its four phones.
 ONE_WORKER_MODULES = {"test_cache_faults.py", "test_hostile.py", "test_web.py", "test_serve_faults.py",
-                      "test_twentyfour.py", "test_play_twentyfour.py"}
+                      "test_twentyfour.py", "test_play_twentyfour.py", "test_goat.py", "test_ura.py", "test_fifteen.py",
+                      "test_pdb_dual.py", "test_web_phone.py"}
 
 
 # What the everyday loop (``pytest -m "not slow"``, README) leaves to the whole run: the servers and browsers
@@ -60,17 +65,42 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_sessionstart(session):
-    """Before xdist starts its workers (its own hook runs last): write the test modules' assertion-rewritten bytecode
-    once, so that six workers read it instead of each rewriting every module (pytest's rewriting is most of a
-    collection: about 8 of its 12 CPU-seconds per process; with PYTHONDONTWRITEBYTECODE set nobody writes it)."""
+    """Before xdist starts its workers (its own hook runs last), what every worker would otherwise do for itself:
+    write the test modules' assertion-rewritten bytecode once, so that six workers read it instead of each rewriting
+    every module (pytest's rewriting is most of a collection: about 8 of its 12 CPU-seconds per process; with
+    PYTHONDONTWRITEBYTECODE set nobody writes it), and have Hypothesis build its table of Unicode characters once."""
     config = session.config
     if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", 0):
         return
     if config.args_source != pytest.Config.ArgsSource.TESTPATHS:  # a chosen few tests: not worth a pass over all
         return
     stale = [path for path in sorted(Path(config.rootpath, "tests").rglob("test_*.py")) if not has_fresh_bytecode(path)]
-    if stale:
-        write_rewritten_bytecode(stale, config.rootpath)
+    runs = start_writing_rewritten_bytecode(stale, config.rootpath) if stale else []
+    draw_one_text()  # meanwhile, here
+    wait_for(runs)
+
+
+def draw_one_text() -> None:
+    """Draw one text with Hypothesis, so that it builds its table of Unicode characters (its charmap, kept in
+    .hypothesis/ beside the tests) now, once: each process that drew its first text without that file built the table
+    itself, 1.7 CPU-seconds each (a fresh clone's workers did so at once).  Best effort, as the bytecode pass."""
+    import warnings
+
+    from hypothesis import Phase, given, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import HypothesisSideeffectWarning
+
+    @settings(max_examples=1, database=None, phases=[Phase.generate])
+    @given(st.text())
+    def draw(text: str) -> None:
+        pass
+
+    try:
+        with warnings.catch_warnings():  # it warns that this is slow work before the tests: here it is meant to be
+            warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+            draw()
+    except Exception:  # the workers then build the table themselves, as before
+        pass
 
 
 def has_fresh_bytecode(path: Path) -> bool:
@@ -79,19 +109,25 @@ def has_fresh_bytecode(path: Path) -> bool:
     return any(pyc.stat().st_mtime >= path.stat().st_mtime for pyc in cached)
 
 
-def write_rewritten_bytecode(paths: list[Path], rootdir: Path, processes: int = 2) -> None:
-    """Collect ``paths`` (split over ``processes`` runs at once, without xdist) with bytecode writing on: pytest
-    writes each module's rewritten bytecode as it imports it.  Best effort: a failure here only costs the time."""
+def start_writing_rewritten_bytecode(paths: list[Path], rootdir: Path, processes: int = 2) -> list:
+    """Start collecting ``paths`` (split over ``processes`` runs at once, without xdist) with bytecode writing on:
+    pytest writes each module's rewritten bytecode as it imports it.  Best effort: a failure here only costs the
+    time.  :func:`wait_for` the runs it returns."""
     import subprocess
     import sys
 
     # the runs make (and remove) their own data and cache directories, not this run's
     env = {key: value for key, value in os.environ.items()
            if key not in ("PYTHONDONTWRITEBYTECODE", "KOMA_CACHE_DIR", "KOMA_DATA_DIR")}
-    runs = [subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",
+    return [subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",
                               "-p", "no:cacheprovider", *map(str, paths[k::processes])],
                              cwd=rootdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for k in range(processes)]
+
+
+def wait_for(runs: list) -> None:
+    import subprocess
+
     for run in runs:
         try:
             run.wait(timeout=300)

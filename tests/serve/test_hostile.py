@@ -88,7 +88,8 @@ def server(tmp_path):
 # --- 1. a vanished client's game ends at once ---------------------------------------------------------
 
 @needs_tmux
-def test_a_client_killed_at_home_ends_its_game(server, tmp_path):
+def test_a_client_killed_at_home_ends_its_game(shared_server, tmp_path):
+    server = shared_server
     client = Client(server, "vanish", tmp_path)
     try:
         client.wait_for("8-puzzle")
@@ -97,7 +98,6 @@ def test_a_client_killed_at_home_ends_its_game(server, tmp_path):
         wait_until_gone(server, pid, "vanish")
     finally:
         client.close()
-    assert server.stop() == 0
 
 
 SLOW_START = """
@@ -142,9 +142,9 @@ def seed_saved_game(data: Path, player: str, puzzle: str, board: str) -> None:
 
 
 @needs_tmux
-def test_a_client_killed_mid_solve_ends_its_game(tmp_path):
-    seed_saved_game(tmp_path / "data", "solver", "15", HARDEST_15)
-    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
+def test_a_client_killed_mid_solve_ends_its_game(shared_server, tmp_path):
+    server = shared_server
+    seed_saved_game(server.data_dir, "solver", "15", HARDEST_15)
     client = Client(server, "solver", tmp_path)
     try:
         client.wait_for("8-puzzle")
@@ -156,10 +156,8 @@ def test_a_client_killed_mid_solve_ends_its_game(tmp_path):
         assert "Solved by Koma" not in client.screen()  # an 80-move board: the search goes on for long
         kill_client(client)
         wait_until_gone(server, pid, "solver")
-        assert server.stop() == 0
     finally:
         client.close()
-        server.kill()
 
 
 @needs_tmux
@@ -378,11 +376,15 @@ def open_fds(pid: int) -> int:
 
 @pytest.fixture(scope="module")
 def shared_server(tmp_path_factory):
-    """One server for the cases that each play ten short sessions."""
+    """One server for the cases that leave it as they found it (each plays as players of its own, some ten short
+    sessions): a server start is about 3 CPU-seconds.  It is checked to stop with status 0 after them all."""
     started = Server(tmp_path_factory.mktemp("hostile") / "data", "--open", "--rate-limit", "0",
                      "--max-sessions-per-player", "0")
-    yield started
-    started.kill()
+    try:
+        yield started
+        assert started.stop() == 0
+    finally:
+        started.kill()
 
 
 async def play_and_quit(server: Server, user: str, resize: tuple[int, int, int, int] | None = None, **options) -> None:

@@ -22,11 +22,16 @@ pytestmark = [
 needs_tmux = pytest.mark.skipif(TMUX is None, reason="tmux is not installed (CI installs it)")
 
 
-@pytest.fixture
-def server(tmp_path):
-    started = Server(tmp_path / "data", "--open", "--rate-limit", "0")
-    yield started
-    started.kill()
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One warm server for the games that need no option of their own (each plays as players of its own, and the
+    server is checked to stop with status 0 once they are done): a server start is about 3 CPU-seconds."""
+    started = Server(tmp_path_factory.mktemp("games") / "data", "--open", "--rate-limit", "0")
+    try:
+        yield started
+        assert started.stop() == 0
+    finally:
+        started.kill()
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +49,7 @@ def run_ssh(server: Server, user: str, *options: str, command: tuple[str, ...] =
 
 
 @needs_tmux
+@pytest.mark.xdist_group("serve-games")  # on one worker: one server for the three
 def test_play_a_move_auto_solve_and_quit(server, tmp_path):
     client = Client(server, "alice", tmp_path)
     try:
@@ -61,10 +67,10 @@ def test_play_a_move_auto_solve_and_quit(server, tmp_path):
         client.close()
     assert server.wait_for_log(r"player user:alice: game ended \(status 0")
     assert os.stat(server.data_dir.with_name(server.data_dir.name + "-keys") / "ssh_host_ed25519_key").st_mode & 0o777 == 0o600
-    assert server.stop() == 0
 
 
 @needs_tmux
+@pytest.mark.xdist_group("serve-games")
 def test_window_size_and_resize_reach_the_game(server, tmp_path):
     client = Client(server, "rae", tmp_path, columns=90, rows=26)
     try:
@@ -302,9 +308,9 @@ def test_a_killed_game_leaves_the_others_and_a_restart_resumes_every_game(tmp_pa
 
 
 @needs_tmux
-def test_three_sessions_at_once(tmp_path):
+@pytest.mark.xdist_group("serve-games")
+def test_three_sessions_at_once(server, tmp_path):
     """The always-on small load test: three players play and auto-solve at once; nothing is lost."""
-    server = Server(tmp_path / "data", "--open", "--rate-limit", "0")
     players = [f"load{k}" for k in range(3)]
     clients = [Client(server, p, tmp_path) for p in players]
     try:
@@ -318,22 +324,25 @@ def test_three_sessions_at_once(tmp_path):
         for client in clients:
             client.wait_for("Solved by Koma")
         deadline = time.monotonic() + SCREEN_SECONDS  # until every game has recorded its auto-solve
-        while time.monotonic() < deadline and not all(koma_finishes(tmp_path, p) for p in players):
+        while time.monotonic() < deadline and not all(koma_finishes(server, p) for p in players):
             time.sleep(0.1)
-        quit_all(server, *clients)
+        for client in clients:
+            client.keys("q")
+            assert client.exit_status() == 0
+        for player in players:
+            assert server.wait_for_log(rf"player user:{player}: game ended \(status 0")
     finally:
         for client in clients:
             client.close()
-        server.kill()
     for player in players:
-        assert koma_finishes(tmp_path, player) == 1
+        assert koma_finishes(server, player) == 1
 
 
-def koma_finishes(tmp_path, player: str) -> int:
-    """How many 8-puzzle games Koma finished for ``player``, as the store has them now."""
+def koma_finishes(server: Server, player: str) -> int:
+    """How many 8-puzzle games Koma finished for ``player``, as the server's store has them now."""
     from tui.storage.store import Store
 
-    store = Store(tmp_path / "data" / "koma.db", player=f"user:{player}")
+    store = Store(server.data_dir / "koma.db", player=f"user:{player}")
     try:
         return store.stats("8").by_koma
     finally:

@@ -34,6 +34,19 @@ from solver.registry import get_puzzle
 
 pytestmark = pytest.mark.skipif(not CHROMIUM, reason="chromium-headless-shell is not installed (.ci/run installs it)")
 
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One ``koma web`` for the module's phones (about 2.4 CPU-seconds a start, its warm process's included): each
+    phone is a new visitor (a Chromium with a profile of its own: a new guest, a game of its own), counts the games
+    started since it came, and the server is checked to stop with status 0 after them all."""
+    started = WebServer(tmp_path_factory.mktemp("phones") / "data", "--open")
+    try:
+        yield started
+        assert started.stop() == 0
+    finally:
+        started.kill()
+
 SWIPES = {"L": (-1, 0), "R": (1, 0), "U": (0, -1), "D": (0, 1)}  # a move names the way its tile goes
 KEYS = {"L": "ArrowLeft", "R": "ArrowRight", "U": "ArrowUp", "D": "ArrowDown"}
 TILE_TOP = re.compile("[╭┏╔][─━═]{3,}")  # a tile's top edge (the digits drawn in tiles have shorter strokes)
@@ -179,8 +192,8 @@ def p95(values: list[float]) -> float:
 
 
 @pytest.mark.parametrize("width, height, columns", [(390, 844, 43), (360, 740, 40)], ids=["390x844", "360x740"])
-async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, height, columns):
-    server = WebServer(tmp_path / "data", "--open")
+async def test_a_phone_plays_by_touch_rotates_and_reloads(server, width, height, columns):
+    since = len(server.text())  # this test's lines of the shared server's log
     browser = Chromium()
     phone = Phone(browser)
     puzzle = get_puzzle("8")
@@ -277,10 +290,9 @@ async def test_a_phone_plays_by_touch_rotates_and_reloads(tmp_path, width, heigh
         # reload: the same game
         await browser.call("Page.reload")
         await browser.wait_for(r"Moves 20\b", 60)
-        assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
+        assert len(re.findall(r"game started \(pid (\d+)", server.text()[since:])) == 1
     finally:
         await browser.close()
-        assert server.stop() == 0
 
 
 TILE_BOTTOM = re.compile("[╰┗╚][─━═]{3,}")
@@ -340,9 +352,9 @@ async def drawn_for_the_density(browser: Chromium) -> None:
                          f"{sizes[1] if sizes else '?'}")
 
 
-async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_on_screen_keyboard(tmp_path):
+async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_on_screen_keyboard(server):
     width, height, keyboard_up = 390, 844, 500
-    server = WebServer(tmp_path / "data", "--open")
+    since = len(server.text())  # this test's lines of the shared server's log
     browser = Chromium()
     phone = Phone(browser)
     puzzle = get_puzzle("15")
@@ -384,11 +396,10 @@ async def test_the_15_puzzle_is_whole_on_a_phone_and_keeps_its_game_through_the_
         await drawn_for_the_density(browser)
         await wait_whole_board(browser, puzzle, len(moves))
         assert await phone.read_board(puzzle) == played
-        assert len(re.findall(r"game started \(pid (\d+)", server.text())) == 1
+        assert len(re.findall(r"game started \(pid (\d+)", server.text()[since:])) == 1
         print(f"{width}x{height}: {columns}x{rows} cells; with the keyboard up ({width}x{keyboard_up}) {columns}x{small}")
     finally:
         await browser.close()
-        assert server.stop() == 0
 
 
 # in the page: when each STM count first reached the terminal (xterm.js's buffer, as each write is parsed), with its
@@ -420,14 +431,13 @@ def ratio(value: float, base: float) -> str:
     return f"{value / base:.2f}x" if base > 0 else "-"
 
 
-async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_the_board_alike(tmp_path):
+async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_the_board_alike(server):
     """Speed in the browser (issues 38, 39): a tap on a tile in the blank's row slides the line between them, one move
     that counts every tile in STM and 1 in MTM, and the page sends it as one press and one release as the finger
     lifts (no mouse move before it, which the game would work on first).  Taps, swipes and arrow keys take turns;
     tap-to-board, swipe-to-board and key-to-board times of the same run are printed (each from the moment the
     gesture is complete: the finger lifted, or the key went down)."""
     width, height = 390, 844
-    server = WebServer(tmp_path / "data", "--open")
     browser = Chromium()
     phone = Phone(browser)
     try:
@@ -492,4 +502,3 @@ async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_th
               f"{ratio(p95(swiped), key_p95)})")
     finally:
         await browser.close()
-        assert server.stop() == 0

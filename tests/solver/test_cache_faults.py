@@ -5,6 +5,10 @@ A damaged numba index or data file, a damaged table, a directory where a file sh
 directory that is a file: the answer is still right (replayed here), the user gets one notice line
 and no traceback, the bad file is gone or rebuilt, and ``koma doctor`` reports what is wrong.
 Each test runs on its own copy of a cache warmed once, with its own NUMBA_CACHE_DIR and KOMA_CACHE_DIR.
+
+The puzzle is Ura-omote 4x4: its depth table (the same table cache as every puzzle's) is built by one BFS kernel
+(the same numba cache, scan and load guard as every kernel's), the cheapest of Koma's kernels to compile again
+(about 2 CPU-seconds, where the Goat's article IDA* took 6), and the 4x4 table is built in milliseconds.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ import pytest
 
 from solver.engines import jit_cache
 from solver.engines.jit_cache import SOLVER_SOURCES, find_bad_entries, repair
-from solver.goat.model import GoatPuzzle
+from solver.ura.model import UraPuzzle
 
 KOMA = Path(sys.executable).with_name("koma")
-START = "r-BB/i.dS/l-jW"
+URA = UraPuzzle(4, 4)
+START = "BBWB/BWWB/WWWW/WBWW"  # 6 moves from the goal, the 4x4 board's longest distance
+TABLE = "ura-4x4"
 DEADLINE = 600  # seconds for one command: compiling on a loaded 2-core box, with room to spare
-GOAT = GoatPuzzle()
 
 
 @dataclass(frozen=True)
@@ -44,24 +49,28 @@ class Caches:
         return subprocess.run([str(KOMA), *argv], capture_output=True, text=True, timeout=DEADLINE, env=env)
 
 
-def solve(caches: Caches, *extra: str) -> tuple[dict, list[str]]:
-    """Solve START; check the exit status, that there is no traceback and that the moves replay to the goal."""
-    done = caches.run("solve", "goat", START, "--json", *extra)
+def solve(caches: Caches, *, kernel: bool = False) -> tuple[dict, list[str]]:
+    """Solve START; check the exit status, that there is no traceback and that the moves replay to the goal.
+
+    ``kernel``: remove the cached table first, so that koma needs the BFS kernel (loaded from the numba cache, or
+    compiled) to build it again; with the table there, koma reads it and needs no kernel."""
+    if kernel:
+        (caches.tables / f"{TABLE}.npy").unlink(missing_ok=True)
+    done = caches.run("solve", "ura", "--size", "4x4", START, "--json")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     data = json.loads(done.stdout)
-    path = GOAT.replay(GOAT.parse(START), data["moves"])
-    assert path[-1] == GOAT.goal and data["length"] == 20 == len(data["moves"])
+    path = URA.replay(URA.parse(START), data["moves"])
+    assert path[-1] == URA.goal and data["length"] == 6 == len(data["moves"])
     return data, done.stderr.splitlines()
 
 
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory) -> Caches:
-    """Both kinds of numba files (the Goat BFS and the article-bound IDA*) and the Goat table, written once."""
+    """Both kinds of numba files (the Ura-omote BFS kernel's index and data) and the 4x4 table, written once."""
     root = tmp_path_factory.mktemp("warm")
     caches = Caches(root / "numba", root / "koma")
     solve(caches)
-    solve(caches, "--method", "article")
     return caches
 
 
@@ -93,8 +102,8 @@ def directory(path: Path) -> None:
 DAMAGES = {"truncated": truncate, "garbage": garbage, "empty": empty, "directory": directory}
 
 
-def article_kernel_file(caches: Caches, suffix: str) -> Path:
-    (found,) = caches.numba.rglob(f"search._article_ida-*{suffix}")
+def kernel_file(caches: Caches, suffix: str) -> Path:
+    (found,) = caches.numba.rglob(f"kernels.ura_bfs-*{suffix}")
     return found
 
 
@@ -103,7 +112,7 @@ def article_kernel_file(caches: Caches, suffix: str) -> Path:
 def test_every_damage_to_a_numba_file_is_found_and_removed(caches, suffix, damage):
     """The scan (what ``koma`` runs at start) finds each kind of damage to each kind of file, and the repair removes
     that file (a directory in its place too) and nothing else, with one notice."""
-    victim = article_kernel_file(caches, suffix)
+    victim = kernel_file(caches, suffix)
     others = {path for path in caches.numba.rglob("*") if path.is_file() and path != victim}
     DAMAGES[damage](victim)
     assert [entry.path for entry in find_bad_entries(caches.numba)] == [victim]
@@ -121,55 +130,55 @@ def test_every_damage_to_a_numba_file_is_found_and_removed(caches, suffix, damag
 # damage is found and removed alike (above); these three cover both kinds of file and a directory in a file's place.
 @pytest.mark.parametrize("suffix, damage", [(".nbi", "garbage"), (".nbc", "truncated"), (".nbc", "directory")])
 def test_a_damaged_numba_file_is_removed_and_compiled_again(caches, suffix, damage):
-    victim = article_kernel_file(caches, suffix)
+    victim = kernel_file(caches, suffix)
     DAMAGES[damage](victim)
     assert find_bad_entries(caches.numba) != []
-    _, notices = solve(caches, "--method", "article")
+    _, notices = solve(caches, kernel=True)
     assert len(notices) == 1 and "numba cache" in notices[0] and victim.name in notices[0], notices
     assert find_bad_entries(caches.numba) == []
-    assert article_kernel_file(caches, suffix).is_file()  # written again
-    _, notices = solve(caches, "--method", "article")
+    assert kernel_file(caches, suffix).is_file()  # written again
+    _, notices = solve(caches, kernel=True)
     assert notices == []
 
 
 def test_a_data_file_damaged_in_the_middle_is_caught_when_numba_loads_it(caches):
-    victim = article_kernel_file(caches, ".nbc")
+    victim = kernel_file(caches, ".nbc")
     data = bytearray(victim.read_bytes())
     data[40:-40] = b"x" * (len(data) - 80)  # first and last bytes intact: the scan cannot see it
     victim.write_bytes(bytes(data))
     assert find_bad_entries(caches.numba) == []
-    _, notices = solve(caches, "--method", "article")
-    assert len(notices) == 1 and "numba cache" in notices[0] and "search._article_ida" in notices[0], notices
-    _, notices = solve(caches, "--method", "article")
+    _, notices = solve(caches, kernel=True)
+    assert len(notices) == 1 and "numba cache" in notices[0] and "kernels.ura_bfs" in notices[0], notices
+    _, notices = solve(caches, kernel=True)
     assert notices == []
 
 
 @pytest.mark.parametrize("damage", DAMAGES)
 def test_a_damaged_table_is_rebuilt(caches, damage):
-    DAMAGES[damage](caches.tables / "goat.npy")
+    DAMAGES[damage](caches.tables / f"{TABLE}.npy")
     data, notices = solve(caches)
     assert data["method"] == "table"
-    assert len(notices) == 1 and "cached table goat was rejected" in notices[0], notices
-    assert (caches.tables / "goat.npy").is_file()
+    assert len(notices) == 1 and f"cached table {TABLE} was rejected" in notices[0], notices
+    assert (caches.tables / f"{TABLE}.npy").is_file()
     _, notices = solve(caches)
     assert notices == []
 
 
 def test_a_directory_in_place_of_a_table_lock_is_reported_and_replaced(caches):
-    lock = caches.tables / "goat.lock"
-    (caches.tables / "goat.npy").unlink()
+    lock = caches.tables / f"{TABLE}.lock"
+    (caches.tables / f"{TABLE}.npy").unlink()
     directory(lock)
     report = caches.run("doctor", "--json")
     assert report.returncode == 1
     problems = [p["problem"] for p in json.loads(report.stdout)["problems"] if p["severity"] == "error"]
-    assert any("goat.lock" in problem for problem in problems), problems
+    assert any(f"{TABLE}.lock" in problem for problem in problems), problems
     _, notices = solve(caches)
-    assert len(notices) == 1 and "goat.lock" in notices[0], notices
-    assert lock.is_file() and (caches.tables / "goat.npy").is_file()
+    assert len(notices) == 1 and f"{TABLE}.lock" in notices[0], notices
+    assert lock.is_file() and (caches.tables / f"{TABLE}.npy").is_file()
 
 
 def test_doctor_reports_a_damaged_numba_cache_and_leaves_the_repair_to_the_next_run(caches):
-    victim = article_kernel_file(caches, ".nbc")
+    victim = kernel_file(caches, ".nbc")
     truncate(victim)
     report = caches.run("doctor", "--json")
     assert report.returncode == 1 and "Traceback" not in report.stderr
@@ -178,7 +187,7 @@ def test_doctor_reports_a_damaged_numba_cache_and_leaves_the_repair_to_the_next_
     assert any("numba cache has 1 bad file" in p["problem"] for p in data["problems"])
     text = caches.run("doctor")
     assert text.returncode == 1 and "1 bad files" in text.stdout and victim.name in text.stdout
-    solve(caches, "--method", "article")
+    solve(caches, kernel=True)
     healthy = json.loads(caches.run("doctor", "--json").stdout)
     assert healthy["numba_cache"]["bad_files"] == []
     assert [p for p in healthy["problems"] if p["severity"] == "error"] == []
@@ -192,7 +201,7 @@ def test_a_numba_cache_dir_that_is_a_file_means_a_temporary_cache_not_the_packag
     caches.numba.rename(caches.numba.with_name("numba-was-here"))
     caches.numba.write_text("a file where the numba cache should be")
     in_package = _package_kernel_files()
-    _, notices = solve(caches, "--method", "article")
+    _, notices = solve(caches, kernel=True)
     assert len(notices) == 1 and "temporary directory" in notices[0] and str(caches.numba) in notices[0], notices
     assert _package_kernel_files() == in_package  # numba did not fall back to the package's __pycache__
     assert caches.numba.read_text() == "a file where the numba cache should be"

@@ -62,8 +62,9 @@ from tui.server.server_log import log as log_event
 from tui.server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
 from tui.storage.store import MEMORY, Store
 
-# What a player can open from the home screen with one key; other sizes warm up in the game itself.
 REHEARSAL_THREADS_SECONDS = 30.0  # the longest the rehearsal waits for its app's workers to end
+
+
 def log(message: str) -> None:
     log_event(f"warm process: {message}", "warm_process")
 
@@ -190,6 +191,8 @@ class Zygote:
             part = self.beside.pop(pid, None)
             if part == "search":  # the one that ends last: it warmed every puzzle, with what the other made
                 self.load_compiled_kernels(os.waitstatus_to_exitcode(status))
+            elif part is not None and os.waitstatus_to_exitcode(status) != 0:
+                log(f"the compiler beside ({part}) stopped with status {os.waitstatus_to_exitcode(status)}")
             if part is not None:
                 continue
             self.send({"exited": pid, "status": os.waitstatus_to_exitcode(status)})

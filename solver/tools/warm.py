@@ -32,6 +32,7 @@ from solver.engines.jit_cache import sources_digest, status
 
 PARENT_CHECK_SECONDS = 0.5
 
+# What a player can open from the home screen with one key; other sizes warm up in the game itself.
 WARM_PUZZLES = (("8", None), ("15", None), ("goat", None), ("ura", "3x3"))
 
 

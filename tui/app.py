@@ -183,7 +183,8 @@ class KomaApp(App):
         self.quit_hint_until = 0.0  # time.monotonic() until which the "ctrl+c does not quit" toast shows
         self.prewarming: tuple[str, SolverJob] | None = None  # the puzzle the background warm-up is on, and its job
         self.prewarmed: list[str] = []  # the puzzles it has warmed, in order
-        self.compiler_beside: list[subprocess.Popen] = []  # compiling kernels for a fresh install (solver.tools.warm)
+        self.compiler_beside: dict[str, subprocess.Popen] = {}  # compiling kernels on a fresh install, by part
+        # (solver.tools.warm)
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -366,8 +367,7 @@ class KomaApp(App):
     def _wait_for_the_table_beside(self, job: SolverJob) -> None:
         """While the processes beside compile the 15-puzzle's table and search, this process waits rather than compile
         (a compile here would hold the interface up: numba compiles in Python, under the GIL); then it only loads."""
-        beside = self.compiler_beside
-        table = beside[-1] if beside else None  # the "table" part (solver.tools.warm.PARTS): the 15-puzzle's whole
+        table = self.compiler_beside.get("table")  # the 15-puzzle's table, then its search loaded
         while table is not None and table.poll() is None and not job.cancelled:
             time.sleep(BESIDE_POLL_SECONDS)
 
@@ -478,8 +478,8 @@ class KomaApp(App):
 
     def stop_all(self) -> None:
         self.stop_flags.stop_all()
-        beside, self.compiler_beside = self.compiler_beside, []
-        for process in beside:
+        beside, self.compiler_beside = self.compiler_beside, {}
+        for process in beside.values():
             if process.poll() is None:
                 process.terminate()  # not waited for: it removes its temporary files as it goes
         for screen in self._games():

@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from solver.tools.bench import side_by_side
+from solver.tools.bench import running_checkout, side_by_side
 
 SOLVE_15 = ("solve", "15", "5 1 2 3/9 6 7 4/13 10 11 8/_ 14 15 12")  # 9 moves: the search itself takes microseconds
 RUNS = 9
@@ -24,9 +24,7 @@ RUNS = 9
 
 def one_process(arguments: tuple[str, ...], checkout: str | None = None) -> tuple[float, float]:
     """Wall seconds and CPU seconds of ``koma ARGUMENTS`` run once (on ``checkout``'s code, if given)."""
-    env = dict(os.environ)
-    if checkout:
-        env["PYTHONPATH"] = os.pathsep.join([checkout, *filter(None, [env.get("PYTHONPATH")])])
+    env = running_checkout(dict(os.environ), checkout)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "tui.main", *arguments], capture_output=True, text=True, env=env,

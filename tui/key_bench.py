@@ -13,23 +13,22 @@ medians, and their ratio.  With ``koma bench --against REV`` REV's ``koma play 1
 
 from __future__ import annotations
 
-import fcntl
 import os
 import pty
 import re
 import select
 import signal
 import statistics
-import struct
 import sys
 import tempfile
-import termios
 import threading
 import time
 from typing import Any
 
+from solver.tools.bench import running_checkout
 from tui.server.bench import ScreenGrid
 from tui.server.procfs import cpu_seconds
+from tui.server.terminal import set_window_size
 
 KEYS = 200
 GAP = 0.1
@@ -53,7 +52,7 @@ class Terminal:
                 os.execve(argv[0], argv, env)
             finally:
                 os._exit(127)
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        set_window_size(self.fd, 24, 80)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -127,9 +126,8 @@ def typed(terminal: Terminal, counter: str, keys: int = KEYS) -> float:
 def koma_key_ms(checkout: str | None = None, keys: int = KEYS) -> float:
     """``koma play 15`` (on ``checkout``'s code, if given) in a fresh data directory."""
     with tempfile.TemporaryDirectory(prefix="koma-keys-") as data:
-        env = dict(os.environ, KOMA_DATA_DIR=data, TEXTUAL_ANIMATIONS="none", TERM="xterm-256color")
-        if checkout:
-            env["PYTHONPATH"] = os.pathsep.join([checkout, *filter(None, [env.get("PYTHONPATH")])])
+        env = running_checkout(dict(os.environ, KOMA_DATA_DIR=data, TEXTUAL_ANIMATIONS="none", TERM="xterm-256color"),
+                               checkout)
         terminal = Terminal([sys.executable, "-m", "tui.main", "play", "15", "--board", BOARD], env, cwd=checkout)
         try:
             terminal.wait_for("from solved", READY_SECONDS)

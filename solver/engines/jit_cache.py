@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import functools
 import hashlib
 import os
 import pickle
@@ -54,6 +55,7 @@ PICKLE_PROTOCOL_MARK = 0x80  # every pickle of protocol 2 or later starts with P
 PICKLE_STOP = b"."  # and ends with STOP
 
 
+@functools.cache  # the sources do not change under a running process
 def sources_digest() -> str:
     digest = hashlib.blake2b(digest_size=8)
     for path in sorted(SOLVER_SOURCES.rglob("*.py")):

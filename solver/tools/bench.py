@@ -10,6 +10,7 @@ by the ``koma`` command from the tui side) run only when their group is named.
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import tempfile
 import time
@@ -73,6 +74,14 @@ def format_seconds(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:.2f} ms"
     return f"{seconds:.2f} s"
+
+
+def running_checkout(env: dict[str, str], checkout: str | None) -> dict[str, str]:
+    """``env`` with ``checkout``'s packages first on the path, so that a process started with it runs that checkout's
+    code (a process it forks too); ``env`` unchanged without a checkout."""
+    if not checkout:
+        return env
+    return {**env, "PYTHONPATH": os.pathsep.join([checkout, *filter(None, [env.get("PYTHONPATH")])])}
 
 
 @contextlib.contextmanager

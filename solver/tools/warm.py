@@ -86,21 +86,21 @@ def needed() -> bool:
     return marker() is not None and not warmed()
 
 
-def start_beside(parent: int | None = None) -> list[subprocess.Popen]:
-    """Start the processes beside this one (see the module's docstring), one per part of :data:`PARTS`, if
+def start_beside(parent: int | None = None) -> dict[str, subprocess.Popen]:
+    """Start the processes beside this one (see the module's docstring), one per part of :data:`PARTS` (by part), if
     :func:`needed`; they stop when ``parent`` (this process) goes.  None started if not needed, or if one cannot start
     (this process then compiles what it needs itself, as ever)."""
     if not needed():
-        return []
-    started: list[subprocess.Popen] = []
+        return {}
+    started: dict[str, subprocess.Popen] = {}
     try:
         for part in PARTS:
-            started.append(subprocess.Popen(command(parent or os.getpid(), part), stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            started[part] = subprocess.Popen(command(parent or os.getpid(), part), stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError:
-        for process in started:
+        for process in started.values():
             process.terminate()
-        return []
+        return {}
     return started
 
 

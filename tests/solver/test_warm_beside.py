@@ -52,19 +52,27 @@ def test_the_stand_in_compiles_the_kernels_a_real_search_runs():
         assert list(kernel.signatures) == signatures, kernel
 
 
-def test_the_process_beside_stops_when_its_parent_goes():
+def test_the_process_beside_stops_when_its_parent_goes(tmp_path):
+    """On empty caches (it has seconds of compiling ahead): killed without a goodbye, its parent leaves it to stop on
+    its own, before it built the table, and with no temporary file left behind."""
+    tables = tmp_path / "tables"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KOMA_CACHE_DIR": str(tables)}
     parent = subprocess.Popen([sys.executable, "-c", (
         "import os, subprocess, sys, time\n"
         "from solver.tools.warm import command\n"
         "beside = subprocess.Popen(command(os.getpid(), 'table'), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "print(beside.pid, flush=True)\n"
-        "time.sleep(120)\n")], stdout=subprocess.PIPE, text=True)
+        "time.sleep(120)\n")], stdout=subprocess.PIPE, text=True, env=env)
     try:
         beside = int(parent.stdout.readline())
-        assert b"solver.tools.warm" in Path(f"/proc/{beside}/cmdline").read_bytes()
+        deadline = time.monotonic() + 60
+        while b"solver.tools.warm" not in Path(f"/proc/{beside}/cmdline").read_bytes():  # started afresh (exec)
+            assert time.monotonic() < deadline, "the process beside never started"
+            time.sleep(0.01)
         parent.kill()  # no goodbye: the beside process notices it was left
         parent.wait(30)
         assert gone(beside), "the process beside outlived its parent"
+        assert not list(tables.glob("*pdb663*")), "it went on to build the table"
     finally:
         parent.kill()
 
@@ -86,9 +94,10 @@ async def test_koma_starts_the_processes_beside_on_a_fresh_install_and_stops_the
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.compiler_beside, what="the processes beside")
         beside = app.compiler_beside
-        assert [process.args for process in beside] == [warm.command(os.getpid(), part) for part in warm.PARTS]
+        assert {part: process.args for part, process in beside.items()} == {
+            part: warm.command(os.getpid(), part) for part in warm.PARTS}
         await pilot.press("q")
-    for process in beside:
+    for process in beside.values():
         assert gone(process.pid), "a process beside outlived koma"
         # stopped by SIGTERM: by its handler (temporary files removed on the way out), or before it had one (still
         # importing, with no file written yet); or it had finished (this run's caches are warm)

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from solver.tools.bench import running_checkout
 from tui.server.procfs import cpu_seconds, memory_mib
 
 HOME = "8-puzzle"
@@ -67,8 +68,7 @@ class BenchServer:
         env = dict(os.environ, KOMA_DATA_DIR=str(data), TEXTUAL_ANIMATIONS="none")
         env.pop("KOMA_PLAYER", None)
         env.pop("KOMA_BENCH_AGAINST", None)
-        if checkout:  # its packages come first on the path (the script runs from it, and so do the games it forks)
-            env["PYTHONPATH"] = os.pathsep.join([checkout, *filter(None, [env.get("PYTHONPATH")])])
+        env = running_checkout(env, checkout)  # the script runs from it, and so do the games it forks
         command = [sys.executable, "-m", "tui.main", *self.ARGUMENTS, *options]
         with open(self.log, "wb") as handle:
             self.process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=checkout)

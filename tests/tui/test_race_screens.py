@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+from textual.widgets import Digits
 from tui_helpers import make_app, wait_for
 
 from solver import ids
@@ -131,16 +132,21 @@ async def test_a_race_of_two_countdown_reveal_moves_finish_results_rematch(tmp_p
         board = screen.query_one("#race-board", SpeedBoard)
         # the countdown: its figure, the board's numbers hidden, no ID yet, and moves refused
         await wait_for(pilot, lambda: screen.query_one("#race-countdown").display, what="the countdown")
-        assert str(screen.query_one("#race-countdown").render()).strip() != ""
+        assert screen.query_one("#race-countdown", Digits).value in ("3", "2", "1")
         assert board.hidden and "ID " not in text(screen, "#race-title")
         room = screen.room
         await pilot.press("left")
         assert screen.solve is None or not screen.solve.moves
 
+        countdown = screen.query_one("#race-countdown", Digits)
+        place = countdown.region
         await revealed(pilot, screen)
         assert board.state == room.scramble and not board.hidden
         assert f"ID {shown_id(ids.game_id(room.puzzle, room.scramble))}" in text(screen, "#race-title")
-        assert not screen.query_one("#race-countdown").display
+        # the countdown's place is kept, blank, for the first second (the reveal moves nothing), then given back
+        assert countdown.display and countdown.region == place and not countdown.value.strip()
+        await wait_for(pilot, lambda: not countdown.display, what="the countdown's place given back")
+        assert time.time() >= room.reveal_at + 1
         # the reveal happened at reveal_at on the wall clock
         assert time.time() >= room.reveal_at
 
@@ -181,6 +187,27 @@ async def test_a_race_of_two_countdown_reveal_moves_finish_results_rematch(tmp_p
         await wait_for(pilot, lambda: screen.room.round == 1, what="the rematch's round")
         assert screen.phase is RacePhase.LOBBY and board.hidden and screen.solve is None
         assert not screen.query_one("#race-results").display
+
+
+async def test_the_scramble_is_revealed_once_whichever_timer_comes_first(tmp_path):
+    """The reveal's own timer and the clock's tick are both due at the reveal: the one that comes second finds the
+    scramble shown and leaves it (a second reveal would start the racer's board again, moves and all)."""
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    announced: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.announce = announced.append  # type: ignore[method-assign]
+        screen, _ = await bob_joins_and_ann_starts(pilot, tmp_path)
+        await revealed(pilot, screen)
+        room, shown_at = screen.room, screen.revealed_at
+        move = legal_move(room, room.scramble)
+        await pilot.press(KEYS[move])
+        assert screen.solve is not None and screen.solve.moves == [move]
+        screen._tick()  # the clock's tick, due at the reveal too
+        screen._reveal_due()  # the reveal's timer, late
+        await pilot.pause()
+        assert screen.revealed_at == shown_at and screen.solve.moves == [move]
+        assert screen.query_one("#race-board", SpeedBoard).state == speed_puzzle(3, 3).apply(room.scramble, move)
+        assert announced.count("Go: the scramble is shown.") == 1
 
 
 async def test_two_apps_race_in_one_room(tmp_path):

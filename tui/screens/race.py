@@ -74,6 +74,10 @@ MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
 SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
 QUIT_LEAVE_SECONDS = 0.3  # how long quitting waits for the leave to be written (as the app waits for its saves)
+# The countdown's place stays, blank, for the race's first second: the reveal then repaints the board and a few
+# lines, and asks for no layout (a layout redraws the whole screen, and every racer's game does it at that moment:
+# on a busy box the last racer would see the scramble later).  The clock's tick at the first second takes it away.
+COUNTDOWN_PLACE_MS = 1000
 
 RACE_BINDINGS: list[BindingType] = [
     Binding("up,k", "arrow('U')", "", id="race.up", group=MOVE),
@@ -305,16 +309,22 @@ class RaceScreen(DirtyOnlyRendering):
 
     def _reveal_due(self) -> None:
         self.reveal_timer = None
-        if self.room.reveal_at is not None and self.now() >= self.room.reveal_at:
+        if self.room.reveal_at is None or self.revealed_round == self.room.round:  # the clock's tick came first
+            return
+        if self.now() >= self.room.reveal_at:
             self.reveal()
-        elif self.room.reveal_at is not None:  # a timer fires a hair early: come back at the reveal
+        else:  # a timer fires a hair early: come back at the reveal
             self.reveal_timer = self.set_timer(max(0.001, self.room.reveal_at - self.now()), self._reveal_due)
 
     def reveal(self) -> None:
-        """The scramble shows and the own clock runs from ``reveal_at`` (a rejoin: with the moves made so far)."""
+        """The scramble shows and the own clock runs from ``reveal_at`` (a rejoin: with the moves made so far);
+        once a round, whichever of the reveal's timer, the clock's tick or a snapshot comes first."""
         room = self.room
-        if room.scramble is None or room.reveal_at is None:
+        if room.scramble is None or room.reveal_at is None or self.revealed_round == room.round:
             return
+        if self.reveal_timer is not None:
+            self.reveal_timer.stop()
+            self.reveal_timer = None
         self.revealed_round = room.round
         self.revealed_at = self.now()  # when this racer saw the scramble (the wall clock): never before reveal_at
         solve = SpeedSolve(room.puzzle, room.scramble, self.now, started_at=room.reveal_at)
@@ -328,7 +338,7 @@ class RaceScreen(DirtyOnlyRendering):
         board = self.query_one("#race-board", SpeedBoard)
         board.show(solve.state)
         board.hide_numbers(False)
-        self.query_one("#race-countdown").display = False
+        self.query_one("#race-countdown", Digits).update(" ")  # blank, its place kept: see COUNTDOWN_PLACE_MS
         self._show_title()
         self._show_clock()
         self._show_message()
@@ -354,7 +364,7 @@ class RaceScreen(DirtyOnlyRendering):
         if shown is not None:
             countdown.display = True
             countdown.update(str(shown))
-        elif countdown.display:
+        elif countdown.display and not (phase is RacePhase.RACING and room.elapsed_ms(now) < COUNTDOWN_PLACE_MS):
             countdown.display = False
         if phase is RacePhase.RACING:
             self._show_clock()

@@ -20,6 +20,7 @@ from tui.screens.home import LabLink
 from tui.screens.race import LeaveRaceScreen, RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
 from tui.screens.race_replay import RaceReplayScreen
+from tui.screens.race_views import MINIS_PER_SECOND
 from tui.screens.race_watch import RaceSpectateScreen, RaceWatchScreen
 from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
@@ -324,7 +325,7 @@ async def test_opponents_are_redrawn_at_a_bounded_rate_and_never_repaint_the_own
                        what="the last snapshot drawn")
         elapsed = time.monotonic() - started
         drawn = minis.repaints - before
-        assert drawn <= elapsed * 10 + 2, (drawn, elapsed)  # at most 10 a second (a clock redraw may add one)
+        assert drawn <= elapsed * MINIS_PER_SECOND + 2, (drawn, elapsed)  # the bound (a clock redraw may add one)
         assert board_lines == []  # the own board was not repainted
         assert board.state == me_state
 

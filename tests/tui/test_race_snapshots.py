@@ -258,7 +258,7 @@ async def test_an_idle_race_screen_redraws_its_clock_once_a_second(tmp_path, mon
 async def test_a_watched_race_redraws_its_clock_once_a_second_and_its_boards_on_a_move(tmp_path, monkeypatch):
     """Watching a race where nobody types: the title's clock shows whole seconds and is drawn when its second
     changes (no 10 Hz tick: it used to show tenths, twice a second), the boards once a second for their clocks; an
-    opponent's move is one message, and the boards are drawn for it (at most ten times a second)."""
+    opponent's move is one message, and the boards are drawn for it (at most twenty times a second)."""
     store = Store(tmp_path / "koma.db", player="user:carl", name="carl")
     app = make_app(tmp_path, store=store)
     shift = time.time() - NOW  # the race 12.3 s old when the screen opens

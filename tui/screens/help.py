@@ -45,7 +45,7 @@ RULES = {
              "who leaves during the race (esc, after a confirm) is DNF, and one whose game is gone for 30 s too; "
              "open Race again within that window and you are back in, your moves kept, your clock still running. "
              "After 10 minutes a race is over (DNF for the rest). Then r asks for a rematch and v replays every "
-             "racer's moves in their real timing. The opponents' boards are redrawn at most 10 times a second."),
+             "racer's moves in their real timing. The opponents' boards are redrawn at most 20 times a second."),
 }
 ORDER = ("8", "goat", "ura")  # the rules shown on every help page ("speed" and "race" only on their screens')
 

@@ -20,7 +20,7 @@ from tui.game.race import RacePhase, Racer, Room
 from tui.messages import RoomChanged, RoomMoved
 from tui.widgets.race_minis import Mini
 
-MINIS_PER_SECOND = 10  # the opponents' boards are redrawn at most this often, all in one repaint
+MINIS_PER_SECOND = 20  # the opponents' boards are redrawn at most this often, all in one repaint
 MINIS_GAP_SECONDS = 1 / MINIS_PER_SECOND
 TICK_SLACK_SECONDS = 0.005  # a tick comes this much after the second it shows (a timer may fire a hair early)
 

@@ -13,7 +13,7 @@ tests/serve/test_race_e2e.py runs one:
   (to the ms), STM and MTM off it.
 
 Beside the crowd, :data:`SOLO_ROOMS` rooms of one racer race at the same time (2 more players): what a racing
-game costs without opponents, in the same run.  The opponents' boards (minis) are redrawn at most 10 times a second
+game costs without opponents, in the same run.  The opponents' boards (minis) are redrawn at most 20 times a second
 in all (``tui.screens.race_views.MINIS_PER_SECOND``); their cost is the crowd's CPU per move over the solo rooms'.
 
 Checked: every racer finished (no DNF); the ID each racer saw names its room's scramble; each racer's own place and

@@ -153,7 +153,7 @@ async def your_stats(pilot) -> None:
     from solver import solving as search
     from tui.game.records import Replay
 
-    store = pilot.app.store
+    store = Store(DATABASE[0], player="user:you", name="you")  # the app's player, as shoot() makes its store
     eight = get_puzzle("8")
     for k, (board, detour, by_koma) in enumerate((("8 6 7/2 5 4/3 _ 1", 4, False), ("5 1 3/4 2 6/7 _ 8", 2, False),
                                                     ("1 2 3/4 5 6/_ 7 8", 0, False), ("4 1 3/7 2 6/5 8 _", 0, True))):

@@ -84,6 +84,7 @@ class PanelLine(Static):
 
 
 BOARD_FIGURES = ("game-id", "counters", "distance", "parity")  # the lines a board's figures are on
+YIELDING_LINES = ("game-id", "parity")  # on a small screen, hidden while the solver's line or a message speaks
 
 
 class GameStatus(Vertical):
@@ -177,6 +178,7 @@ class GameStatus(Vertical):
     def watch_solver(self) -> None:
         self._show("solver", LOADING if self.phase is Phase.LOADING else self._spin(self.solver))
         self._keep_spinning()
+        self._make_room()
 
     def watch_frame(self) -> None:
         for line_id, text in (("distance", self.distance), ("solver", self.solver)):
@@ -194,6 +196,19 @@ class GameStatus(Vertical):
 
     def watch_message(self, message: str) -> None:
         self._show("message", message)
+        self._make_room()
+
+    def _make_room(self) -> None:
+        """While the solver's line or a message says something, the ID and parity lines yield to them, and an empty
+        one of the two yields too: on a small screen (``-narrow``, where the panel shows four lines or so below the
+        board) the stylesheet hides what yields, so what the player is told now is never scrolled out of sight.
+        Only a change of what yields restyles."""
+        busy = bool(self.solver or self.message)
+        for line_id, hidden in ((YIELDING_LINES[0], busy), (YIELDING_LINES[1], busy), ("solver", not self.solver),
+                                ("message", not self.message)):
+            line = self._line(line_id)
+            if line.has_class("-yields") != hidden:
+                line.set_class(hidden, "-yields")
 
     def watch_phase(self, phase: Phase) -> None:
         """While the saved game is read, the panel shows no board's figures (they would be replaced), one line instead.

@@ -251,6 +251,38 @@ async def test_the_whole_15_puzzle_and_its_move_counter_show_at_44x20(tmp_path):
         assert screen.query_one("#board").region.bottom <= screen.query_one("#side").region.y  # the panel is below
 
 
+async def test_at_44x20_the_solver_line_and_the_message_are_never_scrolled_out_of_sight(tmp_path):
+    """Four lines of the panel show below the board: while Koma plays its solution, and after Escape stops it, the
+    ID and the parity yield their places to what the player is told now; with nothing to tell, they are back."""
+    app = make_app(tmp_path, "15", "5 1 2 4/9 6 3 8/13 10 7 11/14 _ 15 12")
+    async with app.run_test(size=(44, 20)) as pilot:
+        await wait_warm(pilot)
+        screen = app.screen
+        side = screen.query_one("#side")
+
+        def shown_whole(line_id: str) -> bool:
+            line = screen.query_one(line_id)
+            return line.display and line.region.size == line.outer_size and side.region.contains_region(line.region)
+
+        def verdict_shown() -> bool:  # the parity's first line (its proof's summary below it may scroll)
+            parity = screen.query_one("#parity")
+            return parity.display and parity.region.height >= 1 and side.region.contains_point(parity.region.offset)
+
+        assert shown_whole("#game-id") and verdict_shown() and shown_whole("#counters")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "playing" in str(screen.query_one("#solver").render()), what="the playback")
+        await pilot.pause()
+        assert shown_whole("#solver") and shown_whole("#counters") and shown_whole("#distance")
+        assert not screen.query_one("#game-id").display and not screen.query_one("#parity").display
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: "stopped" in str(screen.query_one("#message").render()), what="the stop")
+        await pilot.pause()
+        assert shown_whole("#message") and not screen.query_one("#solver").display
+        screen.status.message = ""  # the message is done: the ID and the parity come back
+        await pilot.pause()
+        assert shown_whole("#game-id") and verdict_shown()
+
+
 async def test_the_panel_goes_back_beside_the_board_when_the_terminal_grows(tmp_path):
     app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1")
     async with app.run_test(size=(40, 20)) as pilot:

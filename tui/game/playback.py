@@ -103,8 +103,9 @@ class PlaybackController:
         state = "paused" if self.paused else "playing"
         pause, faster, slower = key("play.space", "space"), key("play.faster", "+"), key("play.slower", "-")
         back, forward = key("play.step_back", "["), key("play.step_forward", "]")
-        return (f"Koma is {state}: {plural(len(self.moves), 'move')} left\n"
-                f"[dim]{escape(pause)} pause · {escape(faster)}/{escape(slower)} speed ({SPEEDS[self.speed]:.2g} s) · "
+        # two lines that fit a phone's 40 columns: the speed on the first, the keys on the second
+        return (f"Koma is {state}: {plural(len(self.moves), 'move')} left · {SPEEDS[self.speed]:.2g} s\n"
+                f"[dim]{escape(pause)} pause · {escape(faster)}/{escape(slower)} speed · "
                 f"{escape(back)} {escape(forward)} step[/dim]")
 
     def _tick(self) -> None:

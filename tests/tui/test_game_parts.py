@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+from rich.text import Text
+
 from solver.engines.stop import stop_requested
 from solver.registry import get_puzzle
 from tui.game.clock import GameClock
@@ -119,3 +121,17 @@ def test_playback_speed_stays_in_range_and_a_misfit_stops_it():
     assert ticker.timers[-1].seconds == SPEEDS[-1]
     assert playback.forward() is Step.PLAYED
     assert playback.forward() is Step.MISFIT and not playback.active and playback.text() == ""
+
+
+def test_the_playback_line_flows_its_parts_onto_lines_of_the_panel_s_width():
+    """What Koma does and the speed, then the keys: two lines in a phone's 40 columns, three in 30; a part is never
+    cut in two, and a line is longer than the width only when one part alone is."""
+    playback = PlaybackController(Ticker(), lambda move: True)
+    playback.start(["R"] * 31)
+    for width, rows in ((40, 2), (30, 3), (200, 1)):
+        lines = [Text.from_markup(line).plain for line in playback.text(width=width).split("\n")]
+        assert len(lines) == rows and all(len(line) <= width for line in lines), (width, lines)
+        assert " · ".join(lines) == "Koma is playing: 31 moves left · 0.3 s · space pause · +/- speed · [ ] step"
+    remapped = playback.text(lambda binding, default: "ctrl+shift+page_down" if binding == "play.space" else default,
+                             width=12)
+    assert "ctrl+shift+page_down pause" in Text.from_markup(remapped).plain.split("\n")

@@ -96,17 +96,26 @@ class PlaybackController:
         if self.timer is not None:
             self.timer.pause() if held else self.timer.resume()
 
-    def text(self, key: Callable[[str, str], str] = lambda _binding, default: default) -> str:
-        """The panel's line; ``key(binding_id, default)`` names the key bound now (a remapped key as remapped)."""
+    def text(self, key: Callable[[str, str], str] = lambda _binding, default: default, width: int = 40) -> str:
+        """The panel's line; ``key(binding_id, default)`` names the key bound now (a remapped key as remapped).  Its
+        parts (what Koma does, the speed, then the keys, dim) flow onto lines of at most ``width`` cells: two on a
+        phone's 40 columns, three in a 30-column panel, never a part cut in two."""
         if self.moves is None:
             return ""
         state = "paused" if self.paused else "playing"
         pause, faster, slower = key("play.space", "space"), key("play.faster", "+"), key("play.slower", "-")
         back, forward = key("play.step_back", "["), key("play.step_forward", "]")
-        # two lines that fit a phone's 40 columns: the speed on the first, the keys on the second
-        return (f"Koma is {state}: {plural(len(self.moves), 'move')} left · {SPEEDS[self.speed]:.2g} s\n"
-                f"[dim]{escape(pause)} pause · {escape(faster)}/{escape(slower)} speed · "
-                f"{escape(back)} {escape(forward)} step[/dim]")
+        parts = [(f"Koma is {state}: {plural(len(self.moves), 'move')} left", False),
+                 (f"{SPEEDS[self.speed]:.2g} s", False),
+                 (f"{pause} pause", True), (f"{faster}/{slower} speed", True), (f"{back} {forward} step", True)]
+        lines: list[list[tuple[str, bool]]] = [[]]
+        for part in parts:
+            line = lines[-1]
+            if line and sum(len(text) + 3 for text, _ in line) + len(part[0]) > width:
+                lines.append(line := [])
+            line.append(part)
+        return "\n".join(" · ".join(f"[dim]{escape(text)}[/dim]" if dim else escape(text) for text, dim in line)
+                         for line in lines)
 
     def _tick(self) -> None:
         if self.moves is not None and not self.paused:

@@ -212,7 +212,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         status.seconds = int(self.clock.elapsed())
         status.distance = self.solver.distance_text(self.state, self.proof.solvable)
         status.proof = self.proof
-        status.solver = self.solver.job_text() or self.playback.text(self.key_for)
+        status.solver = self.solver.job_text() or self.playback.text(self.key_for, status.line_width())
 
     def refresh_view(self) -> None:
         """After the game, the solver or the playback changed: the phase (its watcher runs the clock and the keys),

@@ -145,6 +145,10 @@ class GameStatus(Vertical):
     def _line(self, line_id: str) -> Static:
         return self.query_one(f"#{line_id}", Static)
 
+    def line_width(self) -> int:
+        """The cells a line of the panel holds (40, a phone's, before the first layout)."""
+        return self._line("solver").content_size.width or 40
+
     def _show(self, line_id: str, markup: str) -> None:
         """Put ``markup`` on a line: a repaint when it keeps its height, a layout pass only when its height may change."""
         line = self._line(line_id)

@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Any
 
 from solver.errors import BoardError, KomaError
 from solver.puzzle import Proof, Puzzle, State
+from solver.ura.layout import MAX_PAIRS, MAX_SIDE, MIN_SIDE, P_COLS, P_H, P_HEADER, P_MID_SHIFT, P_MID_TABLE, P_MIRROR, P_PAIR, P_W
 
 if TYPE_CHECKING:
     import numpy as np
 
     from solver.engines.tables import DepthTable
-from solver.ura.layout import MAX_PAIRS, MAX_SIDE, MIN_SIDE, P_COLS, P_H, P_HEADER, P_MID_SHIFT, P_MID_TABLE, P_MIRROR, P_PAIR, P_W
 
 VERSION = 1  # of the cached depth tables' layout (bump when the rank order changes)
 DEFAULT_SIZE = (3, 3)  # the article's main board

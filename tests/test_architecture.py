@@ -273,3 +273,13 @@ def test_the_command_line_imports_no_front_end():
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+def test_the_servers_import_neither_textual_nor_numpy():
+    """``koma serve`` and ``koma web`` only accept players and hand each a game process: they import neither Textual
+    nor numpy (each server the suite starts paid a numpy import it never used)."""
+    probe = ("import sys; import tui.server.ssh.server, tui.server.web.server\n"
+             "print(' '.join(sorted(m for m in ('textual', 'numpy', 'numba') if m in sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""

@@ -27,12 +27,9 @@ from __future__ import annotations
 import random as _random
 import time
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from solver.engines import tables
 from solver.engines.permutations import pack
-from solver.engines.tables import DepthTable
 from solver.errors import BoardError, KomaError
 from solver.goat.notation import (
     ASCII,
@@ -57,6 +54,11 @@ from solver.goat.notation import (
     format_unicode,
 )
 from solver.puzzle import Proof, Puzzle, State
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from solver.engines.tables import DepthTable
 
 START: State = (TL, DASH, BIG, BIG, VBAR, BLANK, DOOR, SHEEP, BL, DASH, BR, WOLF)
 GOAL: State = (TL, DASH, BIG, BIG, VBAR, SHEEP, DOOR, BLANK, BL, DASH, BR, WOLF)
@@ -316,7 +318,7 @@ class GoatPuzzle(Puzzle):
         from solver.engines import bfs
         from solver.goat.kernels import goat_bfs
 
-        return bfs.breadth_first(goat_bfs, _PARAMS, pack(GOAL), N_RANKS, stop=stop, progress=progress)
+        return bfs.breadth_first(goat_bfs, kernel_params(), pack(GOAL), N_RANKS, stop=stop, progress=progress)
 
     def depth_table(self, *, stop=None, progress=None) -> DepthTable:
         return goat_depth_table(stop=stop, progress=progress)
@@ -325,7 +327,12 @@ class GoatPuzzle(Puzzle):
         return unrank(rng.randrange(N_RANKS))
 
 
-_PARAMS = np.zeros(1, np.int64)
+@lru_cache(maxsize=1)
+def kernel_params() -> np.ndarray:
+    """The kernels' parameters (none: one board); numpy is imported when a kernel first needs it, never by a server."""
+    import numpy as np
+
+    return np.zeros(1, np.int64)
 
 
 def _build_depth(stop=None, progress=None) -> np.ndarray:
@@ -334,6 +341,9 @@ def _build_depth(stop=None, progress=None) -> np.ndarray:
 
 
 def load_cached_depth(stop=None, progress=None) -> DepthTable:
+    from solver.engines import tables
+    from solver.engines.tables import DepthTable
+
     began = time.perf_counter()
     depth = tables.cached_table("goat", VERSION, lambda: _build_depth(stop, progress))
     return DepthTable(depth, time.perf_counter() - began)

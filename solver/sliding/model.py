@@ -13,14 +13,17 @@ import random as _random
 import re
 import threading
 import time
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from solver.engines import tables
 from solver.engines.permutations import pack, rank, unrank
-from solver.engines.tables import DepthTable
 from solver.errors import BoardError, KomaError, shown
 from solver.puzzle import Proof, Puzzle, State
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from solver.engines.tables import DepthTable
 
 MIN_SIDE, MAX_SIDE = 2, 10
 MAX_SOLVE_SIDE = 5  # the solvers (and their kernels, four bits a cell) stop here; larger boards are played only
@@ -45,7 +48,14 @@ class SlidingPuzzle(Puzzle):
         from math import factorial
 
         self.n_ranks = factorial(self.cells) if self.cells <= MAX_TABLE_CELLS else 0
-        self.params = np.array([width, height, self.cells], dtype=np.int64)
+
+    @cached_property
+    def params(self) -> np.ndarray:
+        """The kernels' view of the board size (numpy is imported when a kernel first needs it: a server, which
+        only plays, never does)."""
+        import numpy as np
+
+        return np.array([self.width, self.height, self.cells], dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"SlidingPuzzle({self.width}, {self.height})"
@@ -239,6 +249,9 @@ def _sliding_table(width: int, height: int, *, stop=None, progress=None) -> Dept
 
     A cancelled build keeps nothing.  Loading needs only numpy: ``koma solve 8`` never loads numba.
     """
+    from solver.engines import tables
+    from solver.engines.tables import DepthTable
+
     with _TABLES_LOCK:
         table = _TABLES.get((width, height))
         if table is None:

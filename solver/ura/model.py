@@ -29,14 +29,17 @@ import random as _random
 import re
 import threading
 import time
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from solver.engines.tables import DepthTable, cached_table
 from solver.errors import BoardError, KomaError
 from solver.puzzle import Proof, Puzzle, State
 from solver.ura.layout import MAX_PAIRS, MAX_SIDE, MIN_SIDE, P_COLS, P_H, P_HEADER, P_MID_SHIFT, P_MID_TABLE, P_MIRROR, P_PAIR, P_W
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from solver.engines.tables import DepthTable
 
 VERSION = 1  # of the cached depth tables' layout (bump when the rank order changes)
 DEFAULT_SIZE = (3, 3)  # the article's main board
@@ -149,7 +152,6 @@ class UraPuzzle(Puzzle):
             self._sources[COL_NAMES[c]] = src
         self._line_cells = {ROW_NAMES[r]: {r * width + c for c in range(width)} for r in range(height)}
         self._line_cells.update({COL_NAMES[c]: {r * width + c for r in range(height)} for c in range(width)})
-        self.params = self._kernel_params()
 
     def __repr__(self) -> str:
         return f"UraPuzzle({self.width}, {self.height})"
@@ -319,8 +321,12 @@ class UraPuzzle(Puzzle):
     def unpack(self, packed: int) -> State:
         return tuple((int(packed) >> i) & 1 for i in range(self.cells))
 
-    def _kernel_params(self) -> np.ndarray:
-        """The kernels' int64 params: header (see ``P_*``), row mirror table, column masks, rank tables."""
+    @cached_property
+    def params(self) -> np.ndarray:
+        """The kernels' int64 params: header (see ``P_*``), row mirror table, column masks, rank tables (made when a
+        kernel first needs them: numpy is imported then, never by a server, which only plays)."""
+        import numpy as np
+
         w, h = self.width, self.height
         pairs, half = h // 2, w // 2
         n_rows = 1 << w
@@ -362,12 +368,16 @@ class UraPuzzle(Puzzle):
 
     def kernel_rank(self, state: State) -> int:
         """The numba kernel's rank of a state (equals :meth:`rank` on solvable boards)."""
+        import numpy as np
+
         from solver.ura.kernels import kernel_rank
 
         return int(kernel_rank(np.int64(self.pack(state)), self.params))
 
     def kernel_successors(self, state: State) -> list[State]:
         """The numba kernel's neighbours of a state, in move order."""
+        import numpy as np
+
         from solver.engines import bfs
         from solver.ura.kernels import kernel_successors
 
@@ -444,6 +454,8 @@ def ura_table(width: int, height: int, *, stop=None, progress=None) -> DepthTabl
     table = _tables.get(key)
     if table is not None:
         return table
+    from solver.engines.tables import DepthTable, cached_table
+
     puzzle = UraPuzzle(width, height)
     began = time.perf_counter()
 
@@ -460,6 +472,8 @@ def ura_table(width: int, height: int, *, stop=None, progress=None) -> DepthTabl
 
 def results_table(max_side: int = MAX_SIDE, min_side: int = MIN_SIDE) -> list[dict]:
     """Full-BFS figures for every W x H with both sides in ``min_side..max_side`` (runs the kernel)."""
+    import numpy as np
+
     rows = []
     for width in range(min_side, max_side + 1):
         for height in range(min_side, max_side + 1):

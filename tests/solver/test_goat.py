@@ -216,7 +216,7 @@ def test_numba_successors_match_the_rules(puzzle):
     out = np.empty(8, np.int64)
     for _ in range(500):
         board = goat.unrank(rng.randrange(N_RANKS))
-        k = goat_kernels.goat_successors(pack(board), goat._PARAMS, out)
+        k = goat_kernels.goat_successors(pack(board), goat.kernel_params(), out)
         assert [unpack(int(x), 12) for x in out[:k]] == [puzzle.apply(board, m) for m in puzzle.moves(board)]
 
 

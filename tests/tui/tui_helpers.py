@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,12 +22,16 @@ def make_app(tmp_path, name=None, board=None, size=None, **options) -> KomaApp:
 
 
 async def wait_for(pilot, condition, timeout: float = 60.0, what: str = "condition") -> None:
-    """Let the app run until ``condition()`` holds."""
+    """Let the app run until ``condition()`` holds.
+
+    The app runs on this loop: sleeping lets it process its messages and draw.  (``pilot.pause(0.02)`` also waited,
+    each time, for every widget of the screen to answer a callback: 3 ms of CPU per poll on a 30-widget screen, a
+    seventh of a core while a test waited, against 0.3 ms.)"""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
+        await asyncio.sleep(0.02)
 
 
 async def wait_warm(pilot) -> None:

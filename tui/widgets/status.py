@@ -208,8 +208,8 @@ class GameStatus(Vertical):
         board) the stylesheet hides what yields, so what the player is told now is never scrolled out of sight.
         Only a change of what yields restyles."""
         busy = bool(self.solver or self.message)
-        for line_id, hidden in ((YIELDING_LINES[0], busy), (YIELDING_LINES[1], busy), ("solver", not self.solver),
-                                ("message", not self.message)):
+        hides = {**dict.fromkeys(YIELDING_LINES, busy), "solver": not self.solver, "message": not self.message}
+        for line_id, hidden in hides.items():
             line = self._line(line_id)
             if line.has_class("-yields") != hidden:
                 line.set_class(hidden, "-yields")

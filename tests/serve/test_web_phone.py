@@ -488,9 +488,17 @@ async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_th
         ends = [far, blank]  # a tap slides the line to the blank; the next tap, at the other end, slides it back
         for number in range(20):
             await browser.evaluate("sent.length = 0")
-            await phone.seen(functools.partial(phone.tap_cell, *centres[ends[number % 2]]), "koma.taps")
+            target = centres[ends[number % 2]]
+            await phone.seen(functools.partial(phone.tap_cell, *target), "koma.taps")
             stm, mtm = stm + distance, mtm + 1
-            tapped.append(await figures_reach(stm, mtm, "koma.taps"))
+            try:
+                tapped.append(await figures_reach(stm, mtm, "koma.taps"))
+            except AssertionError as error:  # say where the tap went, and where the board is now
+                raise AssertionError(
+                    f"{error}\ntap {number} at cell {target}; the page sent {await browser.evaluate('sent')}; "
+                    f"terminal {await browser.evaluate('[koma.terminal.cols, koma.terminal.rows]')}, its cells "
+                    f"{await phone.cells()}; the board's cells now {await phone.board_cells(4, 4)}, "
+                    f"when read {centres}") from None
             reports = [MOUSE_REPORT.fullmatch(text) for kind, text in await browser.evaluate("sent") if kind == "stdin"]
             assert [(r.group(1), r.group(4)) for r in reports if r] == [("0", "M"), ("0", "m")], reports  # no move
             await one_tile_there_and_back(row, by_swipe=number % 2 == 1)

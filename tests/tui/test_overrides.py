@@ -214,6 +214,41 @@ async def test_a_driver_that_fits_is_quiet(signal_handlers):
     assert isinstance(quiet._file, driver.HangupSafeTerminal)
 
 
+async def test_a_quiet_driver_holds_its_output_then_writes_it_in_order(monkeypatch, signal_handlers):
+    """What the app draws while the output is held is written when the hold ends, in order and as one write; a
+    hold asked while one runs is refused; a hold never lasts longer than LONGEST_HOLD_SECONDS; stopping the
+    application mode writes what is held first; Textual's own driver holds nothing."""
+    written: list[str] = []
+    monkeypatch.setattr(LinuxDriver, "write", lambda self, data: written.append(data))
+    monkeypatch.setattr(LinuxDriver, "stop_application_mode", lambda self: written.append("<stopped>"))
+    quiet = driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert quiet.hold_output(0.2) and not quiet.hold_output(0.2)
+    quiet.write("frame ")
+    quiet.write("two")
+    assert written == []
+    for _ in range(500):
+        if written:
+            break
+        await asyncio.sleep(0.01)
+    assert written == ["frame two"] and loop.time() - started >= 0.19
+    quiet.write("after")
+    assert written == ["frame two", "after"]
+
+    assert quiet.hold_output(3600)
+    assert quiet.release_timer.when() - loop.time() <= driver.LONGEST_HOLD_SECONDS
+    quiet.write("last frame")
+    quiet.stop_application_mode()
+    assert written[2:] == ["last frame", "<stopped>"] and quiet.held is None and quiet.release_timer is None
+
+    monkeypatch.setattr(driver, "misfit", lambda: "no LinuxDriver.write")
+    own = driver.QuietLinuxDriver(None, debug=False, mouse=False, size=(80, 24))
+    assert not own.hold_output(0.2)
+    own.write("at once")
+    assert written[-1] == "at once"
+
+
 async def test_a_quiet_driver_hands_each_key_to_the_app_loop_as_one_callback(signal_handlers):
     """Keys sent from the input thread reach the app in order, on its loop, posted by a plain callback (Textual's
     driver runs a coroutine for each: a task and a future per key)."""

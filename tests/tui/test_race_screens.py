@@ -16,6 +16,7 @@ from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged
+from tui.screens import race as race_screen
 from tui.screens.home import LabLink
 from tui.screens.race import LeaveRaceScreen, RaceScreen
 from tui.screens.race_lobby import RaceLobbyScreen
@@ -209,6 +210,44 @@ async def test_the_scramble_is_revealed_once_whichever_timer_comes_first(tmp_pat
         assert screen.revealed_at == shown_at and screen.solve.moves == [move]
         assert screen.query_one("#race-board", SpeedBoard).state == speed_puzzle(3, 3).apply(room.scramble, move)
         assert announced.count("Go: the scramble is shown.") == 1
+
+
+async def test_the_reveal_is_drawn_ahead_with_the_output_held_and_moves_wait_for_the_moment(tmp_path, monkeypatch):
+    """Where the game's output can be held (a terminal's driver: here a stand-in, as Pilot's app is headless), the
+    reveal is drawn DRAW_AHEAD_SECONDS before its moment with the output held until then: the frame drawn shows the
+    race as at the reveal (the scramble, "Race!", the clock at 0), a key before the moment moves nothing, and the
+    clock runs from the reveal."""
+    held: list[float] = []
+
+    def hold(app, seconds: float) -> bool:
+        held.append(seconds)
+        return True
+
+    monkeypatch.setattr(race_screen, "hold_output", hold)
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, _ = await bob_joins_and_ann_starts(pilot, tmp_path)
+        room = screen.room
+        await revealed(pilot, screen)
+        assert screen.drawn_for == room.reveal_at
+        assert len(held) == 1 and 0 < held[0] <= race_screen.DRAW_AHEAD_SECONDS * 1.5
+        assert screen.revealed_at == room.reveal_at  # the moment shown, not the moment drawn
+        board = screen.query_one("#race-board", SpeedBoard)
+        assert board.state == room.scramble and not board.hidden and text(screen, "#race-message") == "Race!"
+        assert f"ID {shown_id(room.scramble_id)}" in text(screen, "#race-title")
+
+        real_clock = screen.wall_clock
+        screen.wall_clock = lambda: room.reveal_at - 0.1  # type: ignore[method-assign]  # still before the moment
+        assert screen.now() == room.reveal_at and screen.phase is RacePhase.RACING
+        assert str(screen.query_one("#race-clock").content).startswith("Time 0s ")
+        move = legal_move(room, room.scramble)
+        await pilot.press(KEYS[move])
+        assert screen.solve is not None and screen.solve.moves == [] and board.state == room.scramble
+
+        screen.wall_clock = real_clock  # type: ignore[method-assign]
+        await wait_for(pilot, lambda: time.time() > room.reveal_at, what="the reveal's moment")
+        await pilot.press(KEYS[move])
+        assert screen.solve.moves == [move] and 0 <= screen.solve.times_ms[0] <= since_reveal_ms(room)
 
 
 async def test_two_apps_race_in_one_room(tmp_path):

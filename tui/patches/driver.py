@@ -16,6 +16,9 @@ output thread; either alone ends the leftovers in the test that reproduces them.
 suspend and resume) runs from the app's loop, never inside the handler, which may interrupt the main thread anywhere.
 Each key reaches the app's loop as one callback that posts it (Textual's driver wraps every event in a coroutine, a
 task and a future: a third of the input thread's work per key, and more on the app's loop).
+The driver can hold its output for a moment (:meth:`QuietLinuxDriver.hold_output`): what the app draws meanwhile is
+written when the moment comes, in order.  A race draws its reveal ahead and shows it at the reveal on every racer's
+screen at once (:mod:`tui.screens.race`).
 Everything else is Textual's driver unchanged.
 
 The driver relies on ``LinuxDriver``'s internals (``run_input_thread``, ``_sigtstp_application``, ``_sigcont_application``,
@@ -45,6 +48,7 @@ from textual.message_pump import MessagePump
 from tui.patches.checks import first_problem, missing, parameters_differ, step_aside, told_if_misfit
 
 FALLBACK_POLL_SECONDS = 0.1  # Textual's own poll, used if its parser ever stops telling its deadline
+LONGEST_HOLD_SECONDS = 1.0  # a hold of the output never lasts longer, whatever it was asked for
 
 
 class WakingEvent(threading.Event):
@@ -139,8 +143,10 @@ def driver_misfit() -> str | None:
     for, or None (what a driver holds is checked when one is made)."""
     return first_problem(
         lambda: missing(LinuxDriver, ["run_input_thread", "_sigtstp_application", "_sigcont_application",
-                                      "process_message", "send_message"]),
+                                      "process_message", "send_message", "write", "stop_application_mode"]),
         lambda: parameters_differ(LinuxDriver.run_input_thread, ["self"]),
+        lambda: parameters_differ(LinuxDriver.write, ["self", "data"]),
+        lambda: parameters_differ(LinuxDriver.stop_application_mode, ["self"]),
         lambda: parameters_differ(LinuxDriver.send_message, ["self", "message"]),
         lambda: missing(MessagePump, ["_post_message", "post_message"]),
         lambda: parameters_differ(MessagePump._post_message, ["self", "message"]),
@@ -170,6 +176,8 @@ class QuietLinuxDriver(LinuxDriver):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.held: list[str] | None = None  # what the app wrote while the output is held, in order
+        self.release_timer: Any = None
         self.quiet = not misfit()  # told once if not
         if self.quiet:
             problem = missing(self, INSTANCE_ATTRIBUTES)
@@ -184,6 +192,37 @@ class QuietLinuxDriver(LinuxDriver):
         self._file = self.terminal  # type: ignore[assignment]  # Textual's output thread only writes and flushes it
         self.waking = WakingEvent()
         self.exit_event = self.waking
+
+    def write(self, data: str) -> None:
+        """Textual's write (to its output thread), or kept for the end of a hold (the app's loop writes, and only
+        it: no lock)."""
+        if self.held is not None:
+            self.held.append(data)
+        else:
+            super().write(data)
+
+    def hold_output(self, seconds: float) -> bool:
+        """Keep what the app writes for ``seconds`` (at most :data:`LONGEST_HOLD_SECONDS`), then write it all at
+        once; from the app's loop.  False (nothing held) if this driver is Textual's own or already holds."""
+        if not self.quiet or self.held is not None:
+            return False
+        self.held = []
+        self.release_timer = self._loop.call_later(min(max(0.0, seconds), LONGEST_HOLD_SECONDS), self.release_output)
+        return True
+
+    def release_output(self) -> None:
+        """Write what a hold kept, and end it (at its time, or sooner: the app stops)."""
+        held, self.held = self.held, None
+        if self.release_timer is not None:
+            self.release_timer.cancel()
+            self.release_timer = None
+        if held:
+            super().write("".join(held))
+
+    def stop_application_mode(self) -> None:
+        if self.quiet:
+            self.release_output()
+        super().stop_application_mode()
 
     def send_message(self, message: Message) -> None:
         """Hand ``message`` (from the input thread) to the app's loop: one callback that posts it, where Textual's
@@ -260,6 +299,13 @@ class QuietLinuxDriver(LinuxDriver):
                     pass
             except Exception:  # EOF or a parse error at the very end: nothing left to dispatch
                 pass
+
+
+def hold_output(app: Any, seconds: float) -> bool:
+    """Hold what ``app`` draws for ``seconds`` (:meth:`QuietLinuxDriver.hold_output`); False when its driver cannot
+    (headless, or Textual's own): the app's frames are written as ever."""
+    driver = getattr(app, "_driver", None)
+    return isinstance(driver, QuietLinuxDriver) and driver.hold_output(seconds)
 
 
 def write_to_terminal(app: Any, text: str) -> bool:

@@ -46,6 +46,7 @@ from tui.game.averages import seconds_text
 from tui.game.race import RacePhase, Racer, Room
 from tui.game.speed import LineMove, Play, SpeedSolve
 from tui.messages import RaceTrouble, RoomChanged, RoomMoved
+from tui.patches.driver import hold_output
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_replay import RaceReplayScreen
 from tui.screens.race_views import (
@@ -78,6 +79,10 @@ QUIT_LEAVE_SECONDS = 0.3  # how long quitting waits for the leave to be written 
 # lines, and asks for no layout (a layout redraws the whole screen, and every racer's game does it at that moment:
 # on a busy box the last racer would see the scramble later).  The clock's tick at the first second takes it away.
 COUNTDOWN_PLACE_MS = 1000
+# The reveal is drawn this long ahead, while the game's output is held, and shown at the reveal: the racers' games
+# draw it at the same instant, and on a busy box the last would otherwise show it tens of milliseconds after the
+# first.  (Where the output cannot be held, a headless app, the scramble is drawn at the reveal.)
+DRAW_AHEAD_SECONDS = 0.25
 
 RACE_BINDINGS: list[BindingType] = [
     Binding("up,k", "arrow('U')", "", id="race.up", group=MOVE),
@@ -144,7 +149,8 @@ class RaceScreen(DirtyOnlyRendering):
         super().__init__(classes="race")
         self.room = room
         self.ascii_only = ascii_only
-        self.now = now
+        self.wall_clock = now
+        self.drawn_for: float | None = None  # the reveal drawn ahead: the screen shows its moment until it comes
         self.make_link = link
         self.link: RaceLink | None = None
         self.news = RoomNews(self, room)
@@ -156,13 +162,18 @@ class RaceScreen(DirtyOnlyRendering):
         self.revealed_round: int | None = None
         self.revealed_at: float | None = None
         self.reveal_timer: Timer | None = None
-        self.clock = ClockTicks(self, lambda: (self.room, self.now()), self._tick)
+        self.clock = ClockTicks(self, lambda: (self.room, self.wall_clock()), self._tick)
         self.minis = Bounded(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
         self.trouble = ""
         self.left = False
         self.lines = PanelLines(self)
 
     # --- who and what -------------------------------------------------------------------------------------
+    def now(self) -> float:
+        """The time the screen shows: the wall clock, or the reveal's moment while the reveal is drawn ahead."""
+        wall = self.wall_clock()
+        return self.drawn_for if self.drawn_for is not None and wall < self.drawn_for else wall
+
     @property
     def player(self) -> str:
         return koma_app(self).player
@@ -285,7 +296,7 @@ class RaceScreen(DirtyOnlyRendering):
         new_round = room.round != self.room.round
         self.room = room
         if new_round:
-            self.solve, self.sent, self.revealed_round = None, 0, None
+            self.solve, self.sent, self.revealed_round, self.drawn_for = None, 0, None, None
             board = self.query_one("#race-board", SpeedBoard)
             board.show(room.puzzle.goal)
             board.hide_numbers(True)
@@ -295,7 +306,8 @@ class RaceScreen(DirtyOnlyRendering):
             if now >= room.reveal_at:
                 self.reveal()
             elif self.reveal_timer is None:
-                self.reveal_timer = self.set_timer(room.reveal_at - now, self._reveal_due)
+                self.reveal_timer = self.set_timer(max(0.001, room.reveal_at - DRAW_AHEAD_SECONDS - now),
+                                                   self._reveal_due)
         self._show_title()
         self._show_clock()
         self._show_message()
@@ -308,13 +320,21 @@ class RaceScreen(DirtyOnlyRendering):
         self.clock.schedule()
 
     def _reveal_due(self) -> None:
+        """The reveal's timer: draw the reveal ahead with the output held until its moment (:data:`DRAW_AHEAD_SECONDS`
+        before it), or reveal at the moment where the output cannot be held."""
         self.reveal_timer = None
-        if self.room.reveal_at is None or self.revealed_round == self.room.round:  # the clock's tick came first
+        reveal_at = self.room.reveal_at
+        if reveal_at is None or self.revealed_round == self.room.round:  # the clock's tick came first
             return
-        if self.now() >= self.room.reveal_at:
+        ahead = reveal_at - self.wall_clock()
+        if ahead <= 0:
             self.reveal()
-        else:  # a timer fires a hair early: come back at the reveal
-            self.reveal_timer = self.set_timer(max(0.001, self.room.reveal_at - self.now()), self._reveal_due)
+        elif ahead <= DRAW_AHEAD_SECONDS * 1.5 and hold_output(self.app, ahead):
+            self.drawn_for = reveal_at
+            self.reveal()
+        else:  # a timer that fires a hair early, or an output that cannot be held: come back nearer the moment
+            wait = ahead - DRAW_AHEAD_SECONDS if ahead > DRAW_AHEAD_SECONDS * 1.5 else ahead
+            self.reveal_timer = self.set_timer(max(0.001, wait), self._reveal_due)
 
     def reveal(self) -> None:
         """The scramble shows and the own clock runs from ``reveal_at`` (a rejoin: with the moves made so far);
@@ -472,6 +492,8 @@ class RaceScreen(DirtyOnlyRendering):
         the link (which writes it with the others that come meanwhile)."""
         solve = self.solve
         if solve is None or self.phase is not RacePhase.RACING or self.me is None or self.me.out:
+            return Play.ILLEGAL
+        if self.drawn_for is not None and self.wall_clock() < self.drawn_for:  # the scramble is not on the screen yet
             return Play.ILLEGAL
         outcome = solve.press(cell) if cell is not None else solve.play(move) if move else Play.ILLEGAL
         if outcome is Play.ILLEGAL:

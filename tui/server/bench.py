@@ -165,13 +165,18 @@ class ScreenGrid:
 class Session:
     """One player on a terminal of ``size`` (80x24 unless the scenario says otherwise; a front end's client says
     how it connects); ``text`` is what the game drew, without escape sequences, and ``grid``, when a scenario
-    sets one, where it drew it."""
+    sets one, where it drew it.
+
+    Each piece of output is stamped when it arrives and read a moment later, after the pieces of the other sessions
+    that arrived with it: one bench client stands for many players' machines, and its reading of one screen (the
+    grid, the searches) must not make the next screen's output look later than it came."""
 
     size = (80, 24)
 
     def __init__(self, user: str):
         self.user = user
-        self.text = ""
+        self._text = ""
+        self._arrived: list[tuple[bytes, float]] = []  # output stamped on arrival, not read yet
         self.changed = asyncio.Event()
         self.move_seen: dict[int, float] = {}  # "Moves N" -> when it was first drawn
         self.output_at: list[float] = []  # when each piece of output arrived (perf_counter)
@@ -196,9 +201,27 @@ class Session:
             self.grid = ScreenGrid()
         self.on_screen = on_screen
 
+    @property
+    def text(self) -> str:
+        """What the game drew so far, without escape sequences (every piece of output arrived so far read)."""
+        self.read_arrived()
+        return self._text
+
     def take(self, data: bytes) -> None:
-        """Some of the screen stream: its text (escape sequences stripped), and when each move count appeared."""
-        now = time.perf_counter()
+        """Some of the screen stream, stamped now; read (:meth:`read_arrived`) once the loop has stamped what else
+        arrived with it."""
+        self._arrived.append((data, time.perf_counter()))
+        if len(self._arrived) == 1:
+            asyncio.get_running_loop().call_soon(self.read_arrived)
+
+    def read_arrived(self) -> None:
+        arrived, self._arrived = self._arrived, []
+        for data, when in arrived:
+            self._read_piece(data, when)
+
+    def _read_piece(self, data: bytes, now: float) -> None:
+        """A piece of the screen stream that arrived at ``now``: its text (escape sequences stripped), and when each
+        move count appeared."""
         decoded = self._decoder.decode(data)
         if self.grid is not None:
             self.grid.feed(decoded)
@@ -207,13 +230,13 @@ class Session:
         self._tail = text[incomplete.start():] if incomplete else ""
         text = text[:incomplete.start()] if incomplete else text
         self.output_at.append(now)
-        overlap = len(self.text)
-        self.text += text
-        for found in MOVES.finditer(self.text, max(0, overlap - 12)):
+        overlap = len(self._text)
+        self._text += text
+        for found in MOVES.finditer(self._text, max(0, overlap - 12)):
             self.move_seen.setdefault(int(found.group(1)), now)
         self.received += len(data)
-        if self.keep_chars and len(self.text) > 2 * self.keep_chars:  # a crowd's client stays cheap: no long copies
-            self.text = self.text[-self.keep_chars:]
+        if self.keep_chars and len(self._text) > 2 * self.keep_chars:  # a crowd's client stays cheap: no long copies
+            self._text = self._text[-self.keep_chars:]
         if self.on_screen is not None and self.grid is not None:
             self.on_screen(self.grid, now)
         self.changed.set()

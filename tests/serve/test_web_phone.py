@@ -112,21 +112,31 @@ class Phone:
         raise AssertionError(f"three taps on {name} never reached the page")
 
     async def board_cells(self, width: int, height: int) -> list[tuple[float, float]]:
-        """The centre (column, row) of each cell of the board drawn on the terminal, row by row, found from the
-        tiles' top edges (every row and every column of a board has a tile)."""
+        """The centre (column, row) of each cell of the board drawn on the terminal, row by row
+        (:func:`cells_of`), as the page's screen-reader text shows it."""
         screen, deadline = None, time.monotonic() + 20
         while True:  # until the board is drawn whole (the page may be between two frames)
             screen = await self.browser.next_screen(screen)
-            lines = screen.split("\n")
-            tops = [number for number, line in enumerate(lines) if TILE_TOP.search(line)][:height]
-            columns = sorted({found.start() for number in tops for found in TILE_TOP.finditer(lines[number])})[:width]
-            if len(tops) == height and len(columns) == width:
-                break
+            centres = cells_of(screen.split("\n"), width, height)
+            if centres:
+                return centres
             if time.monotonic() > deadline:
-                raise AssertionError("no board in the page:\n" + "\n".join(lines))
-        tile_height = tops[1] - tops[0]
-        tile_width = columns[1] - columns[0]
-        return [(columns[c] + tile_width / 2, tops[r] + tile_height / 2) for r in range(height) for c in range(width)]
+                raise AssertionError("no board in the page:\n" + screen)
+
+    async def board_cells_now(self, width: int, height: int) -> list[tuple[float, float]]:
+        """:meth:`board_cells` as the terminal's buffer has the board this moment (the screen-reader text is
+        refreshed at most once a second: a thumb taps where the board is drawn now)."""
+        lines: list[str] = []
+        for _ in range(100):
+            lines = await self.browser.evaluate(
+                "(() => { const t = koma.terminal, b = t.buffer.active; return Array.from({length: t.rows}, "
+                "(_, y) => { const line = b.getLine(b.viewportY + y); return line ? line.translateToString(true) : ''; "
+                "}); })()")
+            centres = cells_of(lines, width, height)
+            if centres:
+                return centres
+            await asyncio.sleep(0.05)  # between two frames
+        raise AssertionError("no board in the terminal's buffer:\n" + "\n".join(lines))
 
     async def seen(self, gesture, record: str) -> None:
         """Make ``gesture()`` until the page records it in ``record`` (koma.taps, koma.swipes): on a loaded box
@@ -177,6 +187,17 @@ class Phone:
         assert len(rows) == puzzle.height, text
         return puzzle.parse("/".join(" ".join("_" if v.strip() == "blank" else v.strip() for v in row.split(","))
                                      for row in rows))
+
+
+def cells_of(lines: list[str], width: int, height: int) -> list[tuple[float, float]] | None:
+    """The centre (column, row) of each cell of the board drawn in ``lines``, row by row, found from the tiles' top
+    edges (every row and every column of a board has a tile); None if the board is not drawn whole."""
+    tops = [number for number, line in enumerate(lines) if TILE_TOP.search(line)][:height]
+    columns = sorted({found.start() for number in tops for found in TILE_TOP.finditer(lines[number])})[:width]
+    if len(tops) != height or len(columns) != width:
+        return None
+    tile_height, tile_width = tops[1] - tops[0], columns[1] - columns[0]
+    return [(columns[c] + tile_width / 2, tops[r] + tile_height / 2) for r in range(height) for c in range(width)]
 
 
 async def wait_gone(browser: Chromium, text: str, timeout: float = 30.0) -> None:
@@ -488,7 +509,7 @@ async def test_speed_a_tap_slides_a_whole_line_and_taps_swipes_and_keys_reach_th
         ends = [far, blank]  # a tap slides the line to the blank; the next tap, at the other end, slides it back
         for number in range(20):
             await browser.evaluate("sent.length = 0")
-            target = centres[ends[number % 2]]
+            target = (await phone.board_cells_now(4, 4))[ends[number % 2]]
             await phone.seen(functools.partial(phone.tap_cell, *target), "koma.taps")
             stm, mtm = stm + distance, mtm + 1
             try:

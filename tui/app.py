@@ -8,6 +8,7 @@ Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can mo
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import subprocess
 import threading
@@ -60,13 +61,20 @@ SHORT_ROWS = 24  # below this height the panels drop their blank lines
 QUIT_DRAIN_SECONDS = 0.3  # quitting gives the database this long to take the last saves; the outbox keeps the rest
 
 
+SERVED_FAILURES: list[str] = []  # what a served game's OneLineErrors kept from the player (plain text)
+
+
 class OneLineErrors(Console):
     """A served game's ``error_console``: whatever Textual prints there (the traceback of an error that ended the app,
-    which would name the server's files), the player reads one line, once."""
+    which would name the server's files), the player reads one line, once; the text itself is kept in
+    :data:`SERVED_FAILURES`, for the server's log (:mod:`tui.zygote` writes it there when the game ends)."""
 
     told = False
 
     def print(self, *objects: Any, **options: Any) -> None:
+        kept = Console(file=io.StringIO(), width=120, color_system=None, emoji=False)
+        kept.print(*objects, **options)
+        SERVED_FAILURES.append(kept.file.getvalue())
         if not self.told:
             self.told = True
             super().print("koma: the game stopped on an internal error; connect again to play.", markup=False,

@@ -40,7 +40,7 @@ from solver.tools.warm import PARTS as BESIDE_PARTS
 from solver.tools.warm import command as beside_command
 from solver.tools.warm import needed as beside_needed
 from solver.tools.warm import warm_all
-from tui.app import KomaApp
+from tui.app import SERVED_FAILURES, KomaApp
 from tui.cli import parse_args
 from tui.game import game_metrics
 from tui.launch import launch
@@ -232,6 +232,7 @@ class Zygote:
     def become_game(self, request: dict, terminal: int) -> None:  # pragma: no cover - runs in the forked child
         code = 1
         server_log = -1
+        SERVED_FAILURES.clear()  # the warm process's own, if any, are not this game's
         try:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -254,6 +255,9 @@ class Zygote:
             sys.argv = ["koma"]
             reopen_standard_streams()
             code = launch(self.arguments)
+            if SERVED_FAILURES:  # the app ended on an error: the player read one line, the log gets the traceback
+                tell_server_log("".join(SERVED_FAILURES).splitlines(), "the app stopped on an internal error",
+                                server_log)
         except SystemExit as leaving:
             code = leaving.code if isinstance(leaving.code, int) else 1
         except BaseException as problem:
@@ -269,14 +273,19 @@ def report_failure(problem: BaseException, server_log: int) -> None:  # pragma: 
                     "connect again to play.\r\n".encode())
     except OSError:
         pass
+    tell_server_log("".join(traceback.format_exception(problem)).splitlines(),
+                    f"stopped on an internal error ({type(problem).__name__})", server_log)
+
+
+def tell_server_log(lines: list[str], what: str, server_log: int) -> None:  # pragma: no cover - runs in a game
+    """A game's failure in the server's log (the descriptor ``server_log``; nothing if negative): a log line per line
+    of its traceback, escaped, or one JSON object saying ``what`` with the lines in one field."""
     if server_log < 0:
         return
     prefix = f"koma serve: warm process: game {os.getpid()}: "
-    lines = "".join(traceback.format_exception(problem)).splitlines()
     report = "".join(f"{prefix}{escape_controls(line)}\n" for line in lines)
     if SERVER_LOG.form == "json":  # one object: the traceback in one field
-        report = SERVER_LOG.line(f"game {os.getpid()} stopped on an internal error ({type(problem).__name__})",
-                                 "game_failure", pid=os.getpid(), traceback=lines) + "\n"
+        report = SERVER_LOG.line(f"game {os.getpid()} {what}", "game_failure", pid=os.getpid(), traceback=lines) + "\n"
     try:
         os.write(server_log, report.encode(errors="replace"))
     except OSError:

@@ -634,11 +634,16 @@ async def test_a_served_app_writes_no_file_opens_no_url_and_does_not_suspend(tmp
 
 @pytest.mark.parametrize("served", [True, False])
 def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, served):
-    """Textual prints the traceback of an error that ended the app (it names the server's files); served, one line."""
+    """Textual prints the traceback of an error that ended the app (it names the server's files); served, the player
+    reads one line and the server's log gets the traceback (the warm process writes it when the game ends)."""
     import io
 
     from tui.app import KomaApp
     from tui.storage.store import Store
+    from tui.zygote import tell_server_log
+
+    failures: list[str] = []
+    monkeypatch.setattr("tui.app.SERVED_FAILURES", failures)
 
     if served:
         monkeypatch.setenv("KOMA_SERVE", "1")
@@ -658,6 +663,17 @@ def test_an_error_that_ends_a_served_app_is_one_line(tmp_path, monkeypatch, serv
     assert app.return_code == 1
     if served:
         assert shown.getvalue() == "koma: the game stopped on an internal error; connect again to play.\n"
+        kept = "".join(failures)  # for the server's log: the traceback the player did not read
+        assert "a bug in a handler" in kept and "test_hostile.py" in kept
+        read, write = os.pipe()
+        try:
+            tell_server_log(kept.splitlines(), "the app stopped on an internal error", write)
+            os.close(write)
+            logged = os.read(read, 1 << 20).decode().splitlines()
+        finally:
+            os.close(read)
+        assert all(re.fullmatch(r"koma serve: warm process: game \d+: .*", line) for line in logged)
+        assert any("ValueError: a bug in a handler" in line for line in logged)
     else:
         assert "a bug in a handler" in shown.getvalue() and "test_hostile.py" in shown.getvalue()
 

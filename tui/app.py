@@ -72,9 +72,9 @@ class OneLineErrors(Console):
     told = False
 
     def print(self, *objects: Any, **options: Any) -> None:
-        kept = Console(file=io.StringIO(), width=120, color_system=None, emoji=False)
-        kept.print(*objects, **options)
-        SERVED_FAILURES.append(kept.file.getvalue())
+        text = io.StringIO()
+        Console(file=text, width=120, color_system=None, emoji=False).print(*objects, **options)
+        SERVED_FAILURES.append(text.getvalue())
         if not self.told:
             self.told = True
             super().print("koma: the game stopped on an internal error; connect again to play.", markup=False,

@@ -132,6 +132,9 @@ def test_the_playback_line_flows_its_parts_onto_lines_of_the_panel_s_width():
         lines = [Text.from_markup(line).plain for line in playback.text(width=width).split("\n")]
         assert len(lines) == rows and all(len(line) <= width for line in lines), (width, lines)
         assert " · ".join(lines) == "Koma is playing: 31 moves left · 0.3 s · space pause · +/- speed · [ ] step"
+    for width, doing in ((29, "Playing: 31 moves left"), (20, "Playing: 31 left")):  # a panel after a resize
+        lines = [Text.from_markup(line).plain for line in playback.text(width=width).split("\n")]
+        assert lines[0].startswith(doing) and all(len(line) <= width for line in lines), (width, lines)
     remapped = playback.text(lambda binding, default: "ctrl+shift+page_down" if binding == "play.space" else default,
                              width=12)
     assert "ctrl+shift+page_down pause" in Text.from_markup(remapped).plain.split("\n")

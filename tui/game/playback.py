@@ -99,13 +99,17 @@ class PlaybackController:
     def text(self, key: Callable[[str, str], str] = lambda _binding, default: default, width: int = 40) -> str:
         """The panel's line; ``key(binding_id, default)`` names the key bound now (a remapped key as remapped).  Its
         parts (what Koma does, the speed, then the keys, dim) flow onto lines of at most ``width`` cells: two on a
-        phone's 40 columns, three in a 30-column panel, never a part cut in two."""
+        phone's 40 columns, three in a 30-column panel, never a part cut in two (what Koma does is said shorter
+        where it would not fit a line)."""
         if self.moves is None:
             return ""
         state = "paused" if self.paused else "playing"
         pause, faster, slower = key("play.space", "space"), key("play.faster", "+"), key("play.slower", "-")
         back, forward = key("play.step_back", "["), key("play.step_forward", "]")
-        parts = [(f"Koma is {state}: {plural(len(self.moves), 'move')} left", False),
+        doing = next((text for text in (f"Koma is {state}: {plural(len(self.moves), 'move')} left",
+                                         f"{state.capitalize()}: {plural(len(self.moves), 'move')} left")
+                      if len(text) <= width), f"{state.capitalize()}: {len(self.moves)} left")
+        parts = [(doing, False),
                  (f"{SPEEDS[self.speed]:.2g} s", False),
                  (f"{pause} pause", True), (f"{faster}/{slower} speed", True), (f"{back} {forward} step", True)]
         lines: list[list[tuple[str, bool]]] = [[]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -99,6 +100,17 @@ def test_countdown_then_reveal_then_limit():
     assert race.is_over(1000.0 + RACE_LIMIT_SECONDS) and race.phase_at(1000.0 + RACE_LIMIT_SECONDS) is RacePhase.DONE
     lobby = room(racer("ann"), phase=RacePhase.LOBBY, reveal_at=None)
     assert lobby.countdown_left(5.0) is None and lobby.phase_at(5.0) is RacePhase.LOBBY and not lobby.is_over(1e12)
+
+
+def test_the_store_marking_a_countdown_racing_leaves_the_outline_a_finish_or_the_end_does_not():
+    """The store marks a countdown racing once its reveal has passed: the screens go by the clock, so the outline
+    (what makes them draw the room anew) stays; a start, a finish and the round's end each change it."""
+    counting = room(racer("ann"), racer("bob"), phase=RacePhase.COUNTDOWN)
+    assert replace(counting, phase=RacePhase.RACING).outline() == counting.outline()
+    assert replace(counting, phase=RacePhase.DONE).outline() != counting.outline()
+    assert replace(counting, phase=RacePhase.LOBBY, reveal_at=None).outline() != counting.outline()
+    finished = replace(counting, racers=(racer("ann", finished_ms=9000), racer("bob")))
+    assert finished.outline() != counting.outline()
 
 
 def test_a_round_is_over_when_everyone_finished_or_dnf():

@@ -215,8 +215,9 @@ async def test_the_scramble_is_revealed_once_whichever_timer_comes_first(tmp_pat
 async def test_the_reveal_is_drawn_ahead_with_the_output_held_and_moves_wait_for_the_moment(tmp_path, monkeypatch):
     """Where the game's output can be held (a terminal's driver: here a stand-in, as Pilot's app is headless), the
     reveal is drawn DRAW_AHEAD_SECONDS before its moment with the output held until then: the frame drawn shows the
-    race as at the reveal (the scramble, "Race!", the clock at 0), a key before the moment moves nothing, and the
-    clock runs from the reveal."""
+    race as at the reveal (the scramble, "Race!", the clock at 0), a key before the moment moves nothing, the clock
+    runs from the reveal, and its first tick after the reveal is at the race's first second (none at the reveal,
+    when every racer's screen is shown at once)."""
     held: list[float] = []
 
     def hold(app, seconds: float) -> bool:
@@ -228,6 +229,15 @@ async def test_the_reveal_is_drawn_ahead_with_the_output_held_and_moves_wait_for
     async with app.run_test(size=(80, 24)) as pilot:
         screen, _ = await bob_joins_and_ann_starts(pilot, tmp_path)
         room = screen.room
+        ticks_after_reveal: list[float] = []
+        tick = screen.clock.tick
+
+        def ticked() -> None:
+            if screen.revealed_round == room.round:
+                ticks_after_reveal.append(time.time())
+            tick()
+
+        screen.clock.tick = ticked
         await revealed(pilot, screen)
         assert screen.drawn_for == room.reveal_at
         assert len(held) == 1 and 0 < held[0] <= race_screen.DRAW_AHEAD_SECONDS * 1.5
@@ -235,17 +245,20 @@ async def test_the_reveal_is_drawn_ahead_with_the_output_held_and_moves_wait_for
         board = screen.query_one("#race-board", SpeedBoard)
         assert board.state == room.scramble and not board.hidden and text(screen, "#race-message") == "Race!"
         assert f"ID {shown_id(room.scramble_id)}" in text(screen, "#race-title")
+        shown_clock = str(screen.query_one("#race-clock").content)
+        assert shown_clock.startswith("Time 0s ") or time.time() >= room.reveal_at + 1, shown_clock  # (a slow box)
+
+        await wait_for(pilot, lambda: ticks_after_reveal, what="the clock's first tick after the reveal")
+        assert ticks_after_reveal[0] >= room.reveal_at + 1, ticks_after_reveal[0] - room.reveal_at
 
         real_clock = screen.wall_clock
-        screen.wall_clock = lambda: room.reveal_at - 0.1  # type: ignore[method-assign]  # still before the moment
+        screen.wall_clock = lambda: room.reveal_at - 0.1  # type: ignore[method-assign]  # as if before the moment
         assert screen.now() == room.reveal_at and screen.phase is RacePhase.RACING
-        assert str(screen.query_one("#race-clock").content).startswith("Time 0s ")
         move = legal_move(room, room.scramble)
         await pilot.press(KEYS[move])
         assert screen.solve is not None and screen.solve.moves == [] and board.state == room.scramble
 
         screen.wall_clock = real_clock  # type: ignore[method-assign]
-        await wait_for(pilot, lambda: time.time() > room.reveal_at, what="the reveal's moment")
         await pilot.press(KEYS[move])
         assert screen.solve.moves == [move] and 0 <= screen.solve.times_ms[0] <= since_reveal_ms(room)
 

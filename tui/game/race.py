@@ -222,8 +222,11 @@ class Room:
     def outline(self) -> tuple:
         """Everything of the room but its racers' moves, move times and heartbeats: two snapshots with the same
         outline differ only in how far racers have got (what a move changes), not in who races, the phase, the
-        scramble, or who has finished or is out."""
-        return (self.room, self.code, self.width, self.height, self.host, self.round, self.latest_round, self.phase,
+        scramble, or who has finished or is out.  A countdown the store marks racing once its reveal has passed has
+        the countdown's outline: the race is the same, and a screen goes by the clock (:meth:`phase_at`), so the
+        store catching up asks no screen to draw anything at the reveal."""
+        phase = RacePhase.COUNTDOWN if self.phase is RacePhase.RACING else self.phase
+        return (self.room, self.code, self.width, self.height, self.host, self.round, self.latest_round, phase,
                 self.reveal_at, self.scramble,
                 tuple((r.player, r.name, r.joined, r.finished_ms, r.dnf, r.left) for r in self.racers))
 

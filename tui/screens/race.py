@@ -162,7 +162,8 @@ class RaceScreen(DirtyOnlyRendering):
         self.revealed_round: int | None = None
         self.revealed_at: float | None = None
         self.reveal_timer: Timer | None = None
-        self.clock = ClockTicks(self, lambda: (self.room, self.wall_clock()), self._tick)
+        self.clock = ClockTicks(self, lambda: (self.room, self.now()), self._tick,
+                                ahead=lambda: self.now() - self.wall_clock())  # a reveal drawn ahead: no tick at it
         self.minis = Bounded(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
         self.trouble = ""
         self.left = False

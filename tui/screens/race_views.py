@@ -197,10 +197,12 @@ class Bounded:
 class ClockTicks:
     """A race screen's one clock timer: :meth:`schedule` sets it for when what the screen shows by the clock next
     changes (:func:`next_clock_change` of ``room_and_now()``), or for nothing while nothing shown runs; it calls
-    ``tick``, which schedules the next.  So a screen whose race is still wakes once a second, never ten times."""
+    ``tick``, which schedules the next.  So a screen whose race is still wakes once a second, never ten times.
+    ``ahead()``: how far the time the screen shows runs ahead of the wall clock (a reveal drawn ahead), 0 otherwise."""
 
-    def __init__(self, screen: Screen, room_and_now: Callable[[], tuple[Room, float]], tick: Callable[[], None]):
-        self.screen, self.room_and_now, self.tick = screen, room_and_now, tick
+    def __init__(self, screen: Screen, room_and_now: Callable[[], tuple[Room, float]], tick: Callable[[], None],
+                 ahead: Callable[[], float] = lambda: 0.0):
+        self.screen, self.room_and_now, self.tick, self.ahead = screen, room_and_now, tick, ahead
         self.timer: Timer | None = None
 
     @property
@@ -211,7 +213,7 @@ class ClockTicks:
         self.stop()
         seconds = next_clock_change(*self.room_and_now())
         if seconds is not None:
-            self.timer = self.screen.set_timer(seconds, self._fire)
+            self.timer = self.screen.set_timer(seconds + self.ahead(), self._fire)
 
     def _fire(self) -> None:
         self.timer = None

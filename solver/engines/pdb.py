@@ -49,7 +49,7 @@ import numpy as np
 from solver.engines.atomic import fetch_add
 from solver.engines.bits import low_zeros, ones
 from solver.engines.jit import njit
-from solver.engines.pdb_space import colex_rank, multipliers, perms_of, space_of, words_per_block
+from solver.engines.pdb_space import multipliers, perms_of, space_of, words_per_block
 from solver.engines.ranking import nth_set_bit, popcount
 from solver.errors import Cancelled
 
@@ -236,15 +236,11 @@ def _first_of_run(prefix, k, fact, occupied):
     return first
 
 
-@njit(cache=True, nogil=True)
-def _any_new(prefix, k, fact, masks, combos, holders, runs):
-    """Whether the window of ``prefix`` may hold a placement first reached in the last layer (see :func:`_emit`)."""
-    span = fact[k - prefix.shape[0]]
-    for h in holders:
-        run = _first_of_run(prefix, k, fact, masks[combos[h]]) // span
-        if (runs[h, run >> 6] >> np.uint64(run & 63)) & np.uint64(1):
-            return True
-    return False
+def _any_new(holders, holder_runs, runs) -> bool:
+    """Whether a window may hold a placement first reached in the last layer (see :func:`_emit`): a bit of ``runs``
+    is set for the run of one of its ``holders`` (``holder_runs``, from :func:`_windows`)."""
+    words = runs[holders, holder_runs >> 6]
+    return bool(np.any((words >> (holder_runs & 63).astype(np.uint64)) & np.uint64(1)))
 
 
 @njit(cache=True, nogil=True)
@@ -286,21 +282,20 @@ def _emit(prefix, k, fact, masks, combos, holders, newly, rows, runs, base, weig
     return n
 
 
-@njit(cache=True, nogil=True)
-def _seed(goal_cells, cells, k, fact, binom, rbase, region_id, reached, new, count, fcount):
+def _seed(goal_cells, cells: int, k: int, fact, masks, rbase, region_id, reached, new, count, fcount) -> int:
     """Reach the goal (the pattern home, the blank's region); returns its combination."""
-    occupied = 0
-    for i in range(k):
-        occupied |= np.int64(1) << goal_cells[i]
-    c = colex_rank(occupied, binom)
-    b = rbase[c] + region_id[c * cells + cells - 1]
+    occupied = sum(1 << int(cell) for cell in goal_cells)
+    c = int(np.searchsorted(masks, occupied))  # colex order is the masks' numeric order
+    b = int(rbase[c]) + int(region_id[c * cells + cells - 1])
     p = 0
     used = 0
-    for i in range(k):
-        slot = popcount(occupied & ((np.int64(1) << goal_cells[i]) - 1))
-        p += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
+    for i, cell in enumerate(goal_cells):
+        slot = (occupied & ((1 << int(cell)) - 1)).bit_count()
+        p += (slot - (used & ((1 << slot) - 1)).bit_count()) * int(fact[k - 1 - i])
         used |= 1 << slot
-    _mark(reached, new, b, p)
+    bit = np.uint64(1 << (p & 63))
+    reached[b, p >> 6] |= bit
+    new[b, p >> 6] |= bit
     count[b] = 1
     fcount[b] = 1
     return c
@@ -407,7 +402,7 @@ def _windows(cells: int, k: int, limit: int, masks: np.ndarray, parity: np.ndarr
     mult = multipliers(cells, k)
     d = next(d for d in range(1, k + 1) if mult[d - 1] <= limit)
     prefixes = np.array(list(itertools.permutations(range(cells), d)), np.int64).reshape(-1, d)
-    bases = np.array([placement_rank(p, d, mult) for p in prefixes], np.int64)
+    bases = _ranks(prefixes, mult)
     combos = [np.flatnonzero(parity == side).astype(np.int32) for side in (0, 1)]
     by_cells: dict[int, tuple[np.ndarray, ...]] = {}
     holders = []
@@ -418,7 +413,31 @@ def _windows(cells: int, k: int, limit: int, masks: np.ndarray, parity: np.ndarr
                 np.flatnonzero((masks[combos[side]] & cells_of_prefix) == cells_of_prefix).astype(np.int32)
                 for side in (0, 1))
         holders.append(by_cells[cells_of_prefix])
-    return d, int(mult[d - 1]), prefixes, bases, combos, holders
+    span = factorial(k - d)
+    holder_runs = [tuple(_first_of_runs(prefix, k, masks[combos[side][holders[i][side]]]) // span for side in (0, 1))
+                   for i, prefix in enumerate(prefixes)]
+    return d, int(mult[d - 1]), prefixes, bases, combos, holders, holder_runs
+
+
+def _ranks(placements: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    """:func:`placement_rank` of each row of ``placements`` (its first ``placements.shape[1]`` tiles)."""
+    ranks = np.zeros(len(placements), np.int64)
+    for i in range(placements.shape[1]):
+        earlier = (placements[:, :i] < placements[:, i:i + 1]).sum(axis=1)
+        ranks += (placements[:, i] - earlier) * mult[i]
+    return ranks
+
+
+def _first_of_runs(prefix: np.ndarray, k: int, occupied: np.ndarray) -> np.ndarray:
+    """:func:`_first_of_run` of ``prefix`` on each combination of ``occupied`` (cell masks)."""
+    first = np.zeros(len(occupied), np.int64)
+    slots = []
+    for i, cell in enumerate(prefix):
+        slot = np.bitwise_count(occupied & ((1 << int(cell)) - 1)).astype(np.int64)
+        earlier = sum((s < slot).astype(np.int64) for s in slots)
+        first += (slot - earlier) * factorial(k - 1 - i)
+        slots.append(slot)
+    return first
 
 
 def _scratch_rows(block_parity: np.ndarray, combos: list[np.ndarray]) -> list[np.ndarray] | None:
@@ -443,7 +462,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
     k = len(tiles)
     size = n_placements(cells, k)
     fact = np.array([factorial(i) for i in range(k + 1)], np.int64)
-    masks, rbase, parity, region_id, adj_start, adj_block, adj_map, binom = space_of(width, cells, k)
+    masks, rbase, parity, region_id, adj_start, adj_block, adj_map, _binom = space_of(width, cells, k)
     maps, base, weight = perms_of(cells, k)
     blocks = int(rbase[-1])
     block_parity = np.repeat(parity, np.diff(rbase))
@@ -452,7 +471,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
     workers = max(1, int(threads))
     counters = [np.zeros(4, np.int64) for _ in range(workers)]
     done = {"states": 0, "reached": 0, "layer": 0}
-    d, span, prefixes, bases, combos, holders = _windows(cells, k, window, masks, parity)
+    d, span, prefixes, bases, combos, holders, holder_runs = _windows(cells, k, window, masks, parity)
     run_length = factorial(k - d)  # the permutations of one combination in one window
 
     def report() -> None:
@@ -466,7 +485,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
         for i in range(worker, len(bases), workers):
             if stop[0]:
                 return -1
-            if not _any_new(prefixes[i], k, fact, masks, combos[side], holders[i][side], runs):
+            if not _any_new(holders[i][side], holder_runs[i][side], runs):
                 continue
             window = sink.open(int(bases[i]), span, scratch)
             counters[worker][P_REACHED] += _emit(prefixes[i], k, fact, masks, combos[side], holders[i][side], newly,
@@ -490,7 +509,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
             newly = np.zeros((max(len(c) for c in combos), wpb), np.uint64)
             rows = [np.arange(len(c)) for c in combos]
         runs = np.zeros((max(len(c) for c in combos), (factorial(k) // run_length + 63) // 64), np.uint64)
-        goal = _seed(np.array([t - 1 for t in tiles], np.int64), cells, k, fact, binom, rbase, region_id, reached, new,
+        goal = _seed([t - 1 for t in tiles], cells, k, fact, masks, rbase, region_id, reached, new,
                      count, fcount)
         side = int(parity[goal])
         layer = 0

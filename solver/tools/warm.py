@@ -76,6 +76,18 @@ def warm_all(failed: Callable[[str, Exception], None]) -> bool:
 PARTS = ("search", "table")  # what each process beside does first (see main)
 
 
+def needs_the_table(puzzle) -> bool:
+    """Whether ``puzzle``'s first solve needs the table that the ``table`` part builds (the 15-puzzle's 6-6-3)."""
+    return (getattr(puzzle, "width", None), getattr(puzzle, "height", None)) == (4, 4)
+
+
+def table_built() -> bool:
+    """Whether the table that the ``table`` part builds is in the table cache (complete: it is renamed into place)."""
+    from solver.sliding.tables import tables_present
+
+    return tables_present("pdb663")
+
+
 def command(parent: int, part: str = "search") -> list[str]:
     """The command line of the process beside ``parent`` that does ``part`` (one of :data:`PARTS`)."""
     return [sys.executable, "-m", "solver.tools.warm", "--parent", str(parent), "--part", part]

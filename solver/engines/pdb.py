@@ -419,9 +419,10 @@ def _ranks(placements: np.ndarray, mult: np.ndarray) -> np.ndarray:
 
 
 def _first_of_runs(prefix: np.ndarray, k: int, occupied: np.ndarray) -> np.ndarray:
-    """:func:`_first_of_run` of ``prefix`` on each combination of ``occupied`` (cell masks)."""
+    """On each combination of ``occupied`` (cell masks), the first permutation of the run whose first
+    ``len(prefix)`` tiles lie on the cells ``prefix``."""
     first = np.zeros(len(occupied), np.int64)
-    slots = []
+    slots: list[np.ndarray] = []
     for i, cell in enumerate(prefix):
         slot = np.bitwise_count(occupied & ((1 << int(cell)) - 1)).astype(np.int64)
         earlier = sum((s < slot).astype(np.int64) for s in slots)

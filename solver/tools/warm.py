@@ -9,8 +9,9 @@ meanwhile waits for its compile lock and loads it (:mod:`solver.engines.jit_cach
 Two processes run beside (:func:`start_beside`): one compiles the 15-puzzle's search with a stand-in table
 (:func:`solver.sliding.search.compile_database_search`) while the other compiles the table's builder and builds it,
 so the two halves of a fresh install's first 15-puzzle solve compile at once, on two cores; then the first warms the
-other puzzles.  ``koma`` starts them too, from the home screen on: its own process then only loads what they made
-(no compile holds its interface up).  They stop when the process that started them goes (``--parent``).
+other puzzles.  ``koma`` starts them too, before it loads its interface: its own process then only loads what they
+made (no compile holds its interface up; a 15-puzzle opened meanwhile waits for the table, :func:`table_built`).  They
+stop when the process that started them goes (``--parent``).
 
 A marker in the kernel cache, named after the solver's sources (:func:`marker`), says the whole list was warmed with
 this cache: a process that finds it loads the kernels at once, as ever.

@@ -202,6 +202,13 @@ class KomaApp(App):
         driver_class = super().get_driver_class()
         return QuietLinuxDriver if driver_class is LinuxDriver else driver_class
 
+    def on_load(self) -> None:
+        """Asked to warm up (``prewarm=True``): the processes beside start now, before the interface is built."""
+        if self.prewarm and not self.compiler_beside:
+            from solver.tools.warm import start_beside
+
+            self.compiler_beside = start_beside()
+
     def on_mount(self) -> None:
         self.ui_thread = threading.get_ident()
         asyncio.get_running_loop().set_default_executor(QuitNowExecutor())  # quitting never waits for a worker

@@ -157,9 +157,12 @@ class KomaApp(App):
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
                  store: Store | None = None, clock: Callable[[], float] = time.monotonic,
                  animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None,
-                 database: str | None = None, prewarm: bool | None = None):
+                 database: str | None = None, prewarm: bool | None = None,
+                 compiler_beside: dict[str, subprocess.Popen] | None = None):
         """``prewarm``: load (or compile) the solvers in the background from the start (default: when Koma runs
-        on a terminal of its own; a game of ``koma serve`` comes warm from its warm process)."""
+        on a terminal of its own; a game of ``koma serve`` comes warm from its warm process).  ``compiler_beside``:
+        the processes beside (:func:`solver.tools.warm.start_beside`) if the caller started them already (``koma``
+        does, before it loads the interface); otherwise the warm-up starts them."""
         defer_strip_caches()
         super().__init__()
         self.ui_thread = threading.get_ident()  # where news is handled at once; the app's own thread once it runs
@@ -191,8 +194,8 @@ class KomaApp(App):
         self.quit_hint_until = 0.0  # time.monotonic() until which the "ctrl+c does not quit" toast shows
         self.prewarming: tuple[str, SolverJob] | None = None  # the puzzle the background warm-up is on, and its job
         self.prewarmed: list[str] = []  # the puzzles it has warmed, in order
-        self.compiler_beside: dict[str, subprocess.Popen] = {}  # compiling kernels on a fresh install, by part
-        # (solver.tools.warm)
+        # compiling kernels on a fresh install, by part (solver.tools.warm)
+        self.compiler_beside: dict[str, subprocess.Popen] = dict(compiler_beside or {})
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -206,6 +209,13 @@ class KomaApp(App):
         """Textual's driver for this terminal, with the quiet input thread on Linux and macOS."""
         driver_class = super().get_driver_class()
         return QuietLinuxDriver if driver_class is LinuxDriver else driver_class
+
+    def on_load(self) -> None:
+        """Asked to warm up (``prewarm=True``): the processes beside start now, before the interface is built."""
+        if self.prewarm and not self.compiler_beside:
+            from solver.tools.warm import start_beside
+
+            self.compiler_beside = start_beside()
 
     def on_mount(self) -> None:
         self.ui_thread = threading.get_ident()
@@ -349,14 +359,15 @@ class KomaApp(App):
         from solver.registry import get_puzzle
         from solver.tools.warm import start_beside
 
-        self.compiler_beside = start_beside()  # a fresh install: processes beside compile the kernels, on two cores
+        if not self.compiler_beside:  # a fresh install: processes beside compile the kernels, on two cores
+            self.compiler_beside = start_beside()
         for name, size in PREWARM_PUZZLES:
             puzzle = get_puzzle(name, size)
             job = SolverJob("prewarm")
             self.prewarming = (puzzle_id(puzzle), job)
             try:
                 with self.stop_flags.registered(job):  # quitting stops it
-                    self._wait_for_the_table_beside(job)
+                    self.wait_for_the_table_beside(puzzle, job)
                     if puzzle.enumerable:
                         puzzle.depth_table(stop=job.stop)
                     elif search.methods(puzzle):  # as the play screen warms up: a board two moves from the goal
@@ -372,11 +383,18 @@ class KomaApp(App):
                 return
             self.prewarmed.append(puzzle_id(puzzle))
 
-    def _wait_for_the_table_beside(self, job: SolverJob) -> None:
-        """While the processes beside compile the 15-puzzle's table and search, this process waits rather than compile
-        (a compile here would hold the interface up: numba compiles in Python, under the GIL); then it only loads."""
-        table = self.compiler_beside.get("table")  # the 15-puzzle's table, then its search loaded
-        while table is not None and table.poll() is None and not job.cancelled:
+    def wait_for_the_table_beside(self, puzzle: Puzzle, job: SolverJob) -> None:
+        """While the process beside builds the table ``puzzle`` needs (the 15-puzzle's, on a fresh install), wait for
+        the table (or for that process to end) rather than build it here: that would compile the table's builder in
+        this process, and numba compiles holding the GIL, the interface's too.  Then the search's kernel is loaded
+        once the other process beside compiled it (its compile lock).  At once for other puzzles, or if ``job`` is
+        cancelled."""
+        from solver.tools.warm import needs_the_table, table_built
+
+        table = self.compiler_beside.get("table")
+        if table is None or not needs_the_table(puzzle):
+            return
+        while table.poll() is None and not table_built() and not job.cancelled:
             time.sleep(BESIDE_POLL_SECONDS)
 
     def _prewarm_gives_way(self, puzzle: Puzzle) -> None:

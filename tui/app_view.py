@@ -15,7 +15,7 @@ from textual.screen import Screen
 
 from solver.puzzle import Proof, Puzzle
 from tui.game.records import Replay
-from tui.game.solver_jobs import StopFlags
+from tui.game.solver_jobs import SolverJob, StopFlags
 from tui.game.speed_events import SpeedSession
 from tui.game.writes import Write
 from tui.storage.service import Answer, News, Storage
@@ -58,6 +58,8 @@ class KomaAppView(Protocol):
     last_solve_seconds: float | None
 
     def show_store_notices(self) -> None: ...
+
+    def wait_for_the_table_beside(self, puzzle: Puzzle, job: SolverJob) -> None: ...
 
     def announce(self, text: str) -> None: ...
 

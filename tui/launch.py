@@ -64,10 +64,13 @@ def launch(args) -> int:
         print(f"koma: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
+    from solver.tools.warm import start_beside
+
+    beside = start_beside()  # on a fresh install the kernels start compiling now, while the interface loads
     from tui.app import KomaApp
 
     app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme,
-                  database=getattr(args, "database", None))
+                  database=getattr(args, "database", None), compiler_beside=beside)
     app.run()
     code = app.return_code or 0
     # The terminal is restored and the store closed (on_unmount); skip the interpreter's teardown

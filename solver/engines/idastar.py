@@ -46,6 +46,11 @@ P_BOUND, P_NODES, P_ITERATION, P_DONE = 0, 1, 2, 3
 # split depth, which every worker of a split search generates alike
 C_NODES, C_TOP = P_NODES, 4
 PROGRESS_SIZE = 5
+# ``path_out`` (what a kernel gets from :func:`run_ida` and :func:`run_split`): the path found, then the search's
+# stacks and a claim counter, so that no kernel allocates (each array constructor is compiled for every kernel)
+STACKS = MAX_PATH + 1
+CLAIM = STACKS + 3 * (MAX_PATH + 1)
+WORK_SIZE = CLAIM + 1
 
 
 @intrinsic
@@ -76,7 +81,8 @@ def ida_iteration(try_move, undo_move, is_goal, automaton, n_moves, state, table
 
     ``length`` is the solution's length (its moves in ``path_out``), ``NOT_FOUND`` or ``STOPPED``
     (``stop[0]`` or ``halt[0]`` was set); ``next_bound`` is the smallest ``f`` above ``bound`` seen.
-    ``counters[C_NODES]`` and ``counters[C_TOP]`` are increased by the nodes generated.
+    ``counters[C_NODES]`` and ``counters[C_TOP]`` are increased by the nodes generated.  ``path_out`` has
+    ``WORK_SIZE`` entries: the path, then the search's stacks.
 
     With ``split_depth > 0`` several workers share the tree: each walks the levels above
     ``split_depth`` alike, and numbers the nodes it would descend into at that depth in the order met;
@@ -91,9 +97,10 @@ def ida_iteration(try_move, undo_move, is_goal, automaton, n_moves, state, table
     """
     nodes = 0
     top = 0
-    move_at = np.empty(MAX_PATH + 1, np.int64)
-    h_at = np.empty(MAX_PATH + 1, np.int64)
-    seen_at = np.empty(MAX_PATH + 1, np.int64)  # the automaton's state after the path's first ``depth`` moves
+    # per depth: the last move tried, the estimate, and the automaton's state after the path's first ``depth`` moves
+    move_at = path_out[STACKS:STACKS + MAX_PATH + 1]
+    h_at = path_out[STACKS + MAX_PATH + 1:STACKS + 2 * (MAX_PATH + 1)]
+    seen_at = path_out[STACKS + 2 * (MAX_PATH + 1):CLAIM]
     next_bound = 1 << 60
     depth = 0
     move_at[0] = -1
@@ -101,74 +108,68 @@ def ida_iteration(try_move, undo_move, is_goal, automaton, n_moves, state, table
     seen_at[0] = 0
     numbered = 0  # nodes met at the split depth, that the search would descend into
     mine = -1  # the last number this worker claimed
+    result = NOT_FOUND  # STOPPED or a solution's length once the search ends: the path is then undone move by move
+    # each kernel is called from one place only (the kernels are inlined: every call site costs compile time)
     while depth >= 0:
-        m = move_at[depth] + 1
-        seen = seen_at[depth]
         descended = False
-        while m < n_moves:
-            if automaton[seen, m] >= 0:
-                nh = try_move(state, m, h_at[depth], bound - depth - 1, tables)
-                if nh >= 0:
-                    nodes += 1
-                    if depth < split_depth:
-                        top += 1
-                    if (nodes & STOP_POLL_MASK) == 0:
-                        counters[C_NODES] += nodes
-                        counters[C_TOP] += top
-                        nodes = 0
-                        top = 0
-                        if stop[0] != 0 or halt[0] != 0:
-                            undo_move(state, m, tables)
-                            while depth > 0:
-                                depth -= 1
-                                undo_move(state, path_out[depth], tables)
-                            return STOPPED, next_bound
-                    f = depth + 1 + nh
-                    if f > bound:
-                        if f < next_bound:
-                            next_bound = f
-                        undo_move(state, m, tables)
-                        if pathmax and nh - 1 > h_at[depth]:
+        if result == NOT_FOUND:
+            m = move_at[depth] + 1
+            seen = seen_at[depth]
+            while m < n_moves:
+                if automaton[seen, m] >= 0:
+                    nh = try_move(state, m, h_at[depth], bound - depth - 1, tables)
+                    if nh >= 0:
+                        nodes += 1
+                        if depth < split_depth:
+                            top += 1
+                        f = depth + 1 + nh
+                        if (nodes & STOP_POLL_MASK) == 0:
+                            counters[C_NODES] += nodes
+                            counters[C_TOP] += top
+                            nodes = 0
+                            top = 0
+                            if stop[0] != 0 or halt[0] != 0:
+                                result = STOPPED
+                        if result != NOT_FOUND:
+                            pass
+                        elif f > bound:
+                            if f < next_bound:
+                                next_bound = f
+                        elif nh == 0 and is_goal(state, tables):
+                            path_out[depth] = m
+                            result = depth + 1
+                        elif depth + 1 < MAX_PATH:
+                            ours = True
+                            if depth + 1 == split_depth:
+                                if numbered > mine:  # claim a subtree: the first number nobody has taken
+                                    mine = fetch_add(claim, 0, 1)
+                                ours = numbered == mine
+                                numbered += 1
+                            if ours:
+                                move_at[depth] = m
+                                path_out[depth] = m
+                                depth += 1
+                                move_at[depth] = -1
+                                h_at[depth] = nh
+                                seen_at[depth] = automaton[seen, m]
+                                descended = True
+                                break
+                        undo_move(state, m, tables)  # out of bounds, found, stopped, too deep or another worker's
+                        if result != NOT_FOUND:
+                            break
+                        if pathmax and f > bound and nh - 1 > h_at[depth]:
                             h_at[depth] = nh - 1
                             if depth + nh - 1 > bound:  # this node is out of bounds too: skip its other children
                                 if depth + nh - 1 < next_bound:
                                     next_bound = depth + nh - 1
                                 break
-                    elif nh == 0 and is_goal(state, tables):
-                        path_out[depth] = m
-                        length = depth + 1
-                        undo_move(state, m, tables)  # restore the caller's state
-                        while depth > 0:
-                            depth -= 1
-                            undo_move(state, path_out[depth], tables)
-                        counters[C_NODES] += nodes
-                        counters[C_TOP] += top
-                        return length, next_bound
-                    elif depth + 1 >= MAX_PATH:
-                        undo_move(state, m, tables)
-                    else:
-                        ours = True
-                        if depth + 1 == split_depth:
-                            if numbered > mine:  # claim a subtree: the first number nobody has taken
-                                mine = fetch_add(claim, 0, 1)
-                            ours = numbered == mine
-                            numbered += 1
-                        if ours:
-                            move_at[depth] = m
-                            path_out[depth] = m
-                            depth += 1
-                            move_at[depth] = -1
-                            h_at[depth] = nh
-                            seen_at[depth] = automaton[seen, m]
-                            descended = True
-                            break
-                        undo_move(state, m, tables)  # another worker's subtree
-            m += 1
+                m += 1
         if not descended:
             depth -= 1
             if depth >= 0:
                 undo_move(state, path_out[depth], tables)
-                if pathmax and depth >= split_depth and h_at[depth + 1] - 1 > h_at[depth]:
+                if (result == NOT_FOUND and pathmax and depth >= split_depth
+                        and h_at[depth + 1] - 1 > h_at[depth]):
                     h_at[depth] = h_at[depth + 1] - 1
                     if depth + h_at[depth] > bound:
                         if depth + h_at[depth] < next_bound:
@@ -176,7 +177,7 @@ def ida_iteration(try_move, undo_move, is_goal, automaton, n_moves, state, table
                         move_at[depth] = n_moves  # no more children
     counters[C_NODES] += nodes
     counters[C_TOP] += top
-    return NOT_FOUND, next_bound
+    return result, next_bound
 
 
 @njit(nogil=True, inline="always")
@@ -184,7 +185,7 @@ def ida_star(heuristic, try_move, undo_move, is_goal, automaton, n_moves, state,
              stop, progress, path_out, pathmax=False):
     """Search for a shortest move sequence from ``state`` to the goal.
 
-    Writes the moves into ``path_out`` and returns ``(length, nodes)``; ``length`` is
+    Writes the moves into ``path_out`` (``WORK_SIZE`` entries, zeros) and returns ``(length, nodes)``; ``length`` is
     ``STOPPED`` if ``stop[0]`` was set and ``NOT_FOUND`` if no solution has ``f <= max_bound``.
     ``nodes`` counts every legal child generated.  ``state`` is back to the start on return.
     Between iterations ``progress`` holds the bound, the nodes so far and the iteration number.
@@ -195,15 +196,14 @@ def ida_star(heuristic, try_move, undo_move, is_goal, automaton, n_moves, state,
     if is_goal(state, tables):
         progress[P_DONE] = 1
         return 0, 0
-    claim = np.zeros(1, np.int64)
-    halt = np.zeros(1, np.uint8)
+    claim = path_out[CLAIM:CLAIM + 1]  # unused: no split
     bound = h0
     iteration = 0
     while bound <= max_bound:
         progress[P_BOUND] = bound
         progress[P_ITERATION] = iteration
         length, bound = ida_iteration(try_move, undo_move, is_goal, automaton, n_moves, state, tables, h0, bound, 0,
-                                      claim, stop, halt, progress, path_out, pathmax)
+                                      claim, stop, stop, progress, path_out, pathmax)
         if length != NOT_FOUND:
             if length >= 0:
                 progress[P_DONE] = 1
@@ -234,7 +234,7 @@ def run_ida(kernel, state: np.ndarray, tables, *, max_bound: int = MAX_PATH, sto
     """
     stop = np.zeros(1, np.uint8) if stop is None else stop
     counters = np.zeros(PROGRESS_SIZE, np.int64)
-    path_out = np.zeros(MAX_PATH + 1, np.int64)
+    path_out = np.zeros(WORK_SIZE, np.int64)
     began = time.perf_counter()
 
     report = None
@@ -276,7 +276,7 @@ def _split_iteration(kernel, states, tables, h0: int, bound: int, split: int, st
     claim = np.zeros(1, np.int64)
     halt = np.zeros(1, np.uint8)
     counters = [np.zeros(PROGRESS_SIZE, np.int64) for _ in range(workers)]
-    paths = [np.zeros(MAX_PATH + 1, np.int64) for _ in range(workers)]
+    paths = [np.zeros(WORK_SIZE, np.int64) for _ in range(workers)]
     results: list[tuple[int, int] | None] = [None] * workers
     failures: list[BaseException] = []
 

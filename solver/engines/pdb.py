@@ -49,7 +49,7 @@ import numpy as np
 from solver.engines.atomic import fetch_add
 from solver.engines.bits import low_zeros, ones
 from solver.engines.jit import njit
-from solver.engines.pdb_space import colex_rank, multipliers, perms_of, space_of, words_per_block
+from solver.engines.pdb_space import multipliers, perms_of, space_of, words_per_block
 from solver.engines.ranking import nth_set_bit, popcount
 from solver.errors import Cancelled
 
@@ -129,7 +129,8 @@ def _pull(reached, new, count, fcount, block_parity, parity, adj_start, adj_bloc
             if block_parity[t] != parity:
                 continue
             if fcount[t] != 0:  # its frontier of two layers back is closed now
-                new[t, :] = 0
+                for w in range(wpb):  # (a loop: a slice assignment costs a second of compiling)
+                    new[t, w] = 0
                 fcount[t] = 0
             unreached = size - count[t]
             if unreached == 0:
@@ -191,7 +192,8 @@ def _newly(combos, rbase, fcount, reached, new, newly, rows, runs, span, worker,
     last_run = runs.shape[1] * 64 - 1
     for h in range(worker, combos.shape[0], workers):
         c = combos[h]
-        runs[h, :] = 0
+        for r in range(runs.shape[1]):
+            runs[h, r] = 0
         fresh = False
         for b in range(rbase[c], rbase[c + 1]):
             fresh |= fcount[b] != 0
@@ -224,48 +226,31 @@ def _bits_at(plane, b, at):
     return word
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _first_of_run(prefix, k, fact, occupied):
-    """The first permutation of the run whose first ``len(prefix)`` tiles lie on the cells ``prefix``."""
-    first = 0
-    used = 0
-    for i in range(prefix.shape[0]):
-        slot = popcount(occupied & ((np.int64(1) << prefix[i]) - 1))
-        first += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
-        used |= 1 << slot
-    return first
+def _any_new(holders, holder_runs, runs) -> bool:
+    """Whether a window may hold a placement first reached in the last layer (see :func:`_emit`): a bit of ``runs``
+    is set for the run of one of its ``holders`` (``holder_runs``, from :func:`_windows`)."""
+    words = runs[holders, holder_runs >> 6]
+    return bool(np.any((words >> (holder_runs & 63).astype(np.uint64)) & np.uint64(1)))
 
 
 @njit(cache=True, nogil=True)
-def _any_new(prefix, k, fact, masks, combos, holders, runs):
-    """Whether the window of ``prefix`` may hold a placement first reached in the last layer (see :func:`_emit`)."""
-    span = fact[k - prefix.shape[0]]
-    for h in holders:
-        run = _first_of_run(prefix, k, fact, masks[combos[h]]) // span
-        if (runs[h, run >> 6] >> np.uint64(run & 63)) & np.uint64(1):
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
-def _emit(prefix, k, fact, masks, combos, holders, newly, rows, runs, base, weight, window_base, dest, value):
+def _emit(holders, holder_runs, span, k, masks, combos, newly, rows, runs, base, weight, window_base, dest, value, gap):
     """Write ``value`` into ``dest`` (from rank ``window_base`` on) for the placements of one window first
     reached in the last layer.
 
-    The window is every placement whose first ``len(prefix)`` tiles lie on the cells ``prefix``;
-    on a combination holding those cells (``combos[h]`` for ``h`` in ``holders``: the layer's
-    parity), their permutations are one run of ``(k-d)!``, whose new ones ``newly`` and ``runs``
-    (see :func:`_newly`) tell.  Returns how many.
+    The window is every placement whose first ``d`` tiles lie on given cells; on a combination holding
+    those cells (``combos[h]`` for ``h`` in ``holders``: the layer's parity), their permutations are one
+    run of ``span = (k-d)!``, the ``holder_runs``-th (see :func:`_windows`), whose new ones ``newly`` and
+    ``runs`` (see :func:`_newly`) tell.  ``gap`` is scratch space for ``k`` entries.  Returns how many.
     """
-    span = fact[k - prefix.shape[0]]
-    gap = np.empty(k, np.int64)
     n = 0
-    for h in holders:
-        occupied = masks[combos[h]]
-        first = _first_of_run(prefix, k, fact, occupied)
-        run = first // span
+    for i in range(holders.shape[0]):
+        h = holders[i]
+        run = holder_runs[i]
         if not (runs[h, run >> 6] >> np.uint64(run & 63)) & np.uint64(1):
             continue
+        first = run * span
+        occupied = masks[combos[h]]
         rest = occupied
         for t in range(k):
             low = rest & -rest
@@ -286,21 +271,20 @@ def _emit(prefix, k, fact, masks, combos, holders, newly, rows, runs, base, weig
     return n
 
 
-@njit(cache=True, nogil=True)
-def _seed(goal_cells, cells, k, fact, binom, rbase, region_id, reached, new, count, fcount):
+def _seed(goal_cells, cells: int, k: int, fact, masks, rbase, region_id, reached, new, count, fcount) -> int:
     """Reach the goal (the pattern home, the blank's region); returns its combination."""
-    occupied = 0
-    for i in range(k):
-        occupied |= np.int64(1) << goal_cells[i]
-    c = colex_rank(occupied, binom)
-    b = rbase[c] + region_id[c * cells + cells - 1]
+    occupied = sum(1 << int(cell) for cell in goal_cells)
+    c = int(np.searchsorted(masks, occupied))  # colex order is the masks' numeric order
+    b = int(rbase[c]) + int(region_id[c * cells + cells - 1])
     p = 0
     used = 0
-    for i in range(k):
-        slot = popcount(occupied & ((np.int64(1) << goal_cells[i]) - 1))
-        p += (slot - popcount(used & ((1 << slot) - 1))) * fact[k - 1 - i]
+    for i, cell in enumerate(goal_cells):
+        slot = (occupied & ((1 << int(cell)) - 1)).bit_count()
+        p += (slot - (used & ((1 << slot) - 1)).bit_count()) * int(fact[k - 1 - i])
         used |= 1 << slot
-    _mark(reached, new, b, p)
+    bit = np.uint64(1 << (p & 63))
+    reached[b, p >> 6] |= bit
+    new[b, p >> 6] |= bit
     count[b] = 1
     fcount[b] = 1
     return c
@@ -401,13 +385,14 @@ class _FileSink:
 
 
 def _windows(cells: int, k: int, limit: int, masks: np.ndarray, parity: np.ndarray):
-    """The emission windows: prefix length ``d`` (the smallest whose windows hold at most ``limit``
-    placements), their size, the prefixes, their first ranks, the combinations of each parity, and
-    for each window and parity the ones (indices in that list) that hold the prefix's cells."""
+    """The emission windows (every placement whose first ``d`` tiles lie on given cells, a prefix): ``d`` (the
+    smallest whose windows hold at most ``limit`` placements), their size, their first ranks, the combinations of
+    each parity, for each window and parity the ones (indices in that list) that hold the prefix's cells, and for
+    each of those the run (of ``(k-d)!`` permutations) whose first ``d`` tiles lie on the prefix's cells."""
     mult = multipliers(cells, k)
     d = next(d for d in range(1, k + 1) if mult[d - 1] <= limit)
     prefixes = np.array(list(itertools.permutations(range(cells), d)), np.int64).reshape(-1, d)
-    bases = np.array([placement_rank(p, d, mult) for p in prefixes], np.int64)
+    bases = _ranks(prefixes, mult)
     combos = [np.flatnonzero(parity == side).astype(np.int32) for side in (0, 1)]
     by_cells: dict[int, tuple[np.ndarray, ...]] = {}
     holders = []
@@ -418,7 +403,32 @@ def _windows(cells: int, k: int, limit: int, masks: np.ndarray, parity: np.ndarr
                 np.flatnonzero((masks[combos[side]] & cells_of_prefix) == cells_of_prefix).astype(np.int32)
                 for side in (0, 1))
         holders.append(by_cells[cells_of_prefix])
-    return d, int(mult[d - 1]), prefixes, bases, combos, holders
+    span = factorial(k - d)
+    holder_runs = [tuple(_first_of_runs(prefix, k, masks[combos[side][holders[i][side]]]) // span for side in (0, 1))
+                   for i, prefix in enumerate(prefixes)]
+    return d, int(mult[d - 1]), bases, combos, holders, holder_runs
+
+
+def _ranks(placements: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    """:func:`placement_rank` of each row of ``placements`` (its first ``placements.shape[1]`` tiles)."""
+    ranks = np.zeros(len(placements), np.int64)
+    for i in range(placements.shape[1]):
+        earlier = (placements[:, :i] < placements[:, i:i + 1]).sum(axis=1)
+        ranks += (placements[:, i] - earlier) * mult[i]
+    return ranks
+
+
+def _first_of_runs(prefix: np.ndarray, k: int, occupied: np.ndarray) -> np.ndarray:
+    """On each combination of ``occupied`` (cell masks), the first permutation of the run whose first
+    ``len(prefix)`` tiles lie on the cells ``prefix``."""
+    first = np.zeros(len(occupied), np.int64)
+    slots: list[np.ndarray] = []
+    for i, cell in enumerate(prefix):
+        slot = np.bitwise_count(occupied & ((1 << int(cell)) - 1)).astype(np.int64)
+        earlier = sum((s < slot).astype(np.int64) for s in slots)
+        first += (slot - earlier) * factorial(k - 1 - i)
+        slots.append(slot)
+    return first
 
 
 def _scratch_rows(block_parity: np.ndarray, combos: list[np.ndarray]) -> list[np.ndarray] | None:
@@ -443,7 +453,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
     k = len(tiles)
     size = n_placements(cells, k)
     fact = np.array([factorial(i) for i in range(k + 1)], np.int64)
-    masks, rbase, parity, region_id, adj_start, adj_block, adj_map, binom = space_of(width, cells, k)
+    masks, rbase, parity, region_id, adj_start, adj_block, adj_map, _binom = space_of(width, cells, k)
     maps, base, weight = perms_of(cells, k)
     blocks = int(rbase[-1])
     block_parity = np.repeat(parity, np.diff(rbase))
@@ -452,7 +462,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
     workers = max(1, int(threads))
     counters = [np.zeros(4, np.int64) for _ in range(workers)]
     done = {"states": 0, "reached": 0, "layer": 0}
-    d, span, prefixes, bases, combos, holders = _windows(cells, k, window, masks, parity)
+    d, span, bases, combos, holders, holder_runs = _windows(cells, k, window, masks, parity)
     run_length = factorial(k - d)  # the permutations of one combination in one window
 
     def report() -> None:
@@ -463,14 +473,16 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
 
     def emit(worker: int, side: int, layer: int, newly, rows, runs) -> int:
         scratch = sink.buffer(span)
+        gap = np.empty(k, np.int64)
         for i in range(worker, len(bases), workers):
             if stop[0]:
                 return -1
-            if not _any_new(prefixes[i], k, fact, masks, combos[side], holders[i][side], runs):
+            if not _any_new(holders[i][side], holder_runs[i][side], runs):
                 continue
             window = sink.open(int(bases[i]), span, scratch)
-            counters[worker][P_REACHED] += _emit(prefixes[i], k, fact, masks, combos[side], holders[i][side], newly,
-                                                 rows[side], runs, base, weight, bases[i], window, layer)
+            counters[worker][P_REACHED] += _emit(holders[i][side], holder_runs[i][side], run_length, k, masks,
+                                                 combos[side], newly, rows[side], runs, base, weight, bases[i], window,
+                                                 layer, gap)
             sink.close(int(bases[i]), window)
         return 0
 
@@ -490,7 +502,7 @@ def _build(width: int, height: int, tiles, sink, stop, progress, threads: int, w
             newly = np.zeros((max(len(c) for c in combos), wpb), np.uint64)
             rows = [np.arange(len(c)) for c in combos]
         runs = np.zeros((max(len(c) for c in combos), (factorial(k) // run_length + 63) // 64), np.uint64)
-        goal = _seed(np.array([t - 1 for t in tiles], np.int64), cells, k, fact, binom, rbase, region_id, reached, new,
+        goal = _seed([t - 1 for t in tiles], cells, k, fact, masks, rbase, region_id, reached, new,
                      count, fcount)
         side = int(parity[goal])
         layer = 0

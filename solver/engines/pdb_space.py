@@ -9,13 +9,11 @@ permutations they apply are computed here, once per board and pattern size.
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from math import comb, factorial
 
 import numpy as np
-
-from solver.engines.jit import njit
-from solver.engines.ranking import nth_set_bit, popcount
 
 
 def multipliers(cells: int, k: int) -> np.ndarray:
@@ -24,142 +22,99 @@ def multipliers(cells: int, k: int) -> np.ndarray:
 
 
 # --- the space: combinations, their regions, blocks and moves --------------------------------------
+# In numpy, not numba: these run once per board and pattern size (milliseconds for the 15-puzzle), and a numba
+# kernel of this size took seconds to compile on a fresh install, before the first table could be built.
 
-@njit(cache=True, nogil=True, inline="always")
-def _region(start, free, width, not_first_col, not_last_col):
-    """The connected region of ``free`` cells that contains the cell mask ``start``."""
-    region = start
-    while True:
-        grown = (region | (region << width) | (region >> width) | ((region & not_first_col) >> 1)
-                 | ((region & not_last_col) << 1)) & free
-        if grown == region:
-            return region
-        region = grown
+def _bit_count(values: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(values).astype(np.int64)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def colex_rank(mask, binom):
-    """Rank of a combination (cell mask) in colex order: the sum of C(cell_i, i+1) over its cells, smallest first."""
-    r = 0
-    i = 0
-    while mask != 0:
-        low = mask & -mask
-        mask ^= low
-        i += 1
-        r += binom[popcount(low - 1), i]
-    return r
-
-
-@njit(cache=True, nogil=True)
-def _space(width, cells, k, ncomb):
+def _space(width: int, cells: int, k: int, ncomb: int):
     """Every combination of ``k`` of the ``cells`` (colex order) with its regions of free cells, and the moves.
 
     Returns ``masks`` (cells of each combination), ``rbase`` (its first block; blocks are numbered
     by combination, then region in order of their smallest cell), ``parity`` (of the sum of the
     cells' rows and columns), ``region_id`` (``[comb * cells + cell]``, -1 on occupied cells), and
     the moves into each block ``b`` as ``adj_block[adj_start[b]:adj_start[b+1]]`` (the block they
-    come from) with ``adj_map`` (-1: same permutation, else ``s*k+t``: the map that moves slot ``s``
-    to slot ``t``, from the source's permutation to this block's).
+    come from, in the order of the free cell they enter, then of the direction: up, down, left, right)
+    with ``adj_map`` (-1: same permutation, else ``s*k+t``: the map that moves slot ``s`` to slot ``t``,
+    from the source's permutation to this block's).
     """
-    full = (np.int64(1) << cells) - 1
-    first_col = 0
-    for r in range(cells // width):
-        first_col |= np.int64(1) << (r * width)
-    not_first_col = full & ~first_col
-    not_last_col = full & ~(first_col << (width - 1))
-    binom = np.zeros((cells + 1, k + 2), np.int64)
-    for i in range(cells + 1):
-        binom[i, 0] = 1
-        for j in range(1, min(i, k + 1) + 1):
-            binom[i, j] = binom[i - 1, j - 1] + (binom[i - 1, j] if j <= i - 1 else 0)
-    masks = np.empty(ncomb, np.int64)
-    m = (np.int64(1) << k) - 1
-    for i in range(ncomb):  # Gosper's hack: the next larger number with k bits
-        masks[i] = m
-        if i + 1 < ncomb:
-            low = m & -m
-            r = m + low
-            m = (((r ^ m) >> 2) // low) | r
-    region_id = np.full(ncomb * cells, -1, np.int8)
+    one = np.int64(1)
+    full = (one << cells) - 1
+    first_col = sum(1 << (r * width) for r in range(cells // width))
+    not_first_col = np.int64(full & ~first_col)
+    not_last_col = np.int64(full & ~(first_col << (width - 1)))
+    binom = np.array([[comb(i, j) for j in range(k + 2)] for i in range(cells + 1)], np.int64)
+    # colex order of the combinations is the numeric order of their cell masks
+    chosen = np.array(list(itertools.combinations(range(cells), k)), np.int64).reshape(-1, k)
+    masks = np.sort(np.bitwise_or.reduce(one << chosen, axis=1))[:ncomb]
+    bits = one << np.arange(cells, dtype=np.int64)
+    free = full & ~masks
+    # the regions of free cells, each grown from the smallest free cell not in an earlier one
+    region_id = np.full((ncomb, cells), -1, np.int8)
     nregions = np.zeros(ncomb, np.int64)
-    parity = np.zeros(ncomb, np.uint8)
-    for i in range(ncomb):
-        free = full & ~masks[i]
-        rest = free
-        j = 0
-        while rest != 0:
-            region = _region(rest & -rest, free, width, not_first_col, not_last_col)
-            rest &= ~region
-            while region != 0:
-                bit = region & -region
-                region ^= bit
-                region_id[i * cells + popcount(bit - 1)] = j
-            j += 1
-        nregions[i] = j
-        occupied = masks[i]
-        s = 0
-        while occupied != 0:
-            bit = occupied & -occupied
-            occupied ^= bit
-            cell = popcount(bit - 1)
-            s += cell // width + cell % width
-        parity[i] = s & 1
+    rest = free.copy()
+    j = 0
+    while (left := np.flatnonzero(rest)).size:
+        region = rest[left] & -rest[left]
+        within = free[left]
+        growing = np.arange(len(left))
+        while growing.size:
+            now = region[growing]
+            grown = (now | (now << width) | (now >> width) | ((now & not_first_col) >> 1)
+                     | ((now & not_last_col) << 1)) & within[growing]
+            changed = grown != now
+            region[growing] = grown
+            growing = growing[changed]
+        rest[left] &= ~region
+        nregions[left] += 1
+        for y in range(cells):
+            region_id[left[(region >> y) & 1 != 0], y] = j
+        j += 1
+    is_free = region_id >= 0
+    rows = np.arange(cells) // width
+    cols = np.arange(cells) % width
+    occupied = (masks[:, None] & bits) != 0
+    parity = ((occupied * (rows + cols)).sum(axis=1) & 1).astype(np.uint8)
     rbase = np.zeros(ncomb + 1, np.int64)
-    for i in range(ncomb):
-        rbase[i + 1] = rbase[i] + nregions[i]
-    blocks = rbase[ncomb]
-    near = np.full((cells, 4), -1, np.int64)
+    np.cumsum(nregions, out=rbase[1:])
+    blocks = int(rbase[ncomb])
+    into, cell, way, source, slot_map = [], [], [], [], []
     for y in range(cells):
-        if y >= width:
-            near[y, 0] = y - width
-        if y + width < cells:
-            near[y, 1] = y + width
-        if y % width != 0:
-            near[y, 2] = y - 1
-        if y % width != width - 1:
-            near[y, 3] = y + 1
+        near = (y - width if y >= width else -1, y + width if y + width < cells else -1,
+                y - 1 if y % width != 0 else -1, y + 1 if y % width != width - 1 else -1)
+        for d, x in enumerate(near):
+            if x < 0:
+                continue
+            # combinations with y free and x occupied: their tile on x moves to y, into the block ``other``
+            i = np.flatnonzero(is_free[:, y] & occupied[:, x])
+            if not len(i):
+                continue
+            held = masks[i]
+            s = _bit_count(held & ((one << x) - 1))
+            moved = (held & ~(one << x)) | (one << y)
+            t = _bit_count(moved & ((one << y) - 1))
+            other = np.searchsorted(masks, moved)
+            into.append(rbase[i] + region_id[i, y])
+            cell.append(np.full(len(i), y))
+            way.append(np.full(len(i), d))
+            source.append(rbase[other] + region_id[other, x])
+            slot_map.append(np.where(s == t, -1, t * k + s))
+    if into:
+        into_all, order_cell, order_way = np.concatenate(into), np.concatenate(cell), np.concatenate(way)
+        order = np.lexsort((order_way, order_cell, into_all))
+        adj_block = np.concatenate(source)[order].astype(np.int64)
+        adj_map = np.concatenate(slot_map)[order].astype(np.int16)
+        counts = np.bincount(into_all, minlength=blocks)
+    else:
+        adj_block, adj_map, counts = np.empty(0, np.int64), np.empty(0, np.int16), np.zeros(blocks, np.int64)
     adj_start = np.zeros(blocks + 1, np.int64)
-    for sweep in range(2):
-        if sweep == 1:
-            for b in range(blocks):
-                adj_start[b + 1] += adj_start[b]
-            adj_block = np.empty(adj_start[blocks], np.int64)
-            adj_map = np.empty(adj_start[blocks], np.int16)
-        else:
-            adj_block = np.empty(0, np.int64)
-            adj_map = np.empty(0, np.int16)
-        for i in range(ncomb):
-            occupied = masks[i]
-            for y in range(cells):
-                j = region_id[i * cells + y]
-                if j < 0:
-                    continue
-                b = rbase[i] + j
-                for d in range(4):
-                    x = near[y, d]
-                    if x < 0 or not (occupied >> x) & 1:
-                        continue
-                    if sweep == 0:
-                        adj_start[b + 1] += 1
-                        continue
-                    # this block's tile on x moves to y, into the block ``other``; coming back is the move in
-                    s = popcount(occupied & ((np.int64(1) << x) - 1))
-                    moved = (occupied & ~(np.int64(1) << x)) | (np.int64(1) << y)
-                    t = popcount(moved & ((np.int64(1) << y) - 1))
-                    c2 = colex_rank(moved, binom)
-                    e = adj_start[b]
-                    adj_start[b] += 1
-                    adj_block[e] = rbase[c2] + region_id[c2 * cells + x]
-                    adj_map[e] = -1 if s == t else t * k + s
-        if sweep == 1:
-            for b in range(blocks, 0, -1):
-                adj_start[b] = adj_start[b - 1]
-            adj_start[0] = 0
-    return masks, rbase, parity, region_id, adj_start, adj_block, adj_map, binom
+    np.cumsum(counts, out=adj_start[1:])
+    return masks, rbase, parity, region_id.reshape(-1), adj_start, adj_block, adj_map, binom
 
 
-@njit(cache=True, nogil=True)
-def _perm_tables(k, mult, fact, maps):
+def _perm_tables(k: int, mult: np.ndarray, fact: np.ndarray, maps: np.ndarray):
     """For every permutation ``p`` of the ``k`` slots (lexicographic rank; ``sigma[i]``: the slot of tile ``i``):
 
     ``maps[s*k+t, p]``: its rank once the tile on slot ``s`` moved to slot ``t`` (the slots between
@@ -167,40 +122,27 @@ def _perm_tables(k, mult, fact, maps):
     combination whose ``t``-th cell is ``t + gap[t]``.
     """
     count = maps.shape[1]
-    base = np.zeros(count, np.int64)
+    sigma = np.array(list(itertools.permutations(range(k))), np.int64).reshape(count, k)  # lexicographic order
+    # the digits of p in the factorial number system: the tile's slot among the slots still free
+    digits = sigma - np.array([(sigma[:, :i] < sigma[:, i:i + 1]).sum(axis=1) for i in range(k)],
+                              np.int64).reshape(k, count).T
+    base = digits @ mult[:k]
     weight = np.zeros((count, k), np.int64)
-    sigma = np.empty(k, np.int64)
-    moved = np.empty(k, np.int64)
-    for p in range(count):
-        r = p
-        used = 0
-        for i in range(k):
-            digit = r // fact[k - 1 - i]
-            r -= digit * fact[k - 1 - i]
-            s = nth_set_bit(~used, digit)  # the digit-th free slot
-            sigma[i] = s
-            used |= 1 << s
-            base[p] += digit * mult[i]
-            weight[p, s] = mult[i]
-        for s in range(k):
-            for t in range(k):
-                if s == t:
-                    continue
-                for i in range(k):
-                    v = sigma[i]
-                    if v == s:
-                        v = t
-                    elif s < v <= t:
-                        v -= 1
-                    elif t <= v < s:
-                        v += 1
-                    moved[i] = v
-                q = 0
-                used = 0
-                for i in range(k):
-                    q += (moved[i] - popcount(used & ((1 << moved[i]) - 1))) * fact[k - 1 - i]
-                    used |= 1 << moved[i]
-                maps[s * k + t, p] = q
+    np.put_along_axis(weight, sigma, np.broadcast_to(mult[:k], (count, k)), axis=1)
+    # lexicographic order is the numeric order of the slots read as base-k digits
+    powers = np.int64(k) ** np.arange(k - 1, -1, -1, dtype=np.int64)
+    codes = sigma @ powers
+    for s in range(k):
+        for t in range(k):
+            if s == t:
+                continue
+            moved = sigma.copy()
+            if s < t:
+                moved[(sigma > s) & (sigma <= t)] -= 1
+            else:
+                moved[(sigma >= t) & (sigma < s)] += 1
+            moved[sigma == s] = t
+            maps[s * k + t] = np.searchsorted(codes, moved @ powers)
     return base, weight
 
 

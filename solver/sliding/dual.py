@@ -51,12 +51,12 @@ from solver.sliding.search_kernels import (
     T_MULT_OF,
     T_PDB_SIZE,
     T_REFLECT_CELL,
-    _pdb_try,
-    _pdb_undo,
     new_state,
     pdb_is_goal,
     pdb_setup,
     pdb_tables,
+    pdb_try,
+    pdb_undo,
     pruning,
     with_pruning,
 )
@@ -235,7 +235,7 @@ def pdb_dual_try(state, m, h, cutoff, tables):
     state[DUAL_VALUES] = values | T[change]
     state[DUAL_VALUES + 1] = mirror_values | T[change + 1]
     useful = T[T_DUAL_USEFUL + blank * 4 + m]
-    nh = _pdb_try(state, m, cutoff, T, D)
+    nh = pdb_try(state, m, h, cutoff, tables)
     if nh < 0 or nh > cutoff or useful == 0:
         return nh
     return max(nh, _dual(state, cutoff, True, T, D))
@@ -243,7 +243,7 @@ def pdb_dual_try(state, m, h, cutoff, tables):
 
 @njit(cache=True, nogil=True, inline="always")
 def pdb_dual_undo(state, m, tables):
-    _pdb_undo(state, m, tables[0])
+    pdb_undo(state, m, tables)
     saved = DUAL_STACK + 2 * state[SP]
     state[DUAL_VALUES] = state[saved]
     state[DUAL_VALUES + 1] = state[saved + 1]

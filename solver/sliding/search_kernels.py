@@ -14,7 +14,6 @@ import numpy as np
 from solver.engines.idastar import MAX_PATH, ida_iteration, ida_star, run_ida, unowned
 from solver.engines.jit import njit
 from solver.engines.move_automaton import parent_pruning
-from solver.engines.ranking import popcount
 from solver.sliding import pruning as sliding_pruning
 
 MAX_CELLS = 25
@@ -438,19 +437,6 @@ def pdb_tables(width: int, groups, reverse: bool = False) -> np.ndarray:
     return with_pruning(table, reverse)
 
 
-@njit(cache=True, nogil=True)
-def _group_rank(state, base, g, T):
-    """The rank of group ``g``'s placement for the tile cells at ``state[base + tile]``."""
-    used = 0
-    r = 0
-    for i in range(T[T_GROUP_SIZE + g]):
-        tile = T[T_GROUP_TILES + g * MAX_GROUP + i]
-        p = state[base + tile]
-        r += (p - popcount(used & ((1 << p) - 1))) * T[T_MULT_OF + tile]
-        used |= 1 << p
-    return r
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _rank_change(state, board, tile, g, source, target, T):
     """How the rank of ``tile``'s group ``g`` changes when it moves from ``source`` to ``target``.
@@ -474,25 +460,42 @@ def _rank_change(state, board, tile, g, source, target, T):
     return change if source < target else -change
 
 
-@njit(cache=True, nogil=True)
-def pdb_setup(state, tables):
-    """Fill the mirror board, ranks and pattern values of ``state``; return the estimate."""
+def _group_rank(positions: list[int], g: int, T: list[int]) -> int:
+    """The rank of group ``g``'s placement for the tile cells ``positions[tile]``."""
+    used = 0
+    r = 0
+    for i in range(T[T_GROUP_SIZE + g]):
+        tile = T[T_GROUP_TILES + g * MAX_GROUP + i]
+        p = positions[tile]
+        r += (p - (used & ((1 << p) - 1)).bit_count()) * T[T_MULT_OF + tile]
+        used |= 1 << p
+    return r
+
+
+def pdb_setup(state: np.ndarray, tables) -> int:
+    """Fill the mirror board, ranks and pattern values of ``state``; return the estimate.
+
+    In Python: it runs once per search, and a kernel of its own cost a fresh install a second of compiling."""
     T, D = tables
-    cells = T[T_CELLS]
+    head = T[:T_PDB_SIZE].tolist()
+    cells = head[T_CELLS]
+    positions = state[POS:POS + MAX_CELLS].tolist()
+    mirror = [0] * MAX_CELLS
     for tile in range(1, cells):
-        cell = T[T_REFLECT_CELL + state[POS + tile]]
-        state[MIRROR_POS + T[T_REFLECT_TILE + tile]] = cell
-        state[MIRROR_BOARD + cell] = T[T_REFLECT_TILE + tile]
-    state[MIRROR_BOARD + T[T_REFLECT_CELL + state[BLANK]]] = 0
+        cell = head[T_REFLECT_CELL + positions[tile]]
+        mirror[head[T_REFLECT_TILE + tile]] = cell
+        state[MIRROR_BOARD + cell] = head[T_REFLECT_TILE + tile]
+    state[MIRROR_POS + 1:MIRROR_POS + cells] = mirror[1:cells]
+    state[MIRROR_BOARD + head[T_REFLECT_CELL + int(state[BLANK])]] = 0
     total = 0
     mirror_total = 0
-    for g in range(T[T_GROUPS]):
-        r = _group_rank(state, POS, g, T)
-        q = _group_rank(state, MIRROR_POS, g, T)
+    for g in range(head[T_GROUPS]):
+        r = _group_rank(positions, g, head)
+        q = _group_rank(mirror, g, head)
         state[RANKS + g] = r
         state[MIRROR_RANKS + g] = q
-        v = np.int64(D[T[T_GROUP_BASE + g] + r])
-        w = np.int64(D[T[T_GROUP_BASE + g] + q])
+        v = int(D[head[T_GROUP_BASE + g] + r])
+        w = int(D[head[T_GROUP_BASE + g] + q])
         state[VALUES + g] = v
         state[MIRROR_VALUES + g] = w
         total += v
@@ -518,7 +521,10 @@ def _mirror_slide(state, tile, source, target, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pdb_try(state, m, cutoff, T, D):
+def pdb_try(state, m, h, cutoff, tables):
+    """Play move ``m`` and return the new estimate (-1: not legal here), updating this side's pattern and, unless
+    that alone exceeds ``cutoff``, the mirror side's (see :mod:`solver.engines.idastar`)."""
+    T, D = tables
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + m]
     if source < 0:
@@ -554,12 +560,9 @@ def _pdb_try(state, m, cutoff, T, D):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pdb_try(state, m, h, cutoff, tables):
-    return _pdb_try(state, m, cutoff, tables[0], tables[1])
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _pdb_undo(state, m, T):
+def pdb_undo(state, m, tables):
+    """Take move ``m`` back, the values and ranks it replaced from the stack."""
+    T = tables[0]
     blank = state[BLANK]
     source = T[T_MOVES + blank * 4 + 3 - m]
     tile = _slide(state, source, blank)
@@ -579,13 +582,13 @@ def _pdb_undo(state, m, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def pdb_undo(state, m, tables):
-    _pdb_undo(state, m, tables[0])
-
-
-@njit(cache=True, nogil=True, inline="always")
 def pdb_is_goal(state, tables):
-    return is_goal(state, tables[0])
+    """:func:`is_goal` on the databases' table (written out: each inlined call costs the search's compile)."""
+    T = tables[0]
+    for c in range(T[T_CELLS] - 1):
+        if state[c] != c + 1:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)

@@ -9,8 +9,9 @@ meanwhile waits for its compile lock and loads it (:mod:`solver.engines.jit_cach
 Two processes run beside (:func:`start_beside`): one compiles the 15-puzzle's search with a stand-in table
 (:func:`solver.sliding.search.compile_database_search`) while the other compiles the table's builder and builds it,
 so the two halves of a fresh install's first 15-puzzle solve compile at once, on two cores; then the first warms the
-other puzzles.  ``koma`` starts them too, from the home screen on: its own process then only loads what they made
-(no compile holds its interface up).  They stop when the process that started them goes (``--parent``).
+other puzzles.  ``koma`` starts them too, before it loads its interface: its own process then only loads what they
+made (no compile holds its interface up; a 15-puzzle opened meanwhile waits for the table, :func:`table_built`).  They
+stop when the process that started them goes (``--parent``).
 
 A marker in the kernel cache, named after the solver's sources (:func:`marker`), says the whole list was warmed with
 this cache: a process that finds it loads the kernels at once, as ever.
@@ -74,6 +75,18 @@ def warm_all(failed: Callable[[str, Exception], None]) -> bool:
 
 
 PARTS = ("search", "table")  # what each process beside does first (see main)
+
+
+def needs_the_table(puzzle) -> bool:
+    """Whether ``puzzle``'s first solve needs the table that the ``table`` part builds (the 15-puzzle's 6-6-3)."""
+    return (getattr(puzzle, "width", None), getattr(puzzle, "height", None)) == (4, 4)
+
+
+def table_built() -> bool:
+    """Whether the table that the ``table`` part builds is in the table cache (complete: it is renamed into place)."""
+    from solver.sliding.tables import tables_present
+
+    return tables_present("pdb663")
 
 
 def command(parent: int, part: str = "search") -> list[str]:

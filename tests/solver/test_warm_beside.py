@@ -42,7 +42,7 @@ def test_the_stand_in_compiles_the_kernels_a_real_search_runs():
     assert stand_in.size == real.size and not stand_in.any()  # the search reads where it would read the real one
     assert numba.typeof(stand_in) == numba.typeof(real)  # the same compiled kernels
     fifteen.compile_database_search()
-    compiled = {kernel: list(kernel.signatures) for kernel in (kernels.ida_pdb, kernels.pdb_setup)}
+    compiled = {kernel: list(kernel.signatures) for kernel in (kernels.ida_pdb,)}
     assert all(len(signatures) == 1 for signatures in compiled.values())
     start = (5, 1, 2, 3, 9, 6, 7, 4, 13, 10, 11, 8, 0, 14, 15, 12)
     solution = fifteen.solve_sliding(FIFTEEN, start, heuristic="pdb663")
@@ -102,3 +102,37 @@ async def test_koma_starts_the_processes_beside_on_a_fresh_install_and_stops_the
         # stopped by SIGTERM: by its handler (temporary files removed on the way out), or before it had one (still
         # importing, with no file written yet); or it had finished (this run's caches are warm)
         assert process.wait(5) in (128 + signal.SIGTERM, -signal.SIGTERM, 0)
+
+
+@pytest.mark.asyncio
+async def test_the_15_puzzle_opened_while_the_process_beside_builds_its_table_waits_for_it(tmp_path, monkeypatch):
+    """On a fresh install the play screen's warm-up used to build the table itself when it got there first (the process
+    beside was still starting), compiling the table's builder in the interface's process, under the GIL: the screen
+    froze for seconds.  It waits for the table the process beside builds, then loads it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tui"))
+    from tui_helpers import make_app, wait_for
+
+    from solver.sliding import tables as sliding_tables
+
+    monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path / "tables"))  # no table yet (the kernels are in the run's cache)
+    monkeypatch.setattr(sliding_tables, "_loaded", {})
+    built_here = []
+    build_into = sliding_tables._build_into
+
+    def spy(*args, **kwargs):
+        built_here.append(args[0])
+        return build_into(*args, **kwargs)
+
+    monkeypatch.setattr(sliding_tables, "_build_into", spy)
+    table = subprocess.Popen(warm.command(os.getpid(), "table"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        app = make_app(tmp_path, "15", prewarm=False, compiler_beside={"table": table})
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: getattr(app.screen, "warm", None) is not None and app.screen.warm.is_set(),
+                           timeout=120, what="the warm-up")
+            assert warm.table_built()
+            assert built_here == [], "the interface's process built the table itself"
+            await pilot.press("q")
+    finally:
+        table.kill()
+        table.wait(30)

@@ -249,8 +249,8 @@ def test_a_suspended_game_resumes_with_fg(tmp_path):
 def test_quitting_while_a_fresh_install_compiles_does_not_wait_for_the_compile(tmp_path):
     """On a fresh install the home screen compiles the solvers in a thread worker, and numba's compiling cannot be
     stopped (a search stops at its flag; a compile does not): quitting used to wait for the kernel being compiled,
-    the 15-puzzle's search alone about 5 s of CPU.  Quit just as that compile starts (the kernel compiled before it
-    is in the cache): the process is gone before the search's kernel reaches the cache."""
+    the 15-puzzle's search alone about 5 s of CPU.  Quit just as that compile starts (its lock file is made): the
+    process is gone before the search's kernel reaches the cache."""
     status = tmp_path / "status"
     # NUMBA_CACHE_DIR (the test run's warm cache, which tmux may pass on from whoever started its server) unset
     session = new_session(tmp_path, f"env -u COLUMNS -u LINES -u NUMBA_CACHE_DIR XDG_CACHE_HOME={tmp_path / 'xdg'} "
@@ -259,9 +259,9 @@ def test_quitting_while_a_fresh_install_compiles_does_not_wait_for_the_compile(t
     try:
         wait_for_text(session, "8-puzzle")
         deadline = time.monotonic() + 180
-        while not any(numba_cache.rglob("*pdb_setup*.nbi")) and time.monotonic() < deadline:
+        while not any(numba_cache.rglob("*ida_pdb.lock")) and time.monotonic() < deadline:  # its compile began
             time.sleep(0.02)
-        assert any(numba_cache.rglob("*pdb_setup*.nbi")), "the warm-up never reached the 15-puzzle's search"
+        assert any(numba_cache.rglob("*ida_pdb.lock")), "the warm-up never reached the 15-puzzle's search"
         pid = koma_pid(session)
         quit_and_wait(session, status, 60)
         assert not Path(f"/proc/{pid}").exists()

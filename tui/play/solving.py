@@ -70,7 +70,9 @@ class PlaySolver:
                 near = self.puzzle.goal
                 for _ in range(2):
                     near = self.puzzle.apply(near, self.puzzle.moves(near)[0])
-                with koma_app(self.host).stop_flags.registered(SolverJob("warm-up", near)) as job:
+                app = koma_app(self.host)
+                with app.stop_flags.registered(SolverJob("warm-up", near)) as job:
+                    app.wait_for_the_table_beside(self.puzzle, job)
                     search.solve(self.puzzle, near, stop=job.stop)
         except Cancelled:
             problem = "cancelled"

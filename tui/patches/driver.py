@@ -220,6 +220,7 @@ class QuietLinuxDriver(LinuxDriver):
             super().write("".join(held))
 
     def stop_application_mode(self) -> None:
+        """Textual's, after writing what a hold kept (a game that quits or suspends during one shows it first)."""
         if self.quiet:
             self.release_output()
         super().stop_application_mode()

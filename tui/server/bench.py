@@ -263,10 +263,12 @@ class Session:
 
     def drawn_at(self, moves: int) -> float:
         """When the screen first showed ``moves`` or more moves (a busy game may draw two moves at once)."""
+        self.read_arrived()
         return min((at for shown, at in self.move_seen.items() if shown >= moves), default=float("inf"))
 
     def longest_silence(self, since: float, until: float) -> float:
         """The longest time between ``since`` and ``until`` in which the game drew nothing."""
+        self.read_arrived()
         times = [since, *(at for at in self.output_at if since < at < until), until]
         return max(b - a for a, b in itertools.pairwise(times))
 

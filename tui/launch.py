@@ -54,6 +54,19 @@ def wants_ascii(args) -> bool:
     return bool(getattr(args, "ascii", False) or getattr(args, "ascii_everywhere", False))
 
 
+def served() -> bool:
+    """Whether this game is one of ``koma serve``'s or ``koma web``'s: its warm process compiles, not the game."""
+    return os.environ.get("KOMA_SERVE") == "1"
+
+
+def start_compiling_beside() -> dict:
+    """On a fresh install, start the processes that compile the kernels (:func:`solver.tools.warm.start_beside`) now,
+    while the interface loads; none when the kernels are all in the cache."""
+    from solver.tools.warm import start_beside
+
+    return start_beside()
+
+
 def launch(args) -> int:
     """Run the game for ``koma`` / ``koma play``; returns the exit status."""
     try:
@@ -64,9 +77,7 @@ def launch(args) -> int:
         print(f"koma: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
-    from solver.tools.warm import start_beside
-
-    beside = start_beside()  # on a fresh install the kernels start compiling now, while the interface loads
+    beside = {} if served() else start_compiling_beside()
     from tui.app import KomaApp
 
     app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme,

@@ -136,3 +136,26 @@ async def test_the_15_puzzle_opened_while_the_process_beside_builds_its_table_wa
     finally:
         table.kill()
         table.wait(30)
+
+
+@pytest.mark.parametrize("served", [False, True])
+def test_a_game_of_koma_serve_starts_no_process_beside(monkeypatch, served):
+    """``koma`` on a fresh install starts the processes beside as it launches; a served game never does (its warm
+    process compiles, once, for every game: a game that compiled too would cost the server a cold start per player)."""
+    from tui import launch as launching
+    from tui.app import KomaApp
+    from tui.cli import parse_args
+
+    started: list[str] = []
+    made: list[dict] = []
+    monkeypatch.setattr(launching, "start_compiling_beside", lambda: started.append("beside") or {"table": "a process"})
+    monkeypatch.setattr(KomaApp, "run", lambda self, *a, **k: made.append(self.compiler_beside))
+    monkeypatch.setattr(launching.os, "_exit", lambda code: (_ for _ in ()).throw(SystemExit(code)))
+    if served:
+        monkeypatch.setenv("KOMA_SERVE", "1")
+    else:
+        monkeypatch.delenv("KOMA_SERVE", raising=False)
+    with pytest.raises(SystemExit):
+        launching.launch(parse_args([]))
+    assert started == ([] if served else ["beside"])
+    assert made == [{} if served else {"table": "a process"}]

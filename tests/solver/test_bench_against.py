@@ -63,7 +63,8 @@ def test_koma_bench_keys_types_into_koma_the_floor_and_the_other_checkout_and_co
     figures = keys_beside_the_floor(against=str(ROOT), rounds=1, keys=6)  # typed() fails unless each screen shows 7
     assert 0 < figures["koma_key_cpu_ms"] < 1000 and 0 < figures["floor_key_cpu_ms"] < 1000
     assert 0 < figures["against_key_cpu_ms"] < 1000
-    assert figures["koma/floor"] == round(figures["koma_key_cpu_ms"] / figures["floor_key_cpu_ms"], 2)
+    # the ratio is of the unrounded figures: from the rounded ones it may differ in its last digit
+    assert figures["koma/floor"] == pytest.approx(figures["koma_key_cpu_ms"] / figures["floor_key_cpu_ms"], abs=0.011)
     assert {name: len(values) for name, values in figures["runs_ms"].items()} == {"koma": 1, "floor": 1, "against": 1}
 
 

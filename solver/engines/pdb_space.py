@@ -159,9 +159,5 @@ def perms_of(cells: int, k: int):
     return maps, base, weight
 
 
-def _words_per_block(k: int) -> int:
-    return (factorial(k) + 63) // 64
-
-
 def words_per_block(k: int) -> int:
     return (factorial(k) + 63) // 64

@@ -44,6 +44,7 @@ from tui.game.speed_events import SpeedSession
 from tui.game.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
 from tui.game.writes import Seen, Write
 from tui.patches.driver import QuietLinuxDriver, write_to_terminal
+from tui.patches.rendering import answer_input
 from tui.patches.strip_caches import defer_strip_caches
 from tui.patches.stylesheet import SharedStylesheet
 from tui.play.variants import play_screen_for
@@ -58,6 +59,7 @@ from tui.workers import QuitNowExecutor
 SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
 NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
 SHORT_ROWS = 24  # below this height the panels drop their blank lines
+PLAYER_INPUT = (events.Key, events.MouseDown, events.MouseUp, events.Click)  # what a player's hand sends
 QUIT_DRAIN_SECONDS = 0.3  # quitting gives the database this long to take the last saves; the outbox keeps the rest
 
 
@@ -270,6 +272,11 @@ class KomaApp(App):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, PLAYER_INPUT) and self.screen_stack:
+            answer_input(self.screen_stack[-1])  # what the input changes is drawn at once, not at the next frame's turn
+        await super().on_event(event)
 
     # --- the browser page: its touch bar's buttons come in as keys; announcements go out to its live region ---
     async def on_key(self, event: events.Key) -> None:

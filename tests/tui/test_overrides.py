@@ -15,10 +15,12 @@ from rich.segment import Segment
 from textual import events
 from textual import screen as textual_screen
 from textual._compositor import Compositor
+from textual.app import App
 from textual.css.stylesheet import Stylesheet
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message_pump import MessagePump
 from textual.strip import Strip
+from textual.timer import Timer
 
 from solver.engines import cache_files
 from tui.patches import checks as overrides
@@ -117,6 +119,38 @@ def test_rendering_steps_aside_when_a_screen_keeps_another_compositor(monkeypatc
 
 def test_rendering_changes_the_compositor_when_textual_fits():
     assert type(rendering.DirtyOnlyRendering()._compositor) is rendering.DirtyOnlyCompositor
+
+
+def test_the_frame_timer_steps_aside_when_a_frame_becomes_a_coroutine(monkeypatch, told):
+    async def frame(self) -> None:
+        pass
+
+    monkeypatch.setattr(textual_screen.Screen, "_on_timer_update", frame)
+    problem = rendering.frames_misfit()
+    assert problem == "Screen._on_timer_update is a coroutine"
+    rendering.frames_off.cache_clear()
+    try:
+        assert rendering.frames_off() == problem and rendering.frames_off() == problem
+        assert_told_once(told, "frame timer", "coroutine", "Textual's update timer")
+    finally:
+        rendering.frames_off.cache_clear()
+
+
+async def test_screens_keep_textuals_update_timer_where_the_frame_timer_does_not_fit(monkeypatch):
+    monkeypatch.setattr(rendering, "frames_off", lambda: "no Screen._on_timer_update")
+
+    class Shown(App):
+        def on_mount(self) -> None:
+            self.push_screen(rendering.DirtyOnlyRendering())
+
+    async with Shown().run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(pilot.app.screen._update_timer, Timer)
+    monkeypatch.undo()
+    assert rendering.frames_misfit() is None
+    async with Shown().run_test() as pilot:
+        await pilot.pause()
+        assert isinstance(pilot.app.screen._update_timer, rendering.FrameTimer)
 
 
 # --- the shared stylesheet -----------------------------------------------------------------------

@@ -8,6 +8,9 @@ updates equal a full redraw).
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,7 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from tui_helpers import make_app, record_calls, wait_for, wait_warm
 
-from tui.patches.rendering import contains, overlap
+from tui.patches.rendering import FrameTimer, contains, overlap
 from tui.play.screen import PlayScreen
 from tui.widgets.board import Board, Piece
 from tui.widgets.status import GameStatus
@@ -258,3 +261,100 @@ async def test_the_home_screen_is_restyled_whole_once_as_it_opens(tmp_path, monk
         home = app.screen
         assert sum(node is home for node in restyled) == 1
         assert home.has_class("-narrow" if size[0] < 60 else "-wide") and home.has_class("-short" if size[1] < 24 else "-tall")
+
+
+# --- the frame timer ---------------------------------------------------------------------------------------------
+class FakeApp:
+    _exit = False
+
+    def _handle_exception(self, error: Exception) -> None:
+        raise AssertionError(f"a frame raised {error!r}")
+
+
+class FakeScreen:
+    app = FakeApp()
+
+
+def frame_timer(frames: list[float], period: float = 0.05) -> FrameTimer:
+    return FrameTimer(FakeScreen(), lambda: frames.append(asyncio.get_running_loop().time()), period)  # type: ignore[arg-type]
+
+
+def due_in(timer: FrameTimer) -> float:
+    """How long until the frame asked for is drawn (0: the loop's next turn)."""
+    handle = timer._handle
+    assert handle is not None, "no frame asked for"
+    return handle.when() - asyncio.get_running_loop().time() if isinstance(handle, asyncio.TimerHandle) else 0.0
+
+
+async def test_a_frame_comes_at_once_when_the_last_is_a_period_old_and_a_period_after_the_last_otherwise():
+    """Textual's interval timer, resumed within two periods of its last tick, skips to a later tick of its
+    schedule: up to two periods late.  Here: at once, or at the end of the one period since the last frame."""
+    frames: list[float] = []
+    timer = frame_timer(frames)
+    timer.resume()
+    assert due_in(timer) == 0
+    await asyncio.sleep(0)
+    assert len(frames) == 1 and timer._handle is None
+    timer.resume()  # straight after a frame: a period after it, not two
+    assert 0.04 < due_in(timer) <= 0.05
+    timer.resume()  # asked again meanwhile: still one frame, at the same time
+    assert 0.03 < due_in(timer) <= 0.05
+    await wait_until(lambda: len(frames) == 2)
+    assert frames[1] - frames[0] >= 0.045
+
+
+async def test_the_players_input_is_drawn_at_once_whatever_the_period():
+    frames: list[float] = []
+    timer = frame_timer(frames, period=10.0)
+    timer.resume()
+    await asyncio.sleep(0)
+    timer.resume()  # an opponent's move straight after the frame: ten seconds to wait
+    assert due_in(timer) > 9
+    timer.answer_input()
+    timer.resume()  # what the key changed: at once, the frame waiting for the period taken back
+    assert due_in(timer) == 0
+    await asyncio.sleep(0)
+    assert len(frames) == 2 and not timer.input_waiting
+    timer.resume()  # the input answered: the period again
+    assert due_in(timer) > 9
+
+
+async def test_a_paused_frame_timer_draws_nothing_and_nothing_once_the_app_exits():
+    frames: list[float] = []
+    timer = frame_timer(frames, period=0.0)
+    timer.resume()
+    timer.pause()
+    await asyncio.sleep(0.01)
+    assert frames == [] and timer._handle is None
+    timer.screen.app = FakeApp()
+    timer.screen.app._exit = True
+    timer.resume()
+    await asyncio.sleep(0.01)
+    assert frames == []
+
+
+async def wait_until(condition, seconds: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "never happened"
+        await asyncio.sleep(0.005)
+
+
+async def test_a_key_in_the_real_app_is_drawn_at_once_after_a_frame_that_just_came(tmp_path, monkeypatch):
+    """The play screen takes the frame timer; a key pressed straight after a frame is drawn without waiting for
+    the period (made an hour here, so that waiting for it could not pass)."""
+    app = make_app(tmp_path, "15", FIFTEEN)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_warm(pilot)
+        screen = pilot.app.screen
+        timer = screen._update_timer
+        assert isinstance(timer, FrameTimer)
+        timer.pause()
+        timer.period = 3600.0
+        just_drawn = timer.last = time.monotonic()  # a frame just came
+        await pilot.press("right")
+        await wait_for(pilot, lambda: screen.position == 1, what="the move")
+        await wait_for(pilot, lambda: timer.last > just_drawn, what="the move's frame, at once")
+        screen.refresh()  # no input: this change waits for the period
+        await wait_for(pilot, lambda: timer._handle is not None, what="a frame asked for")
+        assert due_in(timer) > 3000

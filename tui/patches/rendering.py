@@ -23,6 +23,16 @@ then again on the Resize event that layout sends it, and lays out the screen bel
 the whole screen for its breakpoint classes (``-narrow``, ``-short``…: they are set before its first restyle instead
 of by that Resize event).
 
+A screen's frames come from :class:`FrameTimer` instead of Textual's update timer.  Textual's is an interval
+timer, paused between frames and resumed by a change; resumed within two periods of its last tick, it waits for
+the next tick of its schedule, so a change can show up to two periods (33 ms at 60 frames a second) after it was
+made, and on a race screen, whose opponents' boards draw 20 times a second, most of the racer's own moves did.
+:class:`FrameTimer` draws a change at once when the last frame is a period old, else a period after it, and the
+change that answers the player's input (a key, a click, a tap: :func:`answer_input`) at once, whatever the period.
+It relies on the screen's ``_update_timer`` (a property Textual reads to pause and resume its frames, and only
+that), on ``_on_timer_update`` (a frame) and on the app's ``_exit`` and ``_handle_exception`` (as Textual's
+timers use them); if they are not as in Textual 8.2, screens keep Textual's timer.
+
 It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
 ``visible_widgets``, ``_full_map`` and the caches a reflow drops), on the screen's
 ``_layout_widgets`` (who asked for a layout), on the screen keeping its compositor in
@@ -33,11 +43,16 @@ screens keep Textual's own compositor, and Koma says so once (:func:`tui.patches
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
-from collections.abc import Iterable
+import inspect
+import time
+from collections.abc import Callable, Iterable
 
-from textual import events
+from textual import constants, events
 from textual._compositor import ChopsUpdate, Compositor, ReflowResult
+from textual.app import App
 from textual.geometry import Offset, Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
@@ -167,6 +182,89 @@ def misfit() -> str | None:
     return check()
 
 
+class FrameTimer:
+    """A screen's frames (see the module's docstring): :meth:`resume` asks for one, drawn at once if the last frame
+    is :attr:`period` old or the player's input is waiting for it (:meth:`answer_input`), else a period after
+    the last; :meth:`pause` takes the request back.  ``frame`` draws (``Screen._on_timer_update``)."""
+
+    def __init__(self, screen: Screen, frame: Callable[[], None], period: float) -> None:
+        self.screen, self.frame, self.period = screen, frame, period
+        self.last = -period  # time.monotonic() of the last frame
+        self.input_waiting = False
+        self._handle: asyncio.Handle | asyncio.TimerHandle | None = None
+        self._at_once = False  # the handle is the next turn of the loop (no wait)
+        self._context = contextvars.copy_context()  # the screen's: the active app, as Textual's timer task has
+
+    def resume(self) -> None:
+        """A frame is wanted: at once, or when the period since the last has passed."""
+        if self._handle is not None and (self._at_once or not self.input_waiting):
+            return
+        if self._handle is not None:
+            self._handle.cancel()  # the player's input: no waiting for the period
+        loop = asyncio.get_running_loop()
+        wait = self.last + self.period - time.monotonic()
+        self._at_once = self.input_waiting or wait <= 0
+        if self._at_once:
+            self._handle = loop.call_soon(self._draw, context=self._context)
+        else:
+            self._handle = loop.call_later(wait, self._draw, context=self._context)
+
+    def pause(self) -> None:
+        """No frame is wanted (any asked for is taken back)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    stop = pause
+
+    def answer_input(self) -> None:
+        """The player pressed, clicked or tapped: the next frame is drawn as soon as it is asked for."""
+        self.input_waiting = True
+
+    def _draw(self) -> None:
+        self._handle = None
+        self.input_waiting = False
+        app = self.screen.app
+        if app._exit:  # as Textual's timers: nothing more once the app exits
+            return
+        self.last = time.monotonic()
+        try:
+            self.frame()
+        except Exception as error:  # as Textual's timers: the app shows it and exits
+            app._handle_exception(error)
+
+
+def answer_input(screen: Screen) -> None:
+    """The player's input came to ``screen``: its next frame is drawn at once (:meth:`FrameTimer.answer_input`)."""
+    frames = getattr(screen, "_frames", None)
+    if isinstance(frames, FrameTimer):
+        frames.answer_input()
+
+
+FRAMES = "frame timer"
+FRAMES_INSTEAD = "screens keep Textual's update timer, which can show a change up to two frames late"
+
+
+def frames_misfit() -> str | None:
+    """Why this Textual's screens do not take :class:`FrameTimer` as their update timer, or None."""
+    return first_problem(
+        lambda: None if isinstance(inspect.getattr_static(Screen, "_update_timer", None), property)
+        else "Screen._update_timer is not a property",
+        lambda: missing(Screen, ["_on_timer_update"]),
+        lambda: parameters_differ(Screen._on_timer_update, ["self"]),
+        lambda: "Screen._on_timer_update is a coroutine" if inspect.iscoroutinefunction(Screen._on_timer_update)
+        else None,
+        lambda: missing(App, ["_handle_exception"]),
+        lambda: None if "_exit" in vars(App()) else "no App._exit",
+    )
+
+
+@functools.cache
+def frames_off() -> str | None:
+    """:func:`frames_misfit`, told once, on first use (not at import) and remembered: None while the timer is on."""
+    return told_if_misfit(FRAMES, frames_misfit(), FRAMES_INSTEAD)
+
+
 class DirtyOnlyRendering(Screen):
     """A screen whose partial updates render only what they touch (see :class:`DirtyOnlyCompositor`)."""
 
@@ -177,12 +275,26 @@ class DirtyOnlyRendering(Screen):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self._frames: FrameTimer | None = None
         if misfit():
             return  # told once
         if type(getattr(self, "_compositor", None)) is not Compositor:
             step_aside(OVERRIDE, "a Screen keeps no Compositor in _compositor", INSTEAD)
             return
         self._compositor = DirtyOnlyCompositor()
+
+    @property
+    def _update_timer(self):
+        """Textual's frames (it pauses and resumes them), from a :class:`FrameTimer` where Textual fits."""
+        if frames_off():
+            return Screen._update_timer.fget(self)
+        if self._frames is None:
+            self._frames = FrameTimer(self, self._on_timer_update, 1 / constants.MAX_FPS)
+        return self._frames
+
+    def _on_unmount(self) -> None:  # (Textual calls each class's handler: Widget's runs as well)
+        if self._frames is not None:
+            self._frames.stop()
 
     def travelled(self, widget: Widget, distance: Offset) -> None:
         """``widget`` only moved, by ``distance``: its offset changed, its size and look did not (a board's tile).

@@ -1,7 +1,7 @@
 """What Koma's overrides of library internals share: checking what they rely on, and stepping aside.
 
 Four modules replace or lean on parts of Textual that are not its public API: :mod:`tui.patches.rendering`
-(the compositor), :mod:`tui.patches.stylesheet` (the parse cache), :mod:`tui.patches.strip_caches` (``Strip``'s slots)
+(the compositor, and the screens' frame timer), :mod:`tui.patches.stylesheet` (the parse cache), :mod:`tui.patches.strip_caches` (``Strip``'s slots)
 and :mod:`tui.patches.driver` (the Linux driver's input thread); two do so for other libraries:
 :mod:`tui.patches.ssh_environment` (asyncssh's env requests) and :mod:`tui.patches.arguments` (argparse's
 option detection).  No other module touches a library's private names (tests/test_architecture.py).

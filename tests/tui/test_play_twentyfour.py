@@ -80,7 +80,8 @@ async def test_a_long_proof_offers_the_reduction_and_goes_on_until_escape(tmp_pa
         assert not offer.optimal and P24.replay(start, offer.moves)[-1] == P24.goal
         assert "NOT proven optimal" in screen.message and "s plays the reduction" in screen.solver.job_text()
         await pilot.press("s")  # take it: Koma plays it, and keeps proving
-        assert screen.playback.active and screen.job is not None and searching()
+        assert screen.playback.active and screen.job is not None
+        await wait_for(pilot, searching, timeout=10, what="the proof's search going on")  # (none between iterations)
         assert "NOT proven optimal" in screen.message
         await wait_for(pilot, lambda: screen.position > 0, what="the playback")
         await pilot.press("escape")

@@ -105,8 +105,9 @@ def test_ssh_and_browser_players_race_in_one_room_and_agree_on_the_result(tmp_pa
         friend = await ssh_racer(ssh_server.port, "bob")
         friend.key("x")
         await friend.wait_for("join by code", 0, DEADLINE)
+        mark = len(friend.text)
         friend.key("j")
-        await asyncio.sleep(0.3)  # the code's field takes focus (the key is typed into it)
+        await friend.wait_for("Type the room's code", mark, DEADLINE)  # the code's field has focus: keys go in it
         friend.key(code + "\r")
         await friend.wait_for(rf"Room {code}", 0, DEADLINE)
 
@@ -117,7 +118,7 @@ def test_ssh_and_browser_players_race_in_one_room_and_agree_on_the_result(tmp_pa
         await browser.key("x")
         await browser.wait_for("join by code", DEADLINE)
         await browser.key("j")
-        await asyncio.sleep(0.3)
+        await browser.wait_for("Type the room's code", DEADLINE)
         for letter in code:
             await browser.key(letter)
         await browser.key("Enter")

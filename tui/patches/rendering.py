@@ -255,7 +255,7 @@ def frames_misfit() -> str | None:
         lambda: "Screen._on_timer_update is a coroutine" if inspect.iscoroutinefunction(Screen._on_timer_update)
         else None,
         lambda: missing(App, ["_handle_exception"]),
-        lambda: None if "_exit" in vars(App()) else "no App._exit",
+        lambda: None if "_exit" in App.__init__.__code__.co_names else "no App._exit",  # set there, read at a frame
     )
 
 

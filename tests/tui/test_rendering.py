@@ -291,6 +291,11 @@ async def test_a_frame_comes_at_once_when_the_last_is_a_period_old_and_a_period_
     schedule: up to two periods late.  Here: at once, or at the end of the one period since the last frame."""
     frames: list[float] = []
     timer = frame_timer(frames, period=10.0)
+    timer.resume()  # a new screen's first frame: a period after it was made (its widgets are mounting meanwhile)
+    handle = timer._handle
+    assert isinstance(handle, asyncio.TimerHandle) and handle.when() == pytest.approx(timer.last + 10.0, abs=0.01)
+    timer.pause()
+    timer.last -= 10.0
     timer.resume()
     assert due_in(timer) == 0
     await asyncio.sleep(0)
@@ -311,8 +316,10 @@ async def test_a_frame_comes_at_once_when_the_last_is_a_period_old_and_a_period_
 async def test_the_players_input_is_drawn_at_once_whatever_the_period():
     frames: list[float] = []
     timer = frame_timer(frames, period=10.0)
+    timer.answer_input()
     timer.resume()
     await asyncio.sleep(0)
+    assert len(frames) == 1
     timer.resume()  # an opponent's move straight after the frame: ten seconds to wait
     assert due_in(timer) > 9
     timer.answer_input()

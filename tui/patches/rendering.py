@@ -189,7 +189,8 @@ class FrameTimer:
 
     def __init__(self, screen: Screen, frame: Callable[[], None], period: float) -> None:
         self.screen, self.frame, self.period = screen, frame, period
-        self.last = -period  # time.monotonic() of the last frame
+        self.last = time.monotonic()  # of the last frame; a new screen's first comes a period after it is made, as
+        # Textual's: its widgets are mounting meanwhile, and a frame among them would be laid out and drawn again
         self.input_waiting = False
         self._handle: asyncio.Handle | asyncio.TimerHandle | None = None
         self._at_once = False  # the handle is the next turn of the loop (no wait)

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from tui_helpers import make_app, record_calls, wait_for, wait_warm
 
-from tui.patches.rendering import FrameTimer, contains, overlap
+from tui.patches.rendering import FrameTimer, contains, next_boundary, overlap
 from tui.play.screen import PlayScreen
 from tui.widgets.board import Board, Piece
 from tui.widgets.status import GameStatus
@@ -286,49 +286,47 @@ def due_in(timer: FrameTimer) -> float:
     return handle.when() - asyncio.get_running_loop().time() if isinstance(handle, asyncio.TimerHandle) else 0.0
 
 
-async def test_a_frame_comes_at_once_when_the_last_is_a_period_old_and_a_period_after_the_last_otherwise():
-    """Textual's interval timer, resumed within two periods of its last tick, skips to a later tick of its
-    schedule: up to two periods late.  Here: at once, or at the end of the one period since the last frame."""
+def test_the_schedule_is_textuals_a_late_tick_puts_the_next_one_to_two_periods_on():
+    assert next_boundary(0.0, 1, 1.0, 1.1) == 2  # on time: the next period
+    assert next_boundary(0.0, 1, 1.0, 2.0) == 2
+    assert next_boundary(0.0, 1, 1.0, 5.3) == 7  # late (a resume long after the tick): 1.7 periods on
+    assert next_boundary(0.0, 1, 1.0, 5.95) == 7  # 1.05 periods on
+    assert next_boundary(10.0, 4, 0.5, 11.2) == 5
+
+
+async def test_a_frame_comes_on_textuals_schedule_the_first_a_period_after_the_first_ask():
     frames: list[float] = []
     timer = frame_timer(frames, period=10.0)
-    timer.resume()  # a new screen's first frame: a period after it was made (its widgets are mounting meanwhile)
+    timer.resume()  # a new screen: its widgets mount meanwhile, and their changes go in one frame
     handle = timer._handle
-    assert isinstance(handle, asyncio.TimerHandle) and handle.when() == pytest.approx(timer.last + 10.0, abs=0.01)
-    timer.pause()
-    timer.last -= 10.0
-    timer.resume()
-    assert due_in(timer) == 0
-    await asyncio.sleep(0)
-    assert len(frames) == 1 and timer._handle is None
-    timer.resume()  # straight after a frame: a period after it, not two
-    handle = timer._handle
-    assert isinstance(handle, asyncio.TimerHandle) and handle.when() == pytest.approx(timer.last + 10.0, abs=0.01)
+    assert isinstance(handle, asyncio.TimerHandle) and timer.start is not None
+    assert handle.when() == pytest.approx(timer.start + 10.0, abs=0.01)
     timer.resume()  # asked again meanwhile: still the one frame, at the same time
     assert timer._handle is handle
-    timer.last -= 10.0  # the last frame a period old: the next comes at once
     timer.pause()
+    timer.start -= 10.0  # the tick has come: at once
     timer.resume()
     assert due_in(timer) == 0
     await asyncio.sleep(0)
-    assert len(frames) == 2
+    assert len(frames) == 1 and timer.drawn == 1 and timer._handle is None
+    assert timer.next_at == pytest.approx(timer.start + 20.0)  # and the next tick a period on
+    timer.resume()
+    assert 9 < due_in(timer) <= 10
 
 
-async def test_the_players_input_is_drawn_at_once_whatever_the_period():
+async def test_the_players_input_is_drawn_at_once_whatever_the_schedule():
     frames: list[float] = []
     timer = frame_timer(frames, period=10.0)
-    timer.answer_input()
-    timer.resume()
-    await asyncio.sleep(0)
-    assert len(frames) == 1
-    timer.resume()  # an opponent's move straight after the frame: ten seconds to wait
+    timer.resume()  # an opponent's move: ten seconds to the tick
     assert due_in(timer) > 9
+    tick = timer.next_at
     timer.answer_input()
-    timer.resume()  # what the key changed: at once, the frame waiting for the period taken back
+    timer.resume()  # what the key changed: at once, the frame waiting for the tick taken back
     assert due_in(timer) == 0
     await asyncio.sleep(0)
-    assert len(frames) == 2 and not timer.input_waiting
-    timer.resume()  # the input answered: the period again
-    assert due_in(timer) > 9
+    assert len(frames) == 1 and not timer.input_waiting
+    timer.resume()  # the input answered: the schedule's tick stands
+    assert timer.next_at == tick and due_in(timer) > 9
 
 
 async def test_a_paused_frame_timer_draws_nothing_and_nothing_once_the_app_exits():
@@ -345,9 +343,9 @@ async def test_a_paused_frame_timer_draws_nothing_and_nothing_once_the_app_exits
     assert frames == [] and timer._handle is None
 
 
-async def test_a_key_in_the_real_app_is_drawn_at_once_after_a_frame_that_just_came(tmp_path):
-    """The play screen takes the frame timer; a key pressed straight after a frame is drawn without waiting for
-    the period (made an hour here, so that waiting for it could not pass)."""
+async def test_a_key_in_the_real_app_is_drawn_at_once_not_at_the_schedules_next_tick(tmp_path):
+    """The play screen takes the frame timer; a key is drawn without waiting for the schedule's next tick (an hour
+    away here, so that waiting for it could not pass)."""
     app = make_app(tmp_path, "15", FIFTEEN)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_warm(pilot)
@@ -356,10 +354,11 @@ async def test_a_key_in_the_real_app_is_drawn_at_once_after_a_frame_that_just_ca
         assert isinstance(timer, FrameTimer)
         timer.pause()
         timer.period = 3600.0
-        just_drawn = timer.last = time.monotonic()  # a frame just came
+        timer.start, timer.count = time.monotonic(), 1  # the next tick an hour away
+        drawn = timer.drawn
         await pilot.press("right")
         await wait_for(pilot, lambda: screen.position == 1, what="the move")
-        await wait_for(pilot, lambda: timer.last > just_drawn, what="the move's frame, at once")
-        screen.refresh()  # no input: this change waits for the period
+        await wait_for(pilot, lambda: timer.drawn > drawn, what="the move's frame, at once")
+        screen.refresh()  # no input: this change waits for the tick
         await wait_for(pilot, lambda: timer._handle is not None, what="a frame asked for")
         assert due_in(timer) > 3000

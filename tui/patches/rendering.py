@@ -27,11 +27,11 @@ A screen's frames come from :class:`FrameTimer` instead of Textual's update time
 timer, paused between frames and resumed by a change; resumed within two periods of its last tick, it waits for
 the next tick of its schedule, so a change can show up to two periods (33 ms at 60 frames a second) after it was
 made, and on a race screen, whose opponents' boards draw 20 times a second, most of the racer's own moves did.
-:class:`FrameTimer` draws a change at once when the last frame is a period old, else a period after it, and the
-change that answers the player's input (a key, a click, a tap: :func:`answer_input`) at once, whatever the period.
-It relies on the screen's ``_update_timer`` (a property Textual reads to pause and resume its frames, and only
-that), on ``_on_timer_update`` (a frame) and on the app's ``_exit`` and ``_handle_exception`` (as Textual's
-timers use them); if they are not as in Textual 8.2, screens keep Textual's timer.
+:class:`FrameTimer` keeps Textual's schedule for every frame (it coalesces the changes of a screen opening, a burst
+of opponents' moves) except the one that answers the player's input (a key, a click, a tap: :func:`answer_input`),
+which it draws at once.  It relies on the screen's ``_update_timer`` (a property Textual reads to pause and resume
+its frames, and only that), on ``_on_timer_update`` (a frame) and on the app's ``_exit`` and ``_handle_exception``
+(as Textual's timers use them); if they are not as in Textual 8.2, screens keep Textual's timer.
 
 It relies on the compositor's internals (``_dirty_regions``, ``_get_renders(crop)``,
 ``visible_widgets``, ``_full_map`` and the caches a reflow drops), on the screen's
@@ -182,28 +182,48 @@ def misfit() -> str | None:
     return check()
 
 
+def next_boundary(start: float, count: int, period: float, now: float) -> int:
+    """The schedule's next tick after one that ended at ``now``, as Textual's interval timer counts it: ticks fall at
+    ``start + k * period``; the one after tick ``count``, unless that time has passed, in which case Textual skips
+    to ``int((now - start) / period + 1) + 1`` (one to two periods on)."""
+    following = count + 1
+    if start + following * period < now:
+        following = int((now - start) / period + 1) + 1
+    return following
+
+
 class FrameTimer:
-    """A screen's frames (see the module's docstring): :meth:`resume` asks for one, drawn at once if the last frame
-    is :attr:`period` old or the player's input is waiting for it (:meth:`answer_input`), else a period after
-    the last; :meth:`pause` takes the request back.  ``frame`` draws (``Screen._on_timer_update``)."""
+    """A screen's frames (see the module's docstring): :meth:`resume` asks for one, :meth:`pause` takes the request
+    back.  A frame comes on Textual's schedule (:func:`next_boundary`: the first a period after the first ask, then
+    at ticks of the period, a late one at once and the next one to two periods on), except the frame that answers
+    the player's input (:meth:`answer_input`), which comes at once.  ``frame`` draws (``Screen._on_timer_update``)."""
 
     def __init__(self, screen: Screen, frame: Callable[[], None], period: float) -> None:
         self.screen, self.frame, self.period = screen, frame, period
-        self.last = time.monotonic()  # of the last frame; a new screen's first comes a period after it is made, as
-        # Textual's: its widgets are mounting meanwhile, and a frame among them would be laid out and drawn again
+        self.start: float | None = None  # the schedule's origin: the first ask, as Textual's timer starts there
+        self.count = 0  # the schedule's next tick, at start + count * period
         self.input_waiting = False
+        self.drawn = 0  # frames drawn
         self._handle: asyncio.Handle | asyncio.TimerHandle | None = None
         self._at_once = False  # the handle is the next turn of the loop (no wait)
         self._context = contextvars.copy_context()  # the screen's: the active app, as Textual's timer task has
 
+    @property
+    def next_at(self) -> float:
+        """When the schedule's next tick falls (time.monotonic())."""
+        return (self.start or 0.0) + self.count * self.period
+
     def resume(self) -> None:
-        """A frame is wanted: at once, or when the period since the last has passed."""
+        """A frame is wanted: at the schedule's next tick, at once if that has passed or the player's input waits."""
         if self._handle is not None and (self._at_once or not self.input_waiting):
             return
         if self._handle is not None:
-            self._handle.cancel()  # the player's input: no waiting for the period
+            self._handle.cancel()  # the player's input: no waiting for the tick
+        now = time.monotonic()
+        if self.start is None:
+            self.start, self.count = now, 1
         loop = asyncio.get_running_loop()
-        wait = self.last + self.period - time.monotonic()
+        wait = self.next_at - now
         self._at_once = self.input_waiting or wait <= 0
         if self._at_once:
             self._handle = loop.call_soon(self._draw, context=self._context)
@@ -211,7 +231,7 @@ class FrameTimer:
             self._handle = loop.call_later(wait, self._draw, context=self._context)
 
     def pause(self) -> None:
-        """No frame is wanted (any asked for is taken back)."""
+        """No frame is wanted (any asked for is taken back; the schedule runs on, as Textual's does)."""
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
@@ -228,11 +248,15 @@ class FrameTimer:
         app = self.screen.app
         if app._exit:  # as Textual's timers: nothing more once the app exits
             return
-        self.last = time.monotonic()
         try:
+            self.drawn += 1
             self.frame()
         except Exception as error:  # as Textual's timers: the app shows it and exits
             app._handle_exception(error)
+        finally:
+            ended = time.monotonic()
+            if ended >= self.next_at and self.start is not None:  # (a frame drawn ahead for input leaves the tick due)
+                self.count = next_boundary(self.start, self.count, self.period, ended)
 
 
 def answer_input(screen: Screen) -> None:

@@ -236,8 +236,6 @@ class FrameTimer:
             self._handle.cancel()
             self._handle = None
 
-    stop = pause
-
     def answer_input(self) -> None:
         """The player pressed, clicked or tapped: the next frame is drawn as soon as it is asked for."""
         self.input_waiting = True
@@ -319,7 +317,7 @@ class DirtyOnlyRendering(Screen):
 
     def _on_unmount(self) -> None:  # (Textual calls each class's handler: Widget's runs as well)
         if self._frames is not None:
-            self._frames.stop()
+            self._frames.pause()
 
     def travelled(self, widget: Widget, distance: Offset) -> None:
         """``widget`` only moved, by ``distance``: its offset changed, its size and look did not (a board's tile).

@@ -3,6 +3,9 @@
 Each program runs in a terminal of its own (a pseudo-terminal, 80x24) and gets :data:`KEYS` arrow keys, one every
 :data:`GAP` seconds, back and forth, as a player types; its CPU (all its threads, from the kernel's accounting) over
 that time, divided by the keys, is its figure.  A run counts only if the screen then shows every key played.
+Each figure is also split: the main thread's CPU (the app's loop: handling the key and drawing the frame) and the
+other threads' (the terminal's input and output threads, and Koma's storage threads: the journal, its fsync, the
+database writer).  The floor has no storage; its main thread is the fair comparison for Koma's.
 
 - ``koma``: ``koma play 15`` (animations off, as ``koma bench serve`` runs its games), once its distance is shown.
 - ``floor``: :mod:`tui.floor_app`, a bare Textual app that redraws one line per key.
@@ -23,11 +26,11 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from solver.tools.bench import running_checkout
 from tui.server.bench import ScreenGrid
-from tui.server.procfs import cpu_seconds
+from tui.server.procfs import cpu_seconds, main_thread_cpu_seconds
 from tui.server.terminal import set_window_size
 
 KEYS = 200
@@ -101,9 +104,16 @@ class Terminal:
         os.close(self.fd)
 
 
-def typed(terminal: Terminal, counter: str, keys: int = KEYS) -> float:
-    """CPU milliseconds per key over ``keys`` arrow keys, back and forth; the counter on the screen (``Moves`` or
-    ``Keys``) must show every one."""
+class PerKey(NamedTuple):
+    """CPU milliseconds per key: the whole process's, and its main thread's."""
+
+    total: float
+    main: float
+
+
+def typed(terminal: Terminal, counter: str, keys: int = KEYS) -> PerKey:
+    """CPU milliseconds per key over ``keys`` arrow keys, back and forth (the process's and its main thread's); the
+    counter on the screen (``Moves`` or ``Keys``) must show every one."""
     first = "left"
     terminal.key(first)
     try:
@@ -114,16 +124,17 @@ def typed(terminal: Terminal, counter: str, keys: int = KEYS) -> float:
         terminal.wait_for(counter + r" 1\b", 30)
     time.sleep(0.5)  # what the first move set going (the distance's search) is over before the count starts
     other = "right" if first == "left" else "left"
-    before = cpu_seconds(terminal.pid, children=False)
+    before, main_before = cpu_seconds(terminal.pid, children=False), main_thread_cpu_seconds(terminal.pid)
     for number in range(keys):
         terminal.key(other if number % 2 == 0 else first)
         time.sleep(GAP)
     terminal.wait_for(rf"{counter} {keys + 1}\b", 30)
     spent = cpu_seconds(terminal.pid, children=False) - before
-    return 1000 * spent / keys
+    main = main_thread_cpu_seconds(terminal.pid) - main_before
+    return PerKey(1000 * spent / keys, 1000 * main / keys)
 
 
-def koma_key_ms(checkout: str | None = None, keys: int = KEYS) -> float:
+def koma_key_ms(checkout: str | None = None, keys: int = KEYS) -> PerKey:
     """``koma play 15`` (on ``checkout``'s code, if given) in a fresh data directory."""
     with tempfile.TemporaryDirectory(prefix="koma-keys-") as data:
         env = running_checkout(dict(os.environ, KOMA_DATA_DIR=data, TEXTUAL_ANIMATIONS="none", TERM="xterm-256color"),
@@ -136,7 +147,7 @@ def koma_key_ms(checkout: str | None = None, keys: int = KEYS) -> float:
             terminal.close()
 
 
-def floor_key_ms(keys: int = KEYS) -> float:
+def floor_key_ms(keys: int = KEYS) -> PerKey:
     env = dict(os.environ, TEXTUAL_ANIMATIONS="none", TERM="xterm-256color")
     terminal = Terminal([sys.executable, "-m", "tui.floor_app"], env)
     try:
@@ -147,18 +158,28 @@ def floor_key_ms(keys: int = KEYS) -> float:
 
 
 def keys_beside_the_floor(against: str | None = None, rounds: int = ROUNDS, keys: int = KEYS) -> dict[str, Any]:
-    """Medians of ``rounds`` alternating runs: Koma's CPU per key, the floor's, their ratio (and REV's, if given)."""
-    runs: dict[str, list[float]] = {"koma": [], "floor": [], "against": []}
+    """Medians of ``rounds`` alternating runs: Koma's CPU per key, the floor's, their ratio (and REV's, if given); each
+    also for the main thread alone, and Koma's other threads (the whole figure less the main thread's)."""
+    runs: dict[str, list[PerKey]] = {"koma": [], "floor": [], "against": []}
     for _ in range(rounds):
         runs["koma"].append(koma_key_ms(keys=keys))
         runs["floor"].append(floor_key_ms(keys))
         if against:
             runs["against"].append(koma_key_ms(against, keys))
-    koma, floor = statistics.median(runs["koma"]), statistics.median(runs["floor"])
-    figures: dict[str, Any] = {"koma_key_cpu_ms": round(koma, 2), "floor_key_cpu_ms": round(floor, 2),
-                               "koma/floor": round(koma / floor, 2)}
+
+    def median(name: str, part: str = "total") -> float:
+        return statistics.median(getattr(run, part) for run in runs[name])
+
+    koma, floor = median("koma"), median("floor")
+    koma_main, floor_main = median("koma", "main"), median("floor", "main")
+    figures: dict[str, Any] = {
+        "koma_key_cpu_ms": round(koma, 2), "floor_key_cpu_ms": round(floor, 2), "koma/floor": round(koma / floor, 2),
+        "koma_main_thread_ms": round(koma_main, 2), "floor_main_thread_ms": round(floor_main, 2),
+        "koma/floor_main_thread": round(koma_main / floor_main, 2),
+        "koma_other_threads_ms": round(statistics.median(run.total - run.main for run in runs["koma"]), 2)}
     if against:
-        there = statistics.median(runs["against"])
-        figures.update({"against_key_cpu_ms": round(there, 2), "koma/against": round(koma / there, 2)})
-    figures["runs_ms"] = {name: [round(value, 2) for value in values] for name, values in runs.items() if values}
+        there = median("against")
+        figures.update({"against_key_cpu_ms": round(there, 2), "koma/against": round(koma / there, 2),
+                        "against_main_thread_ms": round(median("against", "main"), 2)})
+    figures["runs_ms"] = {name: [round(run.total, 2) for run in values] for name, values in runs.items() if values}
     return figures

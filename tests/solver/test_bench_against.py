@@ -1,5 +1,6 @@
 """``koma bench --against REV``: another checkout for the same scenarios, and the figures side by side."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,35 @@ def test_koma_bench_keys_types_into_koma_the_floor_and_the_other_checkout_and_co
     # the ratio is of the unrounded figures: from the rounded ones it may differ in its last digit
     assert figures["koma/floor"] == pytest.approx(figures["koma_key_cpu_ms"] / figures["floor_key_cpu_ms"], abs=0.011)
     assert {name: len(values) for name, values in figures["runs_ms"].items()} == {"koma": 1, "floor": 1, "against": 1}
+    # the main thread's share: some of the whole, never all of Koma's (its terminal and storage threads work too)
+    assert 0 < figures["koma_main_thread_ms"] < figures["koma_key_cpu_ms"]
+    assert 0 < figures["floor_main_thread_ms"] <= figures["floor_key_cpu_ms"]
+    assert 0 < figures["against_main_thread_ms"] < figures["against_key_cpu_ms"]
+    assert figures["koma_other_threads_ms"] == pytest.approx(figures["koma_key_cpu_ms"] - figures["koma_main_thread_ms"],
+                                                             abs=0.011)
+
+
+def test_the_main_threads_cpu_is_its_own_not_the_processs():
+    import threading
+    import time
+
+    from tui.server.procfs import cpu_seconds, main_thread_cpu_seconds
+
+    pid = os.getpid()
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            sum(range(1000))
+
+    helper = threading.Thread(target=spin)
+    main_before, all_before = main_thread_cpu_seconds(pid), cpu_seconds(pid, children=False)
+    helper.start()
+    time.sleep(0.3)  # the main thread sleeps while the helper spins
+    stop.set()
+    helper.join()
+    main_spent, all_spent = main_thread_cpu_seconds(pid) - main_before, cpu_seconds(pid, children=False) - all_before
+    assert all_spent > 0.05 and main_spent < all_spent / 2
 
 
 def test_a_key_that_never_reaches_the_screen_is_an_error_not_a_figure():

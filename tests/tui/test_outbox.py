@@ -360,3 +360,32 @@ def test_a_write_wakes_the_writer_alone_not_the_syncer_and_watcher(tmp_path, mon
         assert looks.count("koma-outbox-watcher") <= 1, looks  # its first look, before any write
     finally:
         assert writer.close(5.0)  # and closing still makes everything durable
+
+
+def test_done_lines_alone_are_written_but_cost_no_fsync(tmp_path):
+    """The database's acknowledgements (done lines) need no fsync: replaying a done op is harmless.  A player typing
+    10 keys a second had an fsync for each key and one more for each of the database's transactions."""
+    from tui.storage.outbox import JournalWriter
+
+    synced: list[int] = []
+
+    def counting_fsync(fd: int) -> None:
+        synced.append(fd)
+        os.fsync(fd)
+
+    writer = JournalWriter(Journal(PLAYER, tmp_path, fsync=counting_fsync), lambda notice: None, sync_delay=0.0)
+    try:
+        assert writer.submit(save("8", 1))
+        assert writer.flush(30)
+        after_the_op = len(synced)
+        assert after_the_op >= 1  # the op is durable (and the directory, once)
+        [journalled] = writer.journal.pending
+        writer.acknowledge([journalled])
+        assert writer.flush(30)
+        assert [record.done for record in lines_of(writer.journal.path) if record.done is not None] == [journalled.seq]  # written...
+        assert len(synced) == after_the_op  # ...with no fsync
+        assert writer.submit(save("8", 2))
+        assert writer.flush(30)
+        assert len(synced) == after_the_op + 1  # the next op is made durable as ever
+    finally:
+        assert writer.close(5.0)

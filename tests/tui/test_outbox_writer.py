@@ -440,3 +440,44 @@ async def test_the_disk_stall_probe_on_a_real_stalling_filesystem(stalling_disk,
     saved = Store(database, PLAYER).load_game("8")
     assert saved is not None and saved.moves == moves and len(moves) == 48
     assert app.storage.journal is not None and app.storage.journal.directory.parent == mountpoint
+
+
+class CountedWake:
+    """Stands in for the storage writer's condition: counts the notifies (each one wakes the writer's thread)."""
+
+    def __init__(self, inner: threading.Condition) -> None:
+        self.inner = inner
+        self.notified = 0
+
+    def notify(self, n: int = 1) -> None:
+        self.notified += 1
+        self.inner.notify(n)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.inner.wait(timeout)
+
+
+def test_moves_made_while_the_writer_gathers_do_not_wake_it_and_go_in_together(tmp_path, monkeypatch):
+    """The database writer waits a moment after a write for more to join its transaction; a move made meanwhile
+    used to wake it (a thread switch per key) only for it to wait again.  Now the moves wait for its deadline, and
+    a caller who waits for them (settle) still gets them at once."""
+    import tui.storage.service as service_module
+
+    monkeypatch.setattr(service_module, "GATHER_SECONDS", 60.0)  # the writer gathers until someone waits
+    db = tmp_path / "koma.db"
+    storage = Storage(lambda: Store(db, PLAYER), PLAYER, Told(), outbox=tmp_path / "outbox")
+    try:
+        session = GameSession(FIFTEEN, storage, time.monotonic, seed=7)
+        legal_walk(session, 1)
+        wait_until(lambda: storage._gathering, what="the writer gathering")
+        wake = CountedWake(storage._writer_wake)
+        storage._writer_wake = wake  # type: ignore[assignment]
+        legal_walk(session, 20)
+        assert wake.notified == 0
+        began = time.monotonic()
+        assert storage.settle(DEADLINE)
+        assert time.monotonic() - began < DEADLINE / 2  # not the 60 s gathering: settling hurries the writer
+        assert wake.notified >= 1
+        assert Store(db, PLAYER).load_game("15").moves == session.snapshot().moves
+    finally:
+        storage.close()

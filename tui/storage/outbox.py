@@ -9,8 +9,9 @@ loses at most that, plus the fsync's own time.  A move is journalled as the move
 (:class:`~tui.game.writes.PlayMove`): replay folds it onto the game's last whole save in the journal.
 
 A line ``{"done": seq}`` follows once the database has an op (never fsync'd: replaying a done op is harmless,
-see :mod:`tui.storage.store`).  A line ``{"owned": key}`` says that the session's guarded game under ``key`` went
-in: its guarded writes still pending are plain ones, whoever replays them.  Each line is versioned and checked
+see :mod:`tui.storage.store`; a write of done lines alone asks for no fsync, where it once cost one of its own).
+A line ``{"owned": key}`` says that the session's guarded game under ``key`` went in: its guarded writes still
+pending are plain ones, whoever replays them.  Each line is versioned and checked
 (:func:`~tui.game.writes.encode_record`): a damaged one is skipped, with one notice per journal.
 
 The journal is held with an exclusive ``flock`` while its process lives.  A journal whose lock can be taken is
@@ -406,6 +407,11 @@ class _Claim:
     fd: int
 
 
+def done_mark(item: Op | tuple[str, object]) -> bool:
+    """Whether a queued item is a ``done`` mark (the database has those ops), which is never fsync'd."""
+    return isinstance(item, tuple) and item[0] == "done"
+
+
 class JournalWriter:
     """The journal's own threads: the caller hands over ops and marks and returns at once; the *writer* appends
     them (in order, many in one write), the *syncer* makes them durable (one fsync for all written within
@@ -530,11 +536,12 @@ class JournalWriter:
             claims = self._write(items)
             with self._lock:
                 self._writing = False
-                self._written += 1
-                self._claims.extend((self._written, claim) for claim in claims)
-                if self._unsynced_since is None:
-                    self._unsynced_since = time.monotonic()
-                self._to_sync.notify()
+                if not all(done_mark(item) for item in items):  # done lines alone need no fsync (see the module)
+                    self._written += 1
+                    self._claims.extend((self._written, claim) for claim in claims)
+                    if self._unsynced_since is None:
+                        self._unsynced_since = time.monotonic()
+                    self._to_sync.notify()
                 self._lock.notify_all()  # flush
 
     def _watch_loop(self) -> None:

@@ -8,7 +8,7 @@
   transaction (a game's moves folded onto its last save: one row written), and acknowledges them.  It gathers
   the writes of :data:`GATHER_SECONDS` into one transaction (a player typing 10 keys a second costs the database
   a few transactions a second, not one a key), unless someone waits for them (a read, :meth:`Storage.settle`,
-  :meth:`Storage.close`); a write wakes the writer alone, not the reader's threads.  While the
+  :meth:`Storage.close`); a write wakes the writer alone, not the reader's threads, and not while it gathers.  While the
   database is down, stalled or locked they wait in the outbox, and the writer tries again;
 - **reads** (:meth:`Storage.read`) run on the *reader* thread with their own connection.  The answer is
   an :class:`Answer`: the value, or ``unknown`` with the reason (never an empty result in disguise).  A
@@ -183,6 +183,7 @@ class Storage:
         self._reads: list[_Read] = []
         self._awaited: list[_Read] = []  # reads not yet answered, for their deadlines
         self._busy = 0  # reads being run now
+        self._gathering = False  # the writer waits for more writes to join its transaction (see _gather)
         self._closing = False
         self._writer_store: Store | None = None
         self._reader_store: Store | None = None
@@ -236,8 +237,8 @@ class Storage:
                 if self.outbox is not None and not self.outbox.submit(op):
                     self._forget_last(op)
                     full = True
-                else:
-                    self._writer_wake.notify()
+                elif not self._gathering or len(self._pending) >= BATCH_OPS:
+                    self._writer_wake.notify()  # (a writer gathering takes this write at its deadline: no wake per key)
         if full:
             self._tell(f"Not saved: {MAX_PENDING_OPS} writes already wait for the disk or the database; the game is "
                        "saved whole once they are taken.")
@@ -436,12 +437,16 @@ class Storage:
         """(Lock held.)  Wait up to :data:`GATHER_SECONDS` for more writes to join the transaction, while nobody waits
         for the writer (a read, settle, close) and the batch is not full; not after a failure (one op at a time)."""
         deadline = time.monotonic() + GATHER_SECONDS
-        while (not self._closing and not self._hurry and not self._reads and not self._busy
-               and self._batch_limit == BATCH_OPS and len(self._pending) < BATCH_OPS):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            self._writer_wake.wait(left)
+        self._gathering = True
+        try:
+            while (not self._closing and not self._hurry and not self._reads and not self._busy
+                   and self._batch_limit == BATCH_OPS and len(self._pending) < BATCH_OPS):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._writer_wake.wait(left)
+        finally:
+            self._gathering = False
 
     def _store(self, which: str) -> Store:
         store = self._writer_store if which == "writer" else self._reader_store

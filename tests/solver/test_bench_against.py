@@ -110,3 +110,25 @@ def test_a_key_that_never_reaches_the_screen_is_an_error_not_a_figure():
             typed(terminal, "Keys", keys=2)
     finally:
         terminal.close()
+
+
+def test_koma_bench_open_opens_the_15_puzzle_and_the_floors_screen_and_the_other_checkouts():
+    from tui.open_bench import open_beside_the_floor
+
+    figures = open_beside_the_floor(against=str(ROOT), rounds=1, counted=1)
+    assert figures["openings"] == {"koma": 1, "floor": 1, "against": 1}  # each process saw its screen open and close
+    for name in ("koma_open_main_thread_ms", "floor_open_main_thread_ms", "against_open_main_thread_ms"):
+        assert 1 < figures[name] < 5000, figures
+    assert figures["koma/floor"] == pytest.approx(figures["koma_open_main_thread_ms"] / figures["floor_open_main_thread_ms"],
+                                                  abs=0.011)
+
+
+def test_an_opening_that_never_comes_is_an_error_not_a_figure(monkeypatch):
+    import asyncio
+
+    from tui import open_bench
+
+    monkeypatch.setattr(open_bench, "READY_SECONDS", 0.5)
+    app = open_bench.floor_app()
+    with pytest.raises(RuntimeError, match="never came"):
+        asyncio.run(open_bench.openings(app, "NoSuchScreen", "FloorHomeScreen", 1))

@@ -78,12 +78,21 @@ def keys_beside_the_floor() -> dict[str, Any]:
     return keys_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
 
 
+def open_beside_the_floor() -> dict[str, Any]:
+    from tui.open_bench import open_beside_the_floor
+
+    return open_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
+
+
 CROWD = ("--max-sessions", "250")
 SERVE_CASES: tuple[Case, ...] = (
     Case("koma solve 15 in a process of its own (tables built)", "cli", cli_processes, runs=0, on_request=True,
          target="<= 0.4 s"),
     Case("koma play 15 in a terminal: CPU per key, beside a bare Textual app's (the floor)", "keys", keys_beside_the_floor,
          runs=0, on_request=True, target="move <= 1/5 of the issue's baseline; the floor is what Textual alone costs"),
+    Case("koma: opening the 15-puzzle from home, main thread CPU, beside a bare Textual screen of its shape (the floor)",
+         "open", open_beside_the_floor, runs=0, on_request=True,
+         target="open <= 1/2 of the issue's baseline; the floor is what Textual alone costs"),
     serve_case("koma serve: one game (warm pool)", "serve", "one game",
                target="home <= 0.1 s CPU, 15-puzzle <= 0.1 s, move <= 8 ms, idle <= 2 ms/s, <= 25 MiB PSS"),
     serve_case("koma serve --cold: one game", "serve", "one game", "--cold"),

@@ -1,4 +1,5 @@
-"""The floor of ``koma bench keys``: the least a Textual app can do for a key.
+"""The floors of ``koma bench keys`` and ``koma bench open``: the least a Textual app can do for a key, and to open
+a screen shaped like Koma's play screen.
 
 A bare Textual app, no Koma in it: a title, twenty lines that never change, and one line that counts the arrow keys,
 redrawn (without a layout pass) on each.  Run as ``python -m tui.floor_app``; ``q`` quits.  What a key costs here
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 from textual import events
 from textual.app import App, ComposeResult
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import Static
 
 
@@ -31,6 +34,49 @@ class FloorApp(App[None]):
         elif event.key in ("left", "right", "up", "down"):
             self.keys += 1
             self.query_one("#keys", Static).update(f"Keys {self.keys}", layout=False)
+
+
+class FloorPlayScreen(Screen):
+    """A bare screen shaped like Koma's play screen at 80x24: a 4x4 grid of bordered tiles, a side panel of eight
+    lines, a title line and a line of keys (about thirty widgets, as Koma's has); ``escape`` closes it."""
+
+    CSS = """
+    Grid { grid-size: 4 4; width: 48; height: 20; }
+    .tile { border: round white; content-align: center middle; }
+    #side { width: 1fr; }
+    """
+    BINDINGS = [("escape", "app.pop_screen", "back")]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Koma — 15-puzzle 4x4")
+        with Horizontal():
+            with Grid():
+                for number in range(16):
+                    yield Static(str(number + 1) if number < 15 else "", classes="tile")
+            with Vertical(id="side"):
+                for line in ("15-puzzle 4x4", "ID 15-1kVwAsXD3 (y copies)", "Moves 0   Time 00:00", "",
+                             "64 moves from solved", "Parity: solvable\ninversions 55 + blank row 3 = 58, even", "", ""):
+                    yield Static(line)
+        yield Static("→ move s solve t hint u undo n new p parity esc back q quit ? help")
+
+
+class FloorHomeScreen(Screen):
+    """The floor's home: ``2`` opens :class:`FloorPlayScreen`."""
+
+    BINDINGS = [("2", "open", "open")]
+
+    def compose(self) -> ComposeResult:
+        yield Static("2 opens a screen shaped like the play screen")
+
+    def action_open(self) -> None:
+        self.app.push_screen(FloorPlayScreen())
+
+
+class FloorOpenApp(App[None]):
+    """The floor of ``koma bench open`` (:mod:`tui.open_measure`)."""
+
+    def on_mount(self) -> None:
+        self.push_screen(FloorHomeScreen())
 
 
 if __name__ == "__main__":

@@ -126,9 +126,9 @@ def test_koma_bench_open_opens_the_15_puzzle_and_the_floors_screen_and_the_other
 def test_an_opening_that_never_comes_is_an_error_not_a_figure(monkeypatch):
     import asyncio
 
-    from tui import open_bench
+    from tui import open_measure
+    from tui.floor_app import FloorOpenApp
 
-    monkeypatch.setattr(open_bench, "READY_SECONDS", 0.5)
-    app = open_bench.floor_app()
+    monkeypatch.setattr(open_measure, "READY_SECONDS", 0.5)
     with pytest.raises(RuntimeError, match="never came"):
-        asyncio.run(open_bench.openings(app, "NoSuchScreen", "FloorHomeScreen", 1))
+        asyncio.run(open_measure.openings(FloorOpenApp(), "NoSuchScreen", "FloorHomeScreen", 1))

@@ -11,7 +11,8 @@ Two processes run beside (:func:`start_beside`): one compiles the 15-puzzle's se
 so the two halves of a fresh install's first 15-puzzle solve compile at once, on two cores; then the first warms the
 other puzzles.  ``koma`` starts them too, before it loads its interface: its own process then only loads what they
 made (no compile holds its interface up; a 15-puzzle opened meanwhile waits for the table, :func:`table_built`).  They
-stop when the process that started them goes (``--parent``).
+stop when the process that started them goes (``--parent``).  What goes wrong in them (their stderr) is in
+``koma-warm-beside-PART.log`` beside the marker (:func:`beside_log`), one start's at a time.
 
 A marker in the kernel cache, named after the solver's sources (:func:`marker`), says the whole list was warmed with
 this cache: a process that finds it loads the kernels at once, as ever.
@@ -20,6 +21,7 @@ this cache: a process that finds it loads the kernels at once, as ever.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
@@ -28,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from solver.engines.jit_cache import sources_digest, status
 
@@ -94,6 +97,13 @@ def command(parent: int, part: str = "search") -> list[str]:
     return [sys.executable, "-m", "solver.tools.warm", "--parent", str(parent), "--part", part]
 
 
+def beside_log(part: str) -> Path | None:
+    """Where the process beside that does ``part`` writes what went wrong (its stderr), beside the marker; None
+    without a cache."""
+    path = marker()
+    return None if path is None else path.with_name(f"koma-warm-beside-{part}.log")
+
+
 def needed() -> bool:
     """Whether a process beside would compile anything: the kernels are not all in a cache it shares with this one."""
     return marker() is not None and not warmed()
@@ -106,14 +116,20 @@ def start_beside(parent: int | None = None) -> dict[str, subprocess.Popen]:
     if not needed():
         return {}
     started: dict[str, subprocess.Popen] = {}
-    try:
-        for part in PARTS:
-            started[part] = subprocess.Popen(command(parent or os.getpid(), part), stdin=subprocess.DEVNULL,
-                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    except OSError:
-        for process in started.values():
-            process.terminate()
-        return {}
+    with contextlib.ExitStack() as closing:  # the processes hold their own copies of their logs
+        try:
+            for part in PARTS:
+                log = beside_log(part)
+                errors: IO[bytes] | int = subprocess.DEVNULL
+                if log is not None:
+                    with contextlib.suppress(OSError):
+                        errors = closing.enter_context(open(log, "wb"))  # this start's: the last one's is replaced
+                started[part] = subprocess.Popen(command(parent or os.getpid(), part), stdin=subprocess.DEVNULL,
+                                                 stdout=subprocess.DEVNULL, stderr=errors)
+        except OSError:
+            for process in started.values():
+                process.terminate()
+            return {}
     return started
 
 
@@ -140,7 +156,8 @@ def main(argv: list[str]) -> int:
         threading.Thread(target=_stop_when_orphaned, args=(arguments.parent,), daemon=True).start()
 
     def failed(name: str, problem: Exception) -> None:
-        print(f"could not warm the {name} puzzle ({problem})", file=sys.stderr)
+        print(f"{arguments.part} (process {os.getpid()}): could not warm the {name} puzzle "
+              f"({type(problem).__name__}: {problem})", file=sys.stderr, flush=True)
 
     if arguments.part == "table":
         from solver import solving as search

@@ -97,11 +97,40 @@ async def test_koma_starts_the_processes_beside_on_a_fresh_install_and_stops_the
         assert {part: process.args for part, process in beside.items()} == {
             part: warm.command(os.getpid(), part) for part in warm.PARTS}
         await pilot.press("q")
-    for process in beside.values():
+    for part, process in beside.items():
         assert gone(process.pid), "a process beside outlived koma"
         # stopped by SIGTERM: by its handler (temporary files removed on the way out), or before it had one (still
         # importing, with no file written yet); or it had finished (this run's caches are warm)
-        assert process.wait(5) in (128 + signal.SIGTERM, -signal.SIGTERM, 0)
+        log = warm.beside_log(part)
+        assert process.wait(5) in (128 + signal.SIGTERM, -signal.SIGTERM, 0), (
+            f"{part}: exit {process.returncode}; its log says: "
+            f"{log.read_text(errors='replace')[-2000:] if log is not None and log.exists() else '(no log)'}")
+
+
+def test_what_goes_wrong_in_a_process_beside_is_in_its_log(tmp_path, monkeypatch):
+    monkeypatch.setattr(warm, "needed", lambda: True)
+    monkeypatch.setattr(warm, "beside_log", lambda part: tmp_path / f"{part}.log")
+    monkeypatch.setattr(warm, "command", lambda parent, part: [
+        sys.executable, "-c", f"import sys; print('{part} could not warm the 15 puzzle', file=sys.stderr); sys.exit(1)"])
+    (tmp_path / "table.log").write_text("the last start's\n")
+    started = warm.start_beside()
+    assert set(started) == set(warm.PARTS)
+    assert all(process.wait(30) == 1 for process in started.values())
+    for part in warm.PARTS:
+        assert (tmp_path / f"{part}.log").read_text() == f"{part} could not warm the 15 puzzle\n"
+
+
+def test_a_failed_warm_up_says_which_part_and_why(tmp_path):
+    done = subprocess.run([sys.executable, "-c", (
+        "import sys\n"
+        "from solver.tools import warm\n"
+        "from solver import solving\n"
+        "def broken(puzzle, stop=None):\n"
+        "    raise OSError('the disk is gone')\n"
+        "solving.warm = broken\n"
+        "sys.exit(warm.main(['--part', 'table']))\n")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "table (process " in done.stderr and "could not warm the 15 puzzle (OSError: the disk is gone)" in done.stderr
 
 
 @pytest.mark.asyncio

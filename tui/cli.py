@@ -9,6 +9,7 @@ so ``koma solve`` starts as fast as the solver alone.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from solver.tools.cli import CommandError, board_hint, package_version, report_e
 from tui.patches.arguments import DashWordParser
 from tui.server.bench_cases import SERVE_CASES
 from tui.server.options import add_serve_command, options_from
+from tui.server.server_log import use_format
 from tui.server.web.options import add_web_command
 
 
@@ -41,6 +43,7 @@ def play(args) -> int:
 
 def serve(args) -> int:
     options = options_from(args)  # a bad option is told at once, before the server's libraries load
+    use_format(options.log_format)  # from here on a warning, one raised as a library loads too, is a line of the log
     try:
         from tui.server.ssh.server import run  # asyncssh is imported only when serving
     except ModuleNotFoundError as missing:
@@ -52,6 +55,7 @@ def serve(args) -> int:
 
 def web(args) -> int:
     ssh_front_end: Any = None
+    use_format("text")  # from here on a warning, one raised as a library loads too, is a line of the server's log
     try:
         from tui.server.web.server import web_command  # aiohttp is imported only when serving
         if getattr(args, "ssh_port", None) is not None:  # asyncssh only for an SSH listener beside it
@@ -118,8 +122,20 @@ def parse_args(argv: Sequence[str] | None, bench_cases: Sequence[Any] = SERVE_CA
     return build_parser(bench_cases).parse_args(argv)
 
 
+def one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                     file: Any = None, line: str | None = None) -> None:
+    """A Python warning as one line on stderr (``warnings.showwarning``'s signature); ``serve`` and ``web`` send
+    warnings to the server's log instead."""
+    text = " ".join(str(message).split())
+    try:
+        print(f"koma: warning: {category.__name__}: {text}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: Sequence[str] | None = None, bench_cases: Sequence[Any] = SERVE_CASES) -> int:
     """Parse and run a command: the game for no command or ``play``, the command's handler otherwise."""
+    warnings.showwarning = one_line_warning
     words = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parse_args(words, bench_cases)

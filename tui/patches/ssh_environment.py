@@ -15,8 +15,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any, cast
 
-import asyncssh
-
+from tui.patches.asyncssh_import import asyncssh
 from tui.patches.checks import first_problem, library_version, missing, parameters_differ, step_aside, told_if_misfit
 
 OVERRIDE = "limit on SSH environment requests"

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TextIO
@@ -65,11 +66,20 @@ def log(message: str, event: str = "log", **fields: Any) -> None:
 
 
 def use_format(form: str) -> None:
-    """Log in ``form``; what libraries log (asyncio's and asyncssh's warnings) goes through the same log."""
+    """Log in ``form``; what libraries log (asyncio's and asyncssh's warnings) and every Python warning from now on
+    (one a library raises at import among them) go through the same log, one line each."""
     SERVER_LOG.form = form
     root = logging.getLogger()
     if not any(isinstance(handler, LibraryLog) for handler in root.handlers):
         root.addHandler(LibraryLog(logging.WARNING))
+    warnings.showwarning = log_warning
+
+
+def log_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                file: TextIO | None = None, line: str | None = None) -> None:
+    """A Python warning as one event of the server's log (``warnings.showwarning``'s signature)."""
+    log(f"{category.__name__}: {message} ({filename}:{lineno})", "warning", category=category.__name__,
+        source=f"{filename}:{lineno}")
 
 
 class LibraryLog(logging.Handler):

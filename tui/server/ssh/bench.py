@@ -16,7 +16,7 @@ class Session(bench.Session):
     """One SSH client on a pty of ``size`` (80x24 unless the scenario says otherwise)."""
 
     async def connect(self, port: int) -> None:
-        import asyncssh
+        from tui.patches.asyncssh_import import asyncssh
 
         self.connection = await asyncio.wait_for(asyncssh.connect(
             "127.0.0.1", port, username=self.user, known_hosts=None, client_keys=None, agent_path=None,

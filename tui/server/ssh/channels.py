@@ -4,8 +4,7 @@ refused; the one exec allowed is ``link``, which answers with a browser's link c
 
 from __future__ import annotations
 
-import asyncssh
-
+from tui.patches.asyncssh_import import asyncssh
 from tui.server.server_log import log
 
 # The only variable a client may send (see colour.py), and its longest value: other env requests are refused

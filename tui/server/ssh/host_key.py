@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Any
 from tui.server.private_files import default_key_path, key_dir, make_private, why_not_written
 
 if TYPE_CHECKING:
-    import asyncssh
-
     from solver.tools.doctor import Problem
+    from tui.patches.asyncssh_import import asyncssh
 
 HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the key dir, unless koma serve --host-key names another file
 
@@ -27,7 +26,7 @@ def default_host_key_path(log: Callable[[str], None] = lambda line: None) -> Pat
 
 def host_key(path: Path, log: Callable[[str], None] = lambda line: None) -> asyncssh.SSHKey:
     """The server's ed25519 host key: generated on first start (mode 0600, written atomically), then reused."""
-    import asyncssh
+    from tui.patches.asyncssh_import import asyncssh
 
     if path.exists():
         try:

@@ -6,8 +6,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-import asyncssh
-
+from tui.patches.asyncssh_import import asyncssh
 from tui.server.proxy import Address, HeaderListener
 
 

@@ -26,8 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import asyncssh
-
+from tui.patches.asyncssh_import import asyncssh
 from tui.patches.ssh_environment import session_channel
 from tui.server import lifecycle
 from tui.server.environment import safe_username

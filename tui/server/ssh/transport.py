@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import asyncssh
-
+from tui.patches.asyncssh_import import asyncssh
 from tui.server.transport import Size
 
 

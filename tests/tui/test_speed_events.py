@@ -60,6 +60,21 @@ def test_a_relay_runs_on_one_clock_from_its_first_move():
     assert result.time_ms == round(((first_moves - 1) * 0.1 + 3.1 + (second_moves - 1) * 0.1) * 1000)
     assert result.stm == first_moves + second_moves
     assert result.tps == result.stm * 1000 / result.time_ms
+    assert (run.stm, run.mtm) == (result.stm, result.mtm)  # the live counts, once the run is over, are the result's
+
+
+def test_the_live_counts_take_each_leg_once():
+    clock = StepClock()
+    run = EventRun(RELAY, (4, 4), clock, random.Random(3))
+    assert (run.stm, run.mtm) == (0, 0)
+    solve_leg(run, clock, 0.1)
+    first = run.legs[0]
+    assert (run.stm, run.mtm) == (first.stm, first.mtm)  # the second leg not begun
+    run.play(search.solve(run.solve.puzzle, run.solve.state).moves[0])
+    assert (run.stm, run.mtm) == (first.stm + 1, first.mtm + 1)
+    assert run.abandon()  # a DNF: the leg under way is now one of the legs, counted once
+    assert (run.stm, run.mtm) == (sum(leg.stm for leg in run.legs), sum(leg.mtm for leg in run.legs))
+    assert run.stm == first.stm + 1
 
 
 def test_giving_up_a_leg_makes_the_run_a_dnf():

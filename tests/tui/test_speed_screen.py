@@ -78,6 +78,7 @@ def check_figures(screen: SpeedScreen, moves: list[str], times_ms: list[int]) ->
     assert f"Solved in {seconds_text(time_ms)}" in panel(screen, "speed-message")
     assert f"STM {stm}  MTM {mtm}  TPS {tps:.2f}" in panel(screen, "speed-message")
     assert f"Time {seconds_text(time_ms)}" in panel(screen, "speed-clock")
+    assert panel(screen, "speed-figures") == f"STM {stm}  MTM {mtm}  TPS {tps:.2f}"  # the live line agrees after it
 
 
 async def test_home_lists_speed_with_its_key(tmp_path):

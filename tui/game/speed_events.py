@@ -165,6 +165,16 @@ class EventRun:
     def over(self) -> bool:
         return len(self.legs) == self.event.legs or any(leg.dnf for leg in self.legs)
 
+    @property
+    def stm(self) -> int:
+        """The run's STM so far: the legs done, and the leg under way unless it is done (then it is one of them)."""
+        return sum(leg.stm for leg in self.legs) + (0 if self.over else self.solve.stm)
+
+    @property
+    def mtm(self) -> int:
+        """The run's MTM so far, counted as :attr:`stm` is."""
+        return sum(leg.mtm for leg in self.legs) + (0 if self.over else self.solve.mtm)
+
     def play(self, move: LineMove | str) -> Play:
         return self._after(self.solve.play(move))
 

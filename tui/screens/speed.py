@@ -223,10 +223,8 @@ class SpeedScreen(DirtyOnlyRendering):
 
     def _show_clock(self) -> None:
         self.clock_drawn_at = time.monotonic()
-        solve, legs = self.solve, self.run.legs
-        stm = solve.stm + sum(leg.stm for leg in legs)
-        mtm = solve.mtm + sum(leg.mtm for leg in legs)
-        elapsed = solve.elapsed_ms()
+        stm, mtm = self.run.stm, self.run.mtm
+        elapsed = self.solve.elapsed_ms()
         # every key and clock tick redraws these two lines: Content, not markup (parsing is most of the cost), and no
         # layout pass (each stays one line)
         self.query_one("#speed-clock", Static).update(Content.assemble("Time ", (seconds_text(elapsed), "bold")),

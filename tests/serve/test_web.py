@@ -68,6 +68,7 @@ async def test_the_page_its_files_and_a_guest_cookie(server):
         page = await browser.load()
         assert page.status == 200
         assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+        assert page.headers["Server"] == "Koma"  # no Python or aiohttp version for an attacker to look up
         body = await (await browser.http.get(server.url)).text()
         assert "<noscript>" in body and 'src="xterm/textual.js"' in body and "http" not in body.split("<body>")[0]
         assert browser.player.startswith("web:")
@@ -82,6 +83,25 @@ async def test_the_page_its_files_and_a_guest_cookie(server):
             assert response.status == 200
     finally:
         await browser.close()
+
+
+async def test_no_answer_names_a_version(server):
+    """Pages, refusals and answers to requests aiohttp cannot even parse: none names Python's or aiohttp's version."""
+    answers = []
+    for request in (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", b"GET /xterm/none.js HTTP/1.1\r\nHost: x\r\n\r\n",
+                    b"GET /ws HTTP/1.1\r\nHost: x\r\n\r\n", b"POST /link HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+                    b"GET / HTTP/1.1\r\nHost: x\r\nA header without a colon\r\n\r\n", b"BREW \x00 HTTP/9\r\n\r\n"):
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", server.port), SCREEN_SECONDS)
+        try:
+            writer.write(request)
+            await writer.drain()
+            head = await asyncio.wait_for(reader.read(4096), SCREEN_SECONDS)
+        finally:
+            writer.close()
+        answers.append(head)
+        assert head.startswith(b"HTTP/1."), head[:80]
+        assert b"aiohttp" not in head.lower() and b"python" not in head.lower(), head.split(b"\r\n\r\n")[0]
+    assert any(b"\r\nServer: Koma\r\n" in head for head in answers)
 
 
 async def test_play_resize_reload_and_quit(server):
@@ -244,9 +264,15 @@ async def test_link_only_admits_a_browser_linked_by_a_code_shown_over_ssh(tmp_pa
             capture_output=True, text=True, timeout=SCREEN_SECONDS)
         code = re.search(r"one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})", said.stdout)
         assert said.returncode == 0 and code, said
-        async with browser.http.post(server.url + "link", data={"code": "WRNG-CODE"}) as answer:
+        origin = {"Origin": server.url.rstrip("/")}
+        async with browser.http.post(server.url + "link", data={"code": code.group(1)}) as answer:
+            assert answer.status == 403  # a form without an Origin is no page's: refused, and the code not spent
+        async with browser.http.post(server.url + "link", data={"code": code.group(1)},
+                                     headers={"Origin": "http://elsewhere.example"}) as answer:
+            assert answer.status == 403
+        async with browser.http.post(server.url + "link", data={"code": "WRNG-CODE"}, headers=origin) as answer:
             assert answer.status == 400 and "not valid" in await answer.text()
-        async with browser.http.post(server.url + "link", data={"code": code.group(1).lower()}) as answer:
+        async with browser.http.post(server.url + "link", data={"code": code.group(1).lower()}, headers=origin) as answer:
             assert answer.status == 200  # followed the redirect to the game's page
             assert "textual.js" in await answer.text()
         assert browser.player == "user:alice"
@@ -255,7 +281,7 @@ async def test_link_only_admits_a_browser_linked_by_a_code_shown_over_ssh(tmp_pa
         await server.log_says(r"player user:alice: game started")
         again = Browser(server)
         try:  # the code worked once
-            async with again.http.post(server.url + "link", data={"code": code.group(1)}) as answer:
+            async with again.http.post(server.url + "link", data={"code": code.group(1)}, headers=origin) as answer:
                 assert answer.status == 400
         finally:
             await again.close()

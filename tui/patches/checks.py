@@ -2,9 +2,10 @@
 
 Four modules replace or lean on parts of Textual that are not its public API: :mod:`tui.patches.rendering`
 (the compositor, and the screens' frame timer), :mod:`tui.patches.stylesheet` (the parse cache), :mod:`tui.patches.strip_caches` (``Strip``'s slots)
-and :mod:`tui.patches.driver` (the Linux driver's input thread); two do so for other libraries:
-:mod:`tui.patches.ssh_environment` (asyncssh's env requests) and :mod:`tui.patches.arguments` (argparse's
-option detection).  No other module touches a library's private names (tests/test_architecture.py).
+and :mod:`tui.patches.driver` (the Linux driver's input thread); three do so for other libraries:
+:mod:`tui.patches.ssh_environment` (asyncssh's env requests), :mod:`tui.patches.server_header` (aiohttp's Server
+header) and :mod:`tui.patches.arguments` (argparse's option detection); :mod:`tui.patches.asyncssh_import` only
+filters one warning of asyncssh's import.  No other module touches a library's private names (tests/test_architecture.py).
 Koma pins the Textual releases they were written and tested for (``pyproject.toml``), and each also
 checks, on its first use (never at import), the attributes, method signatures and slots it relies on.
 If one is not there, that override steps aside: Koma runs with the library's own behaviour for that

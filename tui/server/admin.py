@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
+from tui.patches.server_header import use_plain_server_name
 from tui.server import metrics
 
 
@@ -36,6 +37,7 @@ def admin_app(not_ready: Callable[[], list[str]]) -> web.Application:
         return web.Response(body=body, headers={"Content-Type": metrics.CONTENT_TYPE})
 
     app = web.Application()
+    use_plain_server_name()  # no Python or aiohttp version in the Server header
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", scrape)

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from tui.patches.server_header import SERVER_NAME, use_plain_server_name
 from tui.server import lifecycle, metrics
 from tui.server.game import Game
 from tui.server.host import PRIVATE_UMASK, GameHost
@@ -54,6 +55,11 @@ OWN_FILES = {"koma.js": "application/javascript", "koma.css": "text/css"}
 HEADERS = {"Content-Security-Policy": "default-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; "
                                       "img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
            "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+async def plain_server_header(request: web.Request, response: web.StreamResponse) -> None:
+    """Every response names the server without a version (aiohttp's default names Python's and its own)."""
+    response.headers["Server"] = SERVER_NAME
 
 
 def log(message: str, *_: Any, **__: Any) -> None:
@@ -113,6 +119,8 @@ class WebServer:
 
     def application(self) -> web.Application:
         app = web.Application(client_max_size=16 * 1024, middlewares=[self.handling])
+        app.on_response_prepare.append(plain_server_header)
+        use_plain_server_name()  # and what aiohttp answers itself, to a request it cannot parse
         app.router.add_get("/", self.page)
         app.router.add_post("/link", self.link)
         app.router.add_get("/ws", self.socket)
@@ -226,8 +234,8 @@ class WebServer:
         if self.links is None:
             raise web.HTTPNotFound(text="koma: this server does not link browsers\n")
         address, peer = self.client(request)
-        origin = request.headers.get("Origin", "")
-        if origin and urlsplit(origin[:300]).netloc.lower() != request.host.lower():  # another site's form
+        origin = request.headers.get("Origin", "")  # browsers send it with every POST; a form without one is no page's
+        if not origin or urlsplit(origin[:300]).netloc.lower() != request.host.lower():  # none, or another site's form
             raise web.HTTPForbidden(text="koma: refused: the form's origin is not this server\n")
         try:
             form = await asyncio.wait_for(request.post(), self.options.request_timeout or None)

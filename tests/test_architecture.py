@@ -14,7 +14,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("solver", "tui")
+PACKAGES = ("solver", "tui", "bench")
 
 
 def _run(*command: str) -> subprocess.CompletedProcess:
@@ -84,7 +84,7 @@ def test_no_imports_by_name():
 
 
 def test_ruff_is_clean():
-    result = _run("ruff", "check", "--no-cache", "solver", "tui", "tests", "screenshots")
+    result = _run("ruff", "check", "--no-cache", "solver", "tui", "bench", "tests", "screenshots")
     assert result.returncode == 0, result.stdout[-4000:]
 
 

@@ -26,11 +26,12 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from bench.harness import running_checkout
 from bench.serve.scenarios import ScreenGrid
-from tui.server.procfs import cpu_seconds, main_thread_cpu_seconds
+from tui.server.procfs import cpu_seconds
 from tui.server.terminal import set_window_size
 
 KEYS = 200
@@ -39,6 +40,15 @@ ROUNDS = 3
 READY_SECONDS = 180.0  # a first run may build tables and compile kernels
 BOARD = "5 1 2 3/9 6 7 4/13 10 11 8/_ 14 15 12"
 ARROWS = {"left": "\x1b[D", "right": "\x1b[C"}
+
+
+def main_thread_cpu_seconds(pid: int) -> float:
+    """CPU seconds of ``pid``'s main thread alone (the one that runs a Textual app's loop), to the nanosecond: the
+    first field of ``/proc/PID/task/PID/schedstat``.  NaN where the kernel keeps no schedstat."""
+    try:
+        return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return float("nan")
 
 
 class Terminal:

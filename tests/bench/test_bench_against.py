@@ -79,7 +79,8 @@ def test_the_main_threads_cpu_is_its_own_not_the_processs():
     import threading
     import time
 
-    from tui.server.procfs import cpu_seconds, main_thread_cpu_seconds
+    from bench.keys import main_thread_cpu_seconds
+    from tui.server.procfs import cpu_seconds
 
     pid = os.getpid()
     stop = threading.Event()

@@ -14,7 +14,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("solver", "tui")
+PACKAGES = ("solver", "tui", "bench")
 
 
 def _run(*command: str) -> subprocess.CompletedProcess:
@@ -83,8 +83,20 @@ def test_no_imports_by_name():
     assert offenders == []
 
 
+def test_the_one_door_for_commands_from_outside_is_the_entry_point_group():
+    """The product loads code it does not name in one place only: :func:`tui.cli.registered_commands` reads the
+    ``koma.commands`` entry point group (``koma bench`` comes in that way); nothing else reads entry points."""
+    readers = []
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "entry_points":
+                    readers.append(str(path.relative_to(ROOT)))
+    assert readers == [str(Path("tui", "cli.py"))]
+
+
 def test_ruff_is_clean():
-    result = _run("ruff", "check", "--no-cache", "solver", "tui", "tests", "screenshots")
+    result = _run("ruff", "check", "--no-cache", "solver", "tui", "bench", "tests", "screenshots")
     assert result.returncode == 0, result.stdout[-4000:]
 
 

@@ -220,32 +220,6 @@ def test_without_json_errors_leave_stdout_empty(capsys):
 
 
 # --- small lies ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("groups, named", [(["8", "foo"], "'foo'"), ([""], "''")])
-def test_bench_rejects_unknown_groups_by_name(capsys, groups, named):
-    code, out, err = run(capsys, "bench", *groups)
-    assert code == 2 and out == ""
-    assert f"unknown benchmark group {named}; choose from 8, goat, ura, 15" in err
-
-
-def test_bench_validates_against_the_groups_the_caller_adds(capsys):
-    """The tui side adds koma serve's cases; a group is known only if some case, the solver's or the caller's, has it."""
-    from solver.tools import bench_cases
-    from solver.tools.bench import Case
-    from tui.cli import main as cli_main
-
-    extra = (Case("a case added by the caller", "extra", lambda: {"answer": 42}, runs=1, on_request=True),)
-    assert bench_cases.groups(extra) == ["8", "goat", "ura", "15", "24", "extra"]
-    assert all(case.group != "extra" for case in bench_cases.cases(full=True, extra=extra))  # only when named
-    code = cli_main(["bench", "extra", "--json"], bench_cases=extra)
-    out, _ = capsys.readouterr()
-    data = json.loads(out)
-    assert code == 0 and [r["name"] for r in data["results"]] == ["a case added by the caller"]
-    assert data["results"][0]["answer"] == 42
-    code = cli_main(["bench", "extra", "--json"])  # without the caller's cases (koma serve's by default) it is unknown
-    out, _ = capsys.readouterr()
-    assert code == 2 and "unknown benchmark group 'extra'" in json.loads(out)["error"]
-
-
 def test_loop_method_on_the_solved_board_answers_zero_moves(capsys):
     code, data, _ = run_json(capsys, "solve", "15", "1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _", "--method", "loop")
     assert code == 0 and data["length"] == 0 and data["moves"] == []

@@ -1,5 +1,6 @@
 """The ``koma`` command line, owned by the product: its flags, the game's commands (``koma``, ``play``, ``serve``,
-``web``, doctor's game part) and the solver's, which :func:`solver.tools.cli.add_commands` registers into it.
+``web``, doctor's game part), the solver's, which :func:`solver.tools.cli.add_commands` registers into it, and those
+installed packages register in the ``koma.commands`` entry point group (``koma bench``, the bench package's).
 
 Every command but ``play`` takes ``--json``; bad input is one line on stderr and exit status 2.  Imports neither
 Textual nor asyncssh nor aiohttp: the game, the SSH server and the web server are imported when their command runs,
@@ -10,14 +11,14 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from typing import Any
 
-from solver.errors import KomaError
+from solver.errors import KomaError, one_line
 from solver.tools import cli as solver_cli
 from solver.tools.cli import CommandError, board_hint, package_version, report_error, tell_cache_notices, wants_json
 from tui.patches.arguments import DashWordParser
-from tui.server.bench_cases import SERVE_CASES
 from tui.server.options import add_serve_command, options_from
 from tui.server.server_log import use_format
 from tui.server.web.options import add_web_command
@@ -97,9 +98,27 @@ def add_play_command(commands: Any) -> None:
 
 # --- the parser ----------------------------------------------------------------------------------
 
-def build_parser(bench_cases: Sequence[Any] = SERVE_CASES) -> Parser:
-    """The ``koma`` parser: the product's flags and the game's commands, with the solver's registered in between
-    (``bench_cases``: the benchmark cases that live outside the solver, ``koma bench serve``'s)."""
+COMMANDS_GROUP = "koma.commands"
+AddCommands = Callable[[Any], None]
+
+
+def registered_commands() -> list[AddCommands]:
+    """What installed packages register in the :data:`COMMANDS_GROUP` entry point group: each a callable that adds its
+    subcommands, each with its ``handler``, to the parser's (argparse's subparsers).  The product names none of them and
+    so imports none (``koma bench`` is the bench package's); one that cannot be loaded is told in one line, left out."""
+    added = []
+    for entry in sorted(entry_points(group=COMMANDS_GROUP), key=lambda entry: entry.name):
+        try:
+            added.append(entry.load())
+        except Exception as problem:  # a broken plugin costs its own commands, never koma's
+            print(f"koma: the {entry.name} commands could not be loaded: {one_line(f'{type(problem).__name__}: {problem}')}",
+                  file=sys.stderr)
+    return added
+
+
+def build_parser(registered: Sequence[AddCommands] | None = None) -> Parser:
+    """The ``koma`` parser: the product's flags and the game's commands, with the solver's registered in between and
+    the installed packages' (``registered``; default :func:`registered_commands`) after."""
     parser = Parser(prog="koma", description="Koma (駒): play, understand and optimally solve sliding and flip puzzles.")
     # its own dest: a subcommand's defaults would overwrite a shared one (``koma --ascii play 8``)
     parser.add_argument("--ascii", dest="ascii_everywhere", action="store_true",
@@ -111,15 +130,17 @@ def build_parser(bench_cases: Sequence[Any] = SERVE_CASES) -> Parser:
                         "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     add_play_command(commands)
-    solver_cli.add_commands(commands, bench_cases=bench_cases, doctor_sections=doctor_sections)
+    solver_cli.add_commands(commands, doctor_sections=doctor_sections)
     add_serve_command(commands).set_defaults(handler=serve)
     add_web_command(commands).set_defaults(handler=web)
+    for add in registered_commands() if registered is None else registered:
+        add(commands)
     return parser
 
 
-def parse_args(argv: Sequence[str] | None, bench_cases: Sequence[Any] = SERVE_CASES):
+def parse_args(argv: Sequence[str] | None, registered: Sequence[AddCommands] | None = None):
     """Parse the command line; ``CommandError`` carries argparse's complaint as one line."""
-    return build_parser(bench_cases).parse_args(argv)
+    return build_parser(registered).parse_args(argv)
 
 
 def one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
@@ -133,12 +154,13 @@ def one_line_warning(message: Warning | str, category: type[Warning], filename: 
         pass
 
 
-def main(argv: Sequence[str] | None = None, bench_cases: Sequence[Any] = SERVE_CASES) -> int:
-    """Parse and run a command: the game for no command or ``play``, the command's handler otherwise."""
+def main(argv: Sequence[str] | None = None, registered: Sequence[AddCommands] | None = None) -> int:
+    """Parse and run a command: the game for no command or ``play``, the command's handler otherwise (``registered``:
+    the installed packages' commands, see :func:`build_parser`)."""
     warnings.showwarning = one_line_warning
     words = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parse_args(words, bench_cases)
+        args = parse_args(words, registered)
     except CommandError as error:
         return report_error(f"{error}{board_hint(words)}", wants_json(words))
     if args.version:

@@ -146,7 +146,8 @@ class Zygote:
     def __init__(self, channel: socket.socket, beside: dict[int, str] | None = None):
         self.channel = channel
         self.beside = dict(beside or {})  # the processes compiling the kernels beside (compile_beside): their parts
-        self.arguments = parse_args([])  # a game's command line is always plain ``koma``: parsed once, here
+        # a game's command line is always plain ``koma``: parsed once, here, without the installed packages' commands
+        self.arguments = parse_args([], registered=())
         self.wakeup_read, self.wakeup_write = os.pipe()
         os.set_blocking(self.wakeup_read, False)
         os.set_blocking(self.wakeup_write, False)

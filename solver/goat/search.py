@@ -36,7 +36,6 @@ from solver.engines.jit import njit
 from solver.engines.move_automaton import parent_pruning
 from solver.goat.kernels import goat_successors
 from solver.goat.model import (
-    ARTICLE_LONGEST,
     BIG,
     BIG_LEFT,
     BIG_RIGHT,
@@ -415,13 +414,6 @@ def solve_ida(state, method: str, *, stop=None, progress=None):
     kernel = {"article": _article_ida, "pdb": _pdb_ida}[method]
     result = run_ida(kernel, search_state(state), search_tables(method), stop=stop, progress=progress)
     return result, NOTES[method]
-
-
-def bench_figures(method: str) -> dict:
-    """Solve the article's 52-move board ``WdBB/jSi-/.-lr`` with ``method``; nodes, length and speed."""
-    result, _ = solve_ida(ARTICLE_LONGEST, method)
-    return {"length": len(result.moves), "nodes": result.nodes, "h0": heuristic(ARTICLE_LONGEST, method),
-            "search_seconds": round(result.seconds, 4), "nodes_per_second": round(result.nodes_per_second)}
 
 
 def methods(puzzle) -> list[str]:

@@ -51,7 +51,6 @@ from solver.sliding.tables import WIDTHS as WIDTHS
 from solver.sliding.tables import _load as _load
 from solver.sliding.tables import _pdb_dual_meta as _pdb_dual_meta
 from solver.sliding.tables import _pdb_meta as _pdb_meta
-from solver.sliding.tables import bench_build as bench_build
 from solver.sliding.tables import build_in_memory as build_in_memory
 from solver.sliding.tables import build_tables as build_tables
 from solver.sliding.tables import table_requirements as table_requirements

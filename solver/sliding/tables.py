@@ -253,54 +253,9 @@ def _pdb_meta(name: str) -> np.ndarray:
     return search_kernels.pdb_tables(WIDTHS[name], PATTERNS[name], reverse=REVERSED_MOVES.get(name, False))
 
 
-BENCH_SCRIPT = """
-import json, os, resource, sys, tempfile, time
-from pathlib import Path
-from solver.engines.tables import cache_dir
-from solver.sliding import tables as t
-name = sys.argv[1]
-t.table_requirements(name)  # the space of each pattern, as a build needs it first
-began = time.perf_counter()
-if t.tables_present(name):
-    cache_dir().mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache_dir()) as scratch:
-        path = Path(scratch) / "table.npy"
-        t.build_file(name, path)
-        seconds, disk = time.perf_counter() - began, path.stat().st_size
-    where = "a scratch file (the cached table is kept)"
-else:
-    info = t.build_tables(name)
-    seconds, disk = time.perf_counter() - began, os.path.getsize(info["path"])
-    where = "the table cache"
-status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
-peak = int(status["VmHWM"].split()[0]) * 1024 if "VmHWM" in status else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"build_seconds": round(seconds, 1), "peak_rss_bytes": peak, "peak_rss_mib": round(peak / 2**20),
-                  "disk_bytes": disk, "built_into": where}))
-"""
-
-
 def build_file(name: str, path: Path | str) -> None:
     """Build table ``name`` into the file ``path`` as the table cache would (payload, trailer), outside the cache."""
     write_streamed(Path(path), _streamed(_canonical(name), None, None), TABLE_VERSION)
-
-
-def bench_build(name: str) -> dict[str, Any]:
-    """Build table ``name`` in a child process (into the cache when it is missing, else into a scratch file next to it).
-
-    Reports the build's seconds, its measured peak resident memory (the child's high-water mark) and the file's size.
-    """
-    import json
-    import os
-    import subprocess
-    import sys
-
-    root = str(Path(__file__).resolve().parent.parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-    done = subprocess.run([sys.executable, "-c", BENCH_SCRIPT, _canonical(name)], capture_output=True, text=True,
-                          env=env, check=False)
-    if done.returncode != 0:
-        return {"failed": (done.stderr.strip().splitlines() or ["no output"])[-1]}
-    return json.loads(done.stdout)
 
 
 @lru_cache(maxsize=4)

@@ -25,7 +25,6 @@ from solver.engines.idastar import run_split
 from solver.errors import GaveUp
 from solver.puzzle import Solution
 from solver.sliding import search_kernels as kernels
-from solver.sliding import tables as sliding_tables
 from solver.sliding.model import SlidingPuzzle
 from solver.sliding.tables import REVERSED_MOVES, _load, _pdb_meta, table_requirements
 
@@ -136,39 +135,3 @@ def korf50() -> tuple[tuple[int, tuple[int, ...], int, int], ...]:
 
 def instance(index: int) -> tuple[int, tuple[int, ...], int, int]:
     return next(row for row in korf50() if row[0] == index)
-
-
-# --- koma bench 24 ------------------------------------------------------------------------------------
-
-_bench_figures: dict[int, dict[str, Any]] = {}
-def bench_build() -> dict[str, Any]:
-    """Build 6-6-6-6 in a child process (into the cache when it is missing, else into a scratch file): time, peak memory."""
-    return sliding_tables.bench_build(NAME)
-
-
-def bench_instance(index: int) -> dict[str, Any]:
-    """Solve Korf and Felner's instance ``index``: length (replayed), nodes, seconds, and the ratio to their nodes."""
-    table = tables()
-    if table is None:
-        return {"skipped": f"the 6-6-6-6 tables are not built ({table_requirements(NAME)['build_command']})"}
-    puzzle = SlidingPuzzle(5, 5)
-    _, board, length, their_nodes = instance(index)
-    solution = solve_optimal(puzzle, board, table)
-    reached = puzzle.replay(board, solution.moves)[-1] == puzzle.goal
-    figures = {"length": solution.length, "published": length, "optimal": reached and solution.length == length,
-               "nodes": solution.nodes, "kf_nodes": their_nodes, "ratio": round(solution.nodes / their_nodes, 3),
-               "seconds": round(solution.seconds, 2), "nodes_per_second": round(solution.nodes / solution.seconds),
-               "threads": workers()}
-    _bench_figures[index] = figures
-    return figures
-
-
-def bench_summary() -> dict[str, Any]:
-    """The instances solved so far in this run: all optimal?, the slowest, node totals and their ratio."""
-    done = [f for f in _bench_figures.values() if "nodes" in f]
-    if not done:
-        return {"skipped": "no instance was solved"}
-    nodes, theirs, seconds = (sum(f[k] for f in done) for k in ("nodes", "kf_nodes", "seconds"))
-    return {"instances": len(done), "all_optimal": all(f["optimal"] for f in done),
-            "max_seconds": max(f["seconds"] for f in done), "total_seconds": round(seconds, 1), "nodes": nodes,
-            "kf_nodes": theirs, "ratio": round(nodes / theirs, 3), "nodes_per_second": round(nodes / seconds)}

@@ -1,4 +1,4 @@
-"""The solver's commands of the ``koma`` command line: ``koma solve|parity|longest|generate|bench|doctor|tables`` (every
+"""The solver's commands of the ``koma`` command line: ``koma solve|parity|longest|generate|doctor|tables`` (every
 command takes ``--json``), registered into the product's parser (:mod:`tui.cli`) by :func:`add_commands`.
 
 Bad input never produces a traceback: it prints ``koma: error: <one line>`` on stderr and exits 2 (:func:`run`,
@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -160,13 +159,10 @@ def puzzle_arguments(sub: argparse.ArgumentParser, board: str | None = None) -> 
     sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..10x10, solved up to 5x5; ura: 2x2..6x6)")
 
 
-def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections: Callable[[], Sequence[Any]] = tuple) -> None:
+def add_commands(commands: Any, doctor_sections: Callable[[], Sequence[Any]] = tuple) -> None:
     """Register the solver's commands into the ``koma`` parser's subcommands (``commands``, argparse's), each with its
-    ``handler``: solve, parity, longest, generate, bench (plus ``bench_cases``, cases that live outside the solver),
-    doctor (plus the parts of its report that live outside the solver, :class:`solver.tools.doctor.DoctorSection`
-    that ``doctor_sections()`` gives when doctor runs) and tables."""
-    from solver.tools import bench_cases as solver_bench_cases  # the registered benchmark groups, for the help
-
+    ``handler``: solve, parity, longest, generate, doctor (plus the parts of its report that live outside the solver,
+    :class:`solver.tools.doctor.DoctorSection` that ``doctor_sections()`` gives when doctor runs) and tables."""
     solve = add_command(commands, "solve", "an optimal solution: length, moves, path, nodes, seconds")
     puzzle_arguments(solve, "positional")
     solve.add_argument("--method", metavar="NAME", help="solving method (see the puzzle's list; default: the fastest optimal one)")
@@ -190,16 +186,6 @@ def add_commands(commands: Any, bench_cases: Sequence[Any] = (), doctor_sections
     generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
     generate.set_defaults(handler=cmd_generate)
 
-    bench = add_command(commands, "bench", "performance figures: first call and median of warm runs")
-    bench.add_argument("groups", nargs="*", metavar="GROUP",
-                       help=f"only these groups ({', '.join(solver_bench_cases.groups())}; "
-                            f"{', '.join(dict.fromkeys(case.group for case in bench_cases if case.on_request))} "
-                            "run only when named)")
-    bench.add_argument("--full", action="store_true", help="also run the long cases")
-    bench.add_argument("--against", metavar="REV",
-                       help="koma serve and cli cases: run each scenario on a checkout of REV (a git revision, or a checkout's "
-                            "directory) too, in the same run, and print the ratios")
-    bench.set_defaults(handler=functools.partial(cmd_bench, extra_cases=tuple(bench_cases)))
     doctor = add_command(commands, "doctor", "versions, caches, tables, terminal: what to check when something is off")
     doctor.set_defaults(handler=functools.partial(cmd_doctor, sections=doctor_sections))
 
@@ -376,44 +362,6 @@ def cmd_generate(args) -> int:
         return f"{puzzle.format(state)}{extra}\nid {data['id']}\nseed {seed}"
 
     emit(args, data, text)
-    return 0
-
-
-def cmd_bench(args, extra_cases: tuple = ()) -> int:
-    """``koma bench``; ``extra_cases`` are cases that live outside the solver (``koma bench serve``)."""
-    from solver.tools import bench, bench_cases
-
-    selected = bench_cases.cases(args.groups or None, args.full, tuple(extra_cases))
-    if not selected:  # only long cases in these groups
-        raise KomaError(f"group(s) {', '.join(args.groups)} only have long cases: add --full")
-    if getattr(args, "against", None):
-        with bench.checkout_of(args.against) as folder:
-            os.environ[bench.AGAINST_VARIABLE] = str(folder)
-            try:
-                return _run_bench(args, selected)
-            finally:
-                os.environ.pop(bench.AGAINST_VARIABLE, None)
-    return _run_bench(args, selected)
-
-
-def _run_bench(args, selected) -> int:
-    from solver.tools import bench
-
-    results = []
-    for case in selected:
-        live = not args.json and sys.stdout.isatty()
-        if live:
-            print(f"{case.name} ...", end="", flush=True)
-        result = bench.run_case(case)
-        results.append(result)
-        if not args.json:
-            shown = "  ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                              for k, v in result.figures.items())
-            target = f"  [target {case.target}]" if case.target else ""
-            print(("\r\x1b[K" if live else "") + f"{case.name}: median {bench.format_seconds(result.median_seconds)} of {result.runs} warm, "
-                  f"first {bench.format_seconds(result.first_seconds)}{target}" + (f"\n    {shown}" if shown else ""))
-    if args.json:
-        print(json.dumps({"results": [r.to_dict() for r in results]}, ensure_ascii=False))
     return 0
 
 

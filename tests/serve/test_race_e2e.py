@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sqlite3
 
 import pytest
 from cdp_browser import CHROMIUM, Chromium
 from web_helpers import WebServer
 
+from bench.serve.scenarios import HOME
+from bench.serve.ssh import BenchServer, Session
 from solver.ids import parse_game_id
 from solver.solving import solve
-from tui.server.bench import HOME
-from tui.server.ssh.bench import BenchServer, Session
 from tui.storage.stores import connect_store
 
 pytest.importorskip("asyncssh")
@@ -62,17 +61,6 @@ async def browser_type(browser: Chromium, moves: tuple[str, ...]) -> None:
     for move in moves:
         await browser.key(BROWSER_ARROWS[move])
         await asyncio.sleep(1 / TPS)
-
-
-def room_by_code(url: str, code: str) -> str:
-    """The room a private code names, read straight from the database (a test's view, not a player's)."""
-    if url.startswith("sqlite:///"):
-        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
-            return db.execute("SELECT room FROM race_rooms WHERE code = ?", (code,)).fetchone()[0]
-    import psycopg
-
-    with psycopg.connect(url) as db:
-        return db.execute("SELECT room FROM race_rooms WHERE code = %s", (code,)).fetchone()[0]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -160,7 +148,9 @@ def test_ssh_and_browser_players_race_in_one_room_and_agree_on_the_result(tmp_pa
 
     store = connect_store(url, "user:ann")
     try:
-        history = store.race_history(room_by_code(url, code))
+        room = store.room_of_code(code)
+        assert room is not None, f"no room has the code {code}"
+        history = store.race_history(room)
     finally:
         store.close()
     finished = [r for r in history if all(racer.finished for racer in r.racers)]

@@ -129,20 +129,6 @@ def test_the_server_can_say_what_a_silent_game_is_doing():
     assert doing(sleeper.pid) == "gone"
 
 
-def test_koma_bench_runs_the_serve_groups_only_when_named():
-    from solver.tools.bench_cases import cases
-    from tui.server.bench_cases import SERVE_CASES
-
-    assert not [c for c in cases(None, True, SERVE_CASES) if c.group.startswith("serve")]
-    named = cases(["serve"], False, SERVE_CASES)
-    assert named and {c.group for c in named} == {"serve"}
-    crowd = {c.name for c in cases(["serve-crowd"], False, SERVE_CASES)}
-    assert not any("200 idle" in name for name in crowd)  # the long crowd needs --full
-    assert any("200 idle" in c.name for c in cases(["serve-crowd"], True, SERVE_CASES))
-    result = run_koma("import sys", "from tui.main import main", "sys.exit(main(['bench', 'serve-nonsense']))")
-    assert result.returncode == 2 and "unknown benchmark group 'serve-nonsense'" in result.stderr
-
-
 def test_the_warm_process_is_started_by_the_server_only():
     result = subprocess.run([sys.executable, "-m", "tui.zygote"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.strip() == "usage: python -m tui.zygote FD (started by koma serve)"

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from pdb_reference import brute_force_pattern
 
+from bench import solver_cases
 from solver.engines.pdb import build_pattern, multipliers, n_placements, placement_rank, placement_unrank
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.sliding import search as fifteen
 from solver.sliding import search_kernels as kernels
 from solver.sliding import tables as sliding_tables
 from solver.sliding.model import SlidingPuzzle
-from solver.tools import bench_cases
 
 FIFTEEN = SlidingPuzzle(4, 4)
 EIGHT = SlidingPuzzle(3, 3)
@@ -71,7 +71,7 @@ def test_hardest_positions_both_sections_agree():
 @pytest.mark.parametrize("heuristic", ["md+lc", "wd"])
 def test_korf_subset_without_tables(heuristic):
     for _, board, length in fifteen.korf100():
-        if _ in bench_cases.QUICK_KORF:
+        if _ in solver_cases.QUICK_KORF:
             solution = fifteen.solve_sliding(FIFTEEN, board, heuristic=heuristic)
             assert solution.length == length and solution.optimal
             assert_solves(FIFTEEN, board, solution)

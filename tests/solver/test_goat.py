@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from bench import solver_cases
 from solver import solving as search
 from solver.engines import tables
 from solver.engines.ranking import pack, unpack
@@ -17,7 +18,6 @@ from solver.goat import model as goat
 from solver.goat import search as goat_search
 from solver.goat.model import ARTICLE_LONGEST, GOAL, N_RANKS, START, GoatPuzzle
 from solver.registry import get_puzzle
-from solver.tools import bench_cases
 
 # article 001's figure of the seven 52-move positions, in our notation
 ARTICLE_LONGEST_SEVEN = {
@@ -370,7 +370,7 @@ def test_registry():
 
 
 def test_benchmarks_are_registered(table):
-    names = [c.name for c in bench_cases.CASES if c.group == "goat"]
+    names = [c.name for c in solver_cases.CASES if c.group == "goat"]
     assert names == ["Goat full BFS", "Goat table load", "Goat IDA* article bound (52-move)", "Goat IDA* pdb (52-move)"]
-    figures = bench_cases.goat_ida("pdb")
+    figures = solver_cases.goat_ida("pdb")
     assert figures["length"] == 52 and figures["nodes"] > 0

@@ -15,11 +15,11 @@ import random
 import numpy as np
 import pytest
 
+from bench.cases import cases as bench_cases
 from solver import solving as search
 from solver.engines import tables
 from solver.errors import BoardError, Cancelled, KomaError, UnsolvableError
 from solver.registry import get_puzzle
-from solver.tools import bench_cases
 from solver.ura.model import ARTICLE_PROBLEM, CHECKERBOARDS, REACHABLE_PATTERNS, UraPuzzle, _tables, parse_any_size, results_table, ura_table
 
 SIZES = [(w, h) for w in range(2, 7) for h in range(2, 7)]
@@ -583,7 +583,7 @@ def test_5x5_longest_classes():
 
 # --- benchmarks -------------------------------------------------------------------------------------------------
 def test_benchmarks_are_registered():
-    cases = {c.name: c for c in bench_cases.cases(["ura"], full=True)}
+    cases = {c.name: c for c in bench_cases(["ura"], full=True)}
     assert {"Ura-omote 5x5 full BFS", "Ura-omote 6x6 full BFS"} <= set(cases)
     figures = cases["Ura-omote 5x5 full BFS"].run()
     assert figures == {"states": 663552, "max_depth": 13, "at_max_depth": 4608}

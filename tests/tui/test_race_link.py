@@ -11,10 +11,10 @@ import uuid
 
 import pytest
 
+from bench.race_links import figures, padded_solution, run_races
 from tui.game.race import RacePhase
 from tui.storage import race as race_store
 from tui.storage import race_link
-from tui.storage.race_bench import figures, padded_solution, run_races
 from tui.storage.race_link import RaceLink
 from tui.storage.stores import connect_store
 

@@ -89,6 +89,7 @@ def test_private_rooms_join_by_code_and_refuse_bad_codes(database):
         with pytest.raises(KomaError, match=says):
             store.join_code("cy", "Cy", typed)
     assert store.quick_join("dee", "Dee", 3, 3).room != room.room  # a private room is never a quick one
+    assert store.room_of_code(room.code) == room.room and store.room_of_code(other) is None
 
 
 def test_a_full_room_refuses_the_ninth_and_a_started_one_a_newcomer(database):

@@ -55,15 +55,6 @@ def cpu_seconds(pid: int, children: bool = True) -> float:
     return total
 
 
-def main_thread_cpu_seconds(pid: int) -> float:
-    """CPU seconds of ``pid``'s main thread alone (the one that runs a Textual app's loop), to the nanosecond: the
-    first field of ``/proc/PID/task/PID/schedstat``.  NaN where the kernel keeps no schedstat."""
-    try:
-        return int(Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return float("nan")
-
-
 def memory_mib(pid: int) -> dict[str, float]:
     """RSS, PSS and USS of ``pid`` in MiB: PSS splits shared pages between the processes that map them, USS
     counts only the pages no other process maps (what one more game costs)."""

@@ -159,13 +159,17 @@ class RaceRooms:
         """Join the private room of ``code`` (as typed).  KomaError (one line) for a code that is no room's, a full
         room, or one whose race has started without this player; a player already in it is simply back in it."""
         code = parse_code(code)
-        rows = self.backend.query(SELECT_CODE, (code,))
-        if not rows:
+        room = self.room_of_code(code)
+        if room is None:
             raise KomaError(f"no room has the code {code}")
-        room = str(rows[0][0])
         with self.backend.transaction(f"race:{room}") as query:
             self._take_seat(query, room, None, player, name, time.time(), refuse=True, code=code)
         return self._read_joined(room)
+
+    def room_of_code(self, code: str) -> str | None:
+        """The room whose private code is ``code`` (as stored: :func:`~tui.game.race.parse_code` reads a typed one)."""
+        rows = self.backend.query(SELECT_CODE, (code,))
+        return str(rows[0][0]) if rows else None
 
     def _read_joined(self, room: str) -> Room:
         joined = self.read_room(room)

@@ -1,4 +1,5 @@
-"""Every case of ``koma bench``, in one literal table (see :mod:`solver.tools.bench`).
+"""The solver's cases of ``koma bench`` (its groups 8, goat, ura, 15 and 24), in one literal table (see
+:mod:`bench.harness`; :mod:`bench.cases` holds every table).
 
 Each case imports what it measures when it runs, so listing the cases is cheap.
 """
@@ -8,8 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from solver.errors import KomaError, shown
-from solver.tools.bench import Case
+from bench.harness import Case
 
 ARTICLE_START = (8, 6, 7, 2, 5, 4, 3, 0, 1)
 RANK_COUNT = 1_000_000
@@ -67,9 +67,13 @@ def goat_table_load() -> dict[str, Any]:
 
 
 def goat_ida(method: str) -> dict[str, Any]:
-    from solver.goat.search import bench_figures
+    """Solve the article's 52-move board ``WdBB/jSi-/.-lr`` with ``method``; nodes, length and speed."""
+    from solver.goat.model import ARTICLE_LONGEST
+    from solver.goat.search import heuristic, solve_ida
 
-    return bench_figures(method)
+    result, _ = solve_ida(ARTICLE_LONGEST, method)
+    return {"length": len(result.moves), "nodes": result.nodes, "h0": heuristic(ARTICLE_LONGEST, method),
+            "search_seconds": round(result.seconds, 4), "nodes_per_second": round(result.nodes_per_second)}
 
 
 # --- Ura-omote ----------------------------------------------------------------------------------------
@@ -86,9 +90,53 @@ def ura_bfs(width: int, height: int) -> dict[str, Any]:
 
 def fifteen_build(name: str) -> dict[str, Any]:
     """6-6-3 in memory, here; 7-8 in a child process (its measured peak memory, its file size)."""
-    from solver.sliding.search import bench_build, build_in_memory
+    from solver.sliding.search import build_in_memory
 
-    return build_in_memory(name) if name == "pdb663" else bench_build(name)
+    return build_in_memory(name) if name == "pdb663" else build_in_a_child(name)
+
+
+BUILD_SCRIPT = """
+import json, os, resource, sys, tempfile, time
+from pathlib import Path
+from solver.engines.tables import cache_dir
+from solver.sliding import tables as t
+name = sys.argv[1]
+t.table_requirements(name)  # the space of each pattern, as a build needs it first
+began = time.perf_counter()
+if t.tables_present(name):
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir()) as scratch:
+        path = Path(scratch) / "table.npy"
+        t.build_file(name, path)
+        seconds, disk = time.perf_counter() - began, path.stat().st_size
+    where = "a scratch file (the cached table is kept)"
+else:
+    info = t.build_tables(name)
+    seconds, disk = time.perf_counter() - began, os.path.getsize(info["path"])
+    where = "the table cache"
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+peak = int(status["VmHWM"].split()[0]) * 1024 if "VmHWM" in status else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"build_seconds": round(seconds, 1), "peak_rss_bytes": peak, "peak_rss_mib": round(peak / 2**20),
+                  "disk_bytes": disk, "built_into": where}))
+"""
+
+
+def build_in_a_child(name: str) -> dict[str, Any]:
+    """Build pattern database ``name`` (``pdb78``, ``pdb6666``) in a child process (into the cache when it is missing,
+    else into a scratch file next to it): the build's seconds, its measured peak resident memory (the child's
+    high-water mark) and the file's size."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)  # this checkout's solver, when run from one
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-c", BUILD_SCRIPT, name], capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        return {"failed": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(done.stdout)
 
 
 def fifteen_quick(kind: str) -> dict[str, Any]:
@@ -118,14 +166,50 @@ def fifteen_hardest() -> dict[str, Any]:
 
 # --- 24-puzzle ----------------------------------------------------------------------------------------
 
+_twentyfour_figures: dict[int, dict[str, Any]] = {}  # the instances solved so far in this run, for the summary
+
+
 def twentyfour(what: str, index: int = 0) -> dict[str, Any]:
+    """``build``: 6-6-6-6 in a child process; ``instance``: Korf and Felner's ``index``; ``summary``: of those."""
     from solver.sliding import twentyfour as module
 
     if what == "build":
-        return module.bench_build()
+        return build_in_a_child(module.NAME)
     if what == "summary":
-        return module.bench_summary()
-    return module.bench_instance(index)
+        return twentyfour_summary()
+    return twentyfour_instance(index)
+
+
+def twentyfour_instance(index: int) -> dict[str, Any]:
+    """Solve Korf and Felner's instance ``index``: length (replayed), nodes, seconds, and the ratio to their nodes."""
+    from solver.sliding import twentyfour as module
+    from solver.sliding.model import SlidingPuzzle
+    from solver.sliding.tables import table_requirements
+
+    table = module.tables()
+    if table is None:
+        return {"skipped": f"the 6-6-6-6 tables are not built ({table_requirements(module.NAME)['build_command']})"}
+    puzzle = SlidingPuzzle(5, 5)
+    _, board, length, their_nodes = module.instance(index)
+    solution = module.solve_optimal(puzzle, board, table)
+    reached = puzzle.replay(board, solution.moves)[-1] == puzzle.goal
+    figures = {"length": solution.length, "published": length, "optimal": reached and solution.length == length,
+               "nodes": solution.nodes, "kf_nodes": their_nodes, "ratio": round(solution.nodes / their_nodes, 3),
+               "seconds": round(solution.seconds, 2), "nodes_per_second": round(solution.nodes / solution.seconds),
+               "threads": module.workers()}
+    _twentyfour_figures[index] = figures
+    return figures
+
+
+def twentyfour_summary() -> dict[str, Any]:
+    """The instances solved so far in this run: all optimal?, the slowest, node totals and their ratio."""
+    done = [f for f in _twentyfour_figures.values() if "nodes" in f]
+    if not done:
+        return {"skipped": "no instance was solved"}
+    nodes, theirs, seconds = (sum(f[k] for f in done) for k in ("nodes", "kf_nodes", "seconds"))
+    return {"instances": len(done), "all_optimal": all(f["optimal"] for f in done),
+            "max_seconds": max(f["seconds"] for f in done), "total_seconds": round(seconds, 1), "nodes": nodes,
+            "kf_nodes": theirs, "ratio": round(nodes / theirs, 3), "nodes_per_second": round(nodes / seconds)}
 
 
 def twentyfour_cases() -> tuple[Case, ...]:
@@ -168,17 +252,3 @@ CASES: tuple[Case, ...] = (
          target="<= 10 s each with 7-8", quick=False, runs=0),
     *twentyfour_cases(),
 )
-def groups(extra: tuple[Case, ...] = ()) -> list[str]:
-    """The groups of the table and of ``extra`` (cases the caller adds: ``koma serve``'s, from the tui side)."""
-    return list(dict.fromkeys(case.group for case in (*CASES, *extra)))
-
-
-def cases(wanted: list[str] | None = None, full: bool = False, extra: tuple[Case, ...] = ()) -> list[Case]:
-    """The cases of the groups ``wanted`` (all but the on-request ones when empty), with ``extra`` ones added
-    by the caller; long ones only with ``full``.  Raises KomaError naming an unknown group and the known ones.
-    """
-    known = groups(extra)
-    for group in wanted or ():
-        if group not in known:
-            raise KomaError(f"unknown benchmark group {shown(group)}; choose from {', '.join(known)}")
-    return [c for c in (*CASES, *extra) if (c.group in wanted if wanted else not c.on_request) and (full or c.quick)]

@@ -1,9 +1,9 @@
-"""The cases of ``koma bench serve``, ``koma bench serve-crowd``, ``koma bench race``, ``koma bench cli`` and ``koma bench keys``, in one
-literal table.
+"""The game's and the servers' cases of ``koma bench``: ``koma bench serve``, ``serve-crowd``, ``web``, ``race``, ``cli``,
+``keys``, ``open`` and the rest, in one literal table.
 
 They run only when their group is named (each starts a private server; the crowds take minutes);
-the scenarios themselves are in :mod:`tui.server.bench` (run by :mod:`tui.server.ssh.bench` and
-:mod:`tui.server.web.bench`), imported only when a case runs, so that
+the scenarios themselves are in :mod:`bench.serve.scenarios` (run by :mod:`bench.serve.ssh` and
+:mod:`bench.serve.web`), imported only when a case runs, so that
 listing the cases stays cheap for every ``koma`` command.
 """
 
@@ -12,14 +12,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from solver.tools.bench import AGAINST_VARIABLE, Case, beside_the_other
+from bench.harness import AGAINST_VARIABLE, Case, beside_the_other
 
 
 def scenario(name: str, *options: str):
     """The scenario on this checkout; with ``koma bench --against REV``, on REV's checkout too, right after."""
 
     def run() -> dict[str, Any]:
-        from tui.server.ssh.bench import run_scenario
+        from bench.serve.ssh import run_scenario
 
         here = run_scenario(name, *options)
         against = os.environ.get(AGAINST_VARIABLE)
@@ -32,7 +32,7 @@ def scenario(name: str, *options: str):
 
 def web_scenario(name: str, *options: str):
     def run() -> dict[str, Any]:
-        from tui.server.web.bench import run_web_scenario
+        from bench.serve.web import run_web_scenario
 
         return run_web_scenario(name, *options)
 
@@ -46,8 +46,8 @@ def serve_case(name: str, group: str, scenario_name: str, *options: str, target:
 
 def replicas_scenario(replicas: int):
     def run() -> dict[str, Any]:
-        from tui.server.ssh.bench import run_race_screens_on_replicas
-        from tui.storage.race_bench import URL_VARIABLE
+        from bench.race_links import URL_VARIABLE
+        from bench.serve.ssh import run_race_screens_on_replicas
 
         url = os.environ.get(URL_VARIABLE, "")
         if not url.startswith("postgresql"):
@@ -59,7 +59,7 @@ def replicas_scenario(replicas: int):
 
 def race_scenario(rooms: int, racers: int, tps: float, padding: int, processes: int | None = None):
     def run() -> dict[str, Any]:
-        from tui.storage.race_bench import bench_race
+        from bench.race_links import bench_race
 
         return bench_race(rooms, racers, tps, padding, processes)
 
@@ -67,25 +67,25 @@ def race_scenario(rooms: int, racers: int, tps: float, padding: int, processes: 
 
 
 def cli_processes() -> dict[str, Any]:
-    from tui.cli_bench import solve_processes
+    from bench.command_process import solve_processes
 
     return solve_processes(os.environ.get(AGAINST_VARIABLE) or None)
 
 
 def keys_beside_the_floor() -> dict[str, Any]:
-    from tui.key_bench import keys_beside_the_floor
+    from bench.keys import keys_beside_the_floor
 
     return keys_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
 
 
 def open_beside_the_floor() -> dict[str, Any]:
-    from tui.open_bench import open_beside_the_floor
+    from bench.open_screen import open_beside_the_floor
 
     return open_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
 
 
 CROWD = ("--max-sessions", "250")
-SERVE_CASES: tuple[Case, ...] = (
+CASES: tuple[Case, ...] = (
     Case("koma solve 15 in a process of its own (tables built)", "cli", cli_processes, runs=0, on_request=True,
          target="<= 0.4 s"),
     Case("koma play 15 in a terminal: CPU per key, beside a bare Textual app's (the floor)", "keys", keys_beside_the_floor,

@@ -1,10 +1,10 @@
-"""``koma bench``: first-call time and the median of warm runs for every benchmark case.
+"""How ``koma bench`` measures a case: the first call's time and the median of warm runs; and the other checkout of
+``koma bench --against REV``.
 
 A case is a zero-argument callable returning a dict of figures (nodes, lengths, ...) that are
-printed beside the times; the cases themselves are one literal table in
-:mod:`solver.tools.bench_cases`.  Groups let ``koma bench 15`` run one puzzle's figures;
-``quick=False`` cases run only with ``--full``; ``on_request`` cases (``koma bench serve``, added
-by the ``koma`` command from the tui side) run only when their group is named.
+printed beside the times; the cases themselves are literal tables (:mod:`bench.cases`).  Groups let ``koma bench 15``
+run one puzzle's figures; ``quick=False`` cases run only with ``--full``; ``on_request`` cases (``koma bench serve``)
+run only when their group is named.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def checkout_of(revision: str) -> Iterator[Path]:
     if (given / "tui").is_dir() and (given / "solver").is_dir():
         yield given.resolve()
         return
-    repository = Path(__file__).resolve().parents[2]
+    repository = Path(__file__).resolve().parents[1]
     folder = Path(tempfile.mkdtemp(prefix="koma-bench-against-")) / "checkout"
     added = subprocess.run(["git", "-C", str(repository), "worktree", "add", "--detach", str(folder), revision],
                            capture_output=True, text=True)

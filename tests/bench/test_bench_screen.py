@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.server.bench import ScreenGrid, board_cells, tap
+from bench.serve.scenarios import ScreenGrid, board_cells, tap
 
 TILE = ["╭────╮", "│ 12 │", "╰────╯"]
 

@@ -1,4 +1,4 @@
-"""``koma bench serve`` and ``koma bench serve-crowd``: the scenarios of :mod:`tui.server.bench` on a private
+"""``koma bench serve`` and ``koma bench serve-crowd``: the scenarios of :mod:`bench.serve.scenarios` on a private
 ``koma serve``, each player an asyncssh client with an ``xterm-256color`` pty of 80x24.  Imported only when a case
 runs (asyncssh is imported only when a player connects)."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tui.server import bench
-from tui.server.bench import CONNECT_SECONDS, SCENARIOS, run_with_server
-from tui.server.race_scenarios import RACE_SCENARIOS, race_screens, run_with_replicas
+from bench.serve import scenarios
+from bench.serve.race_scenarios import RACE_SCENARIOS, race_screens, run_with_replicas
+from bench.serve.scenarios import CONNECT_SECONDS, SCENARIOS, run_with_server
 
 
-class Session(bench.Session):
+class Session(scenarios.Session):
     """One SSH client on a pty of ``size`` (80x24 unless the scenario says otherwise)."""
 
     async def connect(self, port: int) -> None:
@@ -50,7 +50,7 @@ class Session(bench.Session):
             self.reader.cancel()
 
 
-class BenchServer(bench.BenchServer):
+class BenchServer(scenarios.BenchServer):
     """``koma serve --open`` on 127.0.0.1:0 with a temporary data dir."""
 
     ARGUMENTS = ("serve", "--open", "--host", "127.0.0.1", "--port", "0", "--rate-limit", "0", "--idle-timeout", "0",
@@ -62,13 +62,13 @@ class BenchServer(bench.BenchServer):
 
 
 def run_scenario(name: str, *options: str, checkout: str | None = None) -> dict[str, Any]:
-    """Run one scenario of :data:`tui.server.bench.SCENARIOS` (or of
-    :data:`tui.server.race_scenarios.RACE_SCENARIOS`) against a private ``koma serve`` started with
+    """Run one scenario of :data:`bench.serve.scenarios.SCENARIOS` (or of
+    :data:`bench.serve.race_scenarios.RACE_SCENARIOS`) against a private ``koma serve`` started with
     ``options`` (serving the code of ``checkout``, another checkout's directory, if given)."""
     return run_with_server(options, {**SCENARIOS, **RACE_SCENARIOS}[name], BenchServer, checkout=checkout)
 
 
 def run_race_screens_on_replicas(url: str, replicas: int = 2) -> dict[str, Any]:
-    """The race screens scenario (:func:`tui.server.bench.race_screens`) on ``replicas`` ``koma serve`` sharing the
+    """The race screens scenario (:func:`bench.serve.race_scenarios.race_screens`) on ``replicas`` ``koma serve`` sharing the
     database at ``url`` (PostgreSQL: the racers' links LISTEN), the racers spread over them."""
     return run_with_replicas(("--database", url), replicas, race_screens, BenchServer)

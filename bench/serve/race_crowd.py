@@ -39,15 +39,14 @@ import asyncio
 import os
 import re
 import resource
-import sqlite3
 import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.serve.scenarios import HOME, BenchServer, Session, percentile
 from solver.errors import KomaError
 from tui.game.race import MAX_RACERS, RacePhase, Room
-from tui.server.bench import HOME, BenchServer, Session, percentile
 from tui.server.procfs import cpu_seconds, memory_mib
 
 SHAPE_VARIABLE = "KOMA_BENCH_RACE_CROWD"
@@ -272,13 +271,6 @@ async def racer_task(crowd: Crowd, room: int, k: int, arrive_at: float) -> Crowd
     return racer
 
 
-def room_by_code(database: str, code: str) -> str | None:
-    """The room a private code names, read straight from the SQLite file (the bench's view, not a player's)."""
-    with sqlite3.connect(database) as db:
-        row = db.execute("SELECT room FROM race_rooms WHERE code = ?", (code,)).fetchone()
-    return row[0] if row else None
-
-
 def check_room(stored: Room | None, racers: list[CrowdRacer], size: int) -> list[str]:
     """What is wrong with one room's race (nothing: a completed race whose screens agree with the store)."""
     if stored is None:
@@ -425,7 +417,7 @@ def read_rooms(database: str, codes: dict[int, str]) -> dict[int, Room]:
     try:
         found = {}
         for room, code in codes.items():
-            room_id = room_by_code(database, code)
+            room_id = store.room_of_code(code)
             stored = store.read_room(room_id) if room_id else None
             if stored is not None:
                 found[room] = stored

@@ -14,7 +14,7 @@ from pathlib import Path
 import grimp
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("solver", "tui", "bench")
+PACKAGES = ("solver", "tui", "koma_bench")
 
 
 def _run(*command: str) -> subprocess.CompletedProcess:
@@ -96,7 +96,7 @@ def test_the_one_door_for_commands_from_outside_is_the_entry_point_group():
 
 
 def test_ruff_is_clean():
-    result = _run("ruff", "check", "--no-cache", "solver", "tui", "bench", "tests", "screenshots")
+    result = _run("ruff", "check", "--no-cache", "solver", "tui", "koma_bench", "tests", "screenshots")
     assert result.returncode == 0, result.stdout[-4000:]
 
 

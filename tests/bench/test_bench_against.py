@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.harness import beside_the_other, checkout_of, side_by_side
+from koma_bench.harness import beside_the_other, checkout_of, side_by_side
 from solver.errors import KomaError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def test_a_scenario_that_fails_on_the_other_checkout_leaves_this_ones_figures_an
 
 def test_a_revision_is_checked_out_for_the_run_and_removed_after():
     with checkout_of("HEAD") as folder:
-        assert (folder / "bench" / "serve" / "ssh.py").is_file() and folder != ROOT
+        assert (folder / "koma_bench" / "serve" / "ssh.py").is_file() and folder != ROOT
     assert not folder.exists()
 
 
@@ -44,7 +44,7 @@ def test_an_unknown_revision_is_one_clear_error():
 
 
 def test_koma_bench_cli_times_whole_processes_of_both_checkouts_in_turn():
-    from bench.command_process import solve_processes
+    from koma_bench.command_process import solve_processes
 
     figures = solve_processes(against=str(ROOT), runs=1)
     for name in ("process_s", "process_cpu_s", "fastest_s"):
@@ -52,14 +52,14 @@ def test_koma_bench_cli_times_whole_processes_of_both_checkouts_in_turn():
 
 
 def test_koma_bench_cli_says_what_failed_rather_than_timing_it():
-    from bench.command_process import one_process
+    from koma_bench.command_process import one_process
 
     with pytest.raises(RuntimeError, match=r"koma solve 15 1 2 3 failed: .*16 cells"):
         one_process(("solve", "15", "1 2 3"))
 
 
 def test_koma_bench_keys_types_into_koma_the_floor_and_the_other_checkout_and_counts_every_key():
-    from bench.keys import keys_beside_the_floor
+    from koma_bench.keys import keys_beside_the_floor
 
     figures = keys_beside_the_floor(against=str(ROOT), rounds=1, keys=6)  # typed() fails unless each screen shows 7
     assert 0 < figures["koma_key_cpu_ms"] < 1000 and 0 < figures["floor_key_cpu_ms"] < 1000
@@ -79,7 +79,7 @@ def test_the_main_threads_cpu_is_its_own_not_the_processs():
     import threading
     import time
 
-    from bench.keys import main_thread_cpu_seconds
+    from koma_bench.keys import main_thread_cpu_seconds
     from tui.server.procfs import cpu_seconds
 
     pid = os.getpid()
@@ -105,7 +105,7 @@ def test_the_main_threads_cpu_is_its_own_not_the_processs():
 def test_a_key_that_never_reaches_the_screen_is_an_error_not_a_figure():
     import sys
 
-    from bench.keys import Terminal, typed
+    from koma_bench.keys import Terminal, typed
 
     terminal = Terminal([sys.executable, "-c", "import time; print('Keys 0', flush=True); time.sleep(60)"], {})
     try:
@@ -117,7 +117,7 @@ def test_a_key_that_never_reaches_the_screen_is_an_error_not_a_figure():
 
 
 def test_koma_bench_open_opens_the_15_puzzle_and_the_floors_screen_and_the_other_checkouts():
-    from bench.open_screen import open_beside_the_floor
+    from koma_bench.open_screen import open_beside_the_floor
 
     figures = open_beside_the_floor(against=str(ROOT), rounds=1, counted=1)
     assert figures["openings"] == {"koma": 1, "floor": 1, "against": 1}  # each process saw its screen open and close
@@ -130,8 +130,8 @@ def test_koma_bench_open_opens_the_15_puzzle_and_the_floors_screen_and_the_other
 def test_an_opening_that_never_comes_is_an_error_not_a_figure(monkeypatch):
     import asyncio
 
-    from bench import open_measure
-    from bench.floor_app import FloorOpenApp
+    from koma_bench import open_measure
+    from koma_bench.floor_app import FloorOpenApp
 
     monkeypatch.setattr(open_measure, "READY_SECONDS", 0.5)
     with pytest.raises(RuntimeError, match="never came"):

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.cases import CASES, cases, groups
-from bench.cli import add_bench_command, register
-from bench.harness import Case
+from koma_bench.cases import CASES, cases, groups
+from koma_bench.cli import add_bench_command, register
+from koma_bench.harness import Case
 from tui.cli import COMMANDS_GROUP, main, registered_commands
 
 ROOT = Path(__file__).resolve().parents[2]

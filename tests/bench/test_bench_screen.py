@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.serve.scenarios import ScreenGrid, board_cells, tap
+from koma_bench.serve.scenarios import ScreenGrid, board_cells, tap
 
 TILE = ["╭────╮", "│ 12 │", "╰────╯"]
 

@@ -1,4 +1,4 @@
-"""The pure parts of ``koma bench serve-race-crowd`` (bench/serve/race_crowd.py): its shape, reading the results
+"""The pure parts of ``koma bench serve-race-crowd`` (koma_bench/serve/race_crowd.py): its shape, reading the results
 table off a screen (drawn by the race screen's own function), and the check of a room against the store.  The
 scenario itself is a benchmark, run by ``koma bench serve-race-crowd``."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 
-from bench.serve.race_crowd import CrowdRacer, check_room, crowd_shape, screen_results, stored_results
+from koma_bench.serve.race_crowd import CrowdRacer, check_room, crowd_shape, screen_results, stored_results
 from solver.errors import KomaError
 from tui.game.race import RacePhase, Racer, Room
 from tui.screens.race_views import results_text

@@ -1,4 +1,4 @@
-"""The race screens benchmark (``koma bench serve``'s "race screens", bench/serve/race_scenarios.py) reads what it says it
+"""The race screens benchmark (``koma bench serve``'s "race screens", koma_bench/serve/race_scenarios.py) reads what it says it
 reads: real SSH racers on a real ``koma serve`` race one room, each reading its opponents' move counts off its own
 screen (a grid of the terminal's cells), and every opponent's every move is found on every screen, with the reveal.
 The grid itself is checked on the output of a real game."""
@@ -9,9 +9,9 @@ import asyncio
 
 import pytest
 
-from bench.serve.race_scenarios import MiniReader, race_screens, run_with_replicas
-from bench.serve.scenarios import HOME, ScreenGrid
-from bench.serve.ssh import BenchServer, Session
+from koma_bench.serve.race_scenarios import MiniReader, race_screens, run_with_replicas
+from koma_bench.serve.scenarios import HOME, ScreenGrid
+from koma_bench.serve.ssh import BenchServer, Session
 
 pytest.importorskip("asyncssh")
 

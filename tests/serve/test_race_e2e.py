@@ -18,8 +18,8 @@ import pytest
 from cdp_browser import CHROMIUM, Chromium
 from web_helpers import WebServer
 
-from bench.serve.scenarios import HOME
-from bench.serve.ssh import BenchServer, Session
+from koma_bench.serve.scenarios import HOME
+from koma_bench.serve.ssh import BenchServer, Session
 from solver.ids import parse_game_id
 from solver.solving import solve
 from tui.storage.stores import connect_store

@@ -25,8 +25,8 @@ from balancer_helpers import HAPROXY, Balancer
 from postgres_server import free_port
 from serve_helpers import HAVE_ASYNCSSH, Server
 
-from bench.serve.scenarios import HOME, LEFT, RIGHT
-from bench.serve.ssh import Session
+from koma_bench.serve.scenarios import HOME, LEFT, RIGHT
+from koma_bench.serve.ssh import Session
 
 pytestmark = [
     pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),

@@ -15,8 +15,8 @@ import time
 import pytest
 from stalling_disk import stalling_mount
 
-from bench.serve.scenarios import HOME, first_move, percentile, play_moves
-from bench.serve.ssh import BenchServer, Session
+from koma_bench.serve.scenarios import HOME, first_move, percentile, play_moves
+from koma_bench.serve.ssh import BenchServer, Session
 from tui.storage.outbox import OUTBOX_DIR
 from tui.storage.stores import connect_store
 

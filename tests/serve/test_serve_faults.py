@@ -1,6 +1,6 @@
 """The fault probe: real SSH players on ``koma serve`` while the database is frozen, stopped, crashed or locked.
 
-Each player is an asyncssh client on an 80x24 pty (``bench.serve.ssh.Session``), typing in the 15-puzzle.
+Each player is an asyncssh client on an 80x24 pty (``koma_bench.serve.ssh.Session``), typing in the 15-puzzle.
 While the fault lasts, every game keeps drawing (its clock and its moves), players quit, newcomers start and a
 saved game is opened.  When the database is back, the ``games`` table holds every move each player saw
 accepted, and a stored game that was opened during the outage was kept.  The figures (key-to-board p95, the
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.serve.scenarios import HOME, first_move, percentile, play_moves
-from bench.serve.ssh import BenchServer, Session
+from koma_bench.serve.scenarios import HOME, first_move, percentile, play_moves
+from koma_bench.serve.ssh import BenchServer, Session
 from tui.game.records import SavedGame
 from tui.storage.outbox import OUTBOX_DIR, outbox_depth
 from tui.storage.stores import connect_store

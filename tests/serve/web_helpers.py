@@ -18,7 +18,7 @@ from pathlib import Path
 import aiohttp
 from serve_helpers import LoggedServer
 
-from bench.serve.scenarios import ESCAPES, INCOMPLETE_ESCAPE
+from koma_bench.serve.scenarios import ESCAPES, INCOMPLETE_ESCAPE
 
 SCREEN_SECONDS = 120.0  # deadlines that hold on a loaded 2-core box; every wait ends as soon as its condition holds
 EXIT_SECONDS = 60.0

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pdb_reference import brute_force_pattern
 
-from bench import solver_cases
+from koma_bench import solver_cases
 from solver.engines.pdb import build_pattern, multipliers, n_placements, placement_rank, placement_unrank
 from solver.errors import Cancelled, KomaError, UnsolvableError
 from solver.sliding import search as fifteen

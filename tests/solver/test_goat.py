@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from bench import solver_cases
+from koma_bench import solver_cases
 from solver import solving as search
 from solver.engines import tables
 from solver.engines.ranking import pack, unpack

@@ -15,7 +15,7 @@ import random
 import numpy as np
 import pytest
 
-from bench.cases import cases as bench_cases
+from koma_bench.cases import cases as bench_cases
 from solver import solving as search
 from solver.engines import tables
 from solver.errors import BoardError, Cancelled, KomaError, UnsolvableError

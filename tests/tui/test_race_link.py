@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from bench.race_links import figures, padded_solution, run_races
+from koma_bench.race_links import figures, padded_solution, run_races
 from tui.game.race import RacePhase
 from tui.storage import race as race_store
 from tui.storage import race_link

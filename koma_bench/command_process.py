@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from bench.harness import running_checkout, side_by_side
+from koma_bench.harness import running_checkout, side_by_side
 
 SOLVE_15 = ("solve", "15", "5 1 2 3/9 6 7 4/13 10 11 8/_ 14 15 12")  # 9 moves: the search itself takes microseconds
 RUNS = 9

@@ -8,7 +8,7 @@ other threads' (the terminal's input and output threads, and Koma's storage thre
 database writer).  The floor has no storage; its main thread is the fair comparison for Koma's.
 
 - ``koma``: ``koma play 15`` (animations off, as ``koma bench serve`` runs its games), once its distance is shown.
-- ``floor``: :mod:`bench.floor_app`, a bare Textual app that redraws one line per key.
+- ``floor``: :mod:`koma_bench.floor_app`, a bare Textual app that redraws one line per key.
 
 The two alternate, :data:`ROUNDS` rounds, so that both see the same load on a shared machine; the figures are the
 medians, and their ratio.  With ``koma bench --against REV`` REV's ``koma play 15`` takes its turn in each round too.
@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bench.harness import running_checkout
-from bench.serve.scenarios import ScreenGrid
+from koma_bench.harness import running_checkout
+from koma_bench.serve.scenarios import ScreenGrid
 from tui.server.procfs import cpu_seconds
 from tui.server.terminal import set_window_size
 
@@ -52,7 +52,7 @@ def main_thread_cpu_seconds(pid: int) -> float:
 
 
 class Terminal:
-    """A program on a pseudo-terminal of 80x24, its screen read back (:class:`bench.serve.scenarios.ScreenGrid`)."""
+    """A program on a pseudo-terminal of 80x24, its screen read back (:class:`koma_bench.serve.scenarios.ScreenGrid`)."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None):
         self.grid = ScreenGrid()
@@ -159,7 +159,7 @@ def koma_key_ms(checkout: str | None = None, keys: int = KEYS) -> PerKey:
 
 def floor_key_ms(keys: int = KEYS) -> PerKey:
     env = dict(os.environ, TEXTUAL_ANIMATIONS="none", TERM="xterm-256color")
-    terminal = Terminal([sys.executable, "-m", "bench.floor_app"], env)
+    terminal = Terminal([sys.executable, "-m", "koma_bench.floor_app"], env)
     try:
         terminal.wait_for("Keys 0", READY_SECONDS)
         return typed(terminal, "Keys", keys)

@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.serve.scenarios import HOME, BenchServer, Session, percentile
+from koma_bench.serve.scenarios import HOME, BenchServer, Session, percentile
 from solver.errors import KomaError
 from tui.game.race import MAX_RACERS, RacePhase, Room
 from tui.server.procfs import cpu_seconds, memory_mib

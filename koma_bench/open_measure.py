@@ -1,7 +1,7 @@
-"""The measuring half of ``koma bench open`` (:mod:`bench.open_screen`), run in a process of its own by file (``runpy``),
+"""The measuring half of ``koma bench open`` (:mod:`koma_bench.open_screen`), run in a process of its own by file (``runpy``),
 on this checkout's code or on another's first on the path: ``koma`` or ``floor``, and how many openings to count.
 It prints the main thread's CPU milliseconds of each counted opening, as JSON.  Nothing imports it: the bench's
-side (:mod:`bench.open_screen`) stays free of Textual and the app, as the servers' modules must.
+side (:mod:`koma_bench.open_screen`) stays free of Textual and the app, as the servers' modules must.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def measure(which: str, counted: int = OPENINGS) -> list[float]:
     """This process's openings: ``koma`` (the app on the path: this checkout's, or REV's) or ``floor``."""
     os.environ["TEXTUAL_ANIMATIONS"] = "none"
     if which == "floor":
-        from bench.floor_app import FloorOpenApp
+        from koma_bench.floor_app import FloorOpenApp
 
         return asyncio.run(openings(FloorOpenApp(), "FloorPlayScreen", "FloorHomeScreen", counted))
     from tui.app import KomaApp

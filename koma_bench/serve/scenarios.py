@@ -1,7 +1,7 @@
 """The server benchmarks' scenarios, whichever front end they drive: a private server and its players.
 
-Each case starts a server (``koma serve --open``: :mod:`bench.serve.ssh`; ``koma web --open``:
-:mod:`bench.serve.web`) on 127.0.0.1 (port 0) with a temporary data dir and ``TEXTUAL_ANIMATIONS=none``,
+Each case starts a server (``koma serve --open``: :mod:`koma_bench.serve.ssh`; ``koma web --open``:
+:mod:`koma_bench.serve.web`) on 127.0.0.1 (port 0) with a temporary data dir and ``TEXTUAL_ANIMATIONS=none``,
 and drives players on an ``xterm-256color`` terminal of 80x24 (SSH clients, or browsers as aiohttp plays them).
 Per-game figures come from ``/proc``: CPU is the game process's CPU-time clock (to the nanosecond;
 ``/proc/PID/stat``'s 10 ms ticks where the kernel refuses) plus its children's, memory is its PSS
@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench.harness import running_checkout
+from koma_bench.harness import running_checkout
 from tui.server.procfs import cpu_seconds, memory_mib
 
 HOME = "8-puzzle"

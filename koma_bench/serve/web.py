@@ -1,6 +1,6 @@
 """``koma bench web`` and ``koma bench web-crowd``: what ``koma bench serve`` measures, over WebSockets.
 
-The scenarios are :mod:`bench.serve.scenarios`'s, as ``koma bench serve`` runs them; only the server (``koma web --open``) and the player differ:
+The scenarios are :mod:`koma_bench.serve.scenarios`'s, as ``koma bench serve`` runs them; only the server (``koma web --open``) and the player differ:
 each player is a browser as aiohttp's client plays one: it loads the page (a guest cookie), opens the WebSocket
 at 80x24 with the page's origin, sends keys as ``["stdin", …]`` and reads the binary screen stream.  Imported
 only when a case runs.
@@ -16,7 +16,7 @@ import secrets
 import time
 from typing import Any
 
-from bench.serve.scenarios import CONNECT_SECONDS, SCENARIOS, BenchServer, Session, run_with_server
+from koma_bench.serve.scenarios import CONNECT_SECONDS, SCENARIOS, BenchServer, Session, run_with_server
 
 
 class WebBenchSession(Session):
@@ -94,5 +94,5 @@ class WebBenchServer(BenchServer):
 
 
 def run_web_scenario(name: str, *options: str) -> dict[str, Any]:
-    """Run one scenario of :data:`bench.serve.scenarios.SCENARIOS` against a private ``koma web``."""
+    """Run one scenario of :data:`koma_bench.serve.scenarios.SCENARIOS` against a private ``koma web``."""
     return run_with_server(options, SCENARIOS[name], WebBenchServer)

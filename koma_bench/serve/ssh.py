@@ -1,4 +1,4 @@
-"""``koma bench serve`` and ``koma bench serve-crowd``: the scenarios of :mod:`bench.serve.scenarios` on a private
+"""``koma bench serve`` and ``koma bench serve-crowd``: the scenarios of :mod:`koma_bench.serve.scenarios` on a private
 ``koma serve``, each player an asyncssh client with an ``xterm-256color`` pty of 80x24.  Imported only when a case
 runs (asyncssh is imported only when a player connects)."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bench.serve import scenarios
-from bench.serve.race_scenarios import RACE_SCENARIOS, race_screens, run_with_replicas
-from bench.serve.scenarios import CONNECT_SECONDS, SCENARIOS, run_with_server
+from koma_bench.serve import scenarios
+from koma_bench.serve.race_scenarios import RACE_SCENARIOS, race_screens, run_with_replicas
+from koma_bench.serve.scenarios import CONNECT_SECONDS, SCENARIOS, run_with_server
 
 
 class Session(scenarios.Session):
@@ -62,13 +62,13 @@ class BenchServer(scenarios.BenchServer):
 
 
 def run_scenario(name: str, *options: str, checkout: str | None = None) -> dict[str, Any]:
-    """Run one scenario of :data:`bench.serve.scenarios.SCENARIOS` (or of
-    :data:`bench.serve.race_scenarios.RACE_SCENARIOS`) against a private ``koma serve`` started with
+    """Run one scenario of :data:`koma_bench.serve.scenarios.SCENARIOS` (or of
+    :data:`koma_bench.serve.race_scenarios.RACE_SCENARIOS`) against a private ``koma serve`` started with
     ``options`` (serving the code of ``checkout``, another checkout's directory, if given)."""
     return run_with_server(options, {**SCENARIOS, **RACE_SCENARIOS}[name], BenchServer, checkout=checkout)
 
 
 def run_race_screens_on_replicas(url: str, replicas: int = 2) -> dict[str, Any]:
-    """The race screens scenario (:func:`bench.serve.race_scenarios.race_screens`) on ``replicas`` ``koma serve`` sharing the
+    """The race screens scenario (:func:`koma_bench.serve.race_scenarios.race_screens`) on ``replicas`` ``koma serve`` sharing the
     database at ``url`` (PostgreSQL: the racers' links LISTEN), the racers spread over them."""
     return run_with_replicas(("--database", url), replicas, race_screens, BenchServer)

@@ -2,8 +2,8 @@
 ``keys``, ``open`` and the rest, in one literal table.
 
 They run only when their group is named (each starts a private server; the crowds take minutes);
-the scenarios themselves are in :mod:`bench.serve.scenarios` (run by :mod:`bench.serve.ssh` and
-:mod:`bench.serve.web`), imported only when a case runs, so that
+the scenarios themselves are in :mod:`koma_bench.serve.scenarios` (run by :mod:`koma_bench.serve.ssh` and
+:mod:`koma_bench.serve.web`), imported only when a case runs, so that
 listing the cases stays cheap for every ``koma`` command.
 """
 
@@ -12,14 +12,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from bench.harness import AGAINST_VARIABLE, Case, beside_the_other
+from koma_bench.harness import AGAINST_VARIABLE, Case, beside_the_other
 
 
 def scenario(name: str, *options: str):
     """The scenario on this checkout; with ``koma bench --against REV``, on REV's checkout too, right after."""
 
     def run() -> dict[str, Any]:
-        from bench.serve.ssh import run_scenario
+        from koma_bench.serve.ssh import run_scenario
 
         here = run_scenario(name, *options)
         against = os.environ.get(AGAINST_VARIABLE)
@@ -32,7 +32,7 @@ def scenario(name: str, *options: str):
 
 def web_scenario(name: str, *options: str):
     def run() -> dict[str, Any]:
-        from bench.serve.web import run_web_scenario
+        from koma_bench.serve.web import run_web_scenario
 
         return run_web_scenario(name, *options)
 
@@ -46,8 +46,8 @@ def serve_case(name: str, group: str, scenario_name: str, *options: str, target:
 
 def replicas_scenario(replicas: int):
     def run() -> dict[str, Any]:
-        from bench.race_links import URL_VARIABLE
-        from bench.serve.ssh import run_race_screens_on_replicas
+        from koma_bench.race_links import URL_VARIABLE
+        from koma_bench.serve.ssh import run_race_screens_on_replicas
 
         url = os.environ.get(URL_VARIABLE, "")
         if not url.startswith("postgresql"):
@@ -59,7 +59,7 @@ def replicas_scenario(replicas: int):
 
 def race_scenario(rooms: int, racers: int, tps: float, padding: int, processes: int | None = None):
     def run() -> dict[str, Any]:
-        from bench.race_links import bench_race
+        from koma_bench.race_links import bench_race
 
         return bench_race(rooms, racers, tps, padding, processes)
 
@@ -67,19 +67,19 @@ def race_scenario(rooms: int, racers: int, tps: float, padding: int, processes: 
 
 
 def cli_processes() -> dict[str, Any]:
-    from bench.command_process import solve_processes
+    from koma_bench.command_process import solve_processes
 
     return solve_processes(os.environ.get(AGAINST_VARIABLE) or None)
 
 
 def keys_beside_the_floor() -> dict[str, Any]:
-    from bench.keys import keys_beside_the_floor
+    from koma_bench.keys import keys_beside_the_floor
 
     return keys_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
 
 
 def open_beside_the_floor() -> dict[str, Any]:
-    from bench.open_screen import open_beside_the_floor
+    from koma_bench.open_screen import open_beside_the_floor
 
     return open_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
 

@@ -14,9 +14,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from bench import harness
-from bench.cases import CASES, cases
-from bench.harness import Case
+from koma_bench import harness
+from koma_bench.cases import CASES, cases
+from koma_bench.harness import Case
 from solver.errors import KomaError
 
 

@@ -1,5 +1,5 @@
 """The solver's cases of ``koma bench`` (its groups 8, goat, ura, 15 and 24), in one literal table (see
-:mod:`bench.harness`; :mod:`bench.cases` holds every table).
+:mod:`koma_bench.harness`; :mod:`koma_bench.cases` holds every table).
 
 Each case imports what it measures when it runs, so listing the cases is cheap.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from bench.harness import Case
+from koma_bench.harness import Case
 
 ARTICLE_START = (8, 6, 7, 2, 5, 4, 3, 0, 1)
 RANK_COUNT = 1_000_000

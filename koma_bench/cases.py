@@ -1,12 +1,12 @@
-"""Every case of ``koma bench``: the solver's (:mod:`bench.solver_cases`), then the game's and the servers'
-(:mod:`bench.game_cases`); and which of them a command line asks for."""
+"""Every case of ``koma bench``: the solver's (:mod:`koma_bench.solver_cases`), then the game's and the servers'
+(:mod:`koma_bench.game_cases`); and which of them a command line asks for."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bench import game_cases, solver_cases
-from bench.harness import Case
+from koma_bench import game_cases, solver_cases
+from koma_bench.harness import Case
 from solver.errors import KomaError, shown
 
 CASES: tuple[Case, ...] = (*solver_cases.CASES, *game_cases.CASES)

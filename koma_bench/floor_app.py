@@ -2,7 +2,7 @@
 a screen shaped like Koma's play screen.
 
 A bare Textual app, no Koma in it: a title, twenty lines that never change, and one line that counts the arrow keys,
-redrawn (without a layout pass) on each.  Run as ``python -m bench.floor_app``; ``q`` quits.  What a key costs here
+redrawn (without a layout pass) on each.  Run as ``python -m koma_bench.floor_app``; ``q`` quits.  What a key costs here
 is what Textual itself costs for a key that changes one line, on this machine; a Koma move costs that and more.
 """
 
@@ -73,7 +73,7 @@ class FloorHomeScreen(Screen):
 
 
 class FloorOpenApp(App[None]):
-    """The floor of ``koma bench open`` (:mod:`bench.open_measure`)."""
+    """The floor of ``koma bench open`` (:mod:`koma_bench.open_measure`)."""
 
     def on_mount(self) -> None:
         self.push_screen(FloorHomeScreen())

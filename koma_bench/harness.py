@@ -2,7 +2,7 @@
 ``koma bench --against REV``.
 
 A case is a zero-argument callable returning a dict of figures (nodes, lengths, ...) that are
-printed beside the times; the cases themselves are literal tables (:mod:`bench.cases`).  Groups let ``koma bench 15``
+printed beside the times; the cases themselves are literal tables (:mod:`koma_bench.cases`).  Groups let ``koma bench 15``
 run one puzzle's figures; ``quick=False`` cases run only with ``--full``; ``on_request`` cases (``koma bench serve``)
 run only when their group is named.
 """

@@ -1,9 +1,9 @@
-"""The race scenarios of ``koma bench serve`` (see :mod:`bench.serve.scenarios` for the servers and players they drive).
+"""The race scenarios of ``koma bench serve`` (see :mod:`koma_bench.serve.scenarios` for the servers and players they drive).
 
-- **race game**: one SSH racer against opponents that are link processes (:mod:`bench.race_links`): its own
+- **race game**: one SSH racer against opponents that are link processes (:mod:`koma_bench.race_links`): its own
   key-to-screen time against a solo Speed solve's, before the race and beside it;
 - **race screens**: SSH racers in one room, on one server or on replicas sharing a database, each reading its
-  opponents' move counts and the reveal off its own screen (:class:`~bench.serve.scenarios.ScreenGrid`).
+  opponents' move counts and the reveal off its own screen (:class:`~koma_bench.serve.scenarios.ScreenGrid`).
 
 This module imports neither asyncssh nor aiohttp.
 """
@@ -17,8 +17,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bench.serve.race_crowd import race_crowd
-from bench.serve.scenarios import (
+from koma_bench.serve.race_crowd import race_crowd
+from koma_bench.serve.scenarios import (
     CONNECT_SECONDS,
     LEFT,
     RIGHT,
@@ -42,7 +42,7 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
 
     First the solo baseline (:func:`speed_game` at ``tps``); then the SSH player opens Race (``x``), makes a private
     room (``c``), and the opponents join it by its code (each a process with its own store connection and race link,
-    as a player's game has: :mod:`bench.race_links`) and play a real solution of the scramble at ``tps``; the
+    as a player's game has: :mod:`koma_bench.race_links`) and play a real solution of the scramble at ``tps``; the
     player starts the race (``s``) and types ``moves`` sideways keys at ``tps`` while the opponents' boards move
     beside its own.  The figure that matters is the ratio of the player's own key-to-screen p95 in the race to the
     solo one; the opponents' figures (what each saw of the others) come with it.
@@ -53,7 +53,7 @@ async def race_game(server: BenchServer, opponents: int = 7, tps: float = 10.0, 
     opponents' processes included), which is what the race screen's own cost is."""
     import multiprocessing
 
-    from bench.race_links import RacerPlan, RacerReport, run_racers
+    from koma_bench.race_links import RacerPlan, RacerReport, run_racers
 
     solo = await speed_game(server, moves, tps)
     beside, _, beside_pid = await open_game(server, "bench-beside")

@@ -1,13 +1,6 @@
 """Koma's puzzle models and solvers: numpy + numba only, never Textual.
 
-Importing this package points numba's on-disk cache at a usable per-user directory keyed by the
-solver sources (see :mod:`solver.engines.jit_cache`).
+The first kernel module imported points numba's on-disk cache at a usable per-user directory keyed by the solver
+sources (see :mod:`solver.engines.jit_cache`).  A program using the solver may say where its table cache is and
+where its notices go (:mod:`solver.engines.cache_files`).
 """
-
-from __future__ import annotations
-
-from solver.engines.jit_cache import configure, numba_cache_dir
-
-__all__ = ["numba_cache_dir"]
-
-configure()

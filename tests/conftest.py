@@ -18,6 +18,8 @@ os.environ["KOMA_DATA_DIR"] = tempfile.mkdtemp(prefix="koma-test-data-")
 if os.environ["KOMA_CACHE_DIR"] != _CACHE:
     os.rmdir(_CACHE)  # a worker's: the controller's is used
 
+import tui  # noqa: E402,F401  # the product tells the solver where its table cache is ($KOMA_CACHE_DIR) and takes its notices
+
 
 # Modules whose module-scoped fixture is dear (a server, a cold numba compile, a table): each runs whole on one xdist
 # worker (--dist loadgroup), so that fixture is made once per run, not once per worker that gets one of its tests.
@@ -194,8 +196,8 @@ def pgbouncer(postgres_server):
 
 @pytest.fixture(autouse=True)
 def no_cache_notices_from_earlier_tests():
-    """The caches' notices wait in one list per process for a command to print them (``drain_notices``): a test
+    """The notices wait in one list per process for a command to print them (:func:`tui.notices.drain`): a test
     starts with none left by an earlier test on the same worker (``koma`` run in-process would print them)."""
-    from solver.engines.cache_files import drain_notices
+    from tui import notices
 
-    drain_notices()
+    notices.drain()

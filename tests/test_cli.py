@@ -292,7 +292,7 @@ def test_version():
 def test_version_without_package_metadata(monkeypatch):
     from importlib import metadata
 
-    from solver.tools.cli import package_version
+    from tui.cli_frame import package_version
 
     def missing(name):
         raise metadata.PackageNotFoundError(name)

@@ -93,7 +93,7 @@ def test_a_warning_in_the_server_is_one_json_line_of_its_log():
 
 def test_a_warning_in_a_command_is_one_line():
     code = ("import sys, warnings\n"
-            "import solver.tools.cli as cli\n"
+            "import tui.cli as cli\n"
             "real = cli.run\n"
             "def run(handler, args):\n"
             "    warnings.warn('a library complains\\nover two lines', UserWarning, stacklevel=1)\n"

@@ -2,7 +2,7 @@
 
 Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can move them: put
 ``"play.solve" = "S"`` lines under ``[keymap]`` in ``keymap.toml`` in the data dir (read and checked by
-:mod:`tui.game.keymap`; a problem is a notice, and the default keys stay).
+:mod:`tui.config.keymap`; a problem is a notice, and the default keys stay).
 """
 
 from __future__ import annotations
@@ -29,19 +29,18 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
-from solver.engines import cache_files
 from solver.errors import KomaError
 from solver.puzzle import Proof, Puzzle
+from tui import game_metrics, notices
 from tui.app_view import KeepsAGame, KomaAppView, LeavesOnQuit
 from tui.ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
-from tui.game import game_metrics
+from tui.config.keymap import read_keymap
 from tui.game.daily import daily_board, puzzle_for_id, puzzle_id
-from tui.game.keymap import check_bindings, read_keymap
+from tui.game.keymap import check_bindings
 from tui.game.players import player_identity
 from tui.game.records import Replay
 from tui.game.solver_jobs import SolverJob, StopFlags
 from tui.game.speed_events import SpeedSession
-from tui.game.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
 from tui.game.writes import Seen, Write
 from tui.patches.driver import QuietLinuxDriver, write_to_terminal
 from tui.patches.rendering import answer_input
@@ -54,6 +53,7 @@ from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
 from tui.storage.stores import connect_store, for_player
 from tui.themes import KOMA_THEMES, other_theme
+from tui.widgets.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
 from tui.workers import QuitNowExecutor
 
 SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
@@ -342,7 +342,7 @@ class KomaApp(App):
         said = for_player if self.served else str  # a served game's player never reads the server's paths
         for notice in self.storage.drain_notices():
             self.notify(said(notice), title="Saved games", severity="warning", timeout=8)
-        for notice in cache_files.drain_notices():
+        for notice in notices.drain():
             self.notify(said(notice), title="Caches", severity="warning", timeout=8)
 
     def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,

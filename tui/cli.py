@@ -1,6 +1,7 @@
-"""The ``koma`` command line, owned by the product: its flags, the game's commands (``koma``, ``play``, ``serve``,
-``web``, doctor's game part), the solver's, which :func:`solver.tools.cli.add_commands` registers into it, and those
-installed packages register in the ``koma.commands`` entry point group (``koma bench``, the bench package's).
+"""The ``koma`` command line, owned by the product: its parser (the frame is :mod:`tui.cli_frame`), its flags, the
+game's commands (``koma``, ``play``, ``serve``, ``web``, ``doctor``), the solver's, which
+:func:`solver.tools.cli.add_commands` registers into it, and those installed packages register in the
+``koma.commands`` entry point group (``koma bench``, the bench package's).
 
 Every command but ``play`` takes ``--json``; bad input is one line on stderr and exit status 2.  Imports neither
 Textual nor asyncssh nor aiohttp: the game, the SSH server and the web server are imported when their command runs,
@@ -17,7 +18,7 @@ from typing import Any
 
 from solver.errors import KomaError, one_line
 from solver.tools import cli as solver_cli
-from solver.tools.cli import CommandError, board_hint, package_version, report_error, tell_cache_notices, wants_json
+from tui.cli_frame import CommandError, board_hint, package_version, report_error, run, tell_notices, wants_json
 from tui.patches.arguments import DashWordParser
 from tui.server.options import add_serve_command, options_from
 from tui.server.server_log import use_format
@@ -25,7 +26,7 @@ from tui.server.web.options import add_web_command
 
 
 class Parser(DashWordParser):
-    """The ``koma`` parser: a usage error is one line (:class:`~solver.tools.cli.CommandError`), never a usage dump,
+    """The ``koma`` parser: a usage error is one line (:class:`CommandError`), never a usage dump,
     and a board that begins with ``-`` (Goat's fence) is an argument, not an option."""
 
     is_argument = staticmethod(solver_cli.is_a_board)
@@ -70,23 +71,6 @@ def web(args) -> int:
     return web_command(args, ssh=ssh_front_end)
 
 
-def game_health_section(report: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """``koma doctor``'s game part: the saved games database, the keymap and the outbox."""
-    from tui.storage.health import game_health
-
-    game = game_health()
-    return game, game.pop("problems")
-
-
-def doctor_sections() -> tuple[Any, ...]:
-    """``koma doctor``'s parts that are the game's: serving (asyncssh, the host key), then the saved games (imported
-    when doctor runs)."""
-    from solver.tools.doctor import DoctorSection
-    from tui.server.ssh.host_key import serving_health, serving_line
-
-    return DoctorSection("serve", serving_health, serving_line), DoctorSection("game", game_health_section)
-
-
 def add_play_command(commands: Any) -> None:
     play_command = solver_cli.add_command(commands, "play", "open one puzzle in the game")
     solver_cli.puzzle_arguments(play_command, "option")
@@ -94,6 +78,16 @@ def add_play_command(commands: Any) -> None:
     play_command.add_argument("--seed", type=solver_cli.seed_number, metavar="N", help="random board from this seed (0 or more)")
     play_command.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
     play_command.set_defaults(handler=play)
+
+
+def add_doctor_command(commands: Any) -> None:
+    def doctor(args) -> int:
+        from tui.doctor import cmd_doctor  # the server's and the store's parts are imported when doctor runs
+
+        return cmd_doctor(args)
+
+    solver_cli.add_command(commands, "doctor", "versions, caches, tables, terminal: what to check when something is off"
+                           ).set_defaults(handler=doctor)
 
 
 # --- the parser ----------------------------------------------------------------------------------
@@ -130,7 +124,8 @@ def build_parser(registered: Sequence[AddCommands] | None = None) -> Parser:
                         "(default $KOMA_DATABASE_URL, else koma.db in the data dir)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     add_play_command(commands)
-    solver_cli.add_commands(commands, doctor_sections=doctor_sections)
+    solver_cli.add_commands(commands)
+    add_doctor_command(commands)
     add_serve_command(commands).set_defaults(handler=serve)
     add_web_command(commands).set_defaults(handler=web)
     for add in registered_commands() if registered is None else registered:
@@ -173,5 +168,5 @@ def main(argv: Sequence[str] | None = None, registered: Sequence[AddCommands] | 
         try:
             return play(args)
         finally:
-            tell_cache_notices()  # any the game did not drain and show itself
-    return solver_cli.run(args.handler, args)
+            tell_notices()  # any the game did not drain and show itself
+    return run(args.handler, args)

@@ -8,7 +8,7 @@ import os
 import sys
 
 from solver.errors import KomaError, one_line
-from solver.tools.cli import EXIT_BAD_INPUT
+from tui.cli_frame import EXIT_BAD_INPUT
 from tui.storage.stores import database_url
 
 

@@ -40,9 +40,9 @@ from solver.tools.warm import PARTS as BESIDE_PARTS
 from solver.tools.warm import command as beside_command
 from solver.tools.warm import needed as beside_needed
 from solver.tools.warm import warm_all
+from tui import game_metrics
 from tui.app import SERVED_FAILURES, KomaApp
 from tui.cli import parse_args
-from tui.game import game_metrics
 from tui.launch import launch
 from tui.screens import algorithm_lab as preloaded_algorithm_lab  # noqa: F401 - the screens the app imports when first shown
 from tui.screens import gallery as preloaded_gallery  # noqa: F401

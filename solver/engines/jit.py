@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from numba import njit as numba_njit
+from solver.engines.jit_cache import configure, prepare, with_compile_lock
 
-from solver.engines.jit_cache import prepare, with_compile_lock
+configure()  # before numba is imported here, so it reads NUMBA_CACHE_DIR as Koma set it
+from numba import njit as numba_njit  # noqa: E402
 
 prepare()
 

@@ -17,7 +17,8 @@ solve die with ``UnpicklingError``.  Two defences, installed by :func:`prepare`:
 * a guard around numba's own load and save of a Koma kernel: whatever still fails to load (damage
   that the scan cannot see) is removed and the kernel compiled again.
 
-Either way the user gets one notice line (see :mod:`solver.engines.cache_files`).
+Either way the user gets one notice line (see :mod:`solver.engines.cache_files`).  The patches on numba itself
+(the guard, the lean load, the compile lock's wrapper) are :mod:`solver.engines.numba_patches`'s.
 
 One compile per kernel per machine: on a cold cache, processes that need the same kernel at once (the suite's
 workers, koma serve's first games, two ``koma`` on a fresh install) compile it once. Every kernel made by
@@ -26,7 +27,7 @@ loads or compiles one of its overloads (:func:`with_compile_lock`): the first pr
 others wait (holding no lock of their own process meanwhile) and then load it. The wait is bounded
 (COMPILE_WAIT_SECONDS, then it compiles anyway), a killed holder frees the lock, and no lock is taken outside the
 active cache directory or where the lock file cannot be opened. A numba without what this relies on gets no lock,
-and one notice says so.
+and one notice says so (:mod:`solver.engines.numba_patches`).
 """
 
 from __future__ import annotations
@@ -46,8 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from solver.engines.cache_files import discard, post
-from solver.engines.paths import user_cache_root
+from solver.engines.cache_files import default_cache_root, discard, post
 
 SOLVER_SOURCES = Path(__file__).resolve().parent.parent
 STALE_SECONDS = 7 * 24 * 3600
@@ -66,7 +66,7 @@ def sources_digest() -> str:
 
 def numba_cache_dir() -> Path:
     """The default numba cache directory for this exact version of the solver sources."""
-    return user_cache_root() / "numba" / sources_digest()
+    return default_cache_root() / "numba" / sources_digest()
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def _prune_stale_versions(current: Path) -> None:
 
 
 def configure() -> CacheStatus:
-    """Point numba at a usable cache directory (run once, when :mod:`solver` is imported)."""
+    """Point numba at a usable cache directory (once: :mod:`solver.engines.jit` runs it before it imports numba)."""
     global _status
     if _status is not None:
         return _status
@@ -149,9 +149,9 @@ def configure() -> CacheStatus:
     if active is not None:
         os.environ["NUMBA_CACHE_DIR"] = str(active)  # inherited by the game processes of koma serve
         if "numba" in sys.modules:  # numba read its configuration already: tell it directly
-            from numba.core import config
+            from solver.engines.numba_patches import point_cache_at
 
-            config.CACHE_DIR = str(active)  # type: ignore[attr-defined]
+            point_cache_at(active)
     return _status
 
 
@@ -251,97 +251,50 @@ def repair(directory: Path | None = None) -> int:
 # --- the guard around numba's own load and save --------------------------------------------------
 
 def _is_koma_kernel(cache) -> bool:
-    return getattr(getattr(cache, "_py_func", None), "__module__", "").startswith("solver.")
+    from solver.engines.numba_patches import function_of
+
+    return getattr(function_of(cache), "__module__", "").startswith("solver.")
 
 
 def _drop_entries_of(cache, problem: BaseException) -> None:
     """Remove one function's index and data files, after numba failed to load or save them."""
-    directory = Path(cache.cache_path)
-    base = cache._impl.filename_base
+    from solver.engines.numba_patches import entry_files
+
+    directory, base = entry_files(cache)
     victims = [directory / f"{base}.nbi", *directory.glob(f"{base}.*.nbc")]
     kept = sum(not discard(path) for path in victims if path.exists() or path.is_symlink())
     _tell_removed(1, f"{base}: {problem.__class__.__name__}", directory, kept)
 
 
+def _save_failed(cache, problem: BaseException, again) -> None:
+    if isinstance(problem, OSError) and problem.errno in UNSAVABLE:
+        _tell_once("unsaved", f"could not save compiled kernels in {cache.cache_path} "
+                              f"({problem.strerror}); they compile again next run")
+        return
+    _drop_entries_of(cache, problem)
+    try:
+        again()
+    except Exception:
+        pass  # the kernel is compiled and runs; only the next run compiles it again
+
+
 def load_compiler() -> None:
     """Import and install numba's typing and lowering registries now, as a process's first compile would.
 
-    Loads skip them (:func:`lean_loader`); the warm process of ``koma serve`` calls this so that a game forked from
-    it that ever compiles a kernel imports nothing of its own (the registries are shared, copy-on-write)."""
-    from numba.core.registry import cpu_target
+    Loads skip them (:func:`solver.engines.numba_patches.lean_loader`); the warm process of ``koma serve`` calls this so
+    that a game forked from it that ever compiles a kernel imports nothing of its own (the registries are shared,
+    copy-on-write)."""
+    from solver.engines.numba_patches import load_compiler as install_registries
 
-    cpu_target.target_context.refresh()
-
-
-def lean_loader():
-    """numba's ``Cache.load_overload`` without its first step, or None when this numba lacks what it relies on.
-
-    numba refreshes its whole target context before it loads a cached overload: it imports and installs
-    every typing and lowering registry (about 0.25 s, half of a ``koma solve``'s own time). A load needs
-    none of that: it unpickles the compiled library, links it, and wraps its entry point. What the linked
-    code calls must be known to LLVM: numba's C helpers and the math library (put there when the target
-    context is made), the memory runtime (:func:`rtsys.initialize`, which the refresh also starts) and the
-    hash secret (put there by importing ``numba.cpython.hashing``). A compile still refreshes the context
-    first (numba's compiler does), so a process that loads some kernels and compiles others is whole.
-    """
-    try:
-        from numba.core.caching import Cache
-        from numba.core.runtime import rtsys
-    except ImportError:
-        return None
-    if not all(callable(getattr(owner, name, None)) for owner, name in
-               ((Cache, "_load_overload"), (Cache, "_guard_against_spurious_io_errors"), (rtsys, "initialize"))):
-        return None
-
-    def lean_load(cache, sig, target_context):
-        rtsys.initialize(target_context)
-        import numba.cpython.hashing  # noqa: F401  # its import gives LLVM the hash secret's symbols
-
-        with cache._guard_against_spurious_io_errors():
-            return cache._load_overload(sig, target_context)
-
-    return lean_load
+    install_registries()
 
 
 def install_load_guard() -> None:
-    """Make a Koma kernel whose cache entry cannot be loaded or saved compile afresh instead of failing."""
-    from numba.core.caching import Cache
+    """Make a Koma kernel whose cache entry cannot be loaded or saved compile afresh instead of failing (the patch is
+    :func:`solver.engines.numba_patches.guard_cache`)."""
+    from solver.engines.numba_patches import guard_cache
 
-    if getattr(Cache.load_overload, "koma_guard", False):
-        return
-    load, save = Cache.load_overload, Cache.save_overload
-    lean = lean_loader()
-
-    def guarded_load(cache, sig, target_context):
-        try:
-            if lean is not None and _is_koma_kernel(cache):
-                return lean(cache, sig, target_context)
-            return load(cache, sig, target_context)
-        except Exception as problem:
-            if not _is_koma_kernel(cache):
-                raise
-            _drop_entries_of(cache, problem)
-            return None  # a miss: numba compiles the kernel and saves it again
-
-    def guarded_save(cache, sig, data):
-        try:
-            save(cache, sig, data)
-        except Exception as problem:
-            if not _is_koma_kernel(cache):
-                raise
-            if isinstance(problem, OSError) and problem.errno in UNSAVABLE:
-                _tell_once("unsaved", f"could not save compiled kernels in {cache.cache_path} "
-                                      f"({problem.strerror}); they compile again next run")
-                return
-            _drop_entries_of(cache, problem)
-            try:
-                save(cache, sig, data)
-            except Exception:
-                pass  # the kernel is compiled and runs; only the next run compiles it again
-
-    guarded_load.koma_guard = True  # type: ignore[attr-defined]
-    Cache.load_overload = guarded_load  # type: ignore[method-assign]  # patched on purpose: see the module docstring
-    Cache.save_overload = guarded_save  # type: ignore[method-assign]
+    guard_cache(_is_koma_kernel, _drop_entries_of, _save_failed)
 
 
 # --- one compile per kernel on the machine at a time ----------------------------------------------
@@ -349,34 +302,15 @@ def install_load_guard() -> None:
 COMPILE_WAIT_SECONDS = 300.0  # how long a process waits for another's compile of a kernel before compiling it too
 COMPILE_LOCK_POLL_SECONDS = 0.02
 _compiling: dict[Path, int] = {}  # the kernels whose lock this process holds, and the thread holding it
-_seam_problem: str | None = None
-_seam_checked = False
-
-
-def compile_lock_seam_problem() -> str | None:
-    """What the installed numba lacks for :func:`with_compile_lock` (None when it has it all); checked once."""
-    global _seam_problem, _seam_checked
-    if not _seam_checked:
-        _seam_checked = True
-        try:
-            from numba.core.compiler_lock import global_compiler_lock
-            from numba.core.dispatcher import Dispatcher
-        except ImportError as problem:
-            _seam_problem = str(problem)
-        else:
-            wanted = {"compile": callable(getattr(Dispatcher, "compile", None)),
-                      "stats": isinstance(getattr(Dispatcher, "stats", None), property),
-                      "global compiler lock": hasattr(global_compiler_lock, "__enter__")}
-            missing = [name for name, present in wanted.items() if not present]
-            _seam_problem = f"its Dispatcher has no {', '.join(missing)}" if missing else None
-    return _seam_problem
 
 
 def _compile_lock_path(dispatcher) -> Path | None:
     """The kernel's lock file, beside its cache index in Koma's numba cache; None for a kernel that is not cached
     there (``cache=False``, or numba caching elsewhere because no cache directory could be made)."""
+    from solver.engines.numba_patches import cache_path_of
+
     active = status().active
-    directory = getattr(dispatcher.stats, "cache_path", None)
+    directory = cache_path_of(dispatcher)
     if active is None or not directory or not Path(directory).resolve().is_relative_to(active.resolve()):
         return None
     function = dispatcher.py_func
@@ -432,26 +366,20 @@ def with_compile_lock(dispatcher):
     that cannot be opened (an unwritable cache) means no lock; a process killed while holding one frees it.
     Quitting does not wait for a waiting thread (``koma`` ends with ``os._exit``; tui.workers.QuitNowExecutor).
     """
-    problem = compile_lock_seam_problem()
-    if problem is not None:
-        import numba
+    from solver.engines import numba_patches
 
-        _tell_once("compile lock", f"numba {numba.__version__}: {problem}; kernels compile without the "
-                                   "cross-process lock (processes starting at once may each compile them)")
+    if numba_patches.COMPILE_SEAM_PROBLEM:  # told once, when numba_patches was imported
         return dispatcher
     path = _compile_lock_path(dispatcher) if hasattr(dispatcher, "py_func") else None
     if path is None:
         return dispatcher
-    from numba.core.compiler_lock import global_compiler_lock
 
-    compile_unlocked = dispatcher.compile
-
-    def compile_locked(sig):
-        if _compiling.get(path) == threading.get_ident() or _argument_types(sig) in dispatcher.overloads:
+    def compile_locked(compile_unlocked, sig):
+        if _compiling.get(path) == threading.get_ident() or numba_patches.compiled(dispatcher, sig):
             return compile_unlocked(sig)  # this thread holds the lock already, or there is nothing to compile
         deadline = time.monotonic() + COMPILE_WAIT_SECONDS
         _wait_until_free(path, deadline)
-        with global_compiler_lock:
+        with numba_patches.global_compiler_lock:
             if path in _compiling:  # by this thread (another would hold the compiler lock): a nested compile
                 return compile_unlocked(sig)
             handle = _open_lock(path)
@@ -466,23 +394,16 @@ def with_compile_lock(dispatcher):
                 finally:
                     del _compiling[path]
 
-    compile_locked.koma_lock = path
-    dispatcher.compile = compile_locked  # numba calls self.compile(sig): see the docstring
+    numba_patches.lock_compiles(dispatcher, compile_locked, path)  # numba calls self.compile(sig): see the docstring
     return dispatcher
-
-
-def _argument_types(sig) -> tuple:
-    from numba.core import sigutils
-
-    return tuple(sigutils.normalize_signature(sig)[0])
 
 
 def prepare() -> None:
     """Check and repair the numba cache once per process and guard every later load (idempotent).
 
     :mod:`solver.engines.jit` runs it when the first kernel module imports ``njit``, so before any kernel
-    is compiled or loaded in any process (CLI, game, server); calling it again does no harm.  The notices it
-    leaves are drained with :func:`solver.engines.cache_files.drain_notices`.
+    is compiled or loaded in any process (CLI, game, server); calling it again does no harm.  Its notices go where
+    :func:`solver.engines.cache_files.send_notices_to` says.
     """
     global _prepared
     if _prepared:

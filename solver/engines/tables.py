@@ -39,9 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.engines.cache_files import Notice, discard, post
-from solver.engines.cache_files import drain_notices as drain_notices  # the notices of every cache
-from solver.engines.paths import tables_dir
+from solver.engines.cache_files import Notice, discard, post, tables_dir
 from solver.errors import KomaError
 
 MAGIC = b"KOMATBL1"
@@ -51,7 +49,7 @@ _build_lock = threading.Lock()
 
 
 def cache_dir() -> Path:
-    """Where tables live (see :func:`solver.engines.paths.tables_dir`)."""
+    """Where tables live (see :func:`solver.engines.cache_files.use_tables_dir`)."""
     return tables_dir()
 
 
@@ -308,8 +306,8 @@ def cached_table(name: str, version: int, build: Callable[[], Built], notice: No
 
     ``build`` runs at most once per machine at a time (a lock file serialises builders); it returns
     the table, or a :class:`Streamed` one that is built while it is written.  Every
-    problem with the cache becomes a one-line notice, passed to ``notice`` and kept for
-    :func:`drain_notices`; the table is then rebuilt or kept in memory.
+    problem with the cache becomes a one-line notice, passed to ``notice`` and to the caches' listener
+    (:func:`solver.engines.cache_files.send_notices_to`); the table is then rebuilt or kept in memory.
     """
 
     def tell(message: str) -> None:

@@ -1,32 +1,24 @@
-"""The solver's commands of the ``koma`` command line: ``koma solve|parity|longest|generate|doctor|tables`` (every
+"""The solver's commands of the ``koma`` command line: ``koma solve|parity|longest|generate|tables`` (every
 command takes ``--json``), registered into the product's parser (:mod:`tui.cli`) by :func:`add_commands`.
 
-Bad input never produces a traceback: it prints ``koma: error: <one line>`` on stderr and exits 2 (:func:`run`,
-:func:`report_error`).  Never imports Textual.
+A command's handler prints its answer and returns its exit status; bad input raises :class:`~solver.errors.KomaError`,
+which the product's command line reports as one line (``koma: error: ...``, exit status 2).  Never imports Textual.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from solver import solving as search
-from solver.engines.cache_files import drain_notices
 from solver.engines.progress import throttled
-from solver.errors import GaveUp, KomaError, UnsolvableError, one_line, shown
+from solver.errors import GaveUp, KomaError, UnsolvableError, shown
 
-EXIT_BAD_INPUT = 2
-EXIT_PROBLEMS_FOUND = 1  # koma doctor found something wrong
 EXIT_GAVE_UP = 1  # koma solve --limit: no answer in time (the lower bound proved is printed)
-
-
-class CommandError(KomaError):
-    """A usage error found by argparse; reported as one line like any other bad input."""
 
 
 # --- boards that begin with "-" ------------------------------------------------------------------
@@ -58,35 +50,7 @@ def is_a_board(word: str) -> bool:
     return might_be_a_board(word) and parses_as_a_board(word)
 
 
-def board_hint(argv: Sequence[str]) -> str:
-    """For an argument error: how to pass a board-like word that argparse took for an option."""
-    words = list(argv[: list(argv).index("--")] if "--" in argv else argv)
-    for word in words:
-        if might_be_a_board(word):
-            return (f"; {shown(word)} is no puzzle's board, so it was read as an option: to pass it anyway, "
-                    "put -- before it (koma solve goat -- BOARD) or write --board=BOARD")
-    return ""
-
-
-# --- --json on argument errors -------------------------------------------------------------------
-
-def wants_json(argv: Sequence[str]) -> bool:
-    """Whether the command line asks for JSON (``--json`` or an abbreviation argparse accepts)."""
-    words = argv[: list(argv).index("--")] if "--" in argv else argv
-    return any(len(word) > 3 and "--json".startswith(word) for word in words)
-
-
-def report_error(message: str, as_json: bool) -> int:
-    """Bad input: one bounded line on stderr, also ``{"error": ...}`` on stdout under ``--json``; exit status 2."""
-    clear_progress()
-    message = one_line(message)
-    if as_json:
-        print(json.dumps({"error": message}, ensure_ascii=False))
-    print(f"koma: error: {message}", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
-# --- notices from the caches ---------------------------------------------------------------------
+# --- notices ---------------------------------------------------------------------------------------
 
 _shown_notices: set[str] = set()
 
@@ -97,11 +61,6 @@ def tell(message: str) -> None:
         _shown_notices.add(message)
         clear_progress()
         print(f"koma: {message}", file=sys.stderr)
-
-
-def tell_cache_notices() -> None:
-    for message in drain_notices():
-        tell(message)
 
 
 def seconds_limit(text: str) -> float:
@@ -130,16 +89,6 @@ def seed_number(text: str) -> int:
     return value
 
 
-def package_version() -> str:
-    """Koma's installed version, or a plain word when the package metadata is missing (run from a source tree)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("koma") or "unknown"
-    except Exception:  # no or broken metadata: a version is information, never a reason to fail
-        return "unknown (not installed)"
-
-
 def add_command(commands: Any, name: str, help_text: str) -> argparse.ArgumentParser:
     """A ``koma`` subcommand taking ``--json`` (every command but ``play`` has JSON output)."""
     sub = commands.add_parser(name, help=help_text, description=help_text)
@@ -159,10 +108,9 @@ def puzzle_arguments(sub: argparse.ArgumentParser, board: str | None = None) -> 
     sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..10x10, solved up to 5x5; ura: 2x2..6x6)")
 
 
-def add_commands(commands: Any, doctor_sections: Callable[[], Sequence[Any]] = tuple) -> None:
+def add_commands(commands: Any) -> None:
     """Register the solver's commands into the ``koma`` parser's subcommands (``commands``, argparse's), each with its
-    ``handler``: solve, parity, longest, generate, doctor (plus the parts of its report that live outside the solver,
-    :class:`solver.tools.doctor.DoctorSection` that ``doctor_sections()`` gives when doctor runs) and tables."""
+    ``handler``: solve, parity, longest, generate and tables."""
     solve = add_command(commands, "solve", "an optimal solution: length, moves, path, nodes, seconds")
     puzzle_arguments(solve, "positional")
     solve.add_argument("--method", metavar="NAME", help="solving method (see the puzzle's list; default: the fastest optimal one)")
@@ -186,8 +134,6 @@ def add_commands(commands: Any, doctor_sections: Callable[[], Sequence[Any]] = t
     generate.add_argument("--distance", type=int, metavar="D", help="exactly D moves from solved (puzzles with a table)")
     generate.set_defaults(handler=cmd_generate)
 
-    doctor = add_command(commands, "doctor", "versions, caches, tables, terminal: what to check when something is off")
-    doctor.set_defaults(handler=functools.partial(cmd_doctor, sections=doctor_sections))
 
     tables = add_command(commands, "tables", "build the big tables ahead of time")
     tables.add_argument("action", choices=["build"], help="build (or check) a table")
@@ -268,13 +214,9 @@ def cmd_solve(args) -> int:
         return EXIT_GAVE_UP
     except UnsolvableError as unsolvable:
         clear_progress()
-        proof = unsolvable.proof
-        if args.json:
-            print(json.dumps({"error": str(unsolvable), **proof.to_dict()}, ensure_ascii=False))
-        else:
-            print("\n".join(proof.lines))
-        print(f"koma: error: {one_line(str(unsolvable))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        if not args.json:  # the command line's error adds the proof's figures under --json
+            print("\n".join(unsolvable.proof.lines))
+        raise
     clear_progress()
     data = {
         "puzzle": puzzle.key, "size": puzzle.size_label, "board": puzzle.format(state),
@@ -365,15 +307,6 @@ def cmd_generate(args) -> int:
     return 0
 
 
-def cmd_doctor(args, sections: Callable[[], Sequence[Any]] = tuple) -> int:
-    """``koma doctor``: the solver's checks plus ``sections()`` (:class:`solver.tools.doctor.DoctorSection`); exit 1
-    on a fault (advice alone: 0)."""
-    from solver.tools.doctor import diagnose, render, something_is_wrong
-
-    parts = sections()
-    report = diagnose(parts)
-    emit(args, report, lambda: render(report, parts))
-    return EXIT_PROBLEMS_FOUND if something_is_wrong(report) else 0
 
 
 def table_name(args) -> str:
@@ -419,36 +352,3 @@ def progress_bar(label: str):
         sys.stderr.flush()
 
     return throttled(report, 0.1 if live else 5.0)
-
-
-def run(handler: Callable[[Any], int], args) -> int:
-    """Run a parsed non-interactive command's ``handler``; bad input becomes one line on stderr and exit 2."""
-    try:
-        code = handler(args)
-        sys.stdout.flush()  # a failed write is reported here, not as a traceback at exit
-        return code
-    except KomaError as error:
-        return report_error(str(error), getattr(args, "json", False))
-    except KeyboardInterrupt:
-        clear_progress()
-        print("koma: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # e.g. `koma longest 8 | head`: the reader left, which is fine
-        discard_stdout()
-        return 0
-    except OSError as error:  # e.g. stdout on a full disk: one line, like bad input
-        discard_stdout()
-        where = f": {error.filename}" if error.filename else ""
-        return report_error(f"{error.strerror or error}{where}", False)
-    finally:
-        tell_cache_notices()
-
-
-def discard_stdout() -> None:
-    """Point stdout at /dev/null, so that what is still buffered cannot fail again at exit."""
-    import os
-
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):  # no stdout file descriptor (captured in tests)
-        pass

@@ -184,7 +184,7 @@ def test_a_database_outage_is_in_the_log_and_the_metrics_and_the_replica_stays_r
 
 GAMES = """
 import os, sys
-import tui.game.game_metrics as m
+import tui.game_metrics as m
 m.instruments()  # as the warm process makes them, before it forks
 for k in range({count}):  # games forked as the warm process forks them, each saving, failing once, on a screen
     pid = os.fork()

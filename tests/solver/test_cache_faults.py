@@ -254,18 +254,19 @@ def stand_in(tmp_path, failure, module="solver.solving.stand_in") -> StandInCach
 def guarded(monkeypatch):
     from numba.core.caching import Cache
 
-    from solver.engines import cache_files, jit_cache
+    from solver.engines import jit_cache
+    from tui import notices
 
     jit_cache.install_load_guard()
     monkeypatch.setattr(jit_cache, "_told", set())
-    cache_files.drain_notices()
+    notices.drain()
     return Cache
 
 
 def test_a_koma_kernel_that_fails_to_load_is_a_miss_and_its_files_go(guarded, tmp_path):
     import pickle
 
-    from solver.engines.cache_files import drain_notices
+    from tui.notices import drain as drain_notices
 
     cache = stand_in(tmp_path, pickle.UnpicklingError("pickle data was truncated"))
     assert guarded.load_overload(cache, "sig", target_context()) is None
@@ -286,7 +287,7 @@ def test_other_code_keeps_numbas_own_behaviour(guarded, tmp_path):
 def test_an_unwritable_cache_is_told_once_and_nothing_is_removed(guarded, tmp_path):
     import errno
 
-    from solver.engines.cache_files import drain_notices
+    from tui.notices import drain as drain_notices
 
     cache = stand_in(tmp_path, OSError(errno.EROFS, os.strerror(errno.EROFS)))
     guarded.save_overload(cache, "sig", "data")
@@ -407,12 +408,14 @@ import json, os, sys
 from numba.core import compiler_lock
 numbas_own = compiler_lock.global_compiler_lock
 del compiler_lock.global_compiler_lock  # a numba without what the lock relies on, while the kernels are made
-from solver.engines.cache_files import drain_notices
+from solver.engines import cache_files
+heard = []
+cache_files.send_notices_to(heard.append)
 from solver.engines.ranking import popcount
 from solver.sliding import search_kernels  # more kernels: still one notice
 compiler_lock.global_compiler_lock = numbas_own  # numba's own compiling needs it
 assert popcount(7) == 3
-print(json.dumps({"notices": drain_notices(), "wrapped": hasattr(popcount.compile, "koma_lock"),
+print(json.dumps({"notices": heard, "wrapped": hasattr(popcount.compile, "koma_lock"),
                   "locks": [name for _, _, names in os.walk(sys.argv[1]) for name in names if name.endswith(".lock")],
                   "misses": sum(popcount.stats.cache_misses.values())}))
 """

@@ -1,7 +1,7 @@
 """Kernels load from numba's cache without numba's full context refresh, and work as compiled ones do.
 
 numba refreshes its whole target context (every typing and lowering registry) before each cache load; Koma's
-load guard skips that for its own kernels (:func:`solver.engines.jit_cache.lean_loader`). A process that only
+load guard skips that for its own kernels (:func:`solver.engines.numba_patches.lean_loader`). A process that only
 loads (``koma solve`` with the kernels cached) never imports the registries; one that also compiles gets them from
 numba's compiler, and its loaded kernels go on working.
 """
@@ -87,10 +87,18 @@ def test_a_compile_after_lean_loads_refreshes_and_the_loaded_kernels_still_work(
 
 
 def test_a_numba_without_the_seam_loads_the_usual_way(monkeypatch):
+    """The seam is checked when the patches' module is imported: a numba without it gets no lean loader."""
+    import importlib
+
     from numba.core.caching import Cache
 
-    from solver.engines import jit_cache
+    from solver.engines import numba_patches
 
-    assert jit_cache.lean_loader() is not None
+    assert numba_patches.lean_loader() is not None
     monkeypatch.delattr(Cache, "_load_overload")
-    assert jit_cache.lean_loader() is None
+    try:
+        assert importlib.reload(numba_patches).lean_loader() is None
+    finally:
+        monkeypatch.undo()
+        importlib.reload(numba_patches)
+    assert numba_patches.lean_loader() is not None

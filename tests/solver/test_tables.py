@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from solver.engines import tables
+from tui import notices
 
 VERSION = 3
 
@@ -19,7 +20,7 @@ VERSION = 3
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path))
-    tables.drain_notices()
+    notices.drain()
     return tmp_path / "tables"
 
 
@@ -45,7 +46,7 @@ def test_build_once_then_memory_map(cache):
     assert isinstance(second, np.memmap) and not second.flags.writeable
     assert np.array_equal(first, expected()) and np.array_equal(second, expected())
     assert np.array_equal(np.load(cache / "t.npy", mmap_mode="r"), expected())  # still a valid .npy
-    assert tables.drain_notices() == []
+    assert notices.drain() == []
 
 
 @pytest.mark.parametrize("damage, reason", [
@@ -120,10 +121,13 @@ def test_disk_full_while_writing_leaves_no_partial_file(cache, monkeypatch):
 
 
 def _slow_build_in_child(cache_root, name, marker):
-    os.environ["KOMA_CACHE_DIR"] = cache_root
     import time
+    from pathlib import Path
 
+    from solver.engines import cache_files
     from solver.engines import tables as child_tables
+
+    cache_files.use_tables_dir(Path(cache_root) / "tables")
 
     def build():
         with open(marker, "a") as handle:
@@ -150,8 +154,9 @@ def test_two_processes_building_at_once_build_once(cache, tmp_path):
 def test_a_writer_killed_mid_write_never_leaves_a_readable_partial_file(cache, tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, numpy as np
-        os.environ["KOMA_CACHE_DIR"] = {str(tmp_path)!r}
-        from solver.engines import tables
+        from pathlib import Path
+        from solver.engines import cache_files, tables
+        cache_files.use_tables_dir(Path({str(tmp_path)!r}) / "tables")
         real_fsync = os.fsync
         def hang(fd):
             print("writing", flush=True)
@@ -197,8 +202,9 @@ def _hung_build_script(tmp_path, name, how):
     """A process that starts building table ``name`` and hangs while writing it; ``how`` it then ends."""
     return textwrap.dedent(f"""
         import os, sys, threading, time, numpy as np
-        os.environ["KOMA_CACHE_DIR"] = {str(tmp_path)!r}
-        from solver.engines import tables
+        from pathlib import Path
+        from solver.engines import cache_files, tables
+        cache_files.use_tables_dir(Path({str(tmp_path)!r}) / "tables")
         def hang(fd):
             print("writing", flush=True)
             time.sleep(60)
@@ -237,4 +243,4 @@ def test_a_build_that_is_interrupted_leaves_no_temporary_file_past_the_next_star
     assert np.array_equal(tables.cached_table("other", VERSION, build), expected())  # the next start
     assert len(calls) == 1
     assert list(cache.glob("*.tmp")) == []
-    assert any("interrupted" in notice for notice in tables.drain_notices())
+    assert any("interrupted" in notice for notice in notices.drain())

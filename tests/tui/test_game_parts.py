@@ -11,6 +11,7 @@ from solver.registry import get_puzzle
 from tui.game.clock import GameClock
 from tui.game.playback import SPEEDS, PlaybackController, Step
 from tui.game.solver_jobs import SolverJob, StopFlags
+from tui.widgets.game_texts import playback_text
 
 
 def test_a_job_flag_is_registered_while_it_runs_and_quitting_stops_it():
@@ -120,7 +121,7 @@ def test_playback_speed_stays_in_range_and_a_misfit_stops_it():
         playback.change_speed(1)
     assert ticker.timers[-1].seconds == SPEEDS[-1]
     assert playback.forward() is Step.PLAYED
-    assert playback.forward() is Step.MISFIT and not playback.active and playback.text() == ""
+    assert playback.forward() is Step.MISFIT and not playback.active and playback.lines() == []
 
 
 def test_the_playback_line_flows_its_parts_onto_lines_of_the_panel_s_width():
@@ -129,12 +130,12 @@ def test_the_playback_line_flows_its_parts_onto_lines_of_the_panel_s_width():
     playback = PlaybackController(Ticker(), lambda move: True)
     playback.start(["R"] * 31)
     for width, rows in ((40, 2), (30, 3), (200, 1)):
-        lines = [Text.from_markup(line).plain for line in playback.text(width=width).split("\n")]
+        lines = [Text.from_markup(line).plain for line in playback_text(playback.lines(width=width)).split("\n")]
         assert len(lines) == rows and all(len(line) <= width for line in lines), (width, lines)
         assert " · ".join(lines) == "Koma is playing: 31 moves left · 0.3 s · space pause · +/- speed · [ ] step"
     for width, doing in ((29, "Playing: 31 moves left"), (20, "Playing: 31 left")):  # a panel after a resize
-        lines = [Text.from_markup(line).plain for line in playback.text(width=width).split("\n")]
+        lines = [Text.from_markup(line).plain for line in playback_text(playback.lines(width=width)).split("\n")]
         assert lines[0].startswith(doing) and all(len(line) <= width for line in lines), (width, lines)
-    remapped = playback.text(lambda binding, default: "ctrl+shift+page_down" if binding == "play.space" else default,
-                             width=12)
+    remapped = playback_text(playback.lines(lambda binding, default: "ctrl+shift+page_down" if binding == "play.space"
+                                            else default, width=12))
     assert "ctrl+shift+page_down pause" in Text.from_markup(remapped).plain.split("\n")

@@ -13,9 +13,10 @@ import pytest
 from tui_helpers import wait_for
 
 from tui.app import KomaApp
-from tui.game.keymap import read_keymap
+from tui.config.keymap import read_keymap
 from tui.screens.home import HomeScreen
 from tui.storage.store import Store
+from tui.widgets.game_texts import playback_text
 
 KOMA = str(Path(sys.executable).with_name("koma"))
 GOOD = '"app.help" = "f1"\n'
@@ -112,7 +113,7 @@ async def test_remapped_keys_are_named_as_remapped_in_the_game_texts(tmp_path):
         await wait_for(pilot, screen.warm.is_set, what="the warm-up")
         await pilot.press("s")
         await wait_for(pilot, lambda: screen.playback.active, what="the playback")
-        line = screen.playback.text(screen.key_for)
+        line = playback_text(screen.playback.lines(screen.key_for))
         assert "^f/^b speed" in line and "+/-" not in line and ", ] step" in line, line
     app = make_app(tmp_path, "8", "1 2 3/4 5 6/7 8 _", keymap=keymap)
     async with app.run_test(size=(100, 30)) as pilot:

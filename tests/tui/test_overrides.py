@@ -22,7 +22,7 @@ from textual.message_pump import MessagePump
 from textual.strip import Strip
 from textual.timer import Timer
 
-from solver.engines import cache_files
+from tui import notices as product_notices
 from tui.patches import checks as overrides
 from tui.patches import driver, rendering, strip_caches, stylesheet
 
@@ -31,11 +31,11 @@ from tui.patches import driver, rendering, strip_caches, stylesheet
 def told(monkeypatch, capsys):
     """The notices given from now on: ``told()`` returns (notices for the front ends, lines on stderr)."""
     monkeypatch.setattr(overrides, "_told", set())
-    cache_files.drain_notices()
+    product_notices.drain()
     capsys.readouterr()
 
     def notices() -> tuple[list[str], list[str]]:
-        return cache_files.drain_notices(), capsys.readouterr().err.splitlines()
+        return product_notices.drain(), capsys.readouterr().err.splitlines()
 
     return notices
 
@@ -413,8 +413,8 @@ def test_the_board_aware_parser_fits_the_installed_argparse():
 def test_the_board_aware_parser_steps_aside_when_argparse_changes(monkeypatch, told):
     import argparse
 
-    from solver.tools.cli import CommandError
     from tui.cli import parse_args
+    from tui.cli_frame import CommandError
     from tui.patches import arguments
 
     original = argparse.ArgumentParser._parse_optional

@@ -18,10 +18,11 @@ from solver import ids
 from solver.registry import get_puzzle
 from tui.game.history import HINT, KOMA, PLAYER
 from tui.game.records import SavedGame, Stats
-from tui.game.session import GUARDED, GameSession, Outcome, Push, recorded_text
+from tui.game.session import GUARDED, GameSession, Outcome, Push
 from tui.game.writes import FinishGame, GameState, Guard, Op, PlayMove, SaveGame, Travel
 from tui.storage.service import Finished, apply_op
 from tui.storage.store import Store
+from tui.widgets.game_texts import outcome_message, recorded_text
 
 EIGHT = get_puzzle("8")
 TWO_TO_GO = EIGHT.parse("1 2 3/4 5 6/_ 7 8")  # L, L reaches the goal
@@ -231,7 +232,7 @@ def test_a_players_win_is_an_outcome_with_the_optimum_time_and_hints():
     assert optimal == 2
     outcome = session.finish(optimal)
     assert outcome == Outcome(moves=2, seconds=pytest.approx(61.0), optimal=2, hints=1, by_koma=False, first=True)
-    assert "Solved in 2 moves; optimal 2" in outcome.message() and "1 hint" in outcome.message()
+    assert "Solved in 2 moves; optimal 2" in outcome_message(outcome) and "1 hint" in outcome_message(outcome)
     assert outcome.notice() == "Solved in 2 moves; optimal 2. Time 01:01."
     finish, guard = saver.writes[-1]
     assert guard is Guard.NONE
@@ -246,9 +247,9 @@ def test_a_game_koma_finished_is_not_the_players():
     session.push("L")
     assert session.push("L", KOMA) is Push.WON
     outcome = session.finish(None)
-    assert outcome.by_koma and outcome.message().startswith("[b]Solved by Koma[/b] (2 moves)")
+    assert outcome.by_koma and outcome_message(outcome).startswith("[b]Solved by Koma[/b] (2 moves)")
     assert outcome.notice() == ""
-    assert "optimal unknown" in Outcome(2, 3.0, None, 0, False, True).message()
+    assert "optimal unknown" in outcome_message(Outcome(2, 3.0, None, 0, False, True))
 
 
 def test_the_finish_reports_only_the_moves_up_to_the_goal_shown():

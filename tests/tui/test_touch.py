@@ -9,12 +9,12 @@ import random
 from tui_helpers import make_app, wait_for, wait_warm
 
 from solver.registry import get_puzzle
-from tui.game.touch import TOUCH_BASE, TOUCH_BUTTONS, announcement_sequence, touch_button
 from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.speed import SpeedScreen
 from tui.widgets.board import Board
 from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.touch import TOUCH_BASE, TOUCH_BUTTONS, announcement_sequence, touch_button
 
 BOARD = "8 6 7/2 5 4/3 _ 1"
 

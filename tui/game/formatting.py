@@ -11,11 +11,6 @@ def clock_text(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-def escape_markup(text: str) -> str:
-    """``text`` shown as it is in the panel's markup (a key named ``[`` is not a tag)."""
-    return text.replace("[", "\\[")
-
-
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 

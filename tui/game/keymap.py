@@ -1,6 +1,6 @@
-"""The player's ``keymap.toml``: binding id -> keys, read and checked without Textual.
+"""The player's keymap, binding id -> keys, checked: what may be bound, and one line per problem.
 
-The file lives in the data dir and holds one table::
+The file (``keymap.toml``, read by :mod:`tui.config.keymap`) lives in the data dir and holds one table::
 
     [keymap]
     "play.solve" = "S"
@@ -14,11 +14,7 @@ Each problem is one notice line; the defaults stay.  Quit always keeps a key.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
-
-from solver.engines.paths import data_dir
 
 KEYMAP_NAME = "keymap.toml"
 QUIT_ID = "app.quit"
@@ -31,33 +27,6 @@ class Keymap:
 
     bindings: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-
-
-def keymap_path() -> Path:
-    return data_dir() / KEYMAP_NAME
-
-
-def read_keymap(path: Path | None = None) -> Keymap:
-    """Read and check ``keymap.toml`` (missing: no bindings, no problem); never raises."""
-    path = path if path is not None else keymap_path()
-    name = path.name
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return Keymap()
-    except OSError as problem:
-        return Keymap(problems=[f"{name} cannot be read ({problem.strerror or problem}); using the default keys."])
-    try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as problem:
-        return Keymap(problems=[f"{name} is not UTF-8 text (byte {problem.start}); using the default keys."])
-    except tomllib.TOMLDecodeError as problem:
-        return Keymap(problems=[f"{name} is not valid TOML ({problem}); using the default keys."])
-    table = document.get("keymap", {})
-    if not isinstance(table, dict):
-        return Keymap(problems=[f"{name}: 'keymap' must be a table of binding ids and keys, not "
-                                f"{type(table).__name__} {table!r}; using the default keys."])
-    return check_bindings(table, name)
 
 
 def check_bindings(table: dict, name: str = KEYMAP_NAME) -> Keymap:

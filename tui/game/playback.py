@@ -11,7 +11,6 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Protocol
 
-from tui.game.formatting import escape_markup as escape
 from tui.game.formatting import plural
 
 SPEEDS = (1.2, 0.8, 0.5, 0.3, 0.18, 0.1, 0.05)  # seconds per move
@@ -96,13 +95,14 @@ class PlaybackController:
         if self.timer is not None:
             self.timer.pause() if held else self.timer.resume()
 
-    def text(self, key: Callable[[str, str], str] = lambda _binding, default: default, width: int = 40) -> str:
-        """The panel's line; ``key(binding_id, default)`` names the key bound now (a remapped key as remapped).  Its
-        parts (what Koma does, the speed, then the keys, dim) flow onto lines of at most ``width`` cells: two on a
-        phone's 40 columns, three in a 30-column panel, never a part cut in two (what Koma does is said shorter
-        where it would not fit a line)."""
+    def lines(self, key: Callable[[str, str], str] = lambda _binding, default: default,
+              width: int = 40) -> list[list[tuple[str, bool]]]:
+        """The panel's line as lines of parts ``(text, dim)``; ``key(binding_id, default)`` names the key bound now (a
+        remapped key as remapped).  The parts (what Koma does, the speed, then the keys, dim) flow onto lines of at
+        most ``width`` cells: two on a phone's 40 columns, three in a 30-column panel, never a part cut in two (what
+        Koma does is said shorter where it would not fit a line).  No lines when nothing plays."""
         if self.moves is None:
-            return ""
+            return []
         state = "paused" if self.paused else "playing"
         pause, faster, slower = key("play.space", "space"), key("play.faster", "+"), key("play.slower", "-")
         back, forward = key("play.step_back", "["), key("play.step_forward", "]")
@@ -118,8 +118,7 @@ class PlaybackController:
             if line and sum(len(text) + 3 for text, _ in line) + len(part[0]) > width:
                 lines.append(line := [])
             line.append(part)
-        return "\n".join(" · ".join(f"[dim]{escape(text)}[/dim]" if dim else escape(text) for text, dim in line)
-                         for line in lines)
+        return lines
 
     def _tick(self) -> None:
         if self.moves is not None and not self.paused:

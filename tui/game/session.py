@@ -26,7 +26,7 @@ from tui.game.clock import GameClock
 from tui.game.daily import daily_key, puzzle_id
 from tui.game.formatting import clock_text, plural
 from tui.game.history import HINT, KOMA, PLAYER, GameHistory, resumed
-from tui.game.records import SavedGame, Stats
+from tui.game.records import SavedGame
 from tui.game.writes import FinishGame, Guard, PlayMove, SaveGame, Travel, Write
 
 GUARDED = Guard.ABSENT
@@ -60,47 +60,12 @@ class Outcome:
     by_koma: bool
     first: bool  # the first time this board was solved in the session (only then is it recorded)
 
-    def message(self) -> str:
-        moves = plural(self.moves, "move")
-        if self.by_koma:
-            optimal = f"; optimal {self.optimal}" if self.optimal is not None else ""
-            return f"[b]Solved by Koma[/b] ({moves}{optimal}). Not counted as yours."
-        optimal_text = f"optimal {self.optimal}" if self.optimal is not None else "optimal unknown"
-        hints = f", {plural(self.hints, 'hint')}" if self.hints else ""
-        return f"[b]Solved in {moves}; {optimal_text}[/b]\ntime {clock_text(self.seconds)}{hints}"
-
     def notice(self) -> str:
         """A toast for the player's own first win ("" otherwise)."""
         if self.by_koma or not self.first:
             return ""
         optimal_text = f"optimal {self.optimal}" if self.optimal is not None else "optimal unknown"
         return f"Solved in {plural(self.moves, 'move')}; {optimal_text}. Time {clock_text(self.seconds)}."
-
-
-def saving_text(delayed_reason: str | None, back_after: float | None = None) -> str:
-    """The panel's one line about saving: delayed (``delayed_reason``), or working again after ``back_after`` s."""
-    if delayed_reason is not None:
-        return (f"[b]Not saved yet[/b]: database {short_reason(delayed_reason)}; your moves are kept and saved when "
-                "it is back.")
-    return f"[dim]Saved again: the database is back ({back_after or 0:.0f} s).[/dim]"
-
-
-def short_reason(reason: str) -> str:
-    """The first words of a store failure, for the panel's one line (``unreachable``, ``busy``, ``stalled``…)."""
-    if "stalled" in reason or "did not answer" in reason:
-        return "not answering"
-    head = reason.split(":", 1)[0].strip()
-    return head if len(head) <= 24 else "unreachable"
-
-
-def recorded_text(stats: Stats | None, rank: int | None, day: str | None, leaderboard_key: str) -> str:
-    """What the store's answer to a finish adds to the message: the stats, and the daily rank."""
-    text = ""
-    if stats is not None and stats.solved:
-        text += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds or 0.0)}[/dim]"
-    if day and rank is not None:
-        text += f"\nDaily {day}: you rank [b]#{rank}[/b] ({leaderboard_key}: leaderboard)"
-    return text
 
 
 def session_view(name: str, doc: str = "") -> Any:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from importlib import metadata
 from typing import Any
 
-from solver.engines import cache_files
+from tui import notices
 
 _told: set[str] = set()
 
@@ -38,7 +38,7 @@ def step_aside(override: str, problem: str, instead: str, library: str | None = 
     """Say once per process that ``override`` does not fit this Textual (``problem``) and what runs ``instead``;
     ``library`` names another library and its version (``"asyncssh 2.24.1"``).
 
-    The notice goes where Koma's other notices go (:func:`solver.engines.cache_files.post`: the game
+    The notice goes where Koma's other notices go (:func:`tui.notices.post`: the game
     shows it, ``koma`` prints what the game did not show); where stderr is not a terminal, as in
     ``koma serve``'s log, it is also one line on stderr at once.
     """
@@ -46,7 +46,7 @@ def step_aside(override: str, problem: str, instead: str, library: str | None = 
         return
     _told.add(override)
     message = f"{library or 'Textual ' + textual_version()} is not what Koma's {override} was written for ({problem}); {instead}"
-    cache_files.post(message)
+    notices.post(message)
     stderr = sys.stderr
     try:
         on_terminal = stderr is not None and stderr.isatty()

@@ -15,9 +15,9 @@ from typing import Any, cast
 
 from tui.app_view import koma_app
 from tui.game.records import SavedGame
-from tui.game.session import recorded_text, saving_text
 from tui.messages import BoardGenerated, BoardNotGenerated
 from tui.storage.service import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
+from tui.widgets.game_texts import recorded_text, saving_text
 
 
 class HeldGame:

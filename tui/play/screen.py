@@ -37,6 +37,7 @@ from tui.play.proving_view import ProvingPlay
 from tui.play.solving import PlaySolver, failure_text, found_text
 from tui.storage.service import Answer, SavingDelayed
 from tui.widgets.board import Board
+from tui.widgets.game_texts import outcome_message, playback_text
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
 from tui.widgets.status import GameStatus
@@ -212,7 +213,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         status.seconds = int(self.clock.elapsed())
         status.distance = self.solver.distance_text(self.state, self.proof.solvable)
         status.proof = self.proof
-        status.solver = self.solver.job_text() or self.playback.text(self.key_for, status.line_width())
+        status.solver = self.solver.job_text() or playback_text(self.playback.lines(self.key_for, status.line_width()))
 
     def refresh_view(self) -> None:
         """After the game, the solver or the playback changed: the phase (its watcher runs the clock and the keys),
@@ -264,7 +265,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
 
     def on_goal(self) -> None:
         outcome = self.session.finish(self.distances.get(self.start))
-        self.message = outcome.message()
+        self.message = outcome_message(outcome)
         koma_app(self).announce(f"Solved in {self.position} moves.")
         if outcome.notice():
             self.notify(outcome.notice(), title="Well done!")

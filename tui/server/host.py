@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from solver.engines.paths import data_dir, tables_dir, user_cache_root
+from tui.config.paths import data_dir, tables_dir, user_cache_root
 from tui.server import lifecycle, metrics, sandbox
 from tui.server.environment import base_environment
 from tui.server.game import STOP_GRACE_SECONDS, Game, child_setup

@@ -6,7 +6,7 @@ Two kinds, so that measuring costs a game nothing:
 - states (sessions now, the warm process, the outbox, CPU and memory of the games) are read only when Prometheus
   scrapes, by :class:`ServerCollector`, in the admin listener's thread.
 The games themselves (their saves, their screen) write to prometheus-client's multiprocess files in
-:data:`GAMES_DIR`, which the server gives them as ``PROMETHEUS_MULTIPROC_DIR`` (see :mod:`tui.game.game_metrics`)
+:data:`GAMES_DIR`, which the server gives them as ``PROMETHEUS_MULTIPROC_DIR`` (see :mod:`tui.game_metrics`)
 and merges at each scrape.  Every series the server makes about games has a ``transport`` label: ``ssh`` (``koma
 serve``) or ``web`` (``koma web``, whose games run through the same server).
 Never imports Textual.

@@ -12,7 +12,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from solver.engines.paths import data_dir
+from tui.config.paths import data_dir
 
 
 def make_private(path: Path, log: Callable[[str], None]) -> None:

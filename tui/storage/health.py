@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui.game.keymap import keymap_path, read_keymap
+from tui.config.keymap import keymap_path, read_keymap
 from tui.storage.outbox import outbox_depth, outbox_dir
 from tui.storage.store import database_path, inspect
 

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from solver.engines.paths import data_dir
+from tui.config.paths import data_dir
 from tui.game.writes import (
     ClearGame,
     DamagedRecord,

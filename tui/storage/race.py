@@ -36,10 +36,10 @@ from tui.game.race import (
     new_code,
     parse_code,
 )
-from tui.game.records import BadRow
 from tui.game.speed import speed_puzzle
 from tui.game.speed_notation import format_scramble
 from tui.storage.backend import Backend, Query
+from tui.storage.rows import BadRow
 
 CHANNEL = "koma_race"  # PostgreSQL's notification channel; the payload is the room
 CODE_TRIES = 50  # fresh codes tried before giving up (a clash is one in millions while few rooms exist)

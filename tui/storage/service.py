@@ -42,7 +42,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from tui.game import game_metrics
+from tui import game_metrics
 from tui.game.records import SavedGame, Stats
 from tui.game.writes import (
     ClearGame,

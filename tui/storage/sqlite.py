@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from solver.engines.paths import data_dir
-from tui.game.records import ROW_CHECKS, BadRow
+from tui.config.paths import data_dir
 from tui.storage.backend import StoreError, one_line
+from tui.storage.rows import ROW_CHECKS, BadRow
 
 DB_NAME = "koma.db"
 MIGRATIONS = sorted(Path(__file__).with_name("sql").joinpath("sqlite").glob("[0-9][0-9][0-9]-*.sql"))

@@ -8,7 +8,7 @@ PostgreSQL backend) and locking (SQLite's ``BEGIN IMMEDIATE``; PostgreSQL's per-
 Everything is per *player* (``$KOMA_PLAYER``, else ``local``).  A row of ``games`` per player and game key
 (a puzzle id, or ``daily/DAY/ID``) holds the game in progress; ``stats`` the figures per puzzle; ``results``
 each player's best daily result, which the leaderboards rank; ``replays`` every finished game move by move;
-``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.game.live`).  Races' rooms, rounds and racers
+``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.storage.live`).  Races' rooms, rounds and racers
 (``race_*``) are :mod:`tui.storage.race`'s.
 
 Every method either answers or raises :class:`StoreError` (one line): a failed read is "unknown", never
@@ -30,27 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from solver.errors import KomaError
-from tui.game.live import LiveGames
 from tui.game.players import player_identity
-from tui.game.records import (
-    REPLAYS_KEPT,
-    BadRow,
-    Replay,
-    Result,
-    SavedGame,
-    Stats,
-    after_win,
-    game_from_row,
-    rank_key,
-    replay_from_row,
-    result_from_row,
-    stats_from_row,
-)
+from tui.game.records import REPLAYS_KEPT, Replay, Result, SavedGame, Stats, after_win, rank_key
 from tui.game.speed import SpeedResult
 from tui.game.speed_notation import solve_from_record
 from tui.game.writes import FinishGame, Guard, RecordSpeedSolve
 from tui.storage.backend import Backend, Query, StoreError, one_line
+from tui.storage.live import LiveGames
 from tui.storage.race import RaceRooms
+from tui.storage.rows import BadRow, game_from_row, replay_from_row, result_from_row, stats_from_row
 from tui.storage.sqlite import MEMORY, MIGRATIONS, SCHEMA_VERSION, SqliteBackend, database_path, inspect, run_script
 
 __all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Backend", "Replay", "Result", "SavedGame", "Stats", "Store", "StoreError",
@@ -306,7 +294,7 @@ class Store(LiveGames, RaceRooms):
             stats = self.stats(finish.stats_id)
         return stats, rank
 
-    # --- live games and watching (the methods are tui.game.live.LiveGames's) -------------------------
+    # --- live games and watching (the methods are tui.storage.live.LiveGames's) -------------------------
     def _live_read(self, sql: str, args: tuple) -> list[tuple]:
         return self.backend.query(sql, args)
 

@@ -1,13 +1,16 @@
-"""Where Koma keeps its files: the one place that knows the data and cache directories.
+"""Where Koma keeps its files: the one place that knows the data directory and the table cache.
 
-``$KOMA_DATA_DIR`` and ``$KOMA_CACHE_DIR`` override the per-user platform directories (tests,
-servers and several installs on one machine use them).
+``$KOMA_DATA_DIR`` and ``$KOMA_CACHE_DIR`` override the per-user platform directories (tests, servers and several
+installs on one machine use them); both are read at each use.  The solver is told where its table cache is
+(:func:`solver.engines.cache_files.use_tables_dir`) when :mod:`tui` is imported.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from solver.engines.cache_files import default_cache_root
 
 
 def data_dir() -> Path:
@@ -22,9 +25,7 @@ def data_dir() -> Path:
 
 def user_cache_root() -> Path:
     """The per-user cache directory (numba's compiled kernels live under it)."""
-    from platformdirs import user_cache_path
-
-    return user_cache_path("koma")
+    return default_cache_root()
 
 
 def tables_dir() -> Path:

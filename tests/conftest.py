@@ -18,7 +18,11 @@ os.environ["KOMA_DATA_DIR"] = tempfile.mkdtemp(prefix="koma-test-data-")
 if os.environ["KOMA_CACHE_DIR"] != _CACHE:
     os.rmdir(_CACHE)  # a worker's: the controller's is used
 
-import tui  # noqa: E402,F401  # the product tells the solver where its table cache is ($KOMA_CACHE_DIR) and takes its notices
+# Here ``tui`` is tests/tui merged with the product's package, whose __init__ (which does this) does not run.
+from tui.config import connect_the_solver  # noqa: E402
+
+connect_the_solver()  # the product's table cache ($KOMA_CACHE_DIR) and notices, in every test process
+
 
 
 # Modules whose module-scoped fixture is dear (a server, a cold numba compile, a table): each runs whole on one xdist

@@ -117,10 +117,11 @@ def test_no_module_is_too_long_to_read():
     assert lengths[str(Path("tui", "play", "screen.py"))] <= MAX_PLAY_SCREEN_LINES
 
 
-# --- library privates: only in tui/patches ----------------------------------------------------------
-PRIVATE_LIBRARIES = ("textual", "aiohttp", "asyncssh", "argparse")
-# The modules allowed to touch them: tui/patches, and the override modules that move there.
-PATCH_MODULES = ("tui/patches/",)
+# --- library privates: only in tui/patches (numba's: solver/engines/numba_patches.py) -----------------------------
+PRIVATE_LIBRARIES = ("textual", "aiohttp", "asyncssh", "argparse", "numba")
+# The modules allowed to touch them: tui/patches, and the solver's one module for numba (the solver cannot import tui).
+NUMBA_PATCHES = "solver/engines/numba_patches.py"
+PATCH_MODULES = ("tui/patches/", NUMBA_PATCHES)
 
 
 def _is_private(name: str) -> bool:
@@ -261,7 +262,8 @@ def _private_uses(name: str, tree: ast.Module, privates: LibraryPrivates) -> lis
 def library_private_uses() -> list[str]:
     """Every use of a library private outside tui/patches (and the override modules that move there)."""
     privates = LibraryPrivates()
-    assert {"_thread_id", "_exit_renderables", "_process_env_request", "_server", "_parse_optional"} <= privates.everywhere
+    assert {"_thread_id", "_exit_renderables", "_process_env_request", "_server", "_parse_optional",
+            "_load_overload", "_impl", "_py_func"} <= privates.everywhere
     from tui.app import KomaApp
 
     assert "_exit_renderables" in privates.of_class(KomaApp)  # an attribute Textual's App sets in a method
@@ -271,9 +273,54 @@ def library_private_uses() -> list[str]:
 
 
 def test_no_module_outside_the_patches_touches_a_library_private():
-    """Textual's, aiohttp's, asyncssh's and argparse's private modules and names are used only in tui/patches, where
-    each use checks itself."""
+    """Textual's, aiohttp's, asyncssh's and argparse's private modules and names are used only in tui/patches, and
+    numba's only in solver/engines/numba_patches.py, where each use checks itself."""
     assert library_private_uses() == []
+
+
+# numba's modules that hold what Koma patches or reaches into; its public API (numba.njit, numba.extending's intrinsic,
+# numba.core.cgutils for an intrinsic's code) is anyone's.
+NUMBA_INTERNALS = ("numba.core.caching", "numba.core.dispatcher", "numba.core.compiler_lock", "numba.core.runtime",
+                   "numba.core.registry", "numba.core.config", "numba.core.sigutils", "numba.config")
+NUMBA_PATCHED = {"load_overload", "save_overload", "compile", "CACHE_DIR"}  # the public names Koma replaces
+
+
+def numba_patches_elsewhere(path: Path) -> list[str]:
+    """What in one module imports numba's internals, or assigns an attribute on numba's objects or a name numba_patches
+    replaces (``Cache.load_overload = ...``, ``dispatcher.compile = ...``, ``config.CACHE_DIR = ...``)."""
+    tree = ast.parse(path.read_text())
+    found: list[str] = []
+    from_numba: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("numba"):
+                    from_numba.add((alias.asname or alias.name).split(".")[0])
+                if alias.name.startswith(NUMBA_INTERNALS):
+                    found.append(f"{path}:{node.lineno} imports {alias.name}")
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("numba"):
+            from_numba.update(alias.asname or alias.name for alias in node.names)
+            imported = [f"{node.module}.{alias.name}" for alias in node.names]
+            if any(name.startswith(NUMBA_INTERNALS) for name in [node.module, *imported]):
+                found.append(f"{path}:{node.lineno} imports from {node.module}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            owner = node.value.id if isinstance(node.value, ast.Name) else None
+            if node.attr in NUMBA_PATCHED or owner in from_numba:
+                found.append(f"{path}:{node.lineno} assigns .{node.attr}")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr")
+              and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in NUMBA_PATCHED):
+            found.append(f"{path}:{node.lineno} {node.func.id}(..., {node.args[1].value!r})")
+    return found
+
+
+def test_only_numba_patches_patches_numba():
+    """numba's internals (its cache, dispatcher, compiler lock, runtime, registries, configuration) are imported and
+    patched in solver/engines/numba_patches.py alone; the check itself finds what that module does."""
+    assert numba_patches_elsewhere(ROOT / NUMBA_PATCHES)  # the check sees the patches where they are
+    found = [use for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
+             if str(path.relative_to(ROOT)) != NUMBA_PATCHES for use in numba_patches_elsewhere(path)]
+    assert found == []
 
 
 def test_the_command_line_imports_no_front_end():
@@ -295,3 +342,18 @@ def test_the_servers_import_neither_textual_nor_numpy():
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == ""
+
+
+# What belongs to the product (tui/config/paths.py, tui/notices.py, tui/cli_frame.py, tui/doctor.py), not the solver.
+APP_THINGS = ("KOMA_DATA_DIR", "KOMA_CACHE_DIR", "user_data_path", "drain_notices", "CommandError", "report_error",
+              "EXIT_BAD_INPUT", "textual", "asyncssh")
+
+
+def test_the_solver_owns_nothing_of_the_apps():
+    """The solver takes its table cache and a notice listener from the program using it and raises errors: it names no
+    data directory, no environment variable of the product's, no notice list, no CLI frame, and no library of the
+    product's (koma doctor lists those from tui/doctor.py)."""
+    assert "KOMA_DATA_DIR" in (ROOT / "tui" / "config" / "paths.py").read_text()  # the check reads the right words
+    found = [f"{path.relative_to(ROOT)}: {thing}" for path in sorted((ROOT / "solver").rglob("*.py"))
+             for thing in APP_THINGS if thing in path.read_text()]
+    assert found == []

@@ -93,8 +93,11 @@ def table_built() -> bool:
 
 
 def command(parent: int, part: str = "search") -> list[str]:
-    """The command line of the process beside ``parent`` that does ``part`` (one of :data:`PARTS`)."""
-    return [sys.executable, "-m", "solver.tools.warm", "--parent", str(parent), "--part", part]
+    """The command line of the process beside ``parent`` that does ``part`` (one of :data:`PARTS`), with this process's
+    table cache."""
+    from solver.engines.tables import cache_dir
+
+    return [sys.executable, "-m", "solver.tools.warm", "--parent", str(parent), "--part", part, "--tables", str(cache_dir())]
 
 
 def beside_log(part: str) -> Path | None:
@@ -140,18 +143,25 @@ def _stop_when_orphaned(parent: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m solver.tools.warm [--parent PID] [--part search|table]``.
+    """``python -m solver.tools.warm [--parent PID] [--part search|table] [--tables DIR]``.
 
     ``search`` (the default): the 15-puzzle's search with a stand-in table, then every puzzle of :data:`WARM_PUZZLES`
     (loading what the other part made), then the marker; ``table``: the 15-puzzle's table (its builder, then the
     build), then its search (waiting for the other part's compile).  The two run at once, on two cores.  One line on
     stderr per failure; 0 if all went well.  SIGTERM ends it as an exit does, so a table half written is removed
-    (:mod:`solver.engines.tables`); so does the end of process PID."""
+    (:mod:`solver.engines.tables`); so does the end of process PID.  Tables go to ``DIR`` (the parent's table cache);
+    the caches' notices are the parent's to show (it meets the same files), so none is told here."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     parser = argparse.ArgumentParser(prog="python -m solver.tools.warm")
     parser.add_argument("--parent", type=int, metavar="PID")
     parser.add_argument("--part", choices=PARTS, default="search")
+    parser.add_argument("--tables", type=Path, metavar="DIR", help="the table cache (default: the solver's)")
     arguments = parser.parse_args(argv)
+    from solver.engines import cache_files
+
+    if arguments.tables is not None:
+        cache_files.use_tables_dir(arguments.tables)
+    cache_files.send_notices_to(lambda _message: None)
     if arguments.parent is not None:
         threading.Thread(target=_stop_when_orphaned, args=(arguments.parent,), daemon=True).start()
 

@@ -98,6 +98,7 @@ def fifteen_build(name: str) -> dict[str, Any]:
 BUILD_SCRIPT = """
 import json, os, resource, sys, tempfile, time
 from pathlib import Path
+import tui  # the product says where the table cache is ($KOMA_CACHE_DIR)
 from solver.engines.tables import cache_dir
 from solver.sliding import tables as t
 name = sys.argv[1]

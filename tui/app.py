@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -29,24 +28,22 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
-from solver.errors import KomaError
-from solver.puzzle import Proof, Puzzle
+from solver.puzzle import Puzzle
 from tui import game_metrics, notices
 from tui.app_view import KeepsAGame, KomaAppView, LeavesOnQuit
 from tui.ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from tui.config.keymap import read_keymap
-from tui.game.daily import daily_board, puzzle_for_id, puzzle_id
 from tui.game.keymap import check_bindings
 from tui.game.players import player_identity
-from tui.game.records import Replay
-from tui.game.solver_jobs import SolverJob, StopFlags
+from tui.game.solver_jobs import StopFlags
 from tui.game.speed_events import SpeedSession
 from tui.game.writes import Seen, Write
+from tui.kernel_warmup import KernelWarmUp
 from tui.patches.driver import QuietLinuxDriver, write_to_terminal
 from tui.patches.rendering import answer_input
 from tui.patches.strip_caches import defer_strip_caches
 from tui.patches.stylesheet import SharedStylesheet
-from tui.play.variants import play_screen_for
+from tui.play.variants import open_puzzle
 from tui.screens.home import HomeScreen
 from tui.storage.service import Answer, News, Storage
 from tui.storage.sqlite import SqliteBackend
@@ -124,11 +121,6 @@ def screen_kind(screen: Screen) -> str:
     return (name[:-len("Screen")] if name.endswith("Screen") and name != "Screen" else name).lower() or "screen"
 
 
-# What a key opens from the home screen, warmed in the background from the start: the 15-puzzle first
-BESIDE_POLL_SECONDS = 0.05
-PREWARM_PUZZLES = (("15", None), ("8", None), ("goat", None), ("ura", "3x3"))
-
-
 def own_connection(store: Store) -> Callable[[], Store]:
     """How a race link opens its own connection to the database of a ``store`` given to the app (tests): a new
     store on the same SQLite file; the store itself where there is no file to open again (in memory)."""
@@ -159,12 +151,11 @@ class KomaApp(App):
     def __init__(self, *, puzzle: Puzzle | None = None, start: tuple | None = None, ascii_only: bool = False,
                  store: Store | None = None, clock: Callable[[], float] = time.monotonic,
                  animate_spinner: bool = True, keymap: dict[str, str] | None = None, theme_name: str | None = None,
-                 database: str | None = None, prewarm: bool | None = None,
-                 compiler_beside: dict[str, subprocess.Popen] | None = None):
+                 database: str | None = None, prewarm: bool | None = None, kernel_warmup: KernelWarmUp | None = None):
         """``prewarm``: load (or compile) the solvers in the background from the start (default: when Koma runs
-        on a terminal of its own; a game of ``koma serve`` comes warm from its warm process).  ``compiler_beside``:
-        the processes beside (:func:`solver.tools.warm.start_beside`) if the caller started them already (``koma``
-        does, before it loads the interface); otherwise the warm-up starts them."""
+        on a terminal of its own; a game of ``koma serve`` comes warm from its warm process).  ``kernel_warmup``:
+        the warm-up of this process's kernels, with the processes beside that compile them if the caller started
+        them already (``koma`` does, before it loads the interface); otherwise the background warm-up starts them."""
         defer_strip_caches()
         super().__init__()
         self.ui_thread = threading.get_ident()  # where news is handled at once; the app's own thread once it runs
@@ -194,10 +185,7 @@ class KomaApp(App):
         self.speed_session = SpeedSession()  # this run's speed solves (the Speed screen's averages)
         self.prewarm = prewarm
         self.quit_hint_until = 0.0  # time.monotonic() until which the "ctrl+c does not quit" toast shows
-        self.prewarming: tuple[str, SolverJob] | None = None  # the puzzle the background warm-up is on, and its job
-        self.prewarmed: list[str] = []  # the puzzles it has warmed, in order
-        # compiling kernels on a fresh install, by part (solver.tools.warm)
-        self.compiler_beside: dict[str, subprocess.Popen] = dict(compiler_beside or {})
+        self.kernel_warmup = kernel_warmup or KernelWarmUp()
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -212,13 +200,6 @@ class KomaApp(App):
         driver_class = super().get_driver_class()
         return QuietLinuxDriver if driver_class is LinuxDriver else driver_class
 
-    def on_load(self) -> None:
-        """Asked to warm up (``prewarm=True``): the processes beside start now, before the interface is built."""
-        if self.prewarm and not self.compiler_beside:
-            from solver.tools.warm import start_beside
-
-            self.compiler_beside = start_beside()
-
     def on_mount(self) -> None:
         self.ui_thread = threading.get_ident()
         asyncio.get_running_loop().set_default_executor(QuitNowExecutor())  # quitting never waits for a worker
@@ -232,11 +213,13 @@ class KomaApp(App):
             ScrollBar.renderer = AsciiScrollBarRender  # Textual's documented hook; put back on unmount
         if self.served and not self.is_headless:  # koma serve's metrics count the games by the screen they show
             self.screen_change_signal.subscribe(self, lambda screen: game_metrics.showing(screen_kind(screen)))
+        if self.prewarm:  # asked to warm up: the processes beside start before the first screen is built
+            self.kernel_warmup.start_processes()
         self.push_screen(HomeScreen(self.ascii_only))
         if self.start_puzzle is not None:
-            self.open_puzzle(self.start_puzzle, self.start_state)
+            open_puzzle(self, self.start_puzzle, self.start_state)
         if self.prewarm if self.prewarm is not None else not (self.served or self.is_headless):
-            self.run_worker(self._warm_solvers, thread=True, group="prewarm", name="prewarm")
+            self.kernel_warmup.warm_in_background()
         self.show_store_notices()
         self.call_after_refresh(self._first_frame)
         if not self.is_headless:
@@ -345,145 +328,6 @@ class KomaApp(App):
         for notice in notices.drain():
             self.notify(said(notice), title="Caches", severity="warning", timeout=8)
 
-    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
-                    solve: bool = False) -> Screen:
-        """Open a puzzle's play screen: a given board, else the saved game (the screen reads it), else a random board.
-
-        With ``daily`` (a day), the day's board of the puzzle, or the player's game on it in progress.
-        With ``solve``, Koma starts solving it at once.
-        """
-        if daily:
-            start = daily_board(puzzle, daily)
-        screen = play_screen_for(puzzle, self.storage, start=start, ascii_only=self.ascii_only, daily=daily, solve=solve)
-        self._prewarm_gives_way(puzzle)
-        self.push_screen(screen)
-        return screen
-
-    def _warm_solvers(self) -> None:
-        """From the home screen on: the solvers of the puzzles a key opens, the 15-puzzle's first (the longest to
-        compile).  A puzzle opened meanwhile warms itself: this steps aside unless it is warming that very one."""
-        from solver import solving as search
-        from solver.registry import get_puzzle
-        from solver.tools.warm import start_beside
-
-        if not self.compiler_beside:  # a fresh install: processes beside compile the kernels, on two cores
-            self.compiler_beside = start_beside()
-        for name, size in PREWARM_PUZZLES:
-            puzzle = get_puzzle(name, size)
-            job = SolverJob("prewarm")
-            self.prewarming = (puzzle_id(puzzle), job)
-            try:
-                with self.stop_flags.registered(job):  # quitting stops it
-                    self.wait_for_the_table_beside(puzzle, job)
-                    if puzzle.enumerable:
-                        puzzle.depth_table(stop=job.stop)
-                    elif search.methods(puzzle):  # as the play screen warms up: a board two moves from the goal
-                        near = puzzle.goal
-                        for _ in range(2):
-                            near = puzzle.apply(near, puzzle.moves(near)[0])
-                        search.solve(puzzle, near, stop=job.stop)
-            except Exception:  # cancelled, or a solver problem: the play screen warms (and reports) it itself
-                pass
-            finally:
-                self.prewarming = None
-            if job.cancelled:
-                return
-            self.prewarmed.append(puzzle_id(puzzle))
-
-    def wait_for_the_table_beside(self, puzzle: Puzzle, job: SolverJob) -> None:
-        """While the process beside builds the table ``puzzle`` needs (the 15-puzzle's, on a fresh install), wait for
-        the table (or for that process to end) rather than build it here: that would compile the table's builder in
-        this process, and numba compiles holding the GIL, the interface's too.  Then the search's kernel is loaded
-        once the other process beside compiled it (its compile lock).  At once for other puzzles, or if ``job`` is
-        cancelled."""
-        from solver.tools.warm import needs_the_table, table_built
-
-        table = self.compiler_beside.get("table")
-        if table is None or not needs_the_table(puzzle):
-            return
-        while table.poll() is None and not table_built() and not job.cancelled:
-            time.sleep(BESIDE_POLL_SECONDS)
-
-    def _prewarm_gives_way(self, puzzle: Puzzle) -> None:
-        """A puzzle was opened: the background warm-up stops, unless it is warming that puzzle."""
-        prewarming = self.prewarming
-        if prewarming is not None and prewarming[0] != puzzle_id(puzzle):
-            prewarming[1].cancel()
-
-    # --- screens open each other through these (screens never import one another) ---
-    def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None:
-        """The daily puzzles and their leaderboards (``game`` on ``day``, else today's first)."""
-        from tui.screens.leaderboard import LeaderboardScreen
-
-        self.push_screen(LeaderboardScreen(game, day))
-
-    def open_proof(self, puzzle: Puzzle, state: tuple, proof: Proof) -> None:
-        from tui.screens.proof import ProofScreen
-
-        self.push_screen(ProofScreen(puzzle, state, proof, ascii_only=self.ascii_only))
-
-    def open_new_game(self, puzzle: Puzzle, table_ready: bool, chosen: Callable[[Any], None]) -> None:
-        """The new-game dialog; ``chosen`` gets its answer (None when cancelled)."""
-        from tui.screens.new_game import NewGameScreen
-
-        self.push_screen(NewGameScreen(puzzle, table_ready), chosen)
-
-    def open_replay(self, replay: Replay) -> None:
-        """Replay a finished game move by move."""
-        from tui.screens.replay import ReplayScreen
-
-        try:
-            screen = ReplayScreen(puzzle_for_id(replay.game), replay, ascii_only=self.ascii_only)
-        except (KomaError, ValueError) as problem:  # a stored game that no longer fits its puzzle
-            self.notify(f"This game cannot be replayed: {problem}", title="Replay", severity="warning")
-            return
-        self.push_screen(screen)
-
-    def action_stats(self) -> None:
-        """The player's finished games per puzzle, their trend, and replays."""
-        from tui.screens.stats import StatsScreen
-
-        self.push_screen(StatsScreen())
-
-    def action_watch(self) -> None:
-        """The games being played right now, to watch live."""
-        from tui.screens.watch import WatchScreen
-
-        self.push_screen(WatchScreen())
-
-    def action_gallery(self) -> None:
-        from tui.screens.gallery import GalleryScreen
-
-        self.push_screen(GalleryScreen(ascii_only=self.ascii_only))
-
-    def action_parity_lab(self) -> None:
-        from tui.screens.parity_lab import ParityLabScreen
-
-        self.push_screen(ParityLabScreen(ascii_only=self.ascii_only))
-
-    def action_loop_demo(self) -> None:
-        from tui.screens.loop_demo import LoopDemoScreen
-
-        self.push_screen(LoopDemoScreen(ascii_only=self.ascii_only))
-
-    def action_algorithm_lab(self) -> None:
-        from tui.screens.algorithm_lab import AlgorithmLabScreen
-
-        self.push_screen(AlgorithmLabScreen(ascii_only=self.ascii_only))
-
-    def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None:
-        """Speed solves by the speedsolvers' rules, with the session's averages (``daily``: that day's board first,
-        for the daily speed board)."""
-        from tui.screens.speed import DEFAULT_SIZE, SpeedScreen
-
-        self.push_screen(SpeedScreen(size or DEFAULT_SIZE, ascii_only=self.ascii_only, daily=daily))
-
-    def action_race(self) -> None:
-        """Races: the lobby (a quick race of a size, a private room, a code to join, a race to come back to)."""
-        from tui.screens.race_lobby import RaceLobbyScreen
-
-        self.push_screen(RaceLobbyScreen(ascii_only=self.ascii_only))
-
     def action_help_quit(self) -> None:
         """Textual's toast that ctrl+c does not quit (and which key does), once while it shows: a held ctrl+c
         repeats 20 to 30 times a second, and each repeat stacked a toast of its own."""
@@ -511,10 +355,7 @@ class KomaApp(App):
 
     def stop_all(self) -> None:
         self.stop_flags.stop_all()
-        beside, self.compiler_beside = self.compiler_beside, {}
-        for process in beside.values():
-            if process.poll() is None:
-                process.terminate()  # not waited for: it removes its temporary files as it goes
+        self.kernel_warmup.stop()
         for screen in self._games():
             screen.cancel_jobs()
 

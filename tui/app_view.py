@@ -1,7 +1,7 @@
 """What the screens use of the Koma app beyond Textual's ``App``, as a typed protocol.
 
-Screens never import :mod:`tui.app` (it imports them); they reach the storage service (reads answer later, writes return at once), the stop flags, the
-clock and the other screens through :func:`koma_app`, which mypy checks against this protocol, and
+Screens never import :mod:`tui.app` (it imports them); they reach the storage service (reads answer later, writes
+return at once), the stop flags, the kernels' warm-up and the clock through :func:`koma_app`, which mypy checks against this protocol, and
 ``tui.app`` checks that ``KomaApp`` satisfies it.
 """
 
@@ -11,13 +11,11 @@ from collections.abc import Callable
 from typing import Any, Protocol, cast, runtime_checkable
 
 from textual.message_pump import MessagePump
-from textual.screen import Screen
 
-from solver.puzzle import Proof, Puzzle
-from tui.game.records import Replay
-from tui.game.solver_jobs import SolverJob, StopFlags
+from tui.game.solver_jobs import StopFlags
 from tui.game.speed_events import SpeedSession
 from tui.game.writes import Write
+from tui.kernel_warmup import KernelWarmUp
 from tui.storage.service import Answer, News, Storage
 from tui.storage.store import Store
 
@@ -43,7 +41,7 @@ class LeavesOnQuit(Protocol):
 
 
 class KomaAppView(Protocol):
-    """The Koma app as its screens see it: shared state, and how to open one screen from another."""
+    """The Koma app as its screens see it: shared state and services (a screen opens the screens after it itself)."""
 
     storage: Storage
     race_connect: Callable[[], Store]  # a race link's own connection to the store (tui.storage.race_link)
@@ -54,45 +52,17 @@ class KomaAppView(Protocol):
     animate_spinner: bool
     clock: Callable[[], float]
     warm_seconds: dict[str, float]
+    kernel_warmup: KernelWarmUp
     speed_session: SpeedSession
     last_solve_seconds: float | None
 
     def show_store_notices(self) -> None: ...
-
-    def wait_for_the_table_beside(self, puzzle: Puzzle, job: SolverJob) -> None: ...
 
     def announce(self, text: str) -> None: ...
 
     def read(self, node: Any, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None: ...
 
     def write(self, write: Write) -> None: ...
-
-    def open_puzzle(self, puzzle: Puzzle, start: tuple | None = None, daily: str | None = None,
-                    solve: bool = False) -> Screen: ...
-
-    def open_proof(self, puzzle: Puzzle, state: tuple, proof: Proof) -> None: ...
-
-    def open_new_game(self, puzzle: Puzzle, table_ready: bool, chosen: Callable[[Any], None]) -> None: ...
-
-    def action_leaderboard(self, game: str | None = None, day: str | None = None) -> None: ...
-
-    def open_replay(self, replay: Replay) -> None: ...
-
-    def action_stats(self) -> None: ...
-
-    def action_watch(self) -> None: ...
-
-    def action_gallery(self) -> None: ...
-
-    def action_parity_lab(self) -> None: ...
-
-    def action_loop_demo(self) -> None: ...
-
-    def action_algorithm_lab(self) -> None: ...
-
-    def action_speed(self, size: tuple[int, int] | None = None, daily: str | None = None) -> None: ...
-
-    def action_race(self) -> None: ...
 
 
 def koma_app(node: MessagePump) -> KomaAppView:

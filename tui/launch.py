@@ -79,9 +79,10 @@ def launch(args) -> int:
     ascii_only = wants_ascii(args) or not utf8_terminal()
     beside = {} if served() else start_compiling_beside()
     from tui.app import KomaApp
+    from tui.kernel_warmup import KernelWarmUp
 
     app = KomaApp(puzzle=puzzle, start=state, ascii_only=ascii_only, theme_name=theme,
-                  database=getattr(args, "database", None), compiler_beside=beside)
+                  database=getattr(args, "database", None), kernel_warmup=KernelWarmUp(beside))
     app.run()
     code = app.return_code or 0
     # The terminal is restored and the store closed (on_unmount); skip the interpreter's teardown

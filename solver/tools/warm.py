@@ -78,6 +78,7 @@ def warm_all(failed: Callable[[str, Exception], None]) -> bool:
 
 
 PARTS = ("search", "table")  # what each process beside does first (see main)
+TABLE_BUILT = "table built"  # the line the ``table`` part writes on its stdout once the 15-puzzle's table is in the cache
 
 
 def needs_the_table(puzzle) -> bool:
@@ -127,8 +128,9 @@ def start_beside(parent: int | None = None) -> dict[str, subprocess.Popen]:
                 if log is not None:
                     with contextlib.suppress(OSError):
                         errors = closing.enter_context(open(log, "wb"))  # this start's: the last one's is replaced
+                said = subprocess.PIPE if part == "table" else subprocess.DEVNULL  # it says when its table is built
                 started[part] = subprocess.Popen(command(parent or os.getpid(), part), stdin=subprocess.DEVNULL,
-                                                 stdout=subprocess.DEVNULL, stderr=errors)
+                                                 stdout=said, stderr=errors)
         except OSError:
             for process in started.values():
                 process.terminate()
@@ -147,10 +149,11 @@ def main(argv: list[str]) -> int:
 
     ``search`` (the default): the 15-puzzle's search with a stand-in table, then every puzzle of :data:`WARM_PUZZLES`
     (loading what the other part made), then the marker; ``table``: the 15-puzzle's table (its builder, then the
-    build), then its search (waiting for the other part's compile).  The two run at once, on two cores.  One line on
-    stderr per failure; 0 if all went well.  SIGTERM ends it as an exit does, so a table half written is removed
-    (:mod:`solver.engines.tables`); so does the end of process PID.  Tables go to ``DIR`` (the parent's table cache);
-    the caches' notices are the parent's to show (it meets the same files), so none is told here."""
+    build; then the line :data:`TABLE_BUILT` on stdout), then its search (waiting for the other part's compile).
+    The two run at once, on two cores.  One line on stderr per failure; 0 if all went well.  SIGTERM ends it as an
+    exit does, so a table half written is removed (:mod:`solver.engines.tables`); so does the end of process PID.
+    Tables go to ``DIR`` (the parent's table cache); the caches' notices are the parent's to show (it meets the same
+    files), so none is told here."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     parser = argparse.ArgumentParser(prog="python -m solver.tools.warm")
     parser.add_argument("--parent", type=int, metavar="PID")
@@ -172,8 +175,11 @@ def main(argv: list[str]) -> int:
     if arguments.part == "table":
         from solver import solving as search
         from solver.registry import get_puzzle
+        from solver.sliding.tables import build_tables
 
         try:
+            build_tables("6-6-3")
+            print(TABLE_BUILT, flush=True)  # whoever waits for the table (the interface) may load it now
             search.warm(get_puzzle("15", None))
         except Exception as problem:
             failed("15", problem)

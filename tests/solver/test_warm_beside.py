@@ -92,8 +92,8 @@ async def test_koma_starts_the_processes_beside_on_a_fresh_install_and_stops_the
     monkeypatch.setattr(warm, "needed", lambda: True)  # as on a fresh install (this run's cache has the kernels)
     app = make_app(tmp_path, prewarm=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.compiler_beside, what="the processes beside")
-        beside = app.compiler_beside
+        await wait_for(pilot, lambda: app.kernel_warmup.processes, what="the processes beside")
+        beside = app.kernel_warmup.processes
         assert {part: process.args for part, process in beside.items()} == {
             part: warm.command(os.getpid(), part) for part in warm.PARTS}
         await pilot.press("q")
@@ -142,6 +142,7 @@ async def test_the_15_puzzle_opened_while_the_process_beside_builds_its_table_wa
     from tui_helpers import make_app, wait_for
 
     from solver.sliding import tables as sliding_tables
+    from tui.kernel_warmup import KernelWarmUp
 
     monkeypatch.setenv("KOMA_CACHE_DIR", str(tmp_path / "tables"))  # no table yet (the kernels are in the run's cache)
     monkeypatch.setattr(sliding_tables, "_loaded", {})
@@ -155,7 +156,7 @@ async def test_the_15_puzzle_opened_while_the_process_beside_builds_its_table_wa
     monkeypatch.setattr(sliding_tables, "_build_into", spy)
     table = subprocess.Popen(warm.command(os.getpid(), "table"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        app = make_app(tmp_path, "15", prewarm=False, compiler_beside={"table": table})
+        app = make_app(tmp_path, "15", prewarm=False, kernel_warmup=KernelWarmUp({"table": table}))
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: getattr(app.screen, "warm", None) is not None and app.screen.warm.is_set(),
                            timeout=120, what="the warm-up")
@@ -178,7 +179,7 @@ def test_a_game_of_koma_serve_starts_no_process_beside(monkeypatch, served):
     started: list[str] = []
     made: list[dict] = []
     monkeypatch.setattr(launching, "start_compiling_beside", lambda: started.append("beside") or {"table": "a process"})
-    monkeypatch.setattr(KomaApp, "run", lambda self, *a, **k: made.append(self.compiler_beside))
+    monkeypatch.setattr(KomaApp, "run", lambda self, *a, **k: made.append(self.kernel_warmup.processes))
     monkeypatch.setattr(launching.os, "_exit", lambda code: (_ for _ in ()).throw(SystemExit(code)))
     if served:
         monkeypatch.setenv("KOMA_SERVE", "1")

@@ -37,8 +37,8 @@ from textual.widgets import Input, RadioButton
 from tui_helpers import make_app
 
 from solver.registry import get_puzzle
+from tui.play.new_game import NewGameScreen
 from tui.play.screen import PlayScreen
-from tui.screens.new_game import NewGameScreen
 
 _PROFILE_EXAMPLES = settings.default.max_examples
 FUZZ_EXAMPLES = _PROFILE_EXAMPLES if _PROFILE_EXAMPLES > 300 else min(_PROFILE_EXAMPLES, 40)

@@ -15,7 +15,7 @@ from solver.registry import get_puzzle
 from tui.game.daily import daily_board, daily_seed, today
 from tui.game.players import LOCAL_PLAYER
 from tui.play.screen import PlayScreen
-from tui.play.variants import DailyPlayScreen
+from tui.play.variants import DailyPlayScreen, open_puzzle
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.storage.store import SCHEMA_VERSION, SavedGame, Store
 
@@ -163,7 +163,7 @@ async def test_auto_solved_daily_game_is_not_ranked(tmp_path, monkeypatch):
     store = Store(tmp_path / "koma.db", player="user:kim", name="kim")
     app = make_app(tmp_path, store=store)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.open_puzzle(get_puzzle("8"), daily="2025-01-31")
+        open_puzzle(app, get_puzzle("8"), daily="2025-01-31")
         await pilot.pause()
         screen = app.screen
         await wait_warm(pilot)
@@ -183,16 +183,16 @@ async def test_a_daily_game_in_progress_resumes(tmp_path, monkeypatch):
     store = Store(tmp_path / "koma.db", player="user:lee")
     app = make_app(tmp_path, store=store)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = app.open_puzzle(get_puzzle("8"), daily="2025-01-31")
+        screen = open_puzzle(app, get_puzzle("8"), daily="2025-01-31")
         await pilot.pause()
-        await wait_for(pilot, lambda: not screen.awaiting_saved_game, what="the saved game's read")
+        await wait_for(pilot, lambda: not screen.held_game.awaiting_saved_game, what="the saved game's read")
         move = screen.puzzle.moves(screen.state)[0]
         assert screen.play(move)
         await settled(pilot)
     again = make_app(tmp_path, store=Store(tmp_path / "koma.db", player="user:lee"))
     async with again.run_test(size=(100, 30)) as pilot:
-        screen = again.open_puzzle(get_puzzle("8"), daily="2025-01-31")
-        await wait_for(pilot, lambda: not screen.awaiting_saved_game, what="the saved game's read")
+        screen = open_puzzle(again, get_puzzle("8"), daily="2025-01-31")
+        await wait_for(pilot, lambda: not screen.held_game.awaiting_saved_game, what="the saved game's read")
         assert screen.history.moves == [move] and screen.position == 1
         assert isinstance(screen, PlayScreen)
     assert Store(tmp_path / "koma.db", player="user:lee").load_game("8") is None  # the puzzle's own game untouched

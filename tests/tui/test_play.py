@@ -224,9 +224,9 @@ async def test_keys_typed_while_the_saved_game_is_read_are_played_on_it(tmp_path
     async with again.run_test(size=(80, 24)) as pilot:
         await pilot.press("1")  # the 8-puzzle card: its saved game is being read
         screen = again.screen
-        assert isinstance(screen, PlayScreen) and screen.awaiting_saved_game
+        assert isinstance(screen, PlayScreen) and screen.held_game.awaiting_saved_game
         await pilot.press("up")  # typed before the saved game arrives
-        assert screen.position == 0 and screen.held_moves == ["U"]
+        assert screen.position == 0 and screen.held_game.held_moves == ["U"]
         release.set()
         await wait_for(pilot, lambda: screen.position == 3, what="the saved game and the held move")
         assert screen.history.moves[:3] == ["L", "D", "U"] and screen.state == screen.puzzle.apply(saved, "U")
@@ -495,18 +495,19 @@ async def test_the_fifteen_puzzles_distance_waits_for_the_player_to_pause(tmp_pa
 async def test_the_solvers_warm_up_in_the_background_from_the_home_screen(tmp_path):
     app = make_app(tmp_path, prewarm=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: len(app.prewarmed) == 4, 300, f"the background warm-up ({app.prewarmed}, {app.prewarming})")
-        assert app.prewarmed == ["15", "8", "goat", "ura-3x3"]  # the 15-puzzle, the longest to compile, first
+        await wait_for(pilot, lambda: len(app.kernel_warmup.warmed) == 4, 300,
+                       f"the background warm-up ({app.kernel_warmup.warmed}, {app.kernel_warmup.warming})")
+        assert app.kernel_warmup.warmed == ["15", "8", "goat", "ura-3x3"]  # the 15-puzzle, the longest to compile, first
 
 
 async def test_opening_another_puzzle_stops_the_background_warm_up(tmp_path):
     app = make_app(tmp_path, prewarm=False)
     async with app.run_test(size=(80, 24)) as pilot:
         fifteen, eight = SolverJob("prewarm"), SolverJob("prewarm")
-        app.prewarming = ("15", fifteen)
+        app.kernel_warmup.warming = ("15", fifteen)
         await pilot.press("2")  # the 15-puzzle: the warm-up on it goes on
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the 15-puzzle")
         assert not fifteen.cancelled
-        app.prewarming = ("8", eight)
+        app.kernel_warmup.warming = ("8", eight)
         await pilot.press("escape", "2")  # the 15-puzzle again, while the warm-up is on the 8-puzzle: it gives way
         await wait_for(pilot, lambda: eight.cancelled, what="the warm-up to give way")

@@ -8,7 +8,7 @@ from tui_helpers import make_app, wait_for, wait_warm
 from solver.registry import get_puzzle
 from tui.game.records import Replay
 from tui.screens.leaderboard import LeaderboardScreen
-from tui.screens.replay import ReplayScreen
+from tui.screens.replay import ReplayScreen, open_replay
 from tui.screens.stats import StatsScreen
 from tui.storage.store import Store
 
@@ -91,7 +91,7 @@ async def test_a_leaderboard_entry_is_replayed_and_a_koma_finish_is_marked(tmp_p
     koma = Replay("8", "1 2 3/4 5 6/7 _ 8", ["L"], "k", 1.0, 1, by_koma=True, name="yan")
     app = make_app(tmp_path, store=Store(path, player="user:zoe", name="zoe"))
     async with app.run_test(size=(100, 30)) as pilot:
-        app.open_replay(koma)
+        open_replay(app, koma)
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), what="the replay")
         await pilot.pause()
         assert "finished by Koma" in str(app.screen.query_one("#replay-who").render())
@@ -100,8 +100,8 @@ async def test_a_leaderboard_entry_is_replayed_and_a_koma_finish_is_marked(tmp_p
 async def test_a_stored_game_that_does_not_fit_its_puzzle_is_refused_with_a_notice(tmp_path):
     app = make_app(tmp_path, store=Store(tmp_path / "koma.db", player="user:zoe", name="zoe"))
     async with app.run_test(size=(100, 30)) as pilot:
-        app.open_replay(Replay("8", "1 2 3/4 5 6/7 _ 8", ["U", "U", "U"], "ppp", 1.0))  # off the board
-        app.open_replay(Replay("chess", "whatever", [], "", 1.0))  # no such puzzle
+        open_replay(app, Replay("8", "1 2 3/4 5 6/7 _ 8", ["U", "U", "U"], "ppp", 1.0))  # off the board
+        open_replay(app, Replay("chess", "whatever", [], "", 1.0))  # no such puzzle
         await pilot.pause()
         assert not isinstance(app.screen, ReplayScreen)
         notices = [n.message for n in app._notifications]

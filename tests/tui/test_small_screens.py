@@ -19,6 +19,7 @@ from tui.ascii import RadioButton
 from tui.game.records import Replay
 from tui.screens.leaderboard import LeaderboardScreen
 from tui.screens.replay import ReplayScreen
+from tui.screens.speed import SpeedScreen
 from tui.screens.stats import StatsScreen
 from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
@@ -181,7 +182,7 @@ def from_home(key: str):
 
 def speed_at(size: int):
     async def opened(pilot) -> None:
-        pilot.app.action_speed((size, size))
+        pilot.app.push_screen(SpeedScreen((size, size), ascii_only=pilot.app.ascii_only))
         await wait_for(pilot, lambda: len(pilot.app.screen_stack) > 2, what="the speed screen")
         await pilot.pause(0.5)
     return (None, None, None), opened

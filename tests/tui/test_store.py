@@ -150,7 +150,7 @@ async def test_bad_rows_stop_neither_the_home_screen_nor_the_play_screen(tmp_pat
         await pilot.press("1")
         await wait_for(pilot, lambda: isinstance(app.screen, PlayScreen), what="the 8-puzzle")
         screen = app.screen
-        await wait_for(pilot, lambda: not screen.awaiting_saved_game, what="the saved game's read")
+        await wait_for(pilot, lambda: not screen.held_game.awaiting_saved_game, what="the saved game's read")
         assert screen.position == 0 and "Welcome back" not in screen.message  # the damaged save was skipped: a new board
         move = screen.puzzle.moves(screen.state)[0]
         assert screen.play(move)

@@ -1,65 +1,73 @@
-"""The game the play screen holds: the saved one read first, the store's news of it, a new one in its place.
+"""The game a play screen holds: its session, the saved one read first, and the keys typed meanwhile.
 
-A mixin, so ``screen.py`` stays small.  The screen reads its own saved game (:meth:`HeldGame.read_saved_game`)
-as it composes and draws no board until the answer (its phase is LOADING meanwhile); keys typed meanwhile are held
-and played on the game read.  The read usually ends (milliseconds) while the screen is still being built, before
-its answer can come round the UI thread's queue: the screen then takes the game read at once
-(:meth:`HeldGame.take_early_saved_game`), and its first frame is the resumed game, with no LOADING frame and no
-second layout of the screen.  The app keeps the screen's game through :class:`tui.app_view.KeepsAGame`:
-:meth:`HeldGame.save_game` and :meth:`HeldGame.storage_news` are two of its three methods.
+The screen composes one :class:`HeldGame` (as it composes a ``PlaySolver`` and a ``PlaybackController``).  It reads
+the screen's saved game (:meth:`HeldGame.read_saved_game`) as the screen composes; the screen draws no board until the
+answer (its phase is LOADING meanwhile), and keys typed meanwhile are held (:meth:`HeldGame.hold`) and played on the
+game read.  The read usually ends (milliseconds) while the screen is still being built, before its answer can come
+round the UI thread's queue: the screen then takes the game read at once (:meth:`HeldGame.take_early_saved_game`), and
+its first frame is the resumed game, with no LOADING frame and no second layout of the screen.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Callable
+
+from textual.dom import DOMNode
 
 from tui.app_view import koma_app
 from tui.game.records import SavedGame
-from tui.messages import BoardGenerated, BoardNotGenerated
-from tui.storage.service import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
-from tui.widgets.game_texts import recorded_text, saving_text
+from tui.game.session import GameSession
+from tui.storage.service import Answer
+from tui.storage.store import Store
 
 
 class HeldGame:
-    """Mixed into :class:`~tui.play.screen.PlayScreen` (it uses the screen's session, status panel and message)."""
+    """The session of one play screen, and the saved game that may replace it once read.
 
-    session: Any
-    awaiting_saved_game: bool
-    held_moves: list[str]
-    early_answer: Answer | None = None  # the saved game's answer, kept until the screen is built (or taken early)
-    built: bool = False  # the screen's widgets are mounted (its on_mount has run): the game read can be shown
+    ``busy`` says whether a search or a playback is under way (a saved game read then keeps this one apart);
+    ``taken(note)`` is told once the screen is built and the saved game read was taken (``note``: what to tell the
+    player, or ""); ``play`` plays a held move on the game taken."""
 
-    def read_saved_game(self: Any) -> None:
-        """Read the game saved under this screen's key off the UI thread (:meth:`saved_game_read` gets the answer).
+    def __init__(self, host: DOMNode, session: GameSession, *, reads_saved_game: bool, busy: Callable[[], bool],
+                 taken: Callable[[str], None], play: Callable[[str], bool]):
+        self.host = host
+        self.session = session
+        self.awaiting_saved_game = reads_saved_game
+        self.busy, self.taken, self.play = busy, taken, play
+        self.held_moves: list[str] = []  # typed while the saved game was read: played on it once it is
+        self.early_answer: Answer | None = None  # the saved game's answer, kept until the screen is built (or taken early)
+        self.built = False  # the screen's widgets are mounted (its on_mount has run): the game read can be shown
+
+    def read_saved_game(self) -> None:
+        """Read the game saved under the session's key off the UI thread (:meth:`saved_game_read` gets the answer).
         A save of this session's still in the outbox is the latest: it is resumed without asking the database.
         Either way :attr:`early_answer` holds the answer as soon as there is one, for :meth:`take_early_saved_game`."""
-        storage, key = koma_app(self).storage, self.session.save_key
-        pending = storage.pending_save(key)
+        app = koma_app(self.host)
+        key = self.session.save_key
+        pending = app.storage.pending_save(key)
         if pending is not False:
             self.early_answer = Answer(pending if isinstance(pending, SavedGame) else None)
             return
 
-        def load(store: Any) -> SavedGame | None:
+        def load(store: Store) -> SavedGame | None:
             saved = store.load_game(key)
             self.early_answer = Answer(saved)  # on the reader thread: the UI thread may take it before the reply comes
             return saved
 
-        koma_app(self).read(self, load, self.saved_game_read)
+        app.read(self.host, load, self.saved_game_read)
 
-    def resume_before_composing(self: Any) -> None:
+    def resume_before_composing(self) -> str | None:
         """Before the board is made: if the saved game is known already, the session takes it, and the screen is
-        composed with it (:meth:`play_held_moves` plays what was typed meanwhile once the board is there)."""
+        composed with it; what to tell the player then ("" for nothing), or None if it is not known yet.
+        (:meth:`play_held_moves` plays what was typed meanwhile once the board is there.)"""
         answer = self.early_answer
         if answer is None or not self.awaiting_saved_game:
-            return
+            return None
         self.awaiting_saved_game = False
-        session, note = self.session.take_saved(answer.value, known=answer.known, busy=False)
-        self.session = session
-        if note:
-            self.set_reactive(type(self).message, note)
-        self.set_reactive(type(self).phase, self._phase_now())
+        self.session, note = self.session.take_saved(answer.value, known=answer.known, busy=False)
+        return note
 
-    def take_early_saved_game(self: Any) -> bool:
+    def take_early_saved_game(self) -> bool:
         """When the screen is built: take the saved game if it has been read but its answer is not handled yet
         (:meth:`saved_game_read` then ignores it when it comes); False if it has not been read yet."""
         self.built = True
@@ -69,7 +77,7 @@ class HeldGame:
         self.saved_game_read(answer)
         return True
 
-    def saved_game_read(self: Any, answer: Answer) -> None:
+    def saved_game_read(self, answer: Answer) -> None:
         """The saved game's read answered: the session resumes it, keeps this game, or guards it (unknown).
         An answer that comes while the screen is still being built waits for it (:meth:`take_early_saved_game`)."""
         if not self.awaiting_saved_game:
@@ -78,65 +86,29 @@ class HeldGame:
             self.early_answer = answer
             return
         self.awaiting_saved_game = False
-        busy = self.job is not None or self.playback.active
-        session, note = self.session.take_saved(answer.value, known=answer.known, busy=busy)
-        if note:
-            self.message = note
-        if session is not self.session:
-            self.session = session
-        self._show(animate=False)
+        self.session, note = self.session.take_saved(answer.value, known=answer.known, busy=self.busy())
+        self.taken(note)
         self.play_held_moves()
 
-    def play_held_moves(self: Any) -> None:
+    def hold(self, move: str) -> bool:
+        """Keep a move the player typed while the saved game is read (milliseconds; 4 s at most); False when it is
+        not being read (the move is to be played now)."""
+        if self.awaiting_saved_game:
+            self.held_moves.append(move)
+        return self.awaiting_saved_game
+
+    def play_held_moves(self) -> None:
         """Play the keys typed while the saved game was read, on the game read."""
         held, self.held_moves = self.held_moves, []
         for move in held:
             self.play(move)
 
-    def storage_news(self: Any, news: News) -> None:
-        """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""
-        if isinstance(news, SavingDelayed):
-            self.status.saving = saving_text(news.reason)
-        elif isinstance(news, SavingResumed):
-            self.status.saving = saving_text(None, news.seconds)
-        elif isinstance(news, GameKeptApart) and news.key == self.session.save_key:
-            self.message = "Your saved game is back. This game was not saved over it: open the puzzle again to resume it."
-        elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:
-            self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
+    def replaced(self) -> None:
+        """The player moved, or a new game began: a saved game read late does not replace this one."""
+        self.awaiting_saved_game = False
 
-    def save_game(self: Any, *, pause: bool = False) -> None:
-        """Save the game now (the app's signals and restarts ask it); ``pause`` stops its clock first."""
+    def save(self, *, pause: bool = False) -> None:
+        """Save the game now; ``pause`` stops its clock first."""
         if pause:
             self.session.clock.pause()
         self.session.save()
-
-    def action_new_game(self: Any) -> None:
-        if self.daily:
-            self.message = f"This is the daily board: everyone plays the same one. {self.key_for('play.escape', 'Esc')} goes back."
-            return
-        koma_app(self).open_new_game(self.puzzle, self.warm.is_set(), self._new_game_chosen)
-
-    def _new_game_chosen(self: Any, choice: tuple[str, object] | None) -> None:
-        if choice is None:
-            return
-        kind, value = choice
-        if kind == "board":
-            self.new_game(tuple(cast(tuple, value)), "A new game from your board.")
-            return
-        self.solver.generate(cast("int | None", value) if kind == "distance" else None)
-
-    def on_board_generated(self: Any, event: BoardGenerated) -> None:
-        self.new_game(event.board, f"A new game, exactly {event.distance} moves from solved." if event.distance
-                      else "A new random game.")
-
-    def on_board_not_generated(self: Any, event: BoardNotGenerated) -> None:
-        self.message = str(event.error)
-
-    def new_game(self: Any, state: tuple, note: str = "") -> None:
-        self._take_over()
-        self.awaiting_saved_game = False
-        self.played = False  # the new board waits for its first move
-        self.session.new_game(state)
-        self.solver.solution_path, self.solver.solution_moves = [], []
-        self.message = note
-        self._show()

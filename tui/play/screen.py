@@ -1,11 +1,12 @@
 """The play screen, one implementation for every puzzle: it renders a game and dispatches keys to it.
 
 The game is a :class:`~tui.game.session.GameSession` (its moves, clock, hints, outcome and saves, in
-``tui.game``); the auto-solve a ``PlaybackController``, the searches a ``PlaySolver`` (answers come back as
-tui.messages), and the side panel a ``GameStatus`` whose reactives redraw only the lines that changed.  Where the
+``tui.game``), held by a ``HeldGame`` (the saved game read first, keys typed meanwhile); the auto-solve a
+``PlaybackController``, the searches a ``PlaySolver`` (answers come back as tui.messages), and the side panel a
+``GameStatus`` whose reactives redraw only the lines that changed.  Where the
 game is (loading, ready, playing, solving, playback, paused, won) is one reactive, :attr:`PlayScreen.phase`: its
 watcher alone runs the clock and the key bar, and the panel binds to it.  The screen reads its saved game itself
-(:meth:`PlayScreen.read_saved_game`) and draws no board until the answer: a board it would replace is never shown.
+(:meth:`HeldGame.read_saved_game`) and draws no board until the answer: a board it would replace is never shown.
 The store's news arrives through :meth:`PlayScreen.storage_news`: the screen never waits for the database.
 Escape or leaving the screen cancels a search; a hidden screen holds its timers.
 """
@@ -13,6 +14,7 @@ Escape or leaving the screen cancels a search; a hidden screen holds its timers.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -29,22 +31,21 @@ from tui.game.phase import Phase
 from tui.game.playback import PlaybackController, Step
 from tui.game.session import GameSession, Push, Saver, session_view
 from tui.game.solver_jobs import SolverJob
-from tui.messages import DistanceMeasured, HintFound, JobFailed, JobProgress, SolutionFound, WarmedUp
+from tui.messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, OfferMade, SolutionFound, WarmedUp
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.play.held_game import HeldGame
 from tui.play.keys import PLAY_BINDINGS, bound_key
-from tui.play.proving_view import ProvingPlay
 from tui.play.solving import PlaySolver, failure_text, found_text
-from tui.storage.service import Answer, SavingDelayed
+from tui.storage.service import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
 from tui.widgets.board import Board
-from tui.widgets.game_texts import outcome_message, playback_text
+from tui.widgets.game_texts import outcome_message, playback_text, recorded_text, saving_text
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
 from tui.widgets.status import GameStatus
 from tui.widgets.titlebar import TitleBar
 
 
-class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
+class PlayScreen(DirtyOnlyRendering):
     """Play one puzzle: keyboard, mouse, undo/redo, hints and an animated optimal auto-solve."""
 
     BINDINGS = PLAY_BINDINGS
@@ -59,11 +60,11 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         board is drawn until it is (a new board then, if there is none)."""
         super().__init__(classes=f"play -{puzzle.key}")
         self.puzzle = puzzle
-        self.session = GameSession(puzzle, saver, now or (lambda: koma_app(self).clock()), start=start, daily=daily)
-        self.awaiting_saved_game = start is None or bool(daily)
-        self.reads_saved_game = self.awaiting_saved_game  # False: the board given is saved at once (on_mount)
-        self.set_reactive(PlayScreen.phase, Phase.LOADING if self.awaiting_saved_game else Phase.READY)
-        self.held_moves: list[str] = []  # typed while the saved game was read: played on it once it is
+        self.reads_saved_game = start is None or bool(daily)  # False: the board given is saved at once (on_mount)
+        session = GameSession(puzzle, saver, now or (lambda: koma_app(self).clock()), start=start, daily=daily)
+        self.held_game = HeldGame(self, session, reads_saved_game=self.reads_saved_game, taken=self._saved_game_taken,
+                                  busy=lambda: self.job is not None or self.playback.active, play=self.play)
+        self.set_reactive(PlayScreen.phase, Phase.LOADING if self.reads_saved_game else Phase.READY)
         self.look = look_for(puzzle, ascii_only)
         self.solve_at_once = solve
         self.clock_timer: Timer | None = None  # ticks once a second while the clock runs
@@ -82,6 +83,10 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             self.set_reactive(PlayScreen.message, note)
 
     # --- the game (the session's, read through the screen for short) ----------------------------------
+    @property
+    def session(self) -> GameSession:
+        return self.held_game.session
+
     history = session_view("history")
     won = session_view("won")
     daily = session_view("daily")
@@ -104,9 +109,13 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
 
     # --- layout and life -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        if self.awaiting_saved_game:
-            self.read_saved_game()  # answered at once if the save is still in the outbox, else usually before on_mount
-            self.resume_before_composing()
+        if self.held_game.awaiting_saved_game:
+            self.held_game.read_saved_game()  # answered at once if the save is still in the outbox, else usually before on_mount
+            note = self.held_game.resume_before_composing()
+            if note:
+                self.set_reactive(PlayScreen.message, note)
+            if note is not None:
+                self.set_reactive(PlayScreen.phase, self._phase_now())
         yield TitleBar()
         with Horizontal(id="play-body"):
             self.board = Board(self.look, self.state, id="board")
@@ -126,8 +135,8 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             self.storage_news(SavingDelayed(koma_app(self).storage.trouble_reason, 0))
         if not self.reads_saved_game:
             self.session.save()
-        elif not self.take_early_saved_game() and not self.awaiting_saved_game:  # else: read meanwhile, taken now
-            self.play_held_moves()  # resumed as the screen was composed
+        elif not self.held_game.take_early_saved_game() and not self.held_game.awaiting_saved_game:
+            self.held_game.play_held_moves()  # resumed as the screen was composed (else: read meanwhile, taken now)
         self.status.message = self.message  # after the saved game is taken: its note ("Welcome back…") is the message
         self.update_status()
         if self.solve_at_once:
@@ -159,7 +168,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
     def on_unmount(self) -> None:
         self.cancel_jobs()
         self._run_clock(False)
-        if not self.awaiting_saved_game:
+        if not self.held_game.awaiting_saved_game:
             self.session.save()
 
     def watch_message(self, message: str) -> None:
@@ -168,7 +177,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
 
     # --- the phase: the one place the clock runs or stops and the keys turn on or off -----------
     def _phase_now(self) -> Phase:
-        if self.awaiting_saved_game:
+        if self.held_game.awaiting_saved_game:
             return Phase.LOADING
         if self.won:
             return Phase.WON
@@ -238,11 +247,64 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         if save:
             self.session.save()
 
+    # --- the game held: the saved one taken, the store's news of it, a new one in its place ---------------
+    def _saved_game_taken(self, note: str) -> None:
+        if note:
+            self.message = note
+        self._show(animate=False)
+
+    def storage_news(self, news: News) -> None:
+        """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""
+        if isinstance(news, SavingDelayed):
+            self.status.saving = saving_text(news.reason)
+        elif isinstance(news, SavingResumed):
+            self.status.saving = saving_text(None, news.seconds)
+        elif isinstance(news, GameKeptApart) and news.key == self.session.save_key:
+            self.message = "Your saved game is back. This game was not saved over it: open the puzzle again to resume it."
+        elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:
+            self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
+
+    def save_game(self, *, pause: bool = False) -> None:
+        """Save the game now (the app's signals and restarts ask it); ``pause`` stops its clock first."""
+        self.held_game.save(pause=pause)
+
+    def action_new_game(self) -> None:
+        if self.daily:
+            self.message = f"This is the daily board: everyone plays the same one. {self.key_for('play.escape', 'Esc')} goes back."
+            return
+        from tui.play.new_game import NewGameScreen
+
+        self.app.push_screen(NewGameScreen(self.puzzle, self.warm.is_set()), self._new_game_chosen)
+
+    def _new_game_chosen(self, choice: tuple[str, object] | None) -> None:
+        if choice is None:
+            return
+        kind, value = choice
+        if kind == "board":
+            self.new_game(tuple(cast(tuple, value)), "A new game from your board.")
+            return
+        self.solver.generate(cast("int | None", value) if kind == "distance" else None)
+
+    def on_board_generated(self, event: BoardGenerated) -> None:
+        self.new_game(event.board, f"A new game, exactly {event.distance} moves from solved." if event.distance
+                      else "A new random game.")
+
+    def on_board_not_generated(self, event: BoardNotGenerated) -> None:
+        self.message = str(event.error)
+
+    def new_game(self, state: tuple, note: str = "") -> None:
+        self._take_over()
+        self.held_game.replaced()
+        self.played = False  # the new board waits for its first move
+        self.session.new_game(state)
+        self.solver.solution_path, self.solver.solution_moves = [], []
+        self.message = note
+        self._show()
+
     # --- playing moves ---------------------------------------------------------------------------
     def play(self, move: str, origin: str = PLAYER) -> bool:
         """Play ``move`` if legal: the player's (``p``; ``h`` if it follows the hint shown) or Koma's playback (``k``)."""
-        if self.awaiting_saved_game and origin == PLAYER:
-            self.held_moves.append(move)  # the saved game is being read (milliseconds; 4 s at most)
+        if origin == PLAYER and self.held_game.hold(move):  # the saved game is being read: played on it
             return True
         before = self.state
         pushed = self.session.push(move, origin)  # the session checks the move: the screen does not again
@@ -254,7 +316,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             self._take_over()
             self.message = ""
             self.solver.moved()
-        self.awaiting_saved_game = False  # a move was played: a saved game read late does not replace it
+        self.held_game.replaced()  # a move was played: a saved game read late does not replace it
         self.played = True
         self._show()
         if pushed is Push.WON:
@@ -339,7 +401,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         if not step():
             self.app.bell()  # nothing to undo or redo
             return
-        self.awaiting_saved_game = False
+        self.held_game.replaced()
         self.played = True
         self._take_over()
         self.message = message
@@ -360,7 +422,7 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
     def action_solve(self) -> None:
         if self.puzzle.is_goal(self.state):
             self.message = f"Already solved. Press {self.key_for('play.new', 'n')} for a new game."
-        elif not self.play_offer() and (self.playback.active or self.job is None or self.solver.hinting):  # a waiting offer plays instead
+        elif not self._play_offer() and (self.playback.active or self.job is None or self.solver.hinting):  # a waiting offer plays instead
             if self.playback.stop():
                 self.message = ""
             self.cancel_job(quiet=True)
@@ -415,7 +477,24 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
         if self.solver.finished(event.job, event.solution) and event.job.state == self.state:
             self.message = found_text(event.solution)
             self.playback.start(list(event.solution.moves))
+        elif self.solver.taken is not None and self.job is None and event.job.state != self.state:
+            self.message = self.solver.proved_text(event.solution)  # a proof that ends while the offer was played
         self.refresh_view()
+
+    # --- the 24-puzzle's proof (tui.play.proving): the reduction's solution offered while it goes on --------------
+    @on(OfferMade)
+    def _offer_made(self, event: OfferMade) -> None:
+        if message := self.solver.offered(event.job, event.solution):
+            self.message = message
+            self.refresh_view()
+
+    def _play_offer(self) -> bool:
+        """Play the reduction's solution offered while the proof goes on, if one waits; whether it did."""
+        if self.solver.offer is None or self.job is None or self.playback.active:
+            return False
+        moves, self.message = self.solver.take_offer()
+        self.playback.start(moves)
+        return True
 
     def show_hint(self, move: str, optimal: bool = True) -> None:
         cells, lines, what = self.look.hint(self.puzzle, self.state, move)
@@ -480,7 +559,9 @@ class PlayScreen(HeldGame, ProvingPlay, DirtyOnlyRendering):
             self.app.pop_screen()
 
     def action_proof(self) -> None:
-        koma_app(self).open_proof(self.puzzle, self.state, self.proof)
+        from tui.play.parity_proof import ProofScreen
+
+        self.app.push_screen(ProofScreen(self.puzzle, self.state, self.proof, ascii_only=koma_app(self).ascii_only))
 
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.status.game_id)  # OSC 52: reaches the player's terminal over SSH too

@@ -57,7 +57,9 @@ class PlaySolver:
 
     # --- warming up ------------------------------------------------------------------------------
     def warm_up(self) -> None:
-        """Load (or build) the depth table, or JIT-compile the search, away from the UI thread."""
+        """Load (or build) the depth table, or JIT-compile the search, away from the UI thread (the background
+        warm-up of the other puzzles gives way)."""
+        koma_app(self.host).kernel_warmup.give_way(self.puzzle)
         self.host.run_worker(self._warm_up, thread=True, exclusive=True, group="warmup", name="warm-up")
 
     def _warm_up(self) -> None:
@@ -72,7 +74,7 @@ class PlaySolver:
                     near = self.puzzle.apply(near, self.puzzle.moves(near)[0])
                 app = koma_app(self.host)
                 with app.stop_flags.registered(SolverJob("warm-up", near)) as job:
-                    app.wait_for_the_table_beside(self.puzzle, job)
+                    app.kernel_warmup.wait_for_the_table(self.puzzle, job)
                     search.solve(self.puzzle, near, stop=job.stop)
         except Cancelled:
             problem = "cancelled"

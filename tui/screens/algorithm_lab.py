@@ -20,11 +20,11 @@ from textual.widgets import Tab
 from solver.errors import KomaError
 from solver.registry import get_puzzle
 from solver.tools.lab import LabResult, lab_methods, run_method
-from tui.app_view import koma_app
 from tui.ascii import Static
 from tui.game.formatting import figures_text
 from tui.game.solver_jobs import SolverJob
 from tui.messages import JobFailed, JobProgress, LabRunFinished
+from tui.play.variants import open_puzzle
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
 from tui.widgets.tabbed import FoldingTabs, TabbedScreen
@@ -128,7 +128,7 @@ class AlgorithmLabScreen(TabbedScreen):
         self.refresh_view()
 
     def action_play(self) -> None:
-        koma_app(self).open_puzzle(self.puzzle, self.state)
+        open_puzzle(self, self.puzzle, self.state)
 
     # --- running -------------------------------------------------------------------------------------
     def action_run_all(self) -> None:

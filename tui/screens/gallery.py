@@ -30,10 +30,10 @@ from solver.errors import Cancelled, KomaError
 from solver.puzzle import LongestResult, Puzzle, Solution, State
 from solver.registry import get_puzzle
 from solver.sliding.search import LABELS, hardest80, tables_present
-from tui.app_view import koma_app
 from tui.ascii import Static
 from tui.game.solver_jobs import SolverJob
 from tui.messages import BfsFinished, JobFailed, JobProgress, PositionFailed, PositionVerified, VerificationFinished
+from tui.play.variants import open_puzzle
 from tui.widgets.histogram import Histogram
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
@@ -469,7 +469,7 @@ class GalleryScreen(TabbedScreen):
         if state is None:
             self.app.bell()
             return
-        koma_app(self).open_puzzle(self.puzzle, state, solve=solve)
+        open_puzzle(self, self.puzzle, state, solve=solve)
 
     def action_play_and_solve(self) -> None:
         self.action_play(solve=True)

@@ -19,6 +19,7 @@ from tui.ascii import Static
 from tui.game.daily import puzzle_id
 from tui.game.formatting import clock_text, plural
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.play.variants import open_puzzle
 from tui.storage.service import Answer
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
@@ -301,32 +302,56 @@ class HomeScreen(DirtyOnlyRendering):
         if card is not None:
             self.open_card(card)
 
+    # --- the screens a key opens from here (each imported when first opened: Koma starts faster) ---
     def action_gallery(self) -> None:
-        koma_app(self).action_gallery()
+        from tui.screens.gallery import GalleryScreen
+
+        self.app.push_screen(GalleryScreen(ascii_only=koma_app(self).ascii_only))
 
     def action_parity_lab(self) -> None:
-        koma_app(self).action_parity_lab()
+        from tui.screens.parity_lab import ParityLabScreen
+
+        self.app.push_screen(ParityLabScreen(ascii_only=koma_app(self).ascii_only))
 
     def action_loop_demo(self) -> None:
-        koma_app(self).action_loop_demo()
+        from tui.screens.loop_demo import LoopDemoScreen
+
+        self.app.push_screen(LoopDemoScreen(ascii_only=koma_app(self).ascii_only))
 
     def action_algorithm_lab(self) -> None:
-        koma_app(self).action_algorithm_lab()
+        from tui.screens.algorithm_lab import AlgorithmLabScreen
+
+        self.app.push_screen(AlgorithmLabScreen(ascii_only=koma_app(self).ascii_only))
 
     def action_daily(self) -> None:
-        koma_app(self).action_leaderboard()
+        """The daily puzzles and their leaderboards (today's first)."""
+        from tui.screens.leaderboard import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen())
 
     def action_stats(self) -> None:
-        koma_app(self).action_stats()
+        """The player's finished games per puzzle, their trend, and replays."""
+        from tui.screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen())
 
     def action_watch(self) -> None:
-        koma_app(self).action_watch()
+        """The games being played right now, to watch live."""
+        from tui.screens.watch import WatchScreen
+
+        self.app.push_screen(WatchScreen())
 
     def action_speed(self) -> None:
-        koma_app(self).action_speed()
+        """Speed solves by the speedsolvers' rules, with the session's averages."""
+        from tui.screens.speed import DEFAULT_SIZE, SpeedScreen
+
+        self.app.push_screen(SpeedScreen(DEFAULT_SIZE, ascii_only=koma_app(self).ascii_only))
 
     def action_race(self) -> None:
-        koma_app(self).action_race()
+        """Races: the lobby (a quick race of a size, a private room, a code to join, a race to come back to)."""
+        from tui.screens.race_lobby import RaceLobbyScreen
+
+        self.app.push_screen(RaceLobbyScreen(ascii_only=koma_app(self).ascii_only))
 
     def action_open(self, name: str) -> None:
         card = next((c for c in self.cards() if c.entry.name == name), None)
@@ -340,4 +365,4 @@ class HomeScreen(DirtyOnlyRendering):
         self.open_card(event.card)
 
     def open_card(self, card: PuzzleCard) -> None:
-        koma_app(self).open_puzzle(card.puzzle())
+        open_puzzle(self, card.puzzle())

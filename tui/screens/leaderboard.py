@@ -23,6 +23,8 @@ from tui.game.records import rank_key
 from tui.game.speed_events import daily_event
 from tui.game.trend import daily_trend, excess_series, trend_caption
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.play.variants import open_puzzle
+from tui.screens.replay import open_replay
 from tui.storage.service import Answer
 from tui.storage.store import SpeedEntry, Store
 from tui.widgets.keybar import KeyBar
@@ -177,10 +179,13 @@ class LeaderboardScreen(DirtyOnlyRendering):
         if self.puzzle.key not in ("8", "15"):
             self.app.bell()
             return
-        koma_app(self).action_speed((self.puzzle.width, self.puzzle.height), daily=today())
+        from tui.screens.speed import SpeedScreen
+
+        self.app.push_screen(SpeedScreen((self.puzzle.width, self.puzzle.height), ascii_only=koma_app(self).ascii_only,
+                                         daily=today()))
 
     def action_play(self) -> None:
-        koma_app(self).open_puzzle(self.puzzle, daily=today())
+        open_puzzle(self, self.puzzle, daily=today(), leaderboard=LeaderboardScreen)
 
     def action_replay(self) -> None:
         """Replay the chosen entry's ranked game (its best that day); a notice if none was kept."""
@@ -200,7 +205,7 @@ class LeaderboardScreen(DirtyOnlyRendering):
         if not kept:
             self.notify("That game was finished before Koma kept replays.", title="Replay")
             return
-        koma_app(self).open_replay(min(kept, key=lambda r: rank_key(len(r.moves), r.optimal, r.seconds)))
+        open_replay(self, min(kept, key=lambda r: rank_key(len(r.moves), r.optimal, r.seconds)))
 
     def action_back(self) -> None:
         self.app.pop_screen()

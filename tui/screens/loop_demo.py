@@ -25,11 +25,11 @@ from solver.engines.stop import check_stop
 from solver.registry import get_puzzle
 from solver.sliding.loop import LoopRun, labels_along_loop, loop_length, run_loop_method
 from solver.sliding.model import SlidingPuzzle
-from tui.app_view import koma_app
 from tui.ascii import Static
 from tui.game.solver_jobs import SolverJob
 from tui.messages import JobFailed, JobProgress, LoopLengthsCounted, LoopRunFinished, OptimalLengthsFound
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.play.variants import open_puzzle
 from tui.widgets.keybar import KeyBar
 from tui.widgets.loop_board import LoopBoard
 from tui.widgets.titlebar import TitleBar
@@ -377,7 +377,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
         self.start_comparing()
 
     def action_play(self) -> None:
-        koma_app(self).open_puzzle(self.puzzle, self.start)
+        open_puzzle(self, self.puzzle, self.start)
 
     def action_escape(self) -> None:
         if self.cancel_stats():

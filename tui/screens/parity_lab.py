@@ -25,8 +25,8 @@ from solver.goat import notation as goat
 from solver.puzzle import Puzzle
 from solver.registry import get_puzzle
 from solver.sliding.model import SlidingPuzzle
-from tui.app_view import koma_app
 from tui.ascii import Static
+from tui.play.variants import open_puzzle
 from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
@@ -225,7 +225,7 @@ class ParityLabScreen(TabbedScreen):
             self.set_state(tuple(board), "A random board")
 
     def action_play(self) -> None:
-        koma_app(self).open_puzzle(self.puzzle, self.state)
+        open_puzzle(self, self.puzzle, self.state)
 
     def action_escape(self) -> None:
         if self.marked is not None:

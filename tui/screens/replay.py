@@ -11,9 +11,13 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message_pump import MessagePump
 
+from solver.errors import KomaError
 from solver.puzzle import Puzzle
+from tui.app_view import koma_app
 from tui.ascii import Static
+from tui.game.daily import puzzle_for_id
 from tui.game.formatting import clock_text
 from tui.game.history import HINT, KOMA
 from tui.game.playback import SPEEDS, PlaybackController, Step
@@ -25,6 +29,16 @@ from tui.widgets.looks import look_for
 from tui.widgets.titlebar import TitleBar
 
 WHO = {KOMA: "Koma", HINT: "you, after a hint"}
+
+
+def open_replay(node: MessagePump, replay: Replay) -> None:
+    """Replay a finished game over ``node``'s screen; a notice instead if the stored game no longer fits its puzzle."""
+    try:
+        screen = ReplayScreen(puzzle_for_id(replay.game), replay, ascii_only=koma_app(node).ascii_only)
+    except (KomaError, ValueError) as problem:
+        node.app.notify(f"This game cannot be replayed: {problem}", title="Replay", severity="warning")
+        return
+    node.app.push_screen(screen)
 
 
 def replay_title(replay: Replay) -> str:

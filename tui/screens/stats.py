@@ -21,6 +21,7 @@ from tui.game.records import Replay, Stats
 from tui.game.trend import personal_caption, personal_series
 from tui.game.writes import SetWatchable
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.screens.replay import open_replay
 from tui.storage.service import Answer
 from tui.storage.store import Store
 from tui.widgets.keybar import KeyBar
@@ -152,7 +153,7 @@ class StatsScreen(DirtyOnlyRendering):
         if replay is None:
             self.app.bell()
             return
-        koma_app(self).open_replay(replay)
+        open_replay(self, replay)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -1,4 +1,9 @@
-"""The Koma app: the home screen, a play screen per puzzle, dialogs, and every action in the command palette.
+"""The Koma app: the shell its screens run in.
+
+It opens the home screen (and the puzzle given on the command line); every screen opens the screens after it itself.
+It holds what the screens share (the storage service, the stop flags, the kernels' warm-up, the games held and how
+they end), the app-wide keys (quit, help, the colour-blind theme), ASCII mode, the browser page's touch bar and
+announcements, and what a game served by ``koma serve`` refuses.
 
 Keys are bindings with ids (``play.solve``, ``app.quit``…), so a keymap can move them: put
 ``"play.solve" = "S"`` lines under ``[keymap]`` in ``keymap.toml`` in the data dir (read and checked by
@@ -23,21 +28,21 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
 
 from solver.puzzle import Puzzle
 from tui import game_metrics, notices
-from tui.app_view import KeepsAGame, KomaAppView, LeavesOnQuit
+from tui.app_view import KomaAppView
 from tui.ascii import AsciiCommandPalette, AsciiScrollBarRender, ascii_content, ascii_key, to_ascii
 from tui.config.keymap import read_keymap
 from tui.game.keymap import check_bindings
 from tui.game.players import player_identity
 from tui.game.solver_jobs import StopFlags
 from tui.game.speed_events import SpeedSession
-from tui.game.writes import Seen, Write
+from tui.game.writes import Seen
+from tui.games_held import GamesHeld
 from tui.kernel_warmup import KernelWarmUp
 from tui.patches.driver import QuietLinuxDriver, write_to_terminal
 from tui.patches.rendering import answer_input
@@ -45,15 +50,14 @@ from tui.patches.strip_caches import defer_strip_caches
 from tui.patches.stylesheet import SharedStylesheet
 from tui.play.variants import open_puzzle
 from tui.screens.home import HomeScreen
-from tui.storage.service import Answer, News, Storage
+from tui.storage.service import News, Storage
 from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
 from tui.storage.stores import connect_store, for_player
 from tui.themes import KOMA_THEMES, other_theme
 from tui.widgets.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
-from tui.workers import QuitNowExecutor
+from tui.workers import QuitNowExecutor, on_ui_thread
 
-SERVER_RESTARTING = "The server is restarting. Your game is saved: reconnect to carry on."
 NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
 SHORT_ROWS = 24  # below this height the panels drop their blank lines
 PLAYER_INPUT = (events.Key, events.MouseDown, events.MouseUp, events.Click)  # what a player's hand sends
@@ -158,6 +162,8 @@ class KomaApp(App):
         them already (``koma`` does, before it loads the interface); otherwise the background warm-up starts them."""
         defer_strip_caches()
         super().__init__()
+        if self.driver_class is LinuxDriver:  # Textual's driver for this terminal, with the quiet input thread
+            self.driver_class = QuietLinuxDriver
         self.ui_thread = threading.get_ident()  # where news is handled at once; the app's own thread once it runs
         self.stylesheet = SharedStylesheet(variables=self.get_css_variables())  # a forked game finds its CSS parsed
         for theme in KOMA_THEMES:
@@ -168,14 +174,15 @@ class KomaApp(App):
         self.start_puzzle = puzzle
         self.start_state = start
         self.ascii_only = ascii_only
+        told = partial(on_ui_thread, self, self._told)  # the storage's news, from its threads
         if store is not None:  # a store given (tests, the warm process's rehearsal): its player, no outbox on disk
             self.player, self.player_name = store.player, store.player_name
-            self.storage = Storage(lambda: store, self.player, self._storage_news, durable=False, one_connection=True)
+            self.storage = Storage(lambda: store, self.player, told, durable=False, one_connection=True)
             self.race_connect = own_connection(store)
         else:
             self.player, self.player_name = player_identity()
             self.storage = Storage(lambda: connect_store(database, self.player, self.player_name), self.player,
-                                   self._storage_news)
+                                   told)
             self.race_connect = self.storage.connect  # a new connection each time
         self.storage.write(Seen())  # the player came: their name is what leaderboards and the watch list show
         self.clock = clock
@@ -186,6 +193,7 @@ class KomaApp(App):
         self.prewarm = prewarm
         self.quit_hint_until = 0.0  # time.monotonic() until which the "ctrl+c does not quit" toast shows
         self.kernel_warmup = kernel_warmup or KernelWarmUp()
+        self.games_held = GamesHeld(self, self.stop_flags, self.kernel_warmup)  # and how they end
         self.last_solve_seconds: float | None = None
         self.first_frame_at: float | None = None
         self._keymap_override = keymap
@@ -194,11 +202,6 @@ class KomaApp(App):
             self.error_console = OneLineErrors(stderr=True)
         self.in_browser = os.environ.get("KOMA_TRANSPORT") == "web"  # koma web: its page announces and has a touch bar
         self.last_announcement = ""
-
-    def get_driver_class(self) -> type[Driver]:
-        """Textual's driver for this terminal, with the quiet input thread on Linux and macOS."""
-        driver_class = super().get_driver_class()
-        return QuietLinuxDriver if driver_class is LinuxDriver else driver_class
 
     def on_mount(self) -> None:
         self.ui_thread = threading.get_ident()
@@ -223,35 +226,7 @@ class KomaApp(App):
         self.show_store_notices()
         self.call_after_refresh(self._first_frame)
         if not self.is_headless:
-            self._quit_on_signals()
-
-    def _quit_on_signals(self) -> None:
-        """SIGTERM or SIGHUP (``koma serve`` shutting down, the terminal gone): save and exit cleanly."""
-        import asyncio
-        import signal
-
-        loop = asyncio.get_running_loop()
-        for number, handler in ((signal.SIGTERM, self._signalled), (signal.SIGHUP, self._signalled),
-                                (signal.SIGURG, self._server_restarting)):
-            try:
-                loop.add_signal_handler(number, handler)
-            except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - not on this platform
-                pass
-
-    def _server_restarting(self) -> None:
-        """SIGURG from ``koma serve`` draining for a restart (a signal ignored by default, so a game that has no
-        handler yet is not hurt): save every game now and tell the player in one line; the game goes on."""
-        for screen in self._games():
-            screen.save_game()
-        self.notify(SERVER_RESTARTING, title="Server restarting", severity="warning", timeout=600)
-
-    def _signalled(self) -> None:
-        """Every game's snapshot goes to the outbox (durable at once), then the app exits without waiting for
-        the database: what it has not taken yet, the next game of this player or the server writes."""
-        self.stop_all()
-        for screen in self._games():
-            screen.save_game(pause=True)
-        self.exit()
+            self.games_held.listen_for_signals()
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
@@ -263,15 +238,13 @@ class KomaApp(App):
 
     # --- the browser page: its touch bar's buttons come in as keys; announcements go out to its live region ---
     async def on_key(self, event: events.Key) -> None:
+        """A touch bar button's key runs the binding the button names, on the screen shown, whatever key it is bound
+        to now (a remapped key stays right); a button with nothing to do there, or turned off, rings the bell."""
         button = touch_button(event.character)
-        if button is not None:
-            event.stop()
-            event.prevent_default()
-            await self.press_touch_button(button)
-
-    async def press_touch_button(self, button: str) -> None:
-        """Run the binding the page's ``button`` names, on the screen shown, whatever key it is bound to now
-        (a remapped key stays right); a button with nothing to do there, or turned off, rings the bell."""
+        if button is None:
+            return
+        event.stop()
+        event.prevent_default()
         active_bindings = self.screen.active_bindings.values()
         for wanted in TOUCH_BUTTONS[button]:
             active = next((a for a in active_bindings if binding_matches(a.binding.id, wanted)), None)
@@ -290,35 +263,10 @@ class KomaApp(App):
             write_to_terminal(self, announcement_sequence(text))
 
     # --- the storage service: its answers and news arrive from its threads ---
-    def _storage_news(self, news: News) -> None:
-        self._from_storage_thread(self._told, news)
-
-    def _from_storage_thread(self, callback: Callable[..., None], *args: Any) -> None:
-        if self.ui_thread == threading.get_ident():
-            callback(*args)
-        elif self.is_running:
-            try:
-                self.call_from_thread(callback, *args)
-            except RuntimeError:  # the app is closing: nobody to tell
-                pass
-
     def _told(self, news: News) -> None:
         """Storage news goes to the play screens (their panel says it, once); the rest is a notice."""
-        for screen in self._games():
-            screen.storage_news(news)
+        self.games_held.tell(news)
         self.show_store_notices()
-
-    def read(self, node: Any, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None:
-        """Read from the store off the UI thread; ``reply`` gets the Answer on the UI thread, if ``node`` is still
-        mounted then."""
-        def answered(answer: Answer) -> None:
-            self._from_storage_thread(lambda: reply(answer) if node.is_attached else None)
-
-        self.storage.read(run, answered)
-
-    def write(self, write: Write) -> None:
-        """Accept a write (it returns at once: the outbox makes it durable, the database takes it when it can)."""
-        self.storage.write(write)
 
     def show_store_notices(self) -> None:
         """Show what the store and the caches (tables, compiled kernels) had to say since the last call."""
@@ -353,26 +301,11 @@ class KomaApp(App):
         self.theme = other_theme(current, self.theme_before)
         self.theme_before = current
 
-    def stop_all(self) -> None:
-        self.stop_flags.stop_all()
-        self.kernel_warmup.stop()
-        for screen in self._games():
-            screen.cancel_jobs()
-
-    def _games(self) -> list[KeepsAGame]:
-        """The screens that hold a game in progress, whatever their class."""
-        return [screen for screen in self.screen_stack if isinstance(screen, KeepsAGame)]
-
     async def action_quit(self) -> None:
-        """The player quits: the screens they leave for good are told (a race marks them DNF), then the app exits."""
-        for screen in self.screen_stack:
-            if isinstance(screen, LeavesOnQuit):
-                screen.leave_on_quit()
-        self.stop_all()
-        self.exit()
+        self.games_held.quit()
 
     def on_unmount(self) -> None:
-        self.stop_all()
+        self.games_held.stop_all()
         self.storage.close(QUIT_DRAIN_SECONDS)
         if ScrollBar.renderer is AsciiScrollBarRender:
             ScrollBar.renderer = ScrollBarRender
@@ -405,12 +338,6 @@ class KomaApp(App):
         for command in super().get_system_commands(screen):
             if not (self.served and command.title == "Screenshot"):
                 yield command
-
-    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
-        if self.served:
-            self.notify(self.SERVED_REFUSAL, title="Screenshot", severity="warning")
-            return
-        super().action_screenshot(filename, path)
 
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:

@@ -8,15 +8,14 @@ return at once), the stop flags, the kernels' warm-up and the clock through :fun
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from textual.message_pump import MessagePump
 
 from tui.game.solver_jobs import StopFlags
 from tui.game.speed_events import SpeedSession
-from tui.game.writes import Write
 from tui.kernel_warmup import KernelWarmUp
-from tui.storage.service import Answer, News, Storage
+from tui.storage.service import News, Storage
 from tui.storage.store import Store
 
 
@@ -44,6 +43,7 @@ class KomaAppView(Protocol):
     """The Koma app as its screens see it: shared state and services (a screen opens the screens after it itself)."""
 
     storage: Storage
+    ui_thread: int  # the thread the app runs on (tui.workers.on_ui_thread)
     race_connect: Callable[[], Store]  # a race link's own connection to the store (tui.storage.race_link)
     player: str
     player_name: str
@@ -56,13 +56,7 @@ class KomaAppView(Protocol):
     speed_session: SpeedSession
     last_solve_seconds: float | None
 
-    def show_store_notices(self) -> None: ...
-
     def announce(self, text: str) -> None: ...
-
-    def read(self, node: Any, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None: ...
-
-    def write(self, write: Write) -> None: ...
 
 
 def koma_app(node: MessagePump) -> KomaAppView:

@@ -19,6 +19,7 @@ from tui.game.records import SavedGame
 from tui.game.session import GameSession
 from tui.storage.service import Answer
 from tui.storage.store import Store
+from tui.workers import read_store
 
 
 class HeldGame:
@@ -54,7 +55,7 @@ class HeldGame:
             self.early_answer = Answer(saved)  # on the reader thread: the UI thread may take it before the reply comes
             return saved
 
-        app.read(self.host, load, self.saved_game_read)
+        read_store(self.host, load, self.saved_game_read)
 
     def resume_before_composing(self) -> str | None:
         """Before the board is made: if the saved game is known already, the session takes it, and the screen is

@@ -43,6 +43,7 @@ from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
 from tui.widgets.status import GameStatus
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 
 class PlayScreen(DirtyOnlyRendering):
@@ -150,7 +151,7 @@ class PlayScreen(DirtyOnlyRendering):
             if answer.known:
                 self.status.watchers = answer.value
 
-        koma_app(self).read(self, lambda store: heartbeat(store, key), answered)
+        read_store(self, lambda store: heartbeat(store, key), answered)
 
     def on_screen_suspend(self) -> None:
         self.shown = False

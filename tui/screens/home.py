@@ -24,6 +24,7 @@ from tui.storage.service import Answer
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 URA_SIZES = (2, 3, 4, 5, 6)
 
@@ -107,7 +108,7 @@ class PuzzleCard(Widget, can_focus=True):
         self.name_text = name
         self._show_about()
         key = puzzle_id(puzzle)
-        koma_app(self).read(self, lambda store: (store.load_game(key), store.stats(key)),
+        read_store(self, lambda store: (store.load_game(key), store.stats(key)),
                             lambda answer: self._show_record(key, answer))
 
     def _show_record(self, key: str, answer: Answer) -> None:

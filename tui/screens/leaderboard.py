@@ -29,6 +29,7 @@ from tui.storage.service import Answer
 from tui.storage.store import SpeedEntry, Store
 from tui.widgets.keybar import KeyBar
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 SPEED_BOARD_SHOWN = 3
 
@@ -120,7 +121,7 @@ class LeaderboardScreen(DirtyOnlyRendering):
             speed = store.speed_board(daily_event(day).key, size) if size else None
             return store.leaderboard(day, game, limit=None), saved, daily_trend(store, game, day), speed
 
-        koma_app(self).read(self, read, lambda answer: self._show_board(day, game, answer))
+        read_store(self, read, lambda answer: self._show_board(day, game, answer))
 
     def _show_board(self, day: str, game: str, answer: Answer) -> None:
         if (day, game) != (self.day, self.game):
@@ -195,7 +196,7 @@ class LeaderboardScreen(DirtyOnlyRendering):
             return
         player = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         key = daily_key(self.day, self.game)
-        koma_app(self).read(self, lambda store: store.replays(player, key), self._replay_read)
+        read_store(self, lambda store: store.replays(player, key), self._replay_read)
 
     def _replay_read(self, answer: Answer) -> None:
         if not answer.known:

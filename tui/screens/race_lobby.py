@@ -31,6 +31,7 @@ from tui.storage.service import Answer
 from tui.storage.store import Store
 from tui.widgets.keybar import KeyBar
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 AWAY = "the races cannot be reached now (the database is away); try again in a moment"
 
@@ -134,8 +135,8 @@ class RaceLobbyScreen(DirtyOnlyRendering):
     def look_for_my_race(self) -> None:
         """A race to go back to, and the player's race stats (both read off the UI thread)."""
         player = koma_app(self).player
-        koma_app(self).read(self, lambda store: store.my_race(player), self._found_my_race)
-        koma_app(self).read(self, lambda store: store.race_stats(player), self._found_stats)
+        read_store(self, lambda store: store.my_race(player), self._found_my_race)
+        read_store(self, lambda store: store.race_stats(player), self._found_stats)
 
     def _found_stats(self, answer: Answer) -> None:
         if answer.known:
@@ -215,7 +216,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
             self.say("")
             self.open_race(room)
 
-        koma_app(self).read(self, run, joined)
+        read_store(self, run, joined)
 
     def open_race(self, room: Room) -> None:
         self.last_room = room.room
@@ -238,7 +239,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
                 return
             self.app.push_screen(RaceReplayScreen(over[-1], ascii_only=self.ascii_only))
 
-        koma_app(self).read(self, lambda store: store.race_history(room_id), replay)
+        read_store(self, lambda store: store.race_history(room_id), replay)
 
     def action_rejoin(self) -> None:
         """Back to the race on offer, as the store has it now: the offer may be older than the player's last step
@@ -249,7 +250,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         player = koma_app(self).player
         self.busy = True
         self.say("Back to your race…")
-        koma_app(self).read(self, lambda store: store.my_race(player), self._rejoin_found)
+        read_store(self, lambda store: store.my_race(player), self._rejoin_found)
 
     def _rejoin_found(self, answer: Answer) -> None:
         self.busy = False

@@ -37,6 +37,7 @@ from tui.widgets.keybar import KeyBar
 from tui.widgets.race_minis import RaceMinis
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 LIST_SECONDS = 1.0  # the list of races is read again this often
 
@@ -80,7 +81,7 @@ class RaceWatchScreen(DirtyOnlyRendering):
             self.timer.resume()
 
     def refresh_list(self) -> None:
-        koma_app(self).read(self, lambda store: store.live_races(), self._show_list)
+        read_store(self, lambda store: store.live_races(), self._show_list)
 
     def _show_list(self, answer: Answer) -> None:
         title = self.query_one("#race-watch-title", Static)

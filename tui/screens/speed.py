@@ -274,7 +274,7 @@ class SpeedScreen(DirtyOnlyRendering):
         for result in self.run.legs:
             index = self.session.add(result)
             self.last = result
-            koma_app(self).write(solve_record(result))
+            koma_app(self).storage.write(solve_record(result))
             if result.dnf:
                 continue
             plan = optimum_plan(speed_puzzle(result.width, result.height))

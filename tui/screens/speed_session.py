@@ -19,6 +19,7 @@ from tui.screens.speed_replay import SpeedReplayScreen
 from tui.storage.service import Answer
 from tui.widgets.keybar import KeyBar
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 
 def records_text(size_label: str, summary: SessionSummary | None) -> str:
@@ -81,7 +82,7 @@ class SpeedSessionScreen(DirtyOnlyRendering):
         self.query_one(DataTable).add_columns("#", "time", "STM", "MTM", "TPS", "optimal", "eff.")
         self.show()
         size = None if self.event.sizes else f"{self.size_wh[0]}x{self.size_wh[1]}"
-        koma_app(self).read(self, lambda store: store.speed_solves(size), self._records_read)
+        read_store(self, lambda store: store.speed_solves(size), self._records_read)
 
     def show(self) -> None:
         session = koma_app(self).speed_session

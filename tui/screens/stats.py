@@ -26,6 +26,7 @@ from tui.storage.service import Answer
 from tui.storage.store import Store
 from tui.widgets.keybar import KeyBar
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 
 def finished_text(when: float) -> str:
@@ -87,7 +88,7 @@ class StatsScreen(DirtyOnlyRendering):
             puzzles = {r.puzzle for r in replays}
             return replays, {p: store.stats(p) for p in puzzles}, store.watchable()
 
-        koma_app(self).read(self, read, self._loaded)
+        read_store(self, read, self._loaded)
 
     def _loaded(self, answer: Answer) -> None:
         if not answer.known:
@@ -131,7 +132,7 @@ class StatsScreen(DirtyOnlyRendering):
         """Let others watch or not: the setting is written through the outbox (it holds even while the database
         is away), and shown at once."""
         self.watching = not self.watching
-        koma_app(self).write(SetWatchable(self.watching))
+        koma_app(self).storage.write(SetWatchable(self.watching))
         self.show_puzzle()
 
     def action_puzzle(self, delta: int) -> None:

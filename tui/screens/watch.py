@@ -33,6 +33,7 @@ from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import look_for
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 LIST_SECONDS = 1.0  # how often the list of live games is read again
 
@@ -84,7 +85,7 @@ class WatchScreen(DirtyOnlyRendering):
             self.timer.resume()
 
     def refresh_list(self) -> None:
-        koma_app(self).read(self, lambda store: store.live_games(), self._show_list)
+        read_store(self, lambda store: store.live_games(), self._show_list)
 
     def _show_list(self, answer: Answer) -> None:
         if not answer.known:
@@ -170,7 +171,7 @@ class SpectateScreen(DirtyOnlyRendering):
 
     def unwatch(self) -> None:
         watcher = self.watcher
-        koma_app(self).read(self.app, lambda store: store.unwatch(watcher), lambda answer: None)
+        read_store(self.app, lambda store: store.unwatch(watcher), lambda answer: None)
 
     def on_screen_resume(self) -> None:
         if self.timer is not None and not self.ended:
@@ -195,7 +196,7 @@ class SpectateScreen(DirtyOnlyRendering):
                 store.watch(watcher, player, game)
             return store.live_game(player, game)
 
-        koma_app(self).read(self, read, self._polled)
+        read_store(self, read, self._polled)
 
     def _polled(self, answer: Answer) -> None:
         if self.ended or not answer.known:

@@ -44,9 +44,9 @@ from tui import game_metrics
 from tui.app import SERVED_FAILURES, KomaApp
 from tui.cli import parse_args
 from tui.launch import launch
-from tui.play import new_game as preloaded_new_game  # noqa: F401
+from tui.play import new_game as preloaded_new_game  # noqa: F401 - the screens imported when first opened
 from tui.play import parity_proof as preloaded_proof  # noqa: F401
-from tui.screens import algorithm_lab as preloaded_algorithm_lab  # noqa: F401 - the screens the app imports when first shown
+from tui.screens import algorithm_lab as preloaded_algorithm_lab  # noqa: F401
 from tui.screens import gallery as preloaded_gallery  # noqa: F401
 from tui.screens import help as preloaded_help  # noqa: F401
 from tui.screens import leaderboard as preloaded_leaderboard  # noqa: F401

@@ -60,7 +60,7 @@ async def test_one_plays_another_watches_live(tmp_path, database):
         assert game.position == 3 and game.history.moves == ["L", "R", "L"] and not game.won
         await watcher.press("escape")  # stop watching: the player's count drops
         await wait_for(player, lambda: game.status.watchers == 0, DEADLINE, "the count after the watcher left")
-        player_app.write(SetWatchable(False))  # the player turns watching off: the game leaves the list
+        player_app.storage.write(SetWatchable(False))  # the player turns watching off: the game leaves the list
         await wait_for(watcher, lambda: rows(watcher_app) == 0, DEADLINE, "the list without the game")
         assert "No game" in str(listing.query_one("#watch-title").render())
 

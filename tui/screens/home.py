@@ -109,7 +109,7 @@ class PuzzleCard(Widget, can_focus=True):
         self._show_about()
         key = puzzle_id(puzzle)
         read_store(self, lambda store: (store.load_game(key), store.stats(key)),
-                            lambda answer: self._show_record(key, answer))
+                   lambda answer: self._show_record(key, answer))
 
     def _show_record(self, key: str, answer: Answer) -> None:
         """The player's record on the puzzle, when the store answers (unknown while it cannot)."""

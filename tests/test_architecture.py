@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -416,3 +417,32 @@ def test_the_solver_owns_nothing_of_the_apps():
     found = [f"{path.relative_to(ROOT)}: {thing}" for path in sorted((ROOT / "solver").rglob("*.py"))
              for thing in APP_THINGS if thing in path.read_text()]
     assert found == []
+
+
+# Koma writes SQL's keywords in capitals (tui/storage/), which keeps English prose ("select a size from") out of it.
+SQL = re.compile(r"\b(SELECT\b.+\bFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX)|ALTER\s+TABLE)\b",
+                 re.DOTALL)
+
+
+def sql_outside_storage() -> list[str]:
+    """Where a module outside ``tui/storage/`` imports a database driver or holds an SQL statement in a string."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.is_relative_to(ROOT / "tui" / "storage"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                if any(name.split(".")[0] in ("sqlite3", "psycopg") for name in names):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports a database driver")
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL.search(node.value):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} holds SQL")
+    return found
+
+
+def test_sql_lives_in_the_storage_only():
+    """Every SQL statement and database driver is in ``tui/storage/``: the game, the screens, the servers, the solver
+    and the bench reach the database through the store's typed methods."""
+    assert SQL.search("UPDATE race_rooms SET state = 1") and SQL.search("SELECT code\n FROM race_rooms")
+    assert sql_outside_storage() == []

@@ -28,7 +28,8 @@ from tui.ascii import Static
 from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
-from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
+from tui.game.speed import (KEYBOARD, MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan,
+                            searching_text, speed_puzzle)
 from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
 from tui.game.speed_notation import export_solve, solve_record
 from tui.messages import JobFailed, JobProgress
@@ -246,8 +247,9 @@ class SpeedScreen(DirtyOnlyRendering):
             self.clock_timer = None
 
     async def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
-        """One move (a line move, or the click on ``cell``); the board, clock and figures follow."""
-        outcome = self.run.press(cell) if cell is not None else self.run.play(move) if move else Play.ILLEGAL
+        """One move (a line move from a key, or the click on ``cell``); the board, clock and figures follow."""
+        outcome = (self.run.press(cell, MOUSE) if cell is not None else self.run.play(move, KEYBOARD) if move
+                   else Play.ILLEGAL)
         if outcome is Play.ILLEGAL:
             return outcome
         board = self.query_one("#speed-board", SpeedBoard)

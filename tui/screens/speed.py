@@ -35,6 +35,7 @@ from tui.game.speed_notation import export_solve, solve_record
 from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.speed_event import SpeedEventScreen, event_name
+from tui.screens.speed_import import SpeedImportScreen
 from tui.screens.speed_replay import SpeedReplayScreen
 from tui.screens.speed_session import SpeedSessionScreen
 from tui.widgets.keybar import KeyBar
@@ -67,6 +68,8 @@ SPEED_BINDINGS: list[BindingType] = [
             tooltip="The session: a plot of its times, its averages, the records, and replays"),
     Binding("r", "replay", "replay", id="speed.replay", tooltip="Replay the last solve in real time"),
     Binding("e", "export", "export", id="speed.export", tooltip="Copy the last solve in slidy's notation"),
+    Binding("o", "import", "import", id="speed.import",
+            tooltip="Bring solves in: Slidysim replay links or database, slidy's notation, CSV or JSON"),
     Binding("y", "copy_id", "copy ID", id="speed.copy_id", show=False, tooltip="Copy the scramble's game ID"),
     Binding("escape", "back", "back", id="speed.back", tooltip="Back home (a solve under way is a DNF)"),
 ]
@@ -404,6 +407,9 @@ class SpeedScreen(DirtyOnlyRendering):
             return
         self.app.copy_to_clipboard(export_solve(self.last))
         self.notify("Copied the last solve (slidy's notation).", timeout=3)
+
+    def action_import(self) -> None:
+        self.app.push_screen(SpeedImportScreen())
 
     def action_session(self) -> None:
         self.app.push_screen(SpeedSessionScreen(self.event, self.size_wh, ascii_only=self.ascii_only))

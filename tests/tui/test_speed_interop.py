@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from solver.errors import KomaError
 from solver.sliding.model import SlidingPuzzle
 from tui.game.speed import SpeedResult, apply_line, line_move_to, speed_puzzle
-from tui.game.speed_interop import (SOURCE_CSV, SOURCE_JSON, SOURCE_LINK, export_csv, export_json, read_solves,
-                                    replay_link, results_from_link)
+from tui.game.speed_interop import SOURCE_CSV, SOURCE_JSON, SOURCE_LINK, export_csv, export_json, read_solves, replay_link, results_from_link
 from tui.game.speed_notation import export_solve, import_solve
 
 # A 4x4 solve as Slidysim keeps it (single_solves: the scramble in the inline form, the solution in the short form,

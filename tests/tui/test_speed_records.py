@@ -8,6 +8,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from itertools import pairwise
 
 import pytest
 
@@ -71,7 +72,7 @@ def test_records_follow_the_rules_and_a_dnf_is_never_one(database):
     history = store.speed_record_history("3x3")
     assert [(r.statistic, r.time_ms) for r in history if r.statistic == "single"] == [("single", 5000), ("single", 4000),
                                                                                       ("single", 3000)]
-    assert all(a.achieved <= b.achieved for a, b in zip(history, history[1:]))
+    assert all(a.achieved <= b.achieved for a, b in pairwise(history))
 
 
 def test_an_import_is_kept_whole_once_and_records_are_worked_out_again(database):

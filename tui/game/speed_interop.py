@@ -38,8 +38,17 @@ from solver.errors import KomaError, one_line, shown
 from solver.sliding.model import SlidingPuzzle
 from tui.game.averages import seconds_text
 from tui.game.speed import CONTROLS, KEYBOARD, MOUSE, SINGLE, SpeedResult, line_moves, speed_puzzle
-from tui.game.speed_notation import (format_scramble, format_solution, format_times, import_solve, parse_scramble,
-                                     parse_solution, parse_time, parse_times, spread_times)
+from tui.game.speed_notation import (
+    format_scramble,
+    format_solution,
+    format_times,
+    import_solve,
+    parse_scramble,
+    parse_solution,
+    parse_time,
+    parse_times,
+    spread_times,
+)
 
 SLIDYSIM_REPLAY = "https://slidysim.github.io/replay?r="
 LINK = re.compile(r"https?://\S*?[?&]r=([^&#\s]+)")

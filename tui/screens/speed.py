@@ -28,8 +28,7 @@ from tui.ascii import Static
 from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
-from tui.game.speed import (KEYBOARD, MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan,
-                            searching_text, speed_puzzle)
+from tui.game.speed import KEYBOARD, MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
 from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
 from tui.game.speed_notation import export_solve, solve_record
 from tui.messages import JobFailed, JobProgress

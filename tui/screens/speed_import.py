@@ -91,7 +91,7 @@ class SpeedImportScreen(DirtyOnlyRendering):
             reason = str(error) if isinstance(error, KomaError) else one_line(f"{type(error).__name__}: {error}")
             self._say(f"[b]Nothing imported[/b]: {escape(reason)}")
             return
-        parsed: list[Parsed] = event.worker.result
+        parsed: list[Parsed] = event.worker.result or []
         self._say(f"Keeping the good solves of {len(parsed)}…")
         read_store(self, lambda store: store_import(store, parsed), self._stored, deadline=IMPORT_DEADLINE_SECONDS)
 

@@ -145,7 +145,7 @@ class SpeedSessionScreen(DirtyOnlyRendering):
             graph.show([session.results[k] for k in self.indices], f"{self.size_label}: this session")
 
     def _records_read(self, answer: Answer) -> None:
-        solves, lasting = answer.value if answer.known else (None, None)
+        solves, lasting = answer.value if answer.known else ([], None)
         summary = summary_of(solves, self.event, self.size_wh) if answer.known else None
         self.query_one("#speed-session-records", Static).update(records_text(self.size_label, summary, lasting))
 

@@ -49,6 +49,7 @@ class KomaAppView(Protocol):
     player_name: str
     stop_flags: StopFlags
     ascii_only: bool
+    served: bool  # a game over SSH or the web: the files are the server's, never the player's
     animate_spinner: bool
     clock: Callable[[], float]
     warm_seconds: dict[str, float]

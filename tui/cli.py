@@ -90,6 +90,44 @@ def add_doctor_command(commands: Any) -> None:
                            ).set_defaults(handler=doctor)
 
 
+def add_speed_command(commands: Any) -> None:
+    """``koma speed import FILE|-`` and ``koma speed export``: speed solves in and out (:mod:`tui.storage.speed_transfer`)."""
+    speed = commands.add_parser("speed", help="speed solves in and out: import, export, records")
+    actions = speed.add_subparsers(dest="speed_command", metavar="ACTION", parser_class=Parser, required=True)
+    importing = solver_cli.add_command(actions, "import", "keep the solves of a Slidysim database, Slidysim replay links, "
+                                       "slidy's notation or Koma's CSV/JSON (each replayed and checked first)")
+    importing.add_argument("file", metavar="FILE", help="the file to read, or - for standard input")
+    importing.set_defaults(handler=speed_import)
+    exporting = solver_cli.add_command(actions, "export", "your speed solves, oldest first, to standard output")
+    exporting.add_argument("--format", choices=("csv", "json", "link", "slidy"), default="csv",
+                           help="csv (default), json, link (a Slidysim replay link each) or slidy (slidy's notation)")
+    exporting.add_argument("--size", metavar="WxH", help="only solves of this size (4x4)")
+    exporting.add_argument("--event", metavar="EVENT", help="only solves of this event (single, bld, marathon10 …)")
+    exporting.add_argument("--last", type=solver_cli.seed_number, metavar="N", help="only the last N solves")
+    exporting.set_defaults(handler=speed_export)
+    records = solver_cli.add_command(actions, "records", "your all-time speed records per size and event, with their history")
+    records.add_argument("--size", metavar="WxH", help="only this size (4x4)")
+    records.set_defaults(handler=speed_records)
+
+
+def speed_import(args) -> int:
+    from tui.speed_commands import run_import  # the store is opened only when a speed command runs
+
+    return run_import(args)
+
+
+def speed_export(args) -> int:
+    from tui.speed_commands import run_export
+
+    return run_export(args)
+
+
+def speed_records(args) -> int:
+    from tui.speed_commands import run_records
+
+    return run_records(args)
+
+
 # --- the parser ----------------------------------------------------------------------------------
 
 COMMANDS_GROUP = "koma.commands"
@@ -126,6 +164,7 @@ def build_parser(registered: Sequence[AddCommands] | None = None) -> Parser:
     add_play_command(commands)
     solver_cli.add_commands(commands)
     add_doctor_command(commands)
+    add_speed_command(commands)
     add_serve_command(commands).set_defaults(handler=serve)
     add_web_command(commands).set_defaults(handler=web)
     for add in registered_commands() if registered is None else registered:

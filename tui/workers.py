@@ -46,15 +46,19 @@ def on_ui_thread(app: App, callback: Callable[..., None], *args: Any) -> None:
             pass
 
 
-def read_store(node: DOMNode, run: Callable[[Store], Any], reply: Callable[[Answer], None]) -> None:
-    """Read from the store off the UI thread (``run(store)``); ``reply`` gets the Answer on the UI thread, if ``node``
-    is still mounted then."""
+def read_store(node: DOMNode, run: Callable[[Store], Any], reply: Callable[[Answer], None], *,
+               deadline: float | None = None) -> None:
+    """Read from the store off the UI thread (``run(store)``, within ``deadline`` seconds, else the storage service's);
+    ``reply`` gets the Answer on the UI thread, if ``node`` is still mounted then."""
     app = node.app  # here, on the UI thread: the storage's threads do not know the app
 
     def answered(answer: Answer) -> None:
         on_ui_thread(app, lambda: reply(answer) if node.is_attached else None)
 
-    koma_app(node).storage.read(run, answered)
+    if deadline is None:
+        koma_app(node).storage.read(run, answered)
+    else:
+        koma_app(node).storage.read(run, answered, deadline)
 
 
 def run_job(node: DOMNode, job: SolverJob, compute: Callable[[SolverJob, Report], T], *, group: str,

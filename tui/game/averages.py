@@ -5,7 +5,7 @@ Slidysim's, with the 5% trim of csTimer and slidy for the long averages):
 
 - **mo3**: the plain mean of 3; one DNF makes it a DNF.
 - **aoN** (N >= 5): sort the N results, drop the ``ceil(5% of N)`` best and as many worst (ao5 and ao12: 1 each,
-  ao50: 3, ao100: 5) and take the mean of the rest; a DNF among the results kept (more DNFs than the worst
+  ao25: 2, ao50: 3, ao100: 5) and take the mean of the rest; a DNF among the results kept (more DNFs than the worst
   dropped) makes it a DNF.
 - **best** of an average: the lowest over every run of N consecutive results; **current**: the last N.
 - **mean** and **standard deviation** (the sample's, N - 1) are over the solves finished (DNFs left out).
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 DNF = math.inf
-AVERAGES = (("mo3", 3), ("ao5", 5), ("ao12", 12), ("ao50", 50), ("ao100", 100))
+AVERAGES = (("mo3", 3), ("ao5", 5), ("ao12", 12), ("ao25", 25), ("ao50", 50), ("ao100", 100))
 
 
 def trimmed(n: int) -> int:
@@ -65,7 +65,7 @@ def rolling(name: str, size: int, results: Sequence[float]) -> Figure:
 
 @dataclass(frozen=True)
 class SessionSummary:
-    """A session's (or a size's) figures: single, mo3, ao5, ao12, ao50, ao100, the mean, std dev and counts."""
+    """A session's (or a size's) figures: single, mo3, ao5, ao12, ao25, ao50, ao100, the mean, std dev and counts."""
 
     count: int = 0
     solved: int = 0

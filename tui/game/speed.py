@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from itertools import groupby, pairwise
 from typing import Any
@@ -26,6 +26,8 @@ from solver.sliding.model import MAX_SIDE, TILE_DELTA, SlidingPuzzle
 SPEED_MIN_SIDE, SPEED_MAX_SIDE = 3, MAX_SIDE
 DIRECTIONS = "UDLR"
 SINGLE = "single"  # one solve; the other events (BLD, marathon, relay) are in .speed_events
+KEYBOARD, MOUSE, TOUCH = "keyboard", "mouse", "touch"
+CONTROLS = (KEYBOARD, MOUSE, TOUCH)  # the input that made a solve's moves ("" when not known: an old or imported solve)
 
 
 def speed_puzzle(width: int, height: int) -> SlidingPuzzle:
@@ -125,7 +127,9 @@ class SpeedResult(TileCounts):
 
     ``moves`` are single-tile moves and ``times_ms[k]`` the time of ``moves[k]`` in ms from the first move.  A solve
     that is leg ``leg`` (from 0) of a multi-solve event (relay, marathon: see :mod:`.speed_events`) carries the
-    event's ``run`` id, and its times run on from the event's first move (so only leg 0 starts at 0)."""
+    event's ``run`` id, and its times run on from the event's first move (so only leg 0 starts at 0).  ``control`` is
+    the input that made most of its moves (:data:`CONTROLS`, "" unknown), ``source`` where an imported solve came from
+    ("" for one played in Koma) and ``finished`` when it ended (seconds since the epoch; None while not stored)."""
 
     width: int
     height: int
@@ -136,8 +140,13 @@ class SpeedResult(TileCounts):
     event: str = SINGLE
     run: str = ""
     leg: int = 0
+    control: str = ""
+    source: str = ""
+    finished: float | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        if self.control and self.control not in CONTROLS:
+            raise KomaError(f"control {self.control!r} is none of {', '.join(CONTROLS)}")
         if len(self.moves) != len(self.times_ms):
             raise KomaError(f"a solve needs one time per tile moved: {len(self.moves)} moves, {len(self.times_ms)} times")
         if self.times_ms and ((self.times_ms[0] != 0 if self.leg == 0 else self.times_ms[0] < 0)
@@ -272,6 +281,7 @@ class SpeedSolve(TileCounts):
         self.event, self.run, self.leg = event, run, leg
         self.moves: list[str] = []
         self.times_ms: list[int] = []
+        self.tiles_by_control: dict[str, int] = {}  # tiles moved by each input (keyboard, mouse, touch)
         self.started_at: float | None = started_at
         self.solved = False
         self.abandoned = False
@@ -296,8 +306,9 @@ class SpeedSolve(TileCounts):
         assert self.started_at is not None
         return max(self.times_ms[-1] if self.times_ms else 0, round((self.now() - self.started_at) * 1000))
 
-    def play(self, move: LineMove | str) -> Play:
-        """Play a line move (or one tile: ``"U"``) if possible; the first move starts the clock at 0 ms."""
+    def play(self, move: LineMove | str, control: str = "") -> Play:
+        """Play a line move (or one tile: ``"U"``) if possible, made with ``control`` (:data:`CONTROLS`, "" unknown);
+        the first move starts the clock at 0 ms."""
         if isinstance(move, str):
             move = LineMove(move)
         if self.over or room(self.puzzle, self.state, move.direction) < move.count:
@@ -310,15 +321,23 @@ class SpeedSolve(TileCounts):
         self.state = apply_line(self.puzzle, self.state, move)
         self.moves.extend(move.tiles)
         self.times_ms.extend([at] * move.count)
+        if control:
+            self.tiles_by_control[control] = self.tiles_by_control.get(control, 0) + move.count
         if self.puzzle.is_goal(self.state):
             self.solved = True
             return Play.SOLVED
         return Play.PLAYED
 
-    def press(self, cell: int) -> Play:
-        """A click on ``cell``: its line slides toward the blank (ILLEGAL off the blank's row and column)."""
+    def press(self, cell: int, control: str = MOUSE) -> Play:
+        """A click (or tap) on ``cell``: its line slides toward the blank (ILLEGAL off the blank's row and column)."""
         move = line_move_to(self.puzzle, self.state, cell)
-        return Play.ILLEGAL if move is None else self.play(move)
+        return Play.ILLEGAL if move is None else self.play(move, control)
+
+    @property
+    def control(self) -> str:
+        """The input that moved the most tiles ("" when none was told)."""
+        counts = self.tiles_by_control
+        return max(CONTROLS, key=lambda name: counts.get(name, 0)) if counts else ""
 
     def abandon(self) -> bool:
         """Give up a started solve: it counts as a DNF.  False if it had not started (nothing to count) or is over."""
@@ -337,5 +356,6 @@ class SpeedSolve(TileCounts):
         if not self.over:
             raise KomaError("the solve is not over")
         return SpeedResult(self.puzzle.width, self.puzzle.height, self.scramble, tuple(self.moves),
-                           tuple(self.times_ms), dnf=self.abandoned, event=self.event, run=self.run, leg=self.leg)
+                           tuple(self.times_ms), dnf=self.abandoned, event=self.event, run=self.run, leg=self.leg,
+                           control=self.control)
 

@@ -24,7 +24,7 @@ from itertools import groupby
 
 from solver.errors import KomaError
 from tui.game.averages import SessionSummary, summarize
-from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
+from tui.game.speed import MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
 
 Size = tuple[int, int]
 
@@ -175,11 +175,11 @@ class EventRun:
         """The run's MTM so far, counted as :attr:`stm` is."""
         return sum(leg.mtm for leg in self.legs) + (0 if self.over else self.solve.mtm)
 
-    def play(self, move: LineMove | str) -> Play:
-        return self._after(self.solve.play(move))
+    def play(self, move: LineMove | str, control: str = "") -> Play:
+        return self._after(self.solve.play(move, control))
 
-    def press(self, cell: int) -> Play:
-        return self._after(self.solve.press(cell))
+    def press(self, cell: int, control: str = MOUSE) -> Play:
+        return self._after(self.solve.press(cell, control))
 
     def _after(self, outcome: Play) -> Play:
         """A solved leg is kept; unless it was the last, the next leg's scramble shows and the clock runs on."""

@@ -17,8 +17,11 @@ An export is one ``key: value`` line each::
     time: 5.123
     result: DNF          (only for a solve given up)
 
-``time`` is the last move's time and is checked on import; lines with other keys (the figures ``stm``, ``mtm``,
-``tps`` Koma writes for people) are read past.  Bad input raises KomaError with a one-line message.
+``time`` is the last move's time and is checked on import.  A solve without ``movetimes`` (slidy's own notation has
+none) needs its ``time``: its moves are then spread evenly over it (the time, moves and TPS stay exact; a replay
+plays it at an even pace).  ``control: keyboard|mouse|touch`` is written when known and read back; lines with other
+keys (the figures ``stm``, ``mtm``, ``tps`` Koma writes for people) are read past.  Bad input raises KomaError with a
+one-line message.
 """
 
 from __future__ import annotations
@@ -115,14 +118,23 @@ def export_solve(result: SpeedResult) -> str:
         lines += [f"run: {result.run}", f"leg: {result.leg}"]
     if result.dnf:
         lines.append("result: DNF")
+    if result.control:
+        lines.append(f"control: {result.control}")
     tps = f"{result.tps:.3f}" if result.tps is not None else "-"
     lines.append(f"stm: {result.stm}  mtm: {result.mtm}  tps: {tps}")
     return "\n".join(lines) + "\n"
 
 
-def import_solve(text: str) -> SpeedResult:
-    """A solve from its export: the moves must be legal from the scramble and (unless a DNF) reach the goal, with
-    one time per tile moved."""
+def spread_times(tiles: int, time_ms: int) -> tuple[int, ...]:
+    """``tiles`` move times spread evenly from 0 to ``time_ms`` (for a solve known by its time alone)."""
+    if tiles <= 1:
+        return (0,) * tiles
+    return tuple(round(k * time_ms / (tiles - 1)) for k in range(tiles))
+
+
+def import_solve(text: str, *, source: str = "") -> SpeedResult:
+    """A solve from its export (or slidy's notation with a ``time:`` instead of move times): the moves must be legal
+    from the scramble and (unless a DNF) reach the goal, with one time per tile moved; ``source`` marks it imported."""
     fields: dict[str, str] = {}
     for number, line in enumerate((text or "").splitlines(), 1):
         if not line.strip():
@@ -131,20 +143,24 @@ def import_solve(text: str) -> SpeedResult:
         if not colon:
             raise KomaError(f"line {number} is not 'key: value': {shown(line)}")
         fields.setdefault(key.strip().lower(), value.strip())
-    for needed in ("scramble", "solution", "movetimes"):
+    for needed in ("scramble", "solution"):
         if needed not in fields:
             raise KomaError(f"the solve has no '{needed}:' line")
+    if "movetimes" not in fields and "time" not in fields:
+        raise KomaError("the solve has no 'movetimes:' line (nor a 'time:' to spread its moves over)")
     puzzle, scramble = parse_scramble(fields["scramble"])
     if "size" in fields and fields["size"].lower() != puzzle.size_label:
         raise KomaError(f"size {shown(fields['size'])} does not match the scramble's {puzzle.size_label}")
     moves = parse_solution(fields["solution"])
-    times = parse_times(fields["movetimes"])
+    times = (parse_times(fields["movetimes"]) if "movetimes" in fields
+             else spread_times(len(moves), parse_time(fields["time"])))
     dnf = fields.get("result", "").upper() == "DNF"
     leg = fields.get("leg", "0")
     if not leg.isascii() or not leg.isdigit() or len(leg) > 3:
         raise KomaError(f"leg {shown(leg)} is not a leg's number (0, 1, 2 …)")
     result = SpeedResult(puzzle.width, puzzle.height, scramble, moves, times, dnf=dnf,
-                         event=fields.get("event", SINGLE) or SINGLE, run=fields.get("run", ""), leg=int(leg))
+                         event=fields.get("event", SINGLE) or SINGLE, run=fields.get("run", ""), leg=int(leg),
+                         control=fields.get("control", "").lower(), source=source)
     if "time" in fields and parse_time(fields["time"]) != result.time_ms:
         raise KomaError(f"time {shown(fields['time'])} is not the last move's time ({seconds_text(result.time_ms)})")
     try:
@@ -161,7 +177,7 @@ def solve_record(result: SpeedResult) -> RecordSpeedSolve:
     puzzle = SlidingPuzzle(result.width, result.height)
     return RecordSpeedSolve(result.size_label, result.event, format_scramble(puzzle, result.scramble),
                             format_solution(result.moves), format_times(result.times_ms), result.time_ms, result.dnf,
-                            result.run, result.leg)
+                            result.run, result.leg, result.control, result.source, result.finished)
 
 
 def solve_from_record(record: RecordSpeedSolve) -> SpeedResult:
@@ -170,4 +186,5 @@ def solve_from_record(record: RecordSpeedSolve) -> SpeedResult:
     if record.size != puzzle.size_label:
         raise KomaError(f"size {shown(record.size)} does not match the scramble's {puzzle.size_label}")
     return SpeedResult(puzzle.width, puzzle.height, scramble, parse_solution(record.moves), parse_times(record.times),
-                       dnf=record.dnf, event=record.event or SINGLE, run=record.run, leg=record.leg)
+                       dnf=record.dnf, event=record.event or SINGLE, run=record.run, leg=record.leg,
+                       control=record.control, source=record.source, finished=record.finished)

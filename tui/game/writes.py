@@ -122,7 +122,9 @@ class SetWatchable:
 @dataclass(frozen=True)
 class RecordSpeedSolve:
     """One speed solve, kept once: its size ``WxH``, event (and ``run``/``leg`` of a relay or marathon), the scramble,
-    the moves and per-move times in the speedsolvers' notation (:mod:`tui.game.speed_notation`), the time, a DNF."""
+    the moves and per-move times in the speedsolvers' notation (:mod:`tui.game.speed_notation`), the time, a DNF, the
+    input that made it (``control``), where an imported one came from (``source``) and when it ended (``finished``:
+    None for the time the write is accepted)."""
 
     KIND: ClassVar[OpKind] = OpKind.SPEED
     size: str
@@ -134,6 +136,9 @@ class RecordSpeedSolve:
     dnf: bool
     run: str = ""
     leg: int = 0
+    control: str = ""
+    source: str = ""
+    finished: float | None = None
 
 
 Write = SaveGame | PlayMove | Travel | ClearGame | FinishGame | Seen | SetWatchable | RecordSpeedSolve

@@ -30,13 +30,16 @@ RULES = {
               "A random-state scramble shows; look as long as you like: the clock starts on your first move and "
               "stops when the board is solved, to the millisecond. A click on a tile in the blank's row or column "
               "slides the whole line. STM counts every tile moved, MTM every run of moves one way (U3 is 3 STM, "
-              "1 MTM); TPS is STM per second. mo3 is the mean of 3; ao5, ao12, ao50 and ao100 drop the best and "
-              "worst 5% (rounded up: 1, 1, 3, 5 each) and are a DNF when a DNF is left. A solve given up is a DNF. "
+              "1 MTM); TPS is STM per second. mo3 is the mean of 3; ao5, ao12, ao25, ao50 and ao100 drop the best and "
+              "worst 5% (rounded up: 1, 1, 2, 3, 5 each) and are a DNF when a DNF is left. A solve given up is a DNF. "
               "Events (x): single; BLD (the numbers vanish with the first move); marathon (x5, x10, x42, x100 or "
               "any length from 2 to 1000 typed: that many in a row, one clock); relay (every size from 3x3 to 5x5, "
               "7x7 or 10x10 in a row, one clock). Each length and each range keeps its own records. After a solve "
               "Koma shows the scramble's optimal length and your efficiency (optimal / STM): up to 16 cells at once; "
-              "the 4x5, 5x4 and 5x5 (its tables built with koma tables build sliding --size 5x5) within 30 s."),
+              "the 4x5, 5x4 and 5x5 (its tables built with koma tables build sliding --size 5x5) within 30 s. "
+              "Records last: the all-time best single and averages of each size and event, with their moves and TPS "
+              "(v). Import (o) Slidysim replay links or its database, slidy's notation, CSV or JSON; l copies a "
+              "solve's Slidysim replay link."),
     "race": ("Races (one scramble, every racer at the same moment)",
              "A room is a quick race (anyone racing that size joins it; it starts 10 s after its second racer, or at "
              "once with 8) or a private room (friends type its 5-letter code; its host starts it with s). A 3-2-1 "

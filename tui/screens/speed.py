@@ -28,12 +28,13 @@ from tui.ascii import Static
 from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
-from tui.game.speed import SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
+from tui.game.speed import KEYBOARD, MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
 from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
 from tui.game.speed_notation import export_solve, solve_record
 from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.speed_event import SpeedEventScreen, event_name
+from tui.screens.speed_import import SpeedImportScreen
 from tui.screens.speed_replay import SpeedReplayScreen
 from tui.screens.speed_session import SpeedSessionScreen
 from tui.widgets.keybar import KeyBar
@@ -66,6 +67,8 @@ SPEED_BINDINGS: list[BindingType] = [
             tooltip="The session: a plot of its times, its averages, the records, and replays"),
     Binding("r", "replay", "replay", id="speed.replay", tooltip="Replay the last solve in real time"),
     Binding("e", "export", "export", id="speed.export", tooltip="Copy the last solve in slidy's notation"),
+    Binding("o", "import", "import", id="speed.import",
+            tooltip="Bring solves in: Slidysim replay links or database, slidy's notation, CSV or JSON"),
     Binding("y", "copy_id", "copy ID", id="speed.copy_id", show=False, tooltip="Copy the scramble's game ID"),
     Binding("escape", "back", "back", id="speed.back", tooltip="Back home (a solve under way is a DNF)"),
 ]
@@ -246,8 +249,9 @@ class SpeedScreen(DirtyOnlyRendering):
             self.clock_timer = None
 
     async def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
-        """One move (a line move, or the click on ``cell``); the board, clock and figures follow."""
-        outcome = self.run.press(cell) if cell is not None else self.run.play(move) if move else Play.ILLEGAL
+        """One move (a line move from a key, or the click on ``cell``); the board, clock and figures follow."""
+        outcome = (self.run.press(cell, MOUSE) if cell is not None else self.run.play(move, KEYBOARD) if move
+                   else Play.ILLEGAL)
         if outcome is Play.ILLEGAL:
             return outcome
         board = self.query_one("#speed-board", SpeedBoard)
@@ -402,6 +406,9 @@ class SpeedScreen(DirtyOnlyRendering):
             return
         self.app.copy_to_clipboard(export_solve(self.last))
         self.notify("Copied the last solve (slidy's notation).", timeout=3)
+
+    def action_import(self) -> None:
+        self.app.push_screen(SpeedImportScreen())
 
     def action_session(self) -> None:
         self.app.push_screen(SpeedSessionScreen(self.event, self.size_wh, ascii_only=self.ascii_only))

@@ -25,6 +25,7 @@ from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.solver_jobs import SolverJob
 from tui.game.speed import LineMove, SpeedResult, apply_line, gave_up_text, line_moves, optimum_plan, searching_text, speed_puzzle, timed_steps
+from tui.game.speed_interop import replay_link
 from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.widgets.keybar import KeyBar
@@ -73,6 +74,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         Binding("r", "restart", "restart", id="speed_replay.restart", tooltip="From the scramble again"),
         Binding("o", "optimal", "Koma's optimal", id="speed_replay.optimal",
                 tooltip="Koma's optimal solution of this scramble, at your pace, and back to yours"),
+        Binding("l", "link", "link", id="speed_replay.link", tooltip="Copy the solve's Slidysim replay link"),
         Binding("escape", "back", "back", id="speed_replay.back", tooltip="Back"),
     ]
 
@@ -244,6 +246,10 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         self.query_one("#speed-board", SpeedBoard).show(self.state)
         self._show()
         self._schedule(START_PAUSE_SECONDS)
+
+    def action_link(self) -> None:
+        self.app.copy_to_clipboard(replay_link(self.result))
+        self.notify("Copied the solve's Slidysim replay link.", timeout=3)
 
     def action_back(self) -> None:
         self.app.pop_screen()

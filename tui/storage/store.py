@@ -21,9 +21,11 @@ never imports Textual.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +34,9 @@ from typing import Any
 from solver.errors import KomaError
 from tui.game.players import player_identity
 from tui.game.records import REPLAYS_KEPT, Replay, Result, SavedGame, Stats, after_win, rank_key
-from tui.game.speed import SpeedResult
-from tui.game.speed_notation import solve_from_record
+from tui.game.speed import SINGLE, SpeedResult
+from tui.game.speed_notation import parse_solution, solve_from_record
+from tui.game.speed_records import LONGEST_WINDOW, Entry, Record, bests, better, current_figures
 from tui.game.writes import FinishGame, Guard, RecordSpeedSolve
 from tui.storage.backend import Backend, Query, StoreError, one_line
 from tui.storage.live import LiveGames
@@ -82,15 +85,35 @@ SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts t
     "r.finished FROM replays r LEFT JOIN players p ON p.player = r.player "
     "WHERE r.player = ? AND (CAST(? AS TEXT) IS NULL OR r.game = ?) ORDER BY r.finished DESC, r.id DESC LIMIT ?")
 INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
-    "INSERT INTO speed_solves (player, op, size, event, run, leg, scramble, moves, times, time_ms, dnf, finished) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
+    "INSERT INTO speed_solves (player, op, size, event, run, leg, scramble, moves, times, time_ms, dnf, finished, "
+    "control, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
+SPEED_COLUMNS = "size, event, run, leg, scramble, moves, times, dnf, control, source, finished"
 SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
-    "SELECT size, event, run, leg, scramble, moves, times, dnf FROM speed_solves WHERE player = ? "
+    f"SELECT {SPEED_COLUMNS} FROM speed_solves WHERE player = ? "
     "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
 SELECT_EVENT_SOLVES = (  # every player's solves of one event and size, the first first (the daily speed board)
-    "SELECT s.player, COALESCE(p.name, s.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, s.dnf "
-    "FROM speed_solves s LEFT JOIN players p ON p.player = s.player WHERE s.event = ? AND s.size = ? "
-    "ORDER BY s.finished, s.id")
+    "SELECT s.player, COALESCE(p.name, s.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, s.dnf, "
+    "s.control, s.source, s.finished FROM speed_solves s LEFT JOIN players p ON p.player = s.player "
+    "WHERE s.event = ? AND s.size = ? ORDER BY s.finished, s.id")
+SELECT_RECORD_SOLVES = (  # one size and event's one-solve results, newest first (LIMIT -1: every one)
+    "SELECT time_ms, dnf, moves, finished FROM speed_solves WHERE player = ? AND size = ? AND event = ? AND run = '' "
+    "ORDER BY finished DESC, id DESC LIMIT ?")
+SELECT_RECORDS = ("SELECT size, event, statistic, time_ms, moves, tps, achieved FROM speed_records WHERE player = ? "
+                  "AND (CAST(? AS TEXT) IS NULL OR size = ?) AND (CAST(? AS TEXT) IS NULL OR event = ?)")
+UPSERT_RECORD = (
+    "INSERT INTO speed_records (player, size, event, statistic, time_ms, moves, tps, achieved) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, size, event, statistic) DO UPDATE SET "
+    "time_ms = excluded.time_ms, moves = excluded.moves, tps = excluded.tps, achieved = excluded.achieved")
+INSERT_RECORD_HISTORY = ("INSERT INTO speed_record_history (player, size, event, statistic, time_ms, moves, tps, achieved) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+SELECT_RECORD_HISTORY = (
+    "SELECT statistic, time_ms, moves, tps, achieved FROM speed_record_history WHERE player = ? AND size = ? "
+    "AND event = ? ORDER BY achieved, id")
+DELETE_RECORDS = "DELETE FROM speed_records WHERE player = ? AND size = ? AND event = ?"
+DELETE_RECORD_HISTORY = "DELETE FROM speed_record_history WHERE player = ? AND size = ? AND event = ?"
+SELECT_STALE = "SELECT size, event FROM speed_records_stale WHERE player = ?"
+DELETE_STALE = "DELETE FROM speed_records_stale WHERE player = ? AND size = ? AND event = ?"
+EVERY_ROW = 2**62  # a LIMIT that keeps every row (both databases take it)
 SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
 CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
 FORGET_OLD_OPS = "DELETE FROM applied_ops WHERE applied < ?"
@@ -241,10 +264,96 @@ class Store(LiveGames, RaceRooms):
 
     # --- speed solves --------------------------------------------------------------------------------
     def record_speed_solve(self, op_id: str, solve: RecordSpeedSolve, at: float) -> None:
-        """Keep one speed solve (:func:`tui.game.speed_notation.solve_record`), once per ``op_id``."""
-        self.backend.query(INSERT_SPEED_SOLVE, (
+        """Keep one speed solve (:func:`tui.game.speed_notation.solve_record`), once per ``op_id``, and the records
+        it makes (one transaction)."""
+        with self.backend.transaction(self.player) as query:
+            if self._insert_speed_solve(query, op_id, solve, at) and not solve.run:
+                self._update_records(query, solve.size, solve.event)
+
+    def _insert_speed_solve(self, query: Query, op_id: str, solve: RecordSpeedSolve, at: float) -> bool:
+        return bool(query(INSERT_SPEED_SOLVE + " RETURNING id", (
             self.player, op_id, solve.size, solve.event, solve.run, solve.leg, solve.scramble, solve.moves, solve.times,
-            solve.time_ms, int(solve.dnf), at))
+            solve.time_ms, int(solve.dnf), solve.finished if solve.finished is not None else at, solve.control,
+            solve.source)))
+
+    def import_speed_solves(self, solves: Sequence[RecordSpeedSolve]) -> int:
+        """Keep imported solves in one transaction (all or none), each once whatever how often it is imported (its
+        op is its content's digest), and work their sizes' and events' records out again; returns how many were
+        new."""
+        now = time.time()
+        added = 0
+        touched: set[tuple[str, str]] = set()
+        with self.backend.transaction(self.player) as query:
+            for solve in solves:
+                if self._insert_speed_solve(query, import_op(solve), solve, now):
+                    added += 1
+                    if not solve.run:
+                        touched.add((solve.size, solve.event))
+            for size, event in sorted(touched):
+                self._recompute_records(query, size, event)
+        return added
+
+    def _entries(self, query: Query, size: str, event: str, limit: int) -> list[Entry]:
+        rows = query(SELECT_RECORD_SOLVES, (self.player, size, event, limit))
+        entries = []
+        for time_ms, dnf, moves, finished in reversed(rows):
+            stm = len(parse_solution(str(moves)))
+            time_ms = int(time_ms)
+            entries.append(Entry(math.inf if dnf else float(time_ms), stm, stm * 1000 / time_ms if time_ms else None,
+                                 float(finished)))
+        return entries
+
+    def _stored_records(self, query: Query, size: str | None, event: str | None) -> list[tuple[str, str, Record]]:
+        return [(str(row[0]), str(row[1]), Record(str(row[2]), float(row[3]), float(row[4]),
+                                                  None if row[5] is None else float(row[5]), float(row[6])))
+                for row in query(SELECT_RECORDS, (self.player, size, size, event, event))]
+
+    def _update_records(self, query: Query, size: str, event: str) -> None:
+        """The records the newest solve of ``size`` and ``event`` made (all of them worked out again if stale)."""
+        if any((str(s), str(e)) == (size, event) for s, e in query(SELECT_STALE, (self.player,))):
+            self._recompute_records(query, size, event)
+            return
+        old = {record.statistic: record for _, _, record in self._stored_records(query, size, event)}
+        for name, value in current_figures(self._entries(query, size, event, LONGEST_WINDOW)).items():
+            if better(value, old.get(name)):
+                self._write_record(query, size, event, value)
+
+    def _write_record(self, query: Query, size: str, event: str, record: Record, *, lasting: bool = True) -> None:
+        args = (self.player, size, event, record.statistic, record.time_ms, record.moves, record.tps, record.achieved)
+        if lasting:
+            query(UPSERT_RECORD, args)
+        query(INSERT_RECORD_HISTORY, args)
+
+    def _recompute_records(self, query: Query, size: str, event: str) -> None:
+        """Every record of ``size`` and ``event`` and their history, from every solve (after an import, or for
+        solves stored before records were kept)."""
+        best, history = bests(self._entries(query, size, event, EVERY_ROW))
+        query(DELETE_RECORDS, (self.player, size, event))
+        query(DELETE_RECORD_HISTORY, (self.player, size, event))
+        for record in history:
+            self._write_record(query, size, event, record, lasting=False)
+        for record in best.values():
+            query(UPSERT_RECORD, (self.player, size, event, record.statistic, record.time_ms, record.moves, record.tps,
+                                  record.achieved))
+        query(DELETE_STALE, (self.player, size, event))
+
+    def _refresh_stale(self) -> None:
+        if not self.backend.query(SELECT_STALE, (self.player,)):
+            return
+        with self.backend.transaction(self.player) as query:
+            for size, event in query(SELECT_STALE, (self.player,)):
+                self._recompute_records(query, str(size), str(event))
+
+    def speed_records(self, size: str | None = None, event: str | None = None) -> list[tuple[str, str, Record]]:
+        """This player's lasting records (of one size and event if given): (size, event, record) each."""
+        self._refresh_stale()
+        return self._stored_records(self.backend.query, size, event)
+
+    def speed_record_history(self, size: str, event: str = SINGLE) -> list[Record]:
+        """Each record of ``size`` and ``event`` as it was reached, oldest first."""
+        self._refresh_stale()
+        return [Record(str(row[0]), float(row[1]), float(row[2]), None if row[3] is None else float(row[3]),
+                       float(row[4])) for row in self.backend.query(SELECT_RECORD_HISTORY, (self.player, size, event))]
 
     def speed_solves(self, size: str | None = None, limit: int = SPEED_SOLVES_READ) -> list[SpeedResult]:
         """This player's last ``limit`` speed solves (every leg of an event; of one size ``WxH`` if given), oldest
@@ -314,11 +423,19 @@ class SpeedEntry:
     result: SpeedResult
 
 
+def import_op(solve: RecordSpeedSolve) -> str:
+    """An imported solve's op: the digest of what it is, so that importing it again keeps nothing twice."""
+    what = "|".join((solve.size, solve.event, solve.run, str(solve.leg), solve.scramble, solve.moves, solve.times,
+                     str(int(solve.dnf))))
+    return "import-" + hashlib.sha256(what.encode()).hexdigest()[:32]
+
+
 def _speed_solve_from_row(row: tuple) -> SpeedResult:
-    size, event, run, leg, scramble, moves, times, dnf = row
+    size, event, run, leg, scramble, moves, times, dnf, control, source, finished = row
     try:
         return solve_from_record(RecordSpeedSolve(str(size), str(event), str(scramble), str(moves), str(times), 0,
-                                                  bool(dnf), str(run or ""), int(leg or 0)))
+                                                  bool(dnf), str(run or ""), int(leg or 0), str(control or ""),
+                                                  str(source or ""), None if finished is None else float(finished)))
     except (KomaError, TypeError, ValueError) as problem:
         raise BadRow(str(problem)) from None
 

@@ -417,7 +417,7 @@ def read_rooms(database: str, codes: dict[int, str]) -> dict[int, Room]:
     try:
         found = {}
         for room, code in codes.items():
-            room_id = store.room_of_code(code)
+            room_id = store.room_of_code(code, open_only=False)
             stored = store.read_room(room_id) if room_id else None
             if stored is not None:
                 found[room] = stored

@@ -148,7 +148,7 @@ def test_ssh_and_browser_players_race_in_one_room_and_agree_on_the_result(tmp_pa
 
     store = connect_store(url, "user:ann")
     try:
-        room = store.room_of_code(code)
+        room = store.room_of_code(code, open_only=False)
         assert room is not None, f"no room has the code {code}"
         history = store.race_history(room)
     finally:

@@ -84,7 +84,7 @@ def test_private_rooms_join_by_code_and_refuse_bad_codes(database):
     joined = store.join_code("bob", "Bob", f" {room.code[:2].lower()}-{room.code[2:]} ")
     assert joined.room == room.room and [r.player for r in joined.racers] == ["ann", "bob"]
     other = next(c for c in ("AAAAA", "BBBBB") if c != room.code)
-    for typed, says in ((other, f"no room has the code {other}"), ("ABC0E", "not 0"), ("ABCD", "not 4"),
+    for typed, says in ((other, f"no open room has the code {other}"), ("ABC0E", "not 0"), ("ABCD", "not 4"),
                         ("", "type the room")):
         with pytest.raises(KomaError, match=says):
             store.join_code("cy", "Cy", typed)
@@ -238,7 +238,7 @@ def test_my_race_finds_the_race_to_come_back_to(database):
     assert store.my_race("ann") is None  # past the window
     store.push(room.room, 0, "bob", "LU", [100, 200], finished_ms=200)
     assert store.my_race("bob") is None  # finished: nothing to come back to
-    assert [r.room for r in store.live_races()] == [room.room]
+    assert [r.room for r in store.live_races("bob")] == [room.room]  # a racer of the private room sees it
 
 
 def test_race_stats(database):
@@ -247,6 +247,7 @@ def test_race_stats(database):
         room = started_race(store, "ann", "bob")
         for player, ms in finishes.items():
             store.push(room.room, 0, player, "", [], finished_ms=ms, dnf=ms is None)
+        assert store.sweep(room.room, 0)  # everyone out: the round is over (and ann's room no longer open)
     alone = started_race(store, "ann")
     store.push(alone.room, 0, "ann", "", [], finished_ms=1000)  # a win alone is no win, but the best time counts
     assert store.race_stats("ann") == RaceStats(races=4, wins=1, best_ms={"3x3": 1000})

@@ -26,6 +26,12 @@ def current_player() -> tuple[str, str]:
     return player[:200], name[:40]
 
 
+def current_address() -> str:
+    """The client's address as a server passed it in (``$KOMA_ADDRESS``: an IPv4 address or an IPv6 /64), '' when
+    played locally: what code guesses are counted by besides the player."""
+    return os.environ.get("KOMA_ADDRESS", "").strip()[:64]
+
+
 def player_identity(player: str | None = None, name: str | None = None) -> tuple[str, str]:
     """``(player, name)`` for a store: the ones given, else the current player; a given player's name
     defaults to the part after ``user:``/``key:``."""

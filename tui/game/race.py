@@ -23,6 +23,13 @@ The rules:
   (DNF for the rest): a room never waits forever.
 - Rematch: after ``DONE`` a racer asks for one: the room goes to the next round (``round + 1``, ``LOBBY``), and the
   racers who accept join it.
+- **Fair play**: a private room is listed (Watch, replays) only to its racers, and a race with a racer who does
+  not let others watch is listed to no one else; a code joins only an open room (a lobby with someone in it; a
+  race only its own racers come back to), and is free for a new room :data:`CODE_KEPT_SECONDS` after its room's
+  last round opened, started or ended (a rematch asked for later is refused); a player hosts at most
+  :data:`MAX_OPEN_PRIVATE_ROOMS` open private rooms; wrong codes cost a growing wait per player and per address
+  (:func:`code_wait_seconds`); rooms are pruned :data:`ROOMS_KEPT_SECONDS` after their last round
+  (:data:`ABANDONED_ROOM_SECONDS` for a room that never raced), their racers' results kept for race stats.
 - Moves are single-tile moves, one letter each (``U D L R``, the direction the tile moves); STM counts every tile,
   MTM every run of one direction, TPS is STM per second of the racer's time (from the reveal).
 """
@@ -54,6 +61,14 @@ RACE_POLL_SECONDS = 0.05  # how often a racing process reads its room when nothi
 SAFETY_POLL_SECONDS = 1.0  # how often it reads it anyway when it is woken (PostgreSQL LISTEN/NOTIFY, SQLite pokes)
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O (1 and 0 look alike)
 CODE_LENGTH = 5
+# Fair play on a public server (issue 54): what a room and a code cost, enforced by the store.
+MAX_OPEN_PRIVATE_ROOMS = 3  # private rooms one player may host open at once (a lobby with someone in it, or a race)
+CODE_KEPT_SECONDS = 1800.0  # a private room's code is held this long after its last round opened, started or ended
+ROOMS_KEPT_SECONDS = 7 * 86400.0  # a room closed this long is pruned (its racers' results are kept for their stats)
+ABANDONED_ROOM_SECONDS = 3600.0  # a room that never raced is pruned this long after it opened
+FREE_CODE_MISSES = 3  # wrong codes a player (or an address) may type before each next one costs a wait
+MAX_CODE_WAIT_SECONDS = 3600.0  # the longest wait a wrong code costs
+CODE_MISSES_FORGOTTEN_SECONDS = 86400.0  # wrong codes are forgotten after this long without one
 
 
 class RacePhase(Enum):
@@ -67,6 +82,14 @@ def new_code(rng: random.Random | None = None) -> str:
     """A random private-room code: :data:`CODE_LENGTH` letters of :data:`CODE_ALPHABET`."""
     rng = rng or random.SystemRandom()
     return "".join(rng.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def code_wait_seconds(misses: int) -> float:
+    """How long a player (or an address) waits before trying another code after ``misses`` wrong ones in a row:
+    nothing for the first :data:`FREE_CODE_MISSES`, then 2, 4, 8… seconds, at most :data:`MAX_CODE_WAIT_SECONDS`."""
+    if misses <= FREE_CODE_MISSES:
+        return 0.0
+    return min(MAX_CODE_WAIT_SECONDS, 2.0 ** min(misses - FREE_CODE_MISSES, 32))
 
 
 def parse_code(text: str) -> str:

@@ -21,6 +21,7 @@ from solver.errors import KomaError
 from tui.app_view import koma_app
 from tui.ascii import Static
 from tui.game.averages import seconds_text
+from tui.game.players import current_address
 from tui.game.race import RacePhase, RaceStats, Room, parse_code
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race import RaceScreen
@@ -193,8 +194,8 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         except KomaError as problem:
             self.say(f"[b]{escape(str(problem))}[/b]")
             return
-        player, name = koma_app(self).player, koma_app(self).player_name
-        self._join(lambda store: refused(lambda: store.join_code(player, name, code)), f"Joining room {code}…")
+        player, name, address = koma_app(self).player, koma_app(self).player_name, current_address()
+        self._join(lambda store: refused(lambda: store.join_code(player, name, code, address)), f"Joining room {code}…")
 
     def _join(self, run: Callable[[Store], Room | KomaError], doing: str) -> None:
         if self.busy:
@@ -239,7 +240,8 @@ class RaceLobbyScreen(DirtyOnlyRendering):
                 return
             self.app.push_screen(RaceReplayScreen(over[-1], ascii_only=self.ascii_only))
 
-        read_store(self, lambda store: store.race_history(room_id), replay)
+        player = koma_app(self).player
+        read_store(self, lambda store: store.race_history(room_id, player), replay)
 
     def action_rejoin(self) -> None:
         """Back to the race on offer, as the store has it now: the offer may be older than the player's last step

@@ -81,7 +81,8 @@ class RaceWatchScreen(DirtyOnlyRendering):
             self.timer.resume()
 
     def refresh_list(self) -> None:
-        read_store(self, lambda store: store.live_races(), self._show_list)
+        viewer = koma_app(self).player
+        read_store(self, lambda store: store.live_races(viewer), self._show_list)
 
     def _show_list(self, answer: Answer) -> None:
         title = self.query_one("#race-watch-title", Static)

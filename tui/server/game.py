@@ -156,6 +156,7 @@ class Game:
         """The game's environment: the server's common one, the client's terminal type and colours, the player."""
         client = self.transport.client_environment()
         return {**base_environment(), "TERM": terminal, "KOMA_PLAYER": self.player, "KOMA_PLAYER_NAME": self.name,
+                "KOMA_ADDRESS": self.address,
                 "KOMA_TRANSPORT": self.transport.kind,
                 **colour_environment(terminal, client, os.environ)}
 

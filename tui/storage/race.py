@@ -11,7 +11,13 @@ parsed from where the last read left it (a racer's moves and times only grow: on
 Conditional writes make every decision once, whichever process makes it: a seat is taken inside the room's
 transaction after counting (two processes joining the last seat: one gets it), a start only from the lobby, a push
 only to a racer still racing (and, given ``after``, only onto the moves the sender knows), a DNF only of a racer
-still not seen.  A failed statement raises :class:`~tui.storage.backend.StoreError` (one line); a refused join
+still not seen.
+
+What a room and a code cost (issue 54; the figures are :mod:`tui.game.race`'s): Watch lists a private room only to
+its racers (:data:`SELECT_LIVE_RACES`), a code joins only an open room (:data:`OPEN`) and is free for a new room once
+its own is closed (:data:`SELECT_HELD_CODE`); private rooms are made one at a time (the ``race-codes`` lock), at most
+a few open per host; wrong codes are counted per player and per address (``code_misses``); and each new room prunes
+rooms long closed, their racers' results moved to ``race_results``.  A failed statement raises :class:`~tui.storage.backend.StoreError` (one line); a refused join
 raises :class:`~solver.errors.KomaError` (one line, for the player).
 """
 
@@ -24,15 +30,21 @@ from typing import Any
 
 from solver.errors import KomaError
 from tui.game.race import (
+    ABANDONED_ROOM_SECONDS,
+    CODE_KEPT_SECONDS,
+    CODE_MISSES_FORGOTTEN_SECONDS,
     LOBBY_GONE_SECONDS,
+    MAX_OPEN_PRIVATE_ROOMS,
     MAX_RACERS,
     RACE_LIMIT_SECONDS,
     RECONNECT_SECONDS,
+    ROOMS_KEPT_SECONDS,
     RacePhase,
     Racer,
     RaceStats,
     Room,
     check_moves,
+    code_wait_seconds,
     new_code,
     parse_code,
 )
@@ -43,6 +55,7 @@ from tui.storage.rows import BadRow
 
 CHANNEL = "koma_race"  # PostgreSQL's notification channel; the payload is the room
 CODE_TRIES = 50  # fresh codes tried before giving up (a clash is one in millions while few rooms exist)
+PRUNED_AT_ONCE = 20  # rooms a new room prunes at most (each new room prunes some: the tables stay bounded)
 QUICK_LOBBY_SECONDS = 3600.0  # a quick lobby opened longer ago is not joined (nor read: lobbies left behind pile up)
 LIVE_RACES = 50
 ROUND_COLUMNS = "ro.code, ro.width, ro.height, ro.host, ro.round, ro.version, rd.round, rd.phase, rd.reveal_at, rd.scramble"
@@ -59,8 +72,35 @@ SELECT_CHANGES = (  # a room with one round, and the racers of it changed after 
 SELECT_ALL_RACERS = f"SELECT {RACER_COLUMNS}, round FROM race_racers WHERE room = ? ORDER BY round, joined, player"
 BUMP = "UPDATE race_rooms SET version = version + 1 WHERE room = ? RETURNING version, round"
 BUMP_AND_NOTIFY = BUMP + f", pg_notify('{CHANNEL}', room)"  # PostgreSQL: sent when the transaction commits
-INSERT_ROOM = ("INSERT INTO race_rooms (room, code, width, height, host, round, version, created) VALUES (?, ?, ?, ?, ?, 0, 1, ?) "
-               "ON CONFLICT (code) DO NOTHING RETURNING room")
+INSERT_ROOM = ("INSERT INTO race_rooms (room, code, width, height, host, round, version, created, active) "
+               "VALUES (?, ?, ?, ?, ?, 0, 1, ?, ?)")
+OPEN = (  # a room (ro, with its newest round rd) is open: a lobby with someone in it, or a race within its limit
+    "((rd.phase = 'lobby' AND EXISTS (SELECT 1 FROM race_racers rc WHERE rc.room = ro.room AND rc.round = ro.round "
+    "AND rc.left_lobby = 0 AND rc.seen > ?)) OR (rd.phase IN ('countdown', 'racing') AND rd.reveal_at > ?))")
+NEWEST = "race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = ro.round"
+SELECT_OPEN_CODE = f"SELECT ro.room FROM {NEWEST} WHERE ro.code = ? AND {OPEN} ORDER BY ro.created DESC LIMIT 1"
+SELECT_HELD_CODE = f"SELECT 1 FROM {NEWEST} WHERE ro.code = ? AND ({OPEN} OR ro.active > ?) LIMIT 1"
+COUNT_OPEN_PRIVATE = f"SELECT count(*) FROM {NEWEST} WHERE ro.host = ? AND ro.created > ? AND ro.code IS NOT NULL AND {OPEN}"
+SELECT_PRUNABLE = f"SELECT room FROM race_rooms WHERE raced = ? AND active < ? ORDER BY active LIMIT {PRUNED_AT_ONCE}"
+DELETE_ROOM = "DELETE FROM race_rooms WHERE room = ? RETURNING raced"
+ARCHIVE_RACERS = (  # a pruned room's racers who raced to the end, as race stats count them
+    "INSERT INTO race_results (player, size, finished_ms, racers, first, ended) "
+    "SELECT me.player, ?, me.finished_ms, "
+    "(SELECT count(*) FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0), "
+    "CASE WHEN EXISTS (SELECT 1 FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0 "
+    "AND o.finished_ms IS NOT NULL AND (me.finished_ms IS NULL OR o.finished_ms < me.finished_ms "
+    "OR (o.finished_ms = me.finished_ms AND o.joined < me.joined))) THEN 0 ELSE 1 END, ? "
+    "FROM race_racers me WHERE me.room = ? AND me.left_lobby = 0 AND (me.finished_ms IS NOT NULL OR me.dnf = 1)")
+SELECT_ARCHIVED = "SELECT size, finished_ms, racers, first FROM race_results WHERE player = ?"
+ACTIVE = "UPDATE race_rooms SET active = ? WHERE room = ?"
+RACED = "UPDATE race_rooms SET active = ?, raced = 1 WHERE room = ?"
+SELECT_ACTIVE = "SELECT active, code FROM race_rooms WHERE room = ?"
+SELECT_MISSES = "SELECT misses, last, until FROM code_misses WHERE who = ?"
+UPSERT_MISS = (
+    "INSERT INTO code_misses (who, misses, last, until) VALUES (?, ?, ?, ?) ON CONFLICT (who) DO UPDATE SET "
+    "misses = excluded.misses, last = excluded.last, until = excluded.until")
+FORGET_MISSES = "DELETE FROM code_misses WHERE last < ?"
+IS_MEMBER = "SELECT 1 FROM race_racers WHERE room = ? AND player = ? AND left_lobby = 0 LIMIT 1"
 INSERT_ROUND = "INSERT INTO race_rounds (room, round, phase, opened) VALUES (?, ?, 'lobby', ?)"
 NEXT_ROUND = "UPDATE race_rooms SET round = ? WHERE room = ?"
 SELECT_PHASE = "SELECT phase, reveal_at FROM race_rounds WHERE room = ? AND round = ?"
@@ -75,7 +115,6 @@ SELECT_OPEN_QUICK = (  # quick rooms of a size in their lobby with someone there
     "SELECT ro.room, ro.round FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = ro.round "
     "WHERE rd.phase = 'lobby' AND rd.opened > ? AND ro.code IS NULL AND ro.width = ? AND ro.height = ? AND EXISTS (SELECT 1 FROM race_racers rc "
     "WHERE rc.room = ro.room AND rc.round = ro.round AND rc.left_lobby = 0 AND rc.seen > ?) ORDER BY ro.created LIMIT 20")
-SELECT_CODE = "SELECT room FROM race_rooms WHERE code = ?"
 STILL_RACING = "room = ? AND round = ? AND left_lobby = 0 AND dnf = 0 AND finished_ms IS NULL"
 PUSH_MOVES = (
     "UPDATE race_racers SET moves = moves || CAST(? AS TEXT), "
@@ -109,9 +148,14 @@ SELECT_MY_RACE = (  # the newest round this player is still in (not out, seen wi
     "WHERE rc.player = ? AND rc.left_lobby = 0 AND rc.dnf = 0 AND rc.finished_ms IS NULL AND rd.phase <> 'done' "
     "AND rc.seen > CASE WHEN rd.phase = 'lobby' THEN ? ELSE ? END AND (rd.reveal_at IS NULL OR rd.reveal_at > ?) "
     "ORDER BY rc.joined DESC LIMIT 1")
-SELECT_LIVE_RACES = (
-    "SELECT rd.room, rd.round FROM race_rounds rd WHERE rd.phase IN ('countdown', 'racing') AND rd.reveal_at > ? "
+SELECT_LIVE_RACES = (  # what a viewer may watch: a private room only its racers, a race with a racer who said no
+    # to watchers only its racers too
+    "SELECT rd.room, rd.round FROM race_rounds rd JOIN race_rooms ro ON ro.room = rd.room "
+    "WHERE rd.phase IN ('countdown', 'racing') AND rd.reveal_at > ? "
     "AND EXISTS (SELECT 1 FROM race_racers rc WHERE rc.room = rd.room AND rc.round = rd.round AND rc.seen > ?) "
+    "AND (EXISTS (SELECT 1 FROM race_racers m WHERE m.room = rd.room AND m.player = ? AND m.left_lobby = 0) "
+    "OR (ro.code IS NULL AND NOT EXISTS (SELECT 1 FROM race_racers rc JOIN players p ON p.player = rc.player "
+    "WHERE rc.room = rd.room AND rc.round = rd.round AND rc.left_lobby = 0 AND p.watchable = 0))) "
     f"ORDER BY rd.reveal_at DESC LIMIT {LIVE_RACES}")
 SELECT_RACES_OF = (  # every round this player raced to its end, with its size, whether they won and how many raced
     "SELECT ro.width, ro.height, me.finished_ms, me.dnf, "
@@ -145,30 +189,67 @@ class RaceRooms:
         return self._read_joined(str(room))
 
     def create_private(self, player: str, name: str, width: int, height: int) -> Room:
-        """Make a private room with a fresh code, its host ``player`` its first racer."""
+        """Make a private room with a fresh code (one no room holds: see :data:`SELECT_HELD_CODE`), its host
+        ``player`` its first racer.  KomaError (one line) when the player already hosts
+        :data:`~tui.game.race.MAX_OPEN_PRIVATE_ROOMS` open private rooms."""
         speed_puzzle(width, height)
         now = time.time()
-        for _ in range(CODE_TRIES):
-            room = uuid.uuid4().hex
-            with self.backend.transaction(f"race:{room}") as query:
-                if self._new_room(query, new_code(), player, name, width, height, now, room) is not None:
-                    return self._read_joined(room)
-        raise KomaError("could not find a free room code; try again")
+        room = uuid.uuid4().hex
+        with self.backend.transaction("race-codes") as query:  # one maker of private rooms at a time: codes and caps hold
+            hosting = int(query(COUNT_OPEN_PRIVATE, (player, now - ROOMS_KEPT_SECONDS, *_open_args(now)))[0][0])
+            if hosting >= MAX_OPEN_PRIVATE_ROOMS:
+                raise KomaError(f"you already host {hosting} open private rooms (at most {MAX_OPEN_PRIVATE_ROOMS}); "
+                                "race in one of them or leave one first")
+            for _ in range(CODE_TRIES):
+                code = new_code()
+                if not query(SELECT_HELD_CODE, (code, *_open_args(now), now - CODE_KEPT_SECONDS)):
+                    self._new_room(query, code, player, name, width, height, now, room)
+                    break
+            else:
+                raise KomaError("could not find a free room code; try again")
+        return self._read_joined(room)
 
-    def join_code(self, player: str, name: str, code: str) -> Room:
-        """Join the private room of ``code`` (as typed).  KomaError (one line) for a code that is no room's, a full
-        room, or one whose race has started without this player; a player already in it is simply back in it."""
+    def join_code(self, player: str, name: str, code: str, address: str = "") -> Room:
+        """Join the open private room of ``code`` (as typed).  KomaError (one line) for a code that is no open room's,
+        a full room, or one whose race has started without this player; a player already in it is simply back in it.
+        A code that is no open room's is a miss for ``player`` and for ``address`` (the client's, when served): past
+        :data:`~tui.game.race.FREE_CODE_MISSES` each miss makes them wait longer before the next code is tried."""
         code = parse_code(code)
-        room = self.room_of_code(code)
-        if room is None:
-            raise KomaError(f"no room has the code {code}")
+        room = self._guess(player, address, code)
         with self.backend.transaction(f"race:{room}") as query:
             self._take_seat(query, room, None, player, name, time.time(), refuse=True, code=code)
         return self._read_joined(room)
 
-    def room_of_code(self, code: str) -> str | None:
-        """The room whose private code is ``code`` (as stored: :func:`~tui.game.race.parse_code` reads a typed one)."""
-        rows = self.backend.query(SELECT_CODE, (code,))
+    def _guess(self, player: str, address: str, code: str) -> str:
+        """The open room of ``code``, unless its guesser must wait (KomaError); a miss is counted, and costs a wait."""
+        now = time.time()
+        guessers = [f"player:{player}"] + ([f"address:{address}"] if address else [])
+        with self.backend.transaction(f"race-guess:{address or player}") as query:
+            query(FORGET_MISSES, (now - CODE_MISSES_FORGOTTEN_SECONDS,))
+            counts = {}
+            for who in guessers:
+                rows = query(SELECT_MISSES, (who,))
+                misses, _last, until = rows[0] if rows else (0, now, 0.0)
+                if float(until) > now:
+                    whose = "your" if who.startswith("player:") else "your address's"
+                    raise KomaError(f"too many wrong room codes ({whose} {int(misses)}); try again in "
+                                    f"{max(1, round(float(until) - now))} s")
+                counts[who] = int(misses)
+            rows = query(SELECT_OPEN_CODE, (code, *_open_args(now)))
+            if rows:
+                return str(rows[0][0])
+            for who, misses in counts.items():
+                query(UPSERT_MISS, (who, misses + 1, now, now + code_wait_seconds(misses + 1)))
+        raise KomaError(f"no open room has the code {code}")
+
+    def room_of_code(self, code: str, *, open_only: bool = True) -> str | None:
+        """The open room whose private code is ``code`` (as stored: :func:`~tui.game.race.parse_code` reads a typed
+        one); None when no open room has it.  ``open_only=False`` (tools and tests, never a player): the newest room
+        that had it, open or not."""
+        if not open_only:
+            rows = self.backend.query("SELECT room FROM race_rooms WHERE code = ? ORDER BY created DESC LIMIT 1", (code,))
+        else:
+            rows = self.backend.query(SELECT_OPEN_CODE, (code, *_open_args(time.time())))
         return str(rows[0][0]) if rows else None
 
     def _read_joined(self, room: str) -> Room:
@@ -180,11 +261,27 @@ class RaceRooms:
     def _new_room(self, query: Query, code: str | None, player: str, name: str, width: int, height: int, now: float,
                   room: str | None = None) -> str | None:
         room = room or uuid.uuid4().hex
-        if not query(INSERT_ROOM, (room, code, width, height, player, now)):
-            return None  # the code is taken
+        self._prune(query, now)
+        query(INSERT_ROOM, (room, code, width, height, player, now, now))
         query(INSERT_ROUND, (room, 0, now))
         query(TAKE_SEAT, (room, 0, player, name, now, now, 1))
         return room
+
+    @staticmethod
+    def _prune(query: Query, now: float) -> int:
+        """Delete up to :data:`PRUNED_AT_ONCE` rooms long closed (each new room does: the tables stay bounded), their
+        racers' results kept in ``race_results``; how many went."""
+        pruned = 0
+        for raced, cut in ((0, now - ABANDONED_ROOM_SECONDS), (1, now - ROOMS_KEPT_SECONDS)):
+            for (room,) in query(SELECT_PRUNABLE, (raced, cut)):
+                gone = query("SELECT width, height FROM race_rooms WHERE room = ?", (room,))
+                if not gone or not query(DELETE_ROOM, (room,)):
+                    continue  # another process pruned it first
+                query(ARCHIVE_RACERS, (f"{gone[0][0]}x{gone[0][1]}", now, room))
+                query("DELETE FROM race_racers WHERE room = ?", (room,))
+                query("DELETE FROM race_rounds WHERE room = ?", (room,))
+                pruned += 1
+        return pruned
 
     def _take_seat(self, query: Query, room: str, round_: int | None, player: str, name: str, now: float, *, refuse: bool,
                    code: str = "") -> bool:
@@ -239,8 +336,12 @@ class RaceRooms:
         present = sorted((r for r in racers.values() if not r.left), key=lambda r: (r.joined, r.player))
         return _with_racers(head, tuple(present))
 
-    def race_history(self, room: str) -> list[Room]:
-        """Every round of ``room`` with all its racers, the first first (race replays)."""
+    def race_history(self, room: str, viewer: str | None = None) -> list[Room]:
+        """Every round of ``room`` with all its racers, the first first (race replays); given ``viewer``, nothing
+        of a private room they never raced in."""
+        if viewer is not None and not self.backend.query(IS_MEMBER, (room, viewer)) and self.backend.query(
+                "SELECT 1 FROM race_rooms WHERE room = ? AND code IS NOT NULL", (room,)):
+            return []
         heads = list(self._rows("race_rooms", self.backend.query(SELECT_ROUNDS, (room,)),
                                 lambda row: _round_from_row(room, row), room))
         racers: dict[int, list[Racer]] = {}
@@ -250,10 +351,11 @@ class RaceRooms:
                     racers.setdefault(int(row[-1]), []).append(racer)
         return [_with_racers(head, tuple(racers.get(head.round, ()))) for head in heads]
 
-    def live_races(self) -> list[Room]:
-        """Rounds counting down or racing now with someone there, the latest revealed first (Watch lists them)."""
+    def live_races(self, viewer: str) -> list[Room]:
+        """Rounds counting down or racing now with someone there that ``viewer`` may watch (a quick race whose
+        racers all let others watch, or one they race in themselves), the latest revealed first (Watch lists them)."""
         now = time.time()
-        rows = self.backend.query(SELECT_LIVE_RACES, (now - RACE_LIMIT_SECONDS, now - RECONNECT_SECONDS))
+        rows = self.backend.query(SELECT_LIVE_RACES, (now - RACE_LIMIT_SECONDS, now - RECONNECT_SECONDS, viewer))
         return [room for room_id, round_ in rows if (room := self.read_round(str(room_id), int(round_))) is not None]
 
     def my_race(self, player: str) -> Room | None:
@@ -268,13 +370,14 @@ class RaceRooms:
         """``player``'s rounds raced to their end, wins (first of two or more), and best time per size."""
         races = wins = 0
         best: dict[str, int] = {}
-        for width, height, finished_ms, _dnf, racers, first in self.backend.query(SELECT_RACES_OF, (player,)):
+        rows = [(f"{width}x{height}", finished_ms, racers, first)
+                for width, height, finished_ms, _dnf, racers, first in self.backend.query(SELECT_RACES_OF, (player,))]
+        for size, finished_ms, racers, first in rows + self.backend.query(SELECT_ARCHIVED, (player,)):
             races += 1
             if finished_ms is None:
                 continue
             wins += int(bool(first) and int(racers) > 1)
-            size = f"{width}x{height}"
-            best[size] = min(best.get(size, int(finished_ms)), int(finished_ms))
+            best[str(size)] = min(best.get(str(size), int(finished_ms)), int(finished_ms))
         return RaceStats(races, wins, best)
 
     # --- racing -----------------------------------------------------------------------------------------
@@ -289,6 +392,7 @@ class RaceRooms:
             puzzle = speed_puzzle(int(head[0][1]), int(head[0][2]))
             started = query(START, (reveal_at, format_scramble(puzzle, scramble), room, round_))
             if started:
+                query(RACED, (time.time(), room))
                 query(PRUNE_LOBBY, (int(bumped[0][0]), room, round_, time.time() - LOBBY_GONE_SECONDS))
         return bool(started)
 
@@ -338,6 +442,9 @@ class RaceRooms:
             if not bumped:
                 raise KomaError("no such room")
             newest = int(bumped[0][1])
+            active, code = query(SELECT_ACTIVE, (room,))[0]
+            if code is not None and float(active) <= now - CODE_KEPT_SECONDS:
+                raise KomaError("this room has closed (its code may be another room's now); make a new private room")
             if newest == round_:
                 self._close_if_over(query, room, round_, int(bumped[0][0]), now)
                 if query(SELECT_PHASE, (room, round_))[0][0] != RacePhase.DONE.value:
@@ -345,6 +452,7 @@ class RaceRooms:
                 newest = round_ + 1
                 query(INSERT_ROUND, (room, newest, now))
                 query(NEXT_ROUND, (newest, room))
+                query(ACTIVE, (now, room))
             self._take_seat(query, room, newest, player, self._name_in(query, room, round_, player), now, refuse=True)
         joined = self.read_round(room, newest)
         if joined is None:
@@ -388,7 +496,8 @@ class RaceRooms:
         if still and now < float(reveal_at) + RACE_LIMIT_SECONDS:
             return
         query(DNF_THE_REST, (version, room, round_))
-        query(SET_PHASE, (RacePhase.DONE.value, room, round_, phase))
+        if query(SET_PHASE + " RETURNING room", (RacePhase.DONE.value, room, round_, phase)):
+            query(ACTIVE, (now, room))
 
 
 def _sweep_due(row: tuple, now: float, query: Query, room: str, round_: int) -> bool:
@@ -401,6 +510,11 @@ def _sweep_due(row: tuple, now: float, query: Query, room: str, round_: int) -> 
         return False
     return (phase == RacePhase.COUNTDOWN.value and now >= float(reveal_at)) or bool(gone) or not still \
         or now >= float(reveal_at) + RACE_LIMIT_SECONDS
+
+
+def _open_args(now: float) -> tuple[float, float]:
+    """The arguments of :data:`OPEN` at ``now``."""
+    return (now - LOBBY_GONE_SECONDS, now - RACE_LIMIT_SECONDS)
 
 
 def _refused(refuse: bool, why: str) -> bool:

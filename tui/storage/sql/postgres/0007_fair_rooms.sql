@@ -13,7 +13,8 @@ UPDATE race_rooms ro SET
 ALTER TABLE race_rooms ALTER COLUMN active SET NOT NULL;
 CREATE INDEX race_rooms_by_code ON race_rooms (code, created) WHERE code IS NOT NULL;
 CREATE INDEX race_rooms_by_host ON race_rooms (host, created);
-CREATE INDEX race_rooms_by_active ON race_rooms (active);
+CREATE INDEX race_rooms_by_active ON race_rooms (raced, active);
+CREATE INDEX race_rounds_live ON race_rounds (phase, reveal_at);  -- Watch reads the rounds revealed lately
 CREATE TABLE race_results (
     player      TEXT NOT NULL,
     size        TEXT NOT NULL,

@@ -27,7 +27,8 @@ INSERT INTO race_rooms (room, code, width, height, host, round, version, created
 DROP TABLE race_rooms_v8;
 CREATE INDEX race_rooms_by_code ON race_rooms (code, created) WHERE code IS NOT NULL;
 CREATE INDEX race_rooms_by_host ON race_rooms (host, created);
-CREATE INDEX race_rooms_by_active ON race_rooms (active);
+CREATE INDEX race_rooms_by_active ON race_rooms (raced, active);
+CREATE INDEX race_rounds_live ON race_rounds (phase, reveal_at);  -- Watch reads the rounds revealed lately
 CREATE TABLE race_results (              -- a pruned room's racers: what race stats count
     player      TEXT NOT NULL,
     size        TEXT NOT NULL,           -- WxH

@@ -26,7 +26,7 @@ from tui.patches.rendering import DirtyOnlyRendering
 from tui.play.variants import open_puzzle
 from tui.screens.replay import open_replay
 from tui.storage.service import Answer
-from tui.storage.store import SpeedEntry, Store
+from tui.storage.store import SpeedStanding, Store
 from tui.widgets.keybar import KeyBar
 from tui.widgets.titlebar import TitleBar
 from tui.workers import read_store
@@ -34,15 +34,15 @@ from tui.workers import read_store
 SPEED_BOARD_SHOWN = 3
 
 
-def speed_board_text(entries: list[SpeedEntry], player: str, today_shown: bool) -> str:
+def speed_board_text(standing: SpeedStanding, today_shown: bool) -> str:
     """The day's speed board in a line or two: the fastest first solves, and the player's place."""
-    finished = [e for e in entries if not e.result.dnf]
+    finished = [e for e in standing.top if not e.result.dnf]
     if not finished:
         return "[b]Speed[/b]: no time yet" + (" · s solves this board against the clock" if today_shown else "")
     top = " · ".join(f"{k}. {escape(e.name)} {seconds_text(e.result.time_ms)}"
                      for k, e in enumerate(finished[:SPEED_BOARD_SHOWN], 1))
-    mine = next((k for k, e in enumerate(entries, 1) if e.player == player), None)
-    you = "" if mine is None else (" · you: DNF" if entries[mine - 1].result.dnf else f" · you #{mine}")
+    mine = standing.mine
+    you = "" if mine is None else (" · you: DNF" if mine.result.dnf else f" · you #{standing.my_rank}")
     return f"[b]Speed[/b] (first solves): {top}{you}"
 
 
@@ -118,8 +118,8 @@ class LeaderboardScreen(DirtyOnlyRendering):
 
         def read(store: Store) -> tuple:
             saved = store.load_game(daily_key(day, game)) if day == today() else None
-            speed = store.speed_board(daily_event(day).key, size) if size else None
-            return store.leaderboard(day, game, limit=None), saved, daily_trend(store, game, day), speed
+            speed = store.speed_standing(daily_event(day).key, size, SPEED_BOARD_SHOWN) if size else None
+            return store.daily_board(day, game), saved, daily_trend(store, game, day), speed
 
         read_store(self, read, lambda answer: self._show_board(day, game, answer))
 
@@ -133,30 +133,27 @@ class LeaderboardScreen(DirtyOnlyRendering):
             self.query_one("#leaderboard-you", Static).update(
                 "[dim]The leaderboard cannot be read now (the database is away); it will be back.[/dim]")
             return
-        ranking, saved, trend, speed = answer.value
+        board, saved, trend, speed = answer.value
         speed_line = self.query_one("#leaderboard-speed", Static)
         speed_line.display = speed is not None
         if speed is not None:
-            speed_line.update(speed_board_text(speed, app.player, day == today()))
-        mine = None
-        for rank, result in enumerate(ranking, 1):
+            speed_line.update(speed_board_text(speed, day == today()))
+        for rank, result in enumerate(board.top, 1):
             is_you = result.player == app.player
-            if is_you:
-                mine = (rank, result)
             name = text_for(self, result.name) + (" (you)" if is_you else "")
             table.add_row(str(rank), name, str(result.moves), "?" if result.optimal is None else str(result.optimal),
                           "?" if result.excess is None else f"+{result.excess}", clock_text(result.seconds),
                           str(result.hints), key=result.player)
-        if mine is not None:
-            my_rank, my_result = mine
-            you = (f"You ([b]{app.player_name}[/b]): #{my_rank} of {len(ranking)}, {my_result.moves} moves in "
+        if board.mine is not None:
+            my_rank, my_result = board.my_rank, board.mine
+            you = (f"You ([b]{app.player_name}[/b]): #{my_rank} of {board.total}, {my_result.moves} moves in "
                    f"{clock_text(my_result.seconds)}.")
         elif day == today():
             started = f" (in progress: {saved.position} moves)" if saved is not None and saved.position else ""
             you = f"You ([b]{app.player_name}[/b]): not solved yet{started}. Enter plays today's board."
         else:
             you = f"You ([b]{app.player_name}[/b]): no result that day."
-        if not ranking:
+        if not board.total:
             you += "\n[dim]No ranked results yet: be the first. (Games Koma finished are not ranked.)[/dim]"
         self.query_one("#leaderboard-you", Static).update(you)
         self.query_one("#leaderboard-trend-caption", Static).update(f"[dim]{trend_caption(trend)}[/dim]")

@@ -75,9 +75,20 @@ UPSERT_RESULT = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (day, puzzle, player) DO UPDATE SET "
     "moves = excluded.moves, optimal = excluded.optimal, seconds = excluded.seconds, "
     "hints = excluded.hints, finished = excluded.finished")
-SELECT_RESULTS = (
+RANKED = "COALESCE(moves - optimal, 1000000000), moves, seconds, player"  # rank_key's order, as results_by_rank holds it
+SELECT_RESULTS = (  # a day's board of a puzzle: its top (read by the index results_by_rank), names joined after
+    "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM ("
+    f"SELECT player, moves, optimal, seconds, hints FROM results WHERE day = ? AND puzzle = ? ORDER BY {RANKED} LIMIT ?"
+    ") r LEFT JOIN players p ON p.player = r.player "
+    "ORDER BY COALESCE(r.moves - r.optimal, 1000000000), r.moves, r.seconds, r.player")
+SELECT_MY_RESULT = (
     "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM results r "
-    "LEFT JOIN players p ON p.player = r.player WHERE r.day = ? AND r.puzzle = ?")
+    "LEFT JOIN players p ON p.player = r.player WHERE r.day = ? AND r.puzzle = ? AND r.player = ?")
+COUNT_AHEAD = (  # the results ranked before one (its rank is this + 1), and how many there are in all
+    "SELECT count(*) FILTER (WHERE (COALESCE(moves - optimal, 1000000000), moves, seconds, player) < (?, ?, ?, ?)), "
+    "count(*) FROM results WHERE day = ? AND puzzle = ?")
+COUNT_RESULTS = "SELECT count(*) FROM results WHERE day = ? AND puzzle = ?"
+BOARD_TOP = 100  # the most results a daily board reads (its top); the player's own row is read by itself
 INSERT_REPLAY = ("INSERT INTO replays (player, game, puzzle, start, moves, origins, seconds, optimal, by_koma, finished) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts them oldest first)
@@ -91,10 +102,6 @@ SPEED_COLUMNS = "size, event, run, leg, scramble, moves, times, dnf, control, so
 SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
     f"SELECT {SPEED_COLUMNS} FROM speed_solves WHERE player = ? "
     "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
-SELECT_EVENT_SOLVES = (  # every player's solves of one event and size, the first first (the daily speed board)
-    "SELECT s.player, COALESCE(p.name, s.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, s.dnf, "
-    "s.control, s.source, s.finished FROM speed_solves s LEFT JOIN players p ON p.player = s.player "
-    "WHERE s.event = ? AND s.size = ? ORDER BY s.finished, s.id")
 SELECT_RECORD_SOLVES = (  # one size and event's one-solve results, newest first (LIMIT -1: every one)
     "SELECT time_ms, dnf, moves, finished FROM speed_solves WHERE player = ? AND size = ? AND event = ? AND run = '' "
     "ORDER BY finished DESC, id DESC LIMIT ?")
@@ -114,6 +121,21 @@ DELETE_RECORD_HISTORY = "DELETE FROM speed_record_history WHERE player = ? AND s
 SELECT_STALE = "SELECT size, event FROM speed_records_stale WHERE player = ?"
 DELETE_STALE = "DELETE FROM speed_records_stale WHERE player = ? AND size = ? AND event = ?"
 EVERY_ROW = 2**62  # a LIMIT that keeps every row (both databases take it)
+UPSERT_SPEED_FIRST = (  # each player's first solve of an event and size (an outbox may bring an earlier one late)
+    "INSERT INTO speed_firsts (event, size, player, solve, dnf, time_ms, finished) VALUES (?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (event, size, player) DO UPDATE SET solve = excluded.solve, dnf = excluded.dnf, "
+    "time_ms = excluded.time_ms, finished = excluded.finished WHERE excluded.finished < speed_firsts.finished")
+FIRST_SOLVE_COLUMNS = ("f.player, COALESCE(p.name, f.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, "
+                       "s.dnf, s.control, s.source, s.finished, f.dnf, f.time_ms")
+SELECT_EVENT_SOLVES = (  # the top of one event and size (the daily speed board): each player's first solve, by time
+    f"SELECT {FIRST_SOLVE_COLUMNS} FROM (SELECT player, solve, dnf, time_ms FROM speed_firsts WHERE event = ? AND size = ? "
+    "ORDER BY dnf, time_ms, player LIMIT ?) f JOIN speed_solves s ON s.id = f.solve "
+    "LEFT JOIN players p ON p.player = f.player ORDER BY f.dnf, f.time_ms, f.player")
+SELECT_MY_FIRST_SOLVE = (
+    f"SELECT {FIRST_SOLVE_COLUMNS} FROM speed_firsts f JOIN speed_solves s ON s.id = f.solve "
+    "LEFT JOIN players p ON p.player = f.player WHERE f.event = ? AND f.size = ? AND f.player = ?")
+COUNT_FIRSTS_AHEAD = ("SELECT count(*) FROM speed_firsts WHERE event = ? AND size = ? "
+                      "AND (dnf, time_ms, player) < (?, ?, ?)")
 SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
 CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
 FORGET_OLD_OPS = "DELETE FROM applied_ops WHERE applied < ?"
@@ -234,18 +256,30 @@ class Store(LiveGames, RaceRooms):
             query(UPSERT_RESULT, (day, puzzle, self.player, moves, optimal, seconds, hints, time.time()))
 
     def rank(self, day: str, puzzle: str) -> int | None:
-        board = self.leaderboard(day, puzzle, limit=None)
-        return next((k for k, r in enumerate(board, 1) if r.player == self.player), None)
+        """The player's rank on ``day``'s board of ``puzzle`` (None without a result): their row and a count."""
+        return self.daily_board(day, puzzle, top=0).my_rank
 
     def leaderboard(self, day: str, puzzle: str, limit: int | None = 20) -> list[Result]:
-        """The day's ranked results for a puzzle: fewest moves over optimal, then fewest moves, then time."""
-        rows = self.backend.query(SELECT_RESULTS, (day, puzzle))
-        results = self._rows("results", rows, result_from_row, f"{day} {puzzle}")
-        ranked = sorted(results, key=lambda r: (*rank_key(r.moves, r.optimal, r.seconds), r.name))
-        return ranked if limit is None else ranked[:limit]
+        """The day's ranked results for a puzzle (its top ``limit``; None: all): fewest moves over optimal, then
+        fewest moves, then time."""
+        rows = self.backend.query(SELECT_RESULTS, (day, puzzle, EVERY_ROW if limit is None else limit))
+        return list(self._rows("results", rows, result_from_row, f"{day} {puzzle}"))
+
+    def daily_board(self, day: str, puzzle: str, top: int = BOARD_TOP) -> DailyBoard:
+        """What a daily board shows, read by index whatever its size: its ``top`` results, the player's own, its
+        rank and how many results there are."""
+        ranked = self.leaderboard(day, puzzle, limit=top) if top else []
+        mine = self.daily_result(day, puzzle)
+        if mine is None:
+            return DailyBoard(ranked, None, None, int(self.backend.query(COUNT_RESULTS, (day, puzzle))[0][0]))
+        moves, optimal, seconds = self.backend.query(SELECT_RESULT, (day, puzzle, self.player))[0]
+        excess = moves - optimal if optimal is not None else 1000000000
+        ahead, total = self.backend.query(COUNT_AHEAD, (excess, moves, seconds, self.player, day, puzzle))[0]
+        return DailyBoard(ranked, mine, int(ahead) + 1, int(total))
 
     def daily_result(self, day: str, puzzle: str) -> Result | None:
-        return next((r for r in self.leaderboard(day, puzzle, limit=None) if r.player == self.player), None)
+        rows = self.backend.query(SELECT_MY_RESULT, (day, puzzle, self.player))
+        return next(self._rows("results", rows, result_from_row, f"{day} {puzzle}"), None)
 
     # --- replays ------------------------------------------------------------------------------------
     def record_replay(self, replay: Replay) -> None:
@@ -271,10 +305,16 @@ class Store(LiveGames, RaceRooms):
                 self._update_records(query, solve.size, solve.event)
 
     def _insert_speed_solve(self, query: Query, op_id: str, solve: RecordSpeedSolve, at: float) -> bool:
-        return bool(query(INSERT_SPEED_SOLVE + " RETURNING id", (
+        """Keep one solve, once per ``op_id`` (whether it was new); the first of each event and size is the player's
+        entry on that board (``speed_firsts``: a solve brought late that came earlier takes its place)."""
+        finished = solve.finished if solve.finished is not None else at
+        added = query(INSERT_SPEED_SOLVE + " RETURNING id", (
             self.player, op_id, solve.size, solve.event, solve.run, solve.leg, solve.scramble, solve.moves, solve.times,
-            solve.time_ms, int(solve.dnf), solve.finished if solve.finished is not None else at, solve.control,
-            solve.source)))
+            solve.time_ms, int(solve.dnf), finished, solve.control, solve.source))
+        if added:
+            query(UPSERT_SPEED_FIRST, (solve.event, solve.size, self.player, int(added[0][0]), int(solve.dnf),
+                                       solve.time_ms, finished))
+        return bool(added)
 
     def import_speed_solves(self, solves: Sequence[RecordSpeedSolve]) -> int:
         """Keep imported solves in one transaction (all or none), each once whatever how often it is imported (its
@@ -361,18 +401,24 @@ class Store(LiveGames, RaceRooms):
         rows = self.backend.query(SELECT_SPEED_SOLVES, (self.player, size, size, limit))
         return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
 
-    def speed_board(self, event: str, size: str) -> list[SpeedEntry]:
-        """The board of one speed event and size (a day's daily board): each player's *first* solve of it (a
+    def speed_board(self, event: str, size: str, top: int = BOARD_TOP) -> list[SpeedEntry]:
+        """The top ``top`` of one speed event and size (a day's daily board): each player's *first* solve of it (a
         scramble solved again is known), the finished ones by time, then the DNFs."""
-        rows = self.backend.query(SELECT_EVENT_SOLVES, (event, size))
-        first: dict[str, SpeedEntry] = {}
-        for row in rows:
-            player, name = str(row[0]), str(row[1])
-            if player in first:
-                continue
-            for result in self._rows("speed_solves", [tuple(row[2:])], _speed_solve_from_row, f"{event} {size}"):
-                first[player] = SpeedEntry(player, name, result)
-        return sorted(first.values(), key=lambda entry: (entry.result.result_ms, entry.name))
+        return self._speed_entries(self.backend.query(SELECT_EVENT_SOLVES, (event, size, top)), f"{event} {size}")
+
+    def speed_standing(self, event: str, size: str, top: int = BOARD_TOP) -> SpeedStanding:
+        """What a speed board shows, read by index whatever its size: its top, the player's entry and place."""
+        board = self.speed_board(event, size, top)
+        rows = self.backend.query(SELECT_MY_FIRST_SOLVE, (event, size, self.player))
+        mine = next(iter(self._speed_entries(rows, f"{event} {size}")), None)
+        if mine is None or not rows:
+            return SpeedStanding(board, None, None)
+        ahead = self.backend.query(COUNT_FIRSTS_AHEAD, (event, size, rows[0][-2], rows[0][-1], self.player))[0][0]
+        return SpeedStanding(board, mine, int(ahead) + 1)
+
+    def _speed_entries(self, rows: list[tuple], where: str) -> list[SpeedEntry]:
+        return [SpeedEntry(str(row[0]), str(row[1]), result) for row in rows
+                for result in self._rows("speed_solves", [tuple(row[2:-2])], _speed_solve_from_row, where)]
 
     # --- a finished game, once ------------------------------------------------------------------------
     def finish(self, op_id: str, finish: FinishGame, at: float, *, clear: bool = True) -> tuple[Stats | None, int | None]:
@@ -415,6 +461,16 @@ class Store(LiveGames, RaceRooms):
 
 
 @dataclass(frozen=True)
+class DailyBoard:
+    """A daily board as a screen shows it: its ``top``, the player's own result (``mine``), its rank, and ``total``."""
+
+    top: list[Result]
+    mine: Result | None
+    my_rank: int | None
+    total: int
+
+
+@dataclass(frozen=True)
 class SpeedEntry:
     """One player's solve on a speed board."""
 
@@ -442,3 +498,12 @@ def _speed_solve_from_row(row: tuple) -> SpeedResult:
 
 def _koma_finished(old: Stats) -> Stats:
     return Stats(old.solved, old.by_koma + 1, old.best_moves, old.best_optimal, old.best_seconds)
+
+
+@dataclass(frozen=True)
+class SpeedStanding:
+    """A speed board as a screen shows it: its ``top``, the player's entry (``mine``) and place."""
+
+    top: list[SpeedEntry]
+    mine: SpeedEntry | None
+    my_rank: int | None

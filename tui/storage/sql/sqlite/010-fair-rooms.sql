@@ -1,4 +1,4 @@
--- Version 9: fair play on a public server (issue 54; the rules are in tui/storage/race.py and tui/storage/fair.py).
+-- Version 10: fair play on a public server (issue 54; the figures are in tui/game/race.py).
 -- A private room's code is held only while its room is open: the code is no longer unique over all rooms ever
 -- made (a closed room's code is free for a new room); `active` is when the room last opened, started or ended a
 -- round and `raced` whether it ever started one, so rooms long closed are pruned, their racers' results kept

@@ -1,4 +1,4 @@
--- Fair play on a public server (as SQLite's 009-fair-rooms.sql): a private room's code is held only while its
+-- Fair play on a public server (as SQLite's 010-fair-rooms.sql): a private room's code is held only while its
 -- room is open; `active` and `raced` let rooms long closed be pruned (their racers' results kept in race_results);
 -- code guesses are throttled (code_misses); a name belongs to the first key that used it (player_names); the daily
 -- boards read only their top and the player's own row (results_by_rank, speed_firsts).

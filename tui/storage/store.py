@@ -69,6 +69,8 @@ UPSERT_STATS = (
     "best_seconds = excluded.best_seconds, updated = excluded.updated")
 UPSERT_PLAYER = ("INSERT INTO players (player, name, first_seen, last_seen) VALUES (?, ?, ?, ?) "
                  "ON CONFLICT (player) DO UPDATE SET name = excluded.name, last_seen = excluded.last_seen")
+CLAIM_NAME = "INSERT INTO player_names (name, player, claimed) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING"
+SELECT_NAME_OWNER = "SELECT player FROM player_names WHERE name = ?"
 SELECT_RESULT = "SELECT moves, optimal, seconds FROM results WHERE day = ? AND puzzle = ? AND player = ?"
 UPSERT_RESULT = (
     "INSERT INTO results (day, puzzle, player, moves, optimal, seconds, hints, finished) "
@@ -239,6 +241,14 @@ class Store(LiveGames, RaceRooms):
         """Record that the player came (their name, first and last visit)."""
         now = time.time()
         self.backend.query(UPSERT_PLAYER, (self.player, self.player_name, now, now))
+
+    def claim_name(self) -> str:
+        """Claim the player's name (any case) for the player, unless another player has it: the name's owner (this
+        player when the claim is theirs).  ``koma serve --authorized-keys`` asks before a key's game starts."""
+        name = self.player_name.lower()
+        with self.backend.transaction(f"name:{name}") as query:
+            query(CLAIM_NAME, (name, self.player, time.time()))
+            return str(query(SELECT_NAME_OWNER, (name,))[0][0])
 
     def record_daily(self, day: str, puzzle: str, moves: int, optimal: int | None, seconds: float,
                      hints: int = 0) -> int | None:

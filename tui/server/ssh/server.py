@@ -40,6 +40,8 @@ from tui.server.ssh.channels import CLIENT_VARIABLES, GameProcess
 from tui.server.ssh.host_key import default_host_key_path, host_key
 from tui.server.ssh.proxy import ProxyListener
 from tui.server.ssh.transport import SshTransport
+from tui.storage.backend import StoreError
+from tui.storage.stores import connect_store
 
 RATE_WINDOW_SECONDS = 60.0
 __all__ = ["log", "safe_username"]  # the log (tui.server.server_log) escapes what a client sent: no forged lines
@@ -210,6 +212,14 @@ class KomaServer(GameHost):
     async def play(self, process: asyncssh.SSHServerProcess, player: str, name: str, connection: Connection) -> None:
         if connection.lost:  # gone before its session's handler ran: nothing to start (from here on, a game it
             return           # starts is in connection.games before the first await, where connection_lost finds it)
+        if not self.options.open:
+            refusal = await asyncio.to_thread(name_refusal, player, name)
+            if refusal:
+                lifecycle.refused(f"{connection.peer} player {player}", "name_taken", refusal, player=player)
+                SshTransport(process).write(f"koma: {refusal}\r\n".encode())
+                return SshTransport(process).close(1)
+            if connection.lost:
+                return
         if process.command == "link":
             log(f"{connection.peer} player {player}: asked for a browser link code", "link", client=connection.peer,
                 player=player)
@@ -273,6 +283,27 @@ class KomaServer(GameHost):
                 await asyncio.wait_for(self.listener.wait_closed(), 3.0)
             except TimeoutError:
                 pass
+
+
+def name_refusal(player: str, name: str) -> str:
+    """Why ``player`` (a key) may not play as ``name`` ('' when they may): under ``--authorized-keys`` the first key
+    to use a name owns it (any case).  When the database cannot answer now, the key plays: its name is claimed
+    at its next login, and a game writes the name only as the players' row of its own key."""
+    try:
+        store = connect_store(None, player, name)
+    except StoreError as problem:
+        log(f"player {player}: the name {name!r} could not be checked ({problem}); let in", "name_unchecked", player=player)
+        return ""
+    try:
+        owner = store.claim_name()
+    except StoreError as problem:
+        log(f"player {player}: the name {name!r} could not be checked ({problem}); let in", "name_unchecked", player=player)
+        return ""
+    finally:
+        store.close()
+    if owner == player:
+        return ""
+    return f"the name {name} belongs to another key here; log in with another name (ssh OTHERNAME@host)"
 
 
 async def serve(options: ServeOptions) -> int:

@@ -17,8 +17,10 @@ What a room and a code cost (issue 54; the figures are :mod:`tui.game.race`'s): 
 its racers (:data:`SELECT_LIVE_RACES`), a code joins only an open room (:data:`OPEN`) and is free for a new room once
 its own is closed (:data:`SELECT_HELD_CODE`); private rooms are made one at a time (the ``race-codes`` lock), at most
 a few open per host; wrong codes are counted per player and per address (``code_misses``); and each new room prunes
-rooms long closed, their racers' results moved to ``race_results``.  A failed statement raises :class:`~tui.storage.backend.StoreError` (one line); a refused join
-raises :class:`~solver.errors.KomaError` (one line, for the player).
+rooms long closed, their racers' results moved to ``race_results``.
+
+A failed statement raises :class:`~tui.storage.backend.StoreError` (one line);
+a refused join raises :class:`~solver.errors.KomaError` (one line, for the player).
 """
 
 from __future__ import annotations

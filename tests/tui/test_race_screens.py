@@ -13,7 +13,7 @@ from tui_helpers import make_app, wait_for
 from solver import ids
 from solver import solving as search
 from tui.game.averages import seconds_text
-from tui.game.race import RacePhase, Racer, Room
+from tui.game.race import MAX_OPEN_PRIVATE_ROOMS, RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged
 from tui.screens import race as race_screen
@@ -113,6 +113,20 @@ async def test_home_lists_race_with_its_key(tmp_path):
         assert lobby.size_wh == (4, 5) and "quick race of 4x5" in text(lobby, "#lobby-actions")
 
 
+
+async def test_a_host_with_too_many_open_private_rooms_is_told_in_one_line(tmp_path):
+    elsewhere = store_of(tmp_path, "ann")  # ann's other games made rooms she is still in
+    for _ in range(MAX_OPEN_PRIVATE_ROOMS):
+        elsewhere.create_private("user:ann", "ann", 3, 3)
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await open_lobby(pilot)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: "open private rooms" in text(lobby, "#lobby-message"), what="the refusal")
+        said = text(lobby, "#lobby-message").strip()
+        assert said.startswith(f"you already host {MAX_OPEN_PRIVATE_ROOMS} open private rooms") and "\n" not in said
+        assert isinstance(app.screen, RaceLobbyScreen)
+
 async def test_a_code_is_checked_with_one_line(tmp_path):
     app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -121,7 +135,7 @@ async def test_a_code_is_checked_with_one_line(tmp_path):
         await pilot.press("a", "b", "1", "enter")
         assert "no digits" in text(lobby, "#lobby-message") and "\n" not in text(lobby, "#lobby-message").strip()
         await pilot.press("backspace", "c", "d", "e", "enter")  # ABCDE: a code, but no room's
-        await wait_for(pilot, lambda: "no room has the code ABCDE" in text(lobby, "#lobby-message"), what="the refusal")
+        await wait_for(pilot, lambda: "no open room has the code ABCDE" in text(lobby, "#lobby-message"), what="the refusal")
         assert isinstance(app.screen, RaceLobbyScreen)
         await pilot.press("escape")  # the code's line closes; the lobby stays
         assert isinstance(app.screen, RaceLobbyScreen) and not lobby.query_one("#lobby-join").display
@@ -388,8 +402,16 @@ async def test_watching_and_replaying_a_race(tmp_path):
         screen, bob = await bob_joins_and_ann_starts(pilot, tmp_path)
         await revealed(pilot, screen)
         room = screen.room
-        # a watcher (carl, a third game on the same database) lists the race and watches it
+        # a stranger (carl, a third game on the same database) is not shown the private race at all
         carl = make_app(tmp_path, store=store_of(tmp_path, "carl"))
+        async with carl.run_test(size=(80, 24)) as stranger:
+            await open_lobby(stranger)
+            await stranger.press("w")
+            await wait_for(stranger, lambda: isinstance(carl.screen, RaceWatchScreen), what="the race list")
+            await wait_for(stranger, lambda: "none right now" in text(carl.screen, "#race-watch-title"), what="no race")
+            assert room.code not in text(carl.screen, "#race-watch-title") and not carl.screen.rooms
+        # a racer of the room (bob, in another game on the same database) lists the race and watches it
+        carl = make_app(tmp_path, store=store_of(tmp_path, "bob"))
         async with carl.run_test(size=(80, 24)) as watcher:
             await open_lobby(watcher)
             await watcher.press("w")

@@ -200,8 +200,8 @@ class RaceRooms:
         with self.backend.transaction("race-codes") as query:  # one maker of private rooms at a time: codes and caps hold
             hosting = int(query(COUNT_OPEN_PRIVATE, (player, now - ROOMS_KEPT_SECONDS, *_open_args(now)))[0][0])
             if hosting >= MAX_OPEN_PRIVATE_ROOMS:
-                raise KomaError(f"you already host {hosting} open private rooms (at most {MAX_OPEN_PRIVATE_ROOMS}); "
-                                "race in one of them or leave one first")
+                raise KomaError(f"you already host {hosting} open private rooms (at most {MAX_OPEN_PRIVATE_ROOMS}): "
+                                "leave one first")
             for _ in range(CODE_TRIES):
                 code = new_code()
                 if not query(SELECT_HELD_CODE, (code, *_open_args(now), now - CODE_KEPT_SECONDS)):

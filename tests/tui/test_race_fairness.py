@@ -15,6 +15,7 @@ from tui.game.race import (
     FREE_CODE_MISSES,
     LOBBY_GONE_SECONDS,
     MAX_OPEN_PRIVATE_ROOMS,
+    NEW_LOBBY_SECONDS,
     ROOMS_KEPT_SECONDS,
     RacePhase,
     code_wait_seconds,
@@ -90,8 +91,9 @@ def test_a_code_joins_only_while_its_room_is_open(database):
     again = store.rematch(room.room, 0, "ann")  # the racers' rematch opens the room again: friends join by its code
     assert store.join_code("cy", "Cy", room.code).room == again.room
     store.backend.query("UPDATE race_racers SET seen = ? WHERE room = ?", (time.time() - LOBBY_GONE_SECONDS - 1, room.room))
+    store.backend.query("UPDATE race_rounds SET opened = ? WHERE room = ?", (time.time() - NEW_LOBBY_SECONDS - 1, room.room))
     with pytest.raises(KomaError, match="no open room"):
-        store.join_code("dee", "Dee", room.code)  # everyone left the lobby: the room is closed
+        store.join_code("dee", "Dee", room.code)  # nobody is in the lobby any more: the room is closed
 
 
 def test_a_closed_rooms_code_is_freed_for_a_new_room(database, monkeypatch):
@@ -173,9 +175,9 @@ def test_the_room_queries_read_by_index(tmp_path):
     store = opened(f"sqlite:///{tmp_path / 'koma.db'}")
     now = time.time()
     plans = {
-        "open code": (race_store.SELECT_OPEN_CODE, ("ABCDE", now, now)),
-        "held code": (race_store.SELECT_HELD_CODE, ("ABCDE", now, now, now)),
-        "hosting": (race_store.COUNT_OPEN_PRIVATE, ("ann", now, now, now)),
+        "open code": (race_store.SELECT_OPEN_CODE, ("ABCDE", now, now, now)),
+        "held code": (race_store.SELECT_HELD_CODE, ("ABCDE", now, now, now, now)),
+        "hosting": (race_store.COUNT_OPEN_PRIVATE, ("ann", now, now, now, now)),
         "prunable": (race_store.SELECT_PRUNABLE, (1, now)),
         "misses": (race_store.SELECT_MISSES, ("player:ann",)),
         "watch": (race_store.SELECT_LIVE_RACES, (now, now, "ann")),

@@ -63,6 +63,7 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # no I or O (1 and 0 look alike)
 CODE_LENGTH = 5
 # Fair play on a public server (issue 54): what a room and a code cost, enforced by the store.
 MAX_OPEN_PRIVATE_ROOMS = 3  # private rooms one player may host open at once (a lobby with someone in it, or a race)
+NEW_LOBBY_SECONDS = 60.0  # a lobby opened this lately is open while its racers have not left it, seen or not yet
 CODE_KEPT_SECONDS = 1800.0  # a private room's code is held this long after its last round opened, started or ended
 ROOMS_KEPT_SECONDS = 7 * 86400.0  # a room closed this long is pruned (its racers' results are kept for their stats)
 ABANDONED_ROOM_SECONDS = 3600.0  # a room that never raced is pruned this long after it opened

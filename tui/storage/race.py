@@ -38,6 +38,7 @@ from tui.game.race import (
     LOBBY_GONE_SECONDS,
     MAX_OPEN_PRIVATE_ROOMS,
     MAX_RACERS,
+    NEW_LOBBY_SECONDS,
     RACE_LIMIT_SECONDS,
     RECONNECT_SECONDS,
     ROOMS_KEPT_SECONDS,
@@ -76,9 +77,10 @@ BUMP = "UPDATE race_rooms SET version = version + 1 WHERE room = ? RETURNING ver
 BUMP_AND_NOTIFY = BUMP + f", pg_notify('{CHANNEL}', room)"  # PostgreSQL: sent when the transaction commits
 INSERT_ROOM = ("INSERT INTO race_rooms (room, code, width, height, host, round, version, created, active) "
                "VALUES (?, ?, ?, ?, ?, 0, 1, ?, ?)")
-OPEN = (  # a room (ro, with its newest round rd) is open: a lobby with someone in it, or a race within its limit
+OPEN = (  # a room (ro, with its newest round rd) is open: a lobby with someone in it (there now, or not gone from a
+    # lobby opened lately), or a race within its limit
     "((rd.phase = 'lobby' AND EXISTS (SELECT 1 FROM race_racers rc WHERE rc.room = ro.room AND rc.round = ro.round "
-    "AND rc.left_lobby = 0 AND rc.seen > ?)) OR (rd.phase IN ('countdown', 'racing') AND rd.reveal_at > ?))")
+    "AND rc.left_lobby = 0 AND (rc.seen > ? OR rd.opened > ?))) OR (rd.phase IN ('countdown', 'racing') AND rd.reveal_at > ?))")
 NEWEST = "race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = ro.round"
 SELECT_OPEN_CODE = f"SELECT ro.room FROM {NEWEST} WHERE ro.code = ? AND {OPEN} ORDER BY ro.created DESC LIMIT 1"
 SELECT_HELD_CODE = f"SELECT 1 FROM {NEWEST} WHERE ro.code = ? AND ({OPEN} OR ro.active > ?) LIMIT 1"
@@ -514,9 +516,9 @@ def _sweep_due(row: tuple, now: float, query: Query, room: str, round_: int) -> 
         or now >= float(reveal_at) + RACE_LIMIT_SECONDS
 
 
-def _open_args(now: float) -> tuple[float, float]:
+def _open_args(now: float) -> tuple[float, float, float]:
     """The arguments of :data:`OPEN` at ``now``."""
-    return (now - LOBBY_GONE_SECONDS, now - RACE_LIMIT_SECONDS)
+    return (now - LOBBY_GONE_SECONDS, now - NEW_LOBBY_SECONDS, now - RACE_LIMIT_SECONDS)
 
 
 def _refused(refuse: bool, why: str) -> bool:

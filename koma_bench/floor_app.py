@@ -1,5 +1,5 @@
-"""The floors of ``koma bench keys`` and ``koma bench open``: the least a Textual app can do for a key, and to open
-a screen shaped like Koma's play screen.
+"""The floors of ``koma bench keys``, ``koma bench open`` and ``koma bench serve``'s arrival: the least a Textual app can do for a key, to open
+a screen shaped like Koma's play screen, and to start on a screen shaped like Koma's home (:class:`FloorArrivalApp`).
 
 A bare Textual app, no Koma in it: a title, twenty lines that never change, and one line that counts the arrow keys,
 redrawn (without a layout pass) on each.  Run as ``python -m koma_bench.floor_app``; ``q`` quits.  What a key costs here
@@ -77,6 +77,28 @@ class FloorOpenApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(FloorHomeScreen())
+
+
+class FloorArrivalApp(App[None]):
+    """The floor of ``koma bench serve``'s arrival (:mod:`koma_bench.arrival_measure`): a bare app whose first screen
+    is shaped like Koma's home at 80x24: a title line, four cards (a preview of three lines and a text beside it) and
+    a line of keys; ``q`` quits."""
+
+    CSS = """
+    .card { height: 5; layout: horizontal; border: round $primary; }
+    .preview { width: 9; }
+    .about { width: 1fr; }
+    """
+    BINDINGS = [("q", "quit", "quit")]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Koma — choose a puzzle")
+        with Vertical():
+            for name in ("8-puzzle", "15-puzzle", "Goat", "Ura-omote"):
+                with Horizontal(classes="card"):
+                    yield Static("1 2 3\n4 5 6\n7 8", classes="preview")
+                    yield Static(f"[b]{name}[/b]\na line on what it is\n[dim]not played yet[/dim]", classes="about")
+        yield Static("1-4 open  ? help  q quit")
 
 
 if __name__ == "__main__":

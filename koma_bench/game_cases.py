@@ -78,6 +78,12 @@ def keys_beside_the_floor() -> dict[str, Any]:
     return keys_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
 
 
+def arrival_beside_the_floor() -> dict[str, Any]:
+    from koma_bench.arrival import arrival_beside_the_floor
+
+    return arrival_beside_the_floor(os.environ.get(AGAINST_VARIABLE) or None)
+
+
 def open_beside_the_floor() -> dict[str, Any]:
     from koma_bench.open_screen import open_beside_the_floor
 
@@ -96,6 +102,9 @@ CASES: tuple[Case, ...] = (
     serve_case("koma serve: one game (warm pool)", "serve", "one game",
                target="home <= 0.1 s CPU, 15-puzzle <= 0.1 s, move <= 8 ms, idle <= 2 ms/s, <= 25 MiB PSS"),
     serve_case("koma serve --cold: one game", "serve", "one game", "--cold"),
+    Case("koma serve: an arrival's CPU by phase, fork to home screen, beside a bare Textual app forked the same way "
+         "(the floor)", "serve", arrival_beside_the_floor, runs=0, on_request=True,
+         target="home <= 25 ms of CPU in the game; the floor is what Textual alone costs"),
     serve_case("koma serve: a speed solve at 15 keys a second", "serve", "speed game",
                target="key-to-screen p95 < 60 ms, every key drawn before the next"),
     serve_case("koma serve: a 10x10 speed solve at 15 keys a second", "serve", "speed game 10x10",

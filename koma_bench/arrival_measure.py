@@ -133,17 +133,17 @@ class HomeReport:
         self.fd = -1
         self.written: list[str] = []
 
-    def watch(self, driver_classes: Sequence[type]) -> None:
+    def watch(self, driver_classes: Sequence[Any]) -> None:
         """Wrap each driver's ``write``: its time counts as rendering; the write that completes ``home`` reports."""
         for driver in driver_classes:
             self.phases.wrap(driver, "write", "render")
-            timed = getattr(driver, "write")
+            timed = driver.write
 
             def write(driver_self: Any, data: str, timed: Callable = timed) -> None:
                 timed(driver_self, data)
                 self.seen(data)
 
-            setattr(driver, "write", write)
+            driver.write = write
 
     def seen(self, data: str) -> None:
         if self.fd < 0:

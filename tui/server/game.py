@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from tui.server import lifecycle, metrics
+from tui.server.admission import START_HOLD_SECONDS, StartQueue, StartTurn
 from tui.server.colour import colour_environment
 from tui.server.environment import base_environment
 from tui.server.options import ServeOptions
@@ -34,6 +35,7 @@ class Host(Protocol):
 
     port: int
     options: ServeOptions
+    start_queue: StartQueue
 
     async def start_game(self, terminal: int, env: dict[str, str],
                          notice: Callable[[str], None] = ...) -> tuple[asyncio.subprocess.Process | WarmGame, str]: ...
@@ -43,6 +45,7 @@ IDLE_CHECK_SECONDS = 1.0
 SILENT_GAME_SECONDS = (15.0, 60.0)  # a game that has drawn nothing by then gets a log line saying what it does
 STARTING = "Starting Koma...\r\n"
 STILL_STARTING = "Still starting after {seconds:g} s: the server is busy. Your game will appear here.\r\n"
+QUEUED = "Starting, {ahead} ahead of you: players are arriving, your game starts in a moment.\r\n"
 ERASE_LINE_ABOVE = b"\x1b[A\x1b[2K"  # cursor up a line, erase it
 
 
@@ -81,6 +84,8 @@ class Game:
         self.key_at: float | None = None  # the first key the game has not answered yet (for the latency, slow frames)
         self.slow_logged: float | None = None
         self.home_at: float | None = None  # when its first frame was drawn
+        self.left = asyncio.Event()  # set when the player has gone (see hang_up)
+        self.ahead_told: int | None = None  # the place in the start queue last told to the player
         self.end_reason = ""  # for the metrics: idle, drained, shutdown (else from its status)
 
     async def run(self) -> None:
@@ -99,6 +104,10 @@ class Game:
         columns, rows, width, height = window_size(*transport.terminal_size())
         env = self.environment(terminal, rows, columns)
         self.notice(STARTING)  # until the game draws, the player is not left at a blank screen
+        turn = await self.wait_for_turn()
+        if turn is None:  # the player left while waiting
+            transport.close(1)
+            return
         master, slave = os.openpty()
         self.master = master
         try:
@@ -110,12 +119,14 @@ class Game:
             finally:
                 os.close(slave)
         except Exception as problem:
+            turn.done()
             os.close(master)
             log(f"{self.peer} player {self.player}: cannot start a game ({problem!r})")
             self.say("koma: the server could not start a game; try again later.\r\n")
             transport.close(1)
             return
         except BaseException:
+            turn.done()
             os.close(master)
             raise
         metrics.GAMES_STARTED.labels(transport.kind, how).inc()
@@ -127,15 +138,17 @@ class Game:
         pump_in = asyncio.create_task(self.pump_in())
         idle = asyncio.create_task(self.watch_idle())
         silent = asyncio.create_task(self.watch_first_output())
+        holding = asyncio.create_task(self.hold_turn(turn))
         try:
             await self.child.wait()
             await asyncio.wait_for(self.output_done.wait(), 2.0)
         except TimeoutError:
             pass
         finally:
-            for task in (pump_in, idle, silent, pump_out):
+            turn.done()
+            for task in (pump_in, idle, silent, pump_out, holding):
                 task.cancel()
-            await asyncio.gather(pump_in, idle, silent, pump_out, return_exceptions=True)
+            await asyncio.gather(pump_in, idle, silent, pump_out, holding, return_exceptions=True)
             os.close(master)
         status = self.child.returncode
         if status is not None and status < 0:
@@ -159,6 +172,44 @@ class Game:
                 "KOMA_ADDRESS": self.address,
                 "KOMA_TRANSPORT": self.transport.kind,
                 **colour_environment(terminal, client, os.environ)}
+
+    async def wait_for_turn(self) -> StartTurn | None:
+        """This game's turn to start (:class:`~tui.server.admission.StartQueue`), the player told their place while
+        they wait; None if they leave first."""
+        queue = self.server.start_queue
+        waiting = asyncio.ensure_future(queue.turn(self.tell_place))
+        left = asyncio.ensure_future(self.left.wait())
+        try:
+            await asyncio.wait((waiting, left), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            left.cancel()
+        if waiting.done():
+            return waiting.result()
+        waiting.cancel()
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            return None
+        return None
+
+    def tell_place(self, ahead: int) -> None:
+        """The player's place in the start queue: one line, rewritten in place when it changes."""
+        if ahead == self.ahead_told:
+            return
+        line = QUEUED.format(ahead=ahead)
+        if self.ahead_told is None:
+            self.notice(line)
+        else:
+            self.say(ERASE_LINE_ABOVE.decode() + line)
+        self.ahead_told = ahead
+
+    async def hold_turn(self, turn: StartTurn) -> None:
+        """Give the start turn back once the game has drawn (or after :data:`START_HOLD_SECONDS` without)."""
+        try:
+            await asyncio.wait_for(self.first_output.wait(), START_HOLD_SECONDS)
+        except TimeoutError:
+            pass
+        turn.done()
 
     def notice(self, line: str) -> None:
         """Say a line before the game has drawn; its first output erases the notices again."""
@@ -229,6 +280,7 @@ class Game:
         the grace.  Safe to call more than once, from a task being cancelled, and before the game has started
         (it is hung up as soon as it has)."""
         self.gone = True
+        self.left.set()
         if not self.end_reason and (self.child is None or self.child.returncode is None):
             self.end_reason = "hangup"
         if self.hanging_up is None and self.child is not None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from tui.config.paths import data_dir, tables_dir, user_cache_root
 from tui.server import lifecycle, metrics, sandbox
+from tui.server.admission import StartQueue, default_at_once
 from tui.server.environment import base_environment
 from tui.server.game import STOP_GRACE_SECONDS, Game, child_setup
 from tui.server.links import LinkCodes
@@ -76,6 +77,7 @@ class GameHost:
         self.admin: AdminListener | None = None
         self.watch_task: asyncio.Task | None = None
         self.secrets: list[Path] = []  # files no game may touch (see keep_secret)
+        self.start_queue = StartQueue(options.max_starting or default_at_once())  # games start a few at a time
 
     def keep_secret(self, path: Path) -> None:
         """``path`` (a key the server reads) is kept from every game: see :mod:`tui.server.sandbox`."""

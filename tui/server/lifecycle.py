@@ -68,7 +68,8 @@ def metric_state(server: GameHost) -> dict[str, Any]:
              "draining": int(server.draining), "warm_up": int(pool is not None and pool.ready),
              "warm_forks": server.warm_forks, "warm_restarts": server.warm_restarts,
              "database_trouble": 0, "outbox_ops": 0, "outbox_journals": 0,
-             "game_pids": [game.child.pid for game in games if game.child is not None]}
+             "game_pids": [game.child.pid for game in games if game.child is not None],
+             "start_queue": server.start_queue.state()}
     if server.drainer is not None:
         state.update(server.drainer.state())
     return state

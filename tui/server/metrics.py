@@ -116,7 +116,8 @@ def exposition() -> bytes:
 class ServerCollector:
     """The states of a running server, read at scrape time through ``state()`` (cheap, from the event loop's objects):
     a dict with ``sessions`` ({(transport, phase): n}), ``warm_up``, ``warm_forks``, ``warm_restarts``, ``database_trouble``,
-    ``outbox_ops``, ``outbox_journals``, ``ready``, ``draining`` and ``game_pids``."""
+    ``outbox_ops``, ``outbox_journals``, ``ready``, ``draining``, ``game_pids`` and ``start_queue``
+    (:meth:`tui.server.admission.StartQueue.state`)."""
 
     def __init__(self, state: Callable[[], dict[str, Any]]):
         self.state = state
@@ -143,6 +144,18 @@ class ServerCollector:
         yield GaugeMetricFamily("koma_outbox_ops", "Saved moves and results waiting in the outbox for the database",
                                 value=state["outbox_ops"])
         yield GaugeMetricFamily("koma_outbox_journals", "Journals in the outbox", value=state["outbox_journals"])
+        queue = state.get("start_queue")
+        if queue is not None:  # admission: games start a few at a time, the rest wait in order (tui.server.admission)
+            yield GaugeMetricFamily("koma_games_starting", "Games starting now (asked for, not drawn yet), holding a "
+                                    "start turn", value=queue["starting"])
+            yield GaugeMetricFamily("koma_games_starting_at_once", "Games allowed to start at once (--max-starting)",
+                                    value=queue["at_once"])
+            yield GaugeMetricFamily("koma_start_queue", "Arrivals waiting for their turn to start (told their place)",
+                                    value=queue["waiting"])
+            yield CounterMetricFamily("koma_start_turns", "Start turns given (games admitted to start)",
+                                      value=queue["admitted"])
+            yield CounterMetricFamily("koma_start_wait_seconds", "Seconds the admitted arrivals waited for their turn, "
+                                      "in all", value=queue["waited_seconds"])
         cpu, pss = 0.0, 0.0
         for pid in state["game_pids"]:
             try:

@@ -22,9 +22,10 @@ class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 2222
     max_sessions: int = 32  # games at once (SSH and web), and logged-in connections at once; one logging in takes none
-    # Connections not yet logged in, at most (OpenSSH's MaxStartups): one more drops the one that has waited
-    # longest.  A burst of 20 players connecting at once fits.
-    max_startups: int = 20
+    # Connections not yet logged in, at most (OpenSSH's MaxStartups, where 100 is the point it drops every new one):
+    # one more drops the one that has waited longest.  A burst of 100 players connecting at once fits.
+    max_startups: int = 100
+    max_starting: int = 0  # games starting (forked, not drawn yet) at once; the others wait in order (0: one per core)
     login_grace_time: float = 20.0  # seconds from connecting to logged in (OpenSSH's LoginGraceTime)
     max_sessions_per_player: int = 3  # games one player may have at once (0: no limit)
     max_games_per_address: int = 0  # games at once from one address (an IPv6 /64), parked web games too (0: no limit)
@@ -50,7 +51,7 @@ class ServeOptions:
 
 DEFAULTS = ServeOptions()
 # (option, lowest allowed value); the port also has a highest
-LOWEST = (("port", 0), ("max_sessions", 1), ("max_startups", 1), ("login_grace_time", 1),
+LOWEST = (("port", 0), ("max_sessions", 1), ("max_startups", 1), ("max_starting", 0), ("login_grace_time", 1),
           ("max_sessions_per_player", 0), ("max_games_per_address", 0), ("idle_timeout", 0),
           ("keepalive_interval", 1), ("keepalive_count_max", 1),
           ("cpu_limit", 0), ("memory_limit", 0), ("rate_limit", 0), ("admin_port", 0), ("drain_seconds", 0))
@@ -112,6 +113,9 @@ def add_game_options(command: argparse.ArgumentParser) -> None:
                          help=f"address space per game in MiB (default {d.memory_limit}; 0 none)")
     command.add_argument("--rate-limit", type=int, default=d.rate_limit, metavar="N",
                          help=f"new connections per address per minute (default {d.rate_limit}; 0 none)")
+    command.add_argument("--max-starting", type=int, default=d.max_starting, metavar="N",
+                         help="most games starting at once (from the fork to their first frame); players arriving "
+                              "beyond wait in order, told how many are ahead (default: one per core)")
     command.add_argument("--cold", action="store_true",
                          help="start each game as a fresh Python process (slower; for comparison) instead of forking "
                               "it from the warm process")

@@ -37,7 +37,7 @@ def test_koma_help_lists_bench_beside_the_products_commands():
     assert shown.returncode == 0, shown.stderr
     listed = [line.split()[0] for line in shown.stdout.split("COMMAND\n", 1)[1].split("\n\n", 1)[0].splitlines()
               if line.startswith("    ") and not line.startswith("     ")]
-    assert listed == ["play", "solve", "parity", "longest", "generate", "doctor", "tables", "serve", "web", "bench"]
+    assert listed == ["play", "solve", "parity", "longest", "generate", "tables", "doctor", "speed", "serve", "web", "bench"]
 
 
 @pytest.mark.parametrize("groups_named, named", [(["8", "foo"], "'foo'"), ([""], "''")])

@@ -12,6 +12,7 @@ from tui_helpers import make_app, settled, wait_for, wait_warm
 
 from solver import solving as search
 from solver.registry import get_puzzle
+from tui.config.daily_secret import daily_secret
 from tui.game.daily import daily_board, daily_seed, today
 from tui.game.players import LOCAL_PLAYER
 from tui.play.screen import PlayScreen
@@ -105,10 +106,11 @@ def test_many_concurrent_writers_lose_nothing(tmp_path):
 
 def test_daily_board_is_the_same_for_everyone_and_changes_daily():
     puzzle = get_puzzle("8")
-    assert daily_board(puzzle, "2025-01-31") == daily_board(get_puzzle("8"), "2025-01-31")
-    assert daily_board(puzzle, "2025-01-31") != daily_board(puzzle, "2025-02-01")
-    assert daily_seed("2025-01-31", "8") != daily_seed("2025-01-31", "15")
-    assert puzzle.proof(daily_board(puzzle, "2025-01-31")).solvable
+    secret = daily_secret()
+    assert daily_board(puzzle, "2025-01-31", secret) == daily_board(get_puzzle("8"), "2025-01-31", secret)
+    assert daily_board(puzzle, "2025-01-31", secret) != daily_board(puzzle, "2025-02-01", secret)
+    assert daily_seed("2025-01-31", "8", secret) != daily_seed("2025-01-31", "15", secret)
+    assert puzzle.proof(daily_board(puzzle, "2025-01-31", secret)).solvable
 
 
 def you(board: LeaderboardScreen) -> str:
@@ -121,7 +123,8 @@ async def test_daily_game_is_ranked_and_shown(tmp_path, monkeypatch):
     yan = Store(tmp_path / "koma.db", player="user:yan", name="yan")
     yan.seen()
     yan.record_daily("2025-01-31", "8", 30, 20, 5.0)
-    app = make_app(tmp_path, store=store)
+    clock = [0.0]
+    app = make_app(tmp_path, store=store, clock=lambda: clock[0])
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
@@ -132,11 +135,12 @@ async def test_daily_game_is_ranked_and_shown(tmp_path, monkeypatch):
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, DailyPlayScreen), what="the daily game")
         screen = app.screen
-        assert screen.start == daily_board(get_puzzle("8"), today()) and screen.daily == "2025-01-31"
+        assert screen.start == daily_board(get_puzzle("8"), today(), daily_secret()) and screen.daily == "2025-01-31"
         await wait_warm(pilot)
         solution = search.solve(screen.puzzle, screen.state)
-        for move in solution.moves:  # the player plays the optimal moves: ranked first
+        for move in solution.moves:  # the player plays the optimal moves at a human pace (4 a second): ranked first
             assert screen.play(move)
+            clock[0] += 0.25
         await wait_for(pilot, lambda: screen.won, what="the win")
         assert "Solved in" in screen.message  # told at once; the rank follows when the store has recorded the finish
         await wait_for(pilot, lambda: "rank [b]#1[/b]" in screen.message, what="the daily rank")
@@ -156,6 +160,35 @@ async def test_daily_game_is_ranked_and_shown(tmp_path, monkeypatch):
         await settled(pilot)
     store = Store(tmp_path / "koma.db", player="user:zoe")  # a later session sees what this one recorded
     assert store.stats("8").solved == 1 and store.load_game("daily/2025-01-31/8") is None
+
+
+async def test_a_daily_game_no_hand_could_play_is_unverified_and_off_the_board(tmp_path, monkeypatch):
+    """The probe's bot: the day's 8-puzzle solved optimally, every key in one write (here: on a clock that does not
+    move, as in one read); its player is told why it is unverified, and the board others see leaves it out."""
+    monkeypatch.setenv("KOMA_DAY", "2025-01-31")
+    bot = Store(tmp_path / "koma.db", player="user:bot", name="bot")
+    app = make_app(tmp_path, store=bot)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_puzzle(get_puzzle("8"), daily="2025-01-31")
+        await pilot.pause()
+        screen = app.screen
+        await wait_warm(pilot)
+        for move in search.solve(screen.puzzle, screen.state).moves:
+            assert screen.play(move)
+        await wait_for(pilot, lambda: screen.won, what="the win")
+        await wait_for(pilot, lambda: "unverified" in screen.message, what="the unverified result")
+        assert "you rank" not in screen.message and "moves in 0 ms" in screen.message
+        await pilot.press("b")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
+        board = app.screen
+        await wait_for(pilot, lambda: "unverified" in you(board), what="the player's own unverified result")
+        assert board.query_one(DataTable).row_count == 0 and "not ranked" in you(board)
+    yan = Store(tmp_path / "koma.db", player="user:yan", name="yan")
+    assert yan.leaderboard("2025-01-31", "8") == [] and yan.daily_result("2025-01-31", "8") is None
+    kept = bot.daily_result("2025-01-31", "8")
+    assert kept is not None and kept.seconds == 0.0 and "moves in 0 ms" in (kept.unverified or "")
+    assert bot.record_daily("2025-01-31", "8", kept.moves + 2, kept.optimal, 9.0) == 1  # a hand's game replaces it
+    assert [r.name for r in yan.leaderboard("2025-01-31", "8")] == ["bot"]
 
 
 async def test_auto_solved_daily_game_is_not_ranked(tmp_path, monkeypatch):

@@ -165,6 +165,7 @@ async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
 
 async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatch):
     from solver.registry import get_puzzle
+    from tui.config.daily_secret import daily_secret
     from tui.game.daily import daily_board
     from tui.screens.leaderboard import LeaderboardScreen
     from tui.storage.store import Store
@@ -182,7 +183,7 @@ async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatc
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, SpeedScreen), what="the speed screen")
         screen = app.screen
-        assert screen.solve.scramble == daily_board(get_puzzle("8"), "2025-01-31")
+        assert screen.solve.scramble == daily_board(get_puzzle("8"), "2025-01-31", daily_secret())
         assert screen.event.key == "daily/2025-01-31"
         moves = search.solve(screen.solve.puzzle, screen.solve.state).moves
         for index, move in enumerate(moves):
@@ -192,7 +193,7 @@ async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatc
         time_ms = round((len(moves) - 1) * 300)
         assert screen.run.result().time_ms == time_ms
         await pilot.press("space")  # the next scramble is a random one again
-        assert screen.event.key == "single" and screen.solve.scramble != daily_board(get_puzzle("8"), "2025-01-31")
+        assert screen.event.key == "single" and screen.solve.scramble != daily_board(get_puzzle("8"), "2025-01-31", daily_secret())
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard again")
         await wait_for(pilot, lambda: f"1. zoe {seconds_text(time_ms)}" in str(speed_line.render()),

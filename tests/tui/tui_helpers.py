@@ -18,7 +18,8 @@ def make_app(tmp_path, name=None, board=None, size=None, **options) -> KomaApp:
     start = puzzle.parse(board) if board else None
     store = options.pop("store", None) or Store(tmp_path / "koma.db")
     options.setdefault("keymap", {})
-    return KomaApp(puzzle=puzzle, start=start, store=store, clock=lambda: 0.0, animate_spinner=False, **options)
+    options.setdefault("clock", lambda: 0.0)
+    return KomaApp(puzzle=puzzle, start=start, store=store, animate_spinner=False, **options)
 
 
 async def wait_for(pilot, condition, timeout: float = 60.0, what: str = "condition") -> None:

@@ -1,4 +1,5 @@
-"""Daily puzzles: the same boards for everyone on one day, and the key a puzzle's games are saved under.
+"""Daily puzzles: the same boards for everyone of a server on one day (drawn from its secret, so that nobody can
+compute tomorrow's today), and the key a puzzle's games are saved under.
 
 Never imports Textual.
 """
@@ -6,11 +7,13 @@ Never imports Textual.
 from __future__ import annotations
 
 import datetime
-import hashlib
+import hmac
 import os
 
+from solver.errors import KomaError
 from solver.puzzle import Puzzle
 from solver.registry import get_puzzle
+from tui.game.plausibility import implausible_game
 
 
 def puzzle_id(puzzle: Puzzle) -> str:
@@ -39,13 +42,28 @@ def shift_day(day: str, delta: int) -> str:
     return (datetime.date.fromisoformat(day) + datetime.timedelta(days=delta)).isoformat()
 
 
-def daily_seed(day: str, game: str) -> int:
-    """The seed of ``day``'s board of puzzle id ``game``: the same everywhere, different every day."""
-    return int.from_bytes(hashlib.sha256(f"koma-daily/{day}/{game}".encode()).digest()[:8], "big")
+def daily_seed(day: str, game: str, secret: bytes) -> int:
+    """The seed of ``day``'s board of puzzle id ``game``: the same wherever ``secret`` is (a server's, see
+    :mod:`tui.config.daily_secret`), different every day, and not to be computed without the secret (HMAC-SHA256)."""
+    return int.from_bytes(hmac.digest(secret, f"koma-daily/{day}/{game}".encode(), "sha256")[:8], "big")
 
 
-def daily_board(puzzle: Puzzle, day: str) -> tuple:
-    return tuple(puzzle.random_state(daily_seed(day, puzzle_id(puzzle))))
+def daily_board(puzzle: Puzzle, day: str, secret: bytes) -> tuple:
+    """``day``'s board of ``puzzle`` under ``secret``."""
+    return tuple(puzzle.random_state(daily_seed(day, puzzle_id(puzzle), secret)))
+
+
+def implausible_daily_game(game: str, moves: int, seconds: float) -> str | None:
+    """Why a daily game of puzzle id ``game`` solved in ``moves`` and ``seconds`` was not played by hand
+    (:func:`~tui.game.plausibility.implausible_game`: a sliding puzzle's click slides up to a whole line at once);
+    None when it may have been."""
+    try:
+        puzzle = puzzle_for_id(game)
+    except KomaError:
+        return implausible_game(moves, seconds)
+    sliding = puzzle.key in ("8", "15", "sliding")
+    at_once = max(getattr(puzzle, "width", 2), getattr(puzzle, "height", 2)) - 1 if sliding else 1
+    return implausible_game(moves, seconds, at_once)
 
 
 def daily_key(day: str, game: str) -> str:

@@ -14,6 +14,8 @@ The rules:
   process starts it everyone reads the same.
 - Each racer's clock starts at the reveal, not at their first move: a racer's times are ms from ``reveal_at``.  A
   racer finishes when their board is solved (``finished_ms``); places go in finish-time order (then join order).
+  A finish no hand could have played (``unverified``: the reason, :func:`tui.game.plausibility.implausible_race`)
+  takes no place and wins nothing: it is listed after the places, marked.
   A racer who leaves or gives up during the race is DNF; one who leaves the lobby just leaves (``left``).
 - A racer's heartbeat (``seen``) is written every :data:`HEARTBEAT_SECONDS`; a racer not seen for
   :data:`RECONNECT_SECONDS` during the race is DNF'd by any other racer, and one not seen for
@@ -133,6 +135,7 @@ class Racer:
     finished_ms: int | None = None
     dnf: bool = False
     left: bool = False
+    unverified: str | None = None  # why no hand could have played this finish (it then takes no place)
 
     @property
     def stm(self) -> int:
@@ -145,6 +148,11 @@ class Racer:
     @property
     def finished(self) -> bool:
         return self.finished_ms is not None
+
+    @property
+    def placed(self) -> bool:
+        """Finished, and by a hand: a finisher who takes a place."""
+        return self.finished_ms is not None and self.unverified is None
 
     @property
     def out(self) -> bool:
@@ -191,8 +199,9 @@ class Placing:
         place = f"{self.place}." if self.place is not None else "-"
         shown = seconds_text(racer.finished_ms) if racer.finished_ms is not None else ("DNF" if racer.dnf else "…")
         tps = racer.tps
+        marked = f"  unverified: {racer.unverified}" if racer.unverified and racer.finished else ""
         return (f"{place} {racer.name}  {shown}  STM {racer.stm}  MTM {racer.mtm}  "
-                f"TPS {'-' if tps is None else f'{tps:.2f}'}")
+                f"TPS {'-' if tps is None else f'{tps:.2f}'}{marked}")
 
 
 @dataclass(frozen=True)
@@ -309,14 +318,16 @@ class Room:
 
     # --- places and results --------------------------------------------------------------------------------
     def places(self) -> list[Racer]:
-        """The racers in finish order (finish time, then join order), then those still racing, then the DNFs."""
-        finished = sorted((r for r in self.racers if r.finished_ms is not None), key=lambda r: (r.finished_ms, r.joined))
+        """The racers in finish order (finish time, then join order), then the unverified finishers (who take no
+        place), then those still racing, then the DNFs."""
+        finished = sorted((r for r in self.racers if r.finished_ms is not None),
+                          key=lambda r: (not r.placed, r.finished_ms, r.joined))
         racing = [r for r in self.racers if not r.out]
         return [*finished, *racing, *(r for r in self.racers if r.dnf and not r.finished)]
 
     def results(self) -> list[Placing]:
-        """Every racer's placing, in :meth:`places` order (a place for each finisher)."""
-        return [Placing(place if racer.finished else None, racer) for place, racer in enumerate(self.places(), 1)]
+        """Every racer's placing, in :meth:`places` order (a place for each finisher by a hand)."""
+        return [Placing(place if racer.placed else None, racer) for place, racer in enumerate(self.places(), 1)]
 
     def result_lines(self) -> list[str]:
         return [placing.line() for placing in self.results()]
@@ -325,9 +336,9 @@ class Room:
         return next((p.place for p in self.results() if p.racer.player == player), None)
 
     def winner(self) -> Racer | None:
-        """The first finisher of a round that more than one raced; None otherwise."""
+        """The first finisher (by a hand) of a round that more than one raced; None otherwise."""
         first = self.places()[:1]
-        return first[0] if first and first[0].finished and len(self.racers) > 1 else None
+        return first[0] if first and first[0].placed and len(self.racers) > 1 else None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ class Result:
     optimal: int | None
     seconds: float
     hints: int = 0
+    unverified: str | None = None  # why no hand could have played it (tui.game.plausibility); such a result is not ranked
 
     @property
     def excess(self) -> int | None:

@@ -24,6 +24,7 @@ from itertools import groupby
 
 from solver.errors import KomaError
 from tui.game.averages import SessionSummary, summarize
+from tui.game.plausibility import implausible_speed_solve
 from tui.game.speed import MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, random_scramble, speed_puzzle
 
 Size = tuple[int, int]
@@ -134,6 +135,12 @@ class EventResult:
     @property
     def tps(self) -> float | None:
         return self.stm * 1000 / self.time_ms if self.time_ms else None
+
+    @property
+    def unverified(self) -> str | None:
+        """Why no hand could have played it (its first leg that breaks a limit of :mod:`.plausibility`); None if none."""
+        return next((reason for leg in self.legs
+                     if (reason := implausible_speed_solve(leg.moves, leg.times_ms, leg.dnf)) is not None), None)
 
 
 def event_results(results: Iterable[SpeedResult], event: Event, size: Size) -> list[EventResult]:

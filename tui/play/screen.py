@@ -25,6 +25,7 @@ from textual.timer import Timer
 from solver import solving as search
 from solver.puzzle import Puzzle
 from tui.app_view import koma_app
+from tui.game.daily import implausible_daily_game
 from tui.game.history import KOMA, PLAYER
 from tui.game.live import heartbeat
 from tui.game.phase import Phase
@@ -263,7 +264,10 @@ class PlayScreen(DirtyOnlyRendering):
         elif isinstance(news, GameKeptApart) and news.key == self.session.save_key:
             self.message = "Your saved game is back. This game was not saved over it: open the puzzle again to resume it."
         elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:
-            self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"))
+            unverified = (implausible_daily_game(self.session.stats_key, self.session.position, self.session.clock.seconds)
+                          if self.daily else None)
+            self.message += recorded_text(news.stats, news.rank, self.daily, self.key_for("play.leaderboard", "b"),
+                                          unverified)
 
     def save_game(self, *, pause: bool = False) -> None:
         """Save the game now (the app's signals and restarts ask it); ``pause`` stops its clock first."""

@@ -10,6 +10,7 @@ from textual.screen import Screen
 
 from solver.puzzle import Puzzle
 from tui.app_view import koma_app
+from tui.config.daily_secret import daily_secret
 from tui.game.daily import daily_board
 from tui.game.session import Saver
 from tui.play.keys import DAILY_BINDINGS, URA_BINDINGS
@@ -60,7 +61,7 @@ def open_puzzle(node: MessagePump, puzzle: Puzzle, start: tuple | None = None, *
     progress (``leaderboard`` opens its leaderboard).  With ``solve``, Koma starts solving it at once."""
     app = koma_app(node)
     if daily:
-        start = daily_board(puzzle, daily)
+        start = daily_board(puzzle, daily, daily_secret())
     screen = play_screen_for(puzzle, app.storage, start=start, ascii_only=app.ascii_only, daily=daily, solve=solve,
                              leaderboard=leaderboard)
     node.app.push_screen(screen)

@@ -35,13 +35,19 @@ SPEED_BOARD_SHOWN = 3
 
 
 def speed_board_text(standing: SpeedStanding, today_shown: bool) -> str:
-    """The day's speed board in a line or two: the fastest first solves, and the player's place."""
+    """The day's speed board in a line or two: the fastest first solves, and the player's place (or why their solve
+    is unverified: it is then on no board)."""
     finished = [e for e in standing.top if not e.result.dnf]
+    mine = standing.mine
+    unverified = "" if mine is None or mine.unverified is None else (
+        f" · you: {seconds_text(mine.result.time_ms)} unverified ({escape(mine.unverified)})")
     if not finished:
-        return "[b]Speed[/b]: no time yet" + (" · s solves this board against the clock" if today_shown else "")
+        return ("[b]Speed[/b]: no time yet" + (" · s solves this board against the clock" if today_shown else "")
+                + unverified)
     top = " · ".join(f"{k}. {escape(e.name)} {seconds_text(e.result.time_ms)}"
                      for k, e in enumerate(finished[:SPEED_BOARD_SHOWN], 1))
-    mine = standing.mine
+    if unverified:
+        return f"[b]Speed[/b] (first solves): {top}{unverified}"
     you = "" if mine is None else (" · you: DNF" if mine.result.dnf else f" · you #{standing.my_rank}")
     return f"[b]Speed[/b] (first solves): {top}{you}"
 
@@ -144,10 +150,13 @@ class LeaderboardScreen(DirtyOnlyRendering):
             table.add_row(str(rank), name, str(result.moves), "?" if result.optimal is None else str(result.optimal),
                           "?" if result.excess is None else f"+{result.excess}", clock_text(result.seconds),
                           str(result.hints), key=result.player)
-        if board.mine is not None:
-            my_rank, my_result = board.my_rank, board.mine
-            you = (f"You ([b]{app.player_name}[/b]): #{my_rank} of {board.total}, {my_result.moves} moves in "
-                   f"{clock_text(my_result.seconds)}.")
+        own = board.mine
+        if own is not None and own.unverified is not None:
+            you = (f"You ([b]{app.player_name}[/b]): {own.moves} moves in {clock_text(own.seconds)}, [b]unverified[/b]: "
+                   f"{escape(own.unverified)} (not ranked).")
+        elif own is not None:
+            you = (f"You ([b]{app.player_name}[/b]): #{board.my_rank} of {board.total}, {own.moves} moves in "
+                   f"{clock_text(own.seconds)}.")
         elif day == today():
             started = f" (in progress: {saved.position} moves)" if saved is not None and saved.position else ""
             you = f"You ([b]{app.player_name}[/b]): not solved yet{started}. Enter plays today's board."

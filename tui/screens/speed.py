@@ -13,6 +13,7 @@ import random
 import time
 from dataclasses import dataclass
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -25,6 +26,7 @@ from solver import solving as search
 from solver.errors import GaveUp
 from tui.app_view import koma_app
 from tui.ascii import Static
+from tui.config.daily_secret import daily_secret
 from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
@@ -114,7 +116,10 @@ def result_lines(result: EventResult) -> str:
         return f"[b]DNF[/b] (given up at {seconds_text(result.time_ms)})"
     what = "Solved" if result.event.key == SINGLE else result.event.title
     legs = f" ({len(result.legs)} solves)" if len(result.legs) > 1 else ""
-    return f"[b]{what} in {seconds_text(result.time_ms)}[/b]{legs}\n" + figures_line(result.stm, result.mtm, result.tps)
+    marked = "" if result.unverified is None else (
+        f"\n[b]unverified[/b]: {escape(result.unverified)} (kept off the boards)")
+    return (f"[b]{what} in {seconds_text(result.time_ms)}[/b]{legs}\n" + figures_line(result.stm, result.mtm, result.tps)
+            + marked)
 
 
 def averages_text(label: str, summary: SessionSummary) -> str:
@@ -146,7 +151,7 @@ class SpeedScreen(DirtyOnlyRendering):
         self.rng = rng or random.SystemRandom()
         self.size_wh = size
         self.event: Event = daily_event(daily) if daily else event_for(event)
-        self.daily_scramble = daily_board(speed_puzzle(*size), daily) if daily else None
+        self.daily_scramble = daily_board(speed_puzzle(*size), daily, daily_secret()) if daily else None
         self.scheme = "tile"
         self.clock_timer: Timer | None = None
         self.clock_drawn_at = 0.0  # when the clock line was last drawn (time.monotonic)

@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 
+from tui.config.daily_secret import SECRET_VARIABLE
 from tui.server import metrics
 from tui.server.server_log import format_environment
 from tui.storage.stores import DATABASE_VARIABLE, NO_PASSWORD_FILE, game_database_url
@@ -14,7 +15,7 @@ ESCDELAY_MS = "25"
 # What the game process inherits from the server's environment, besides what it is given: the paths it
 # needs, and the display settings an operator may set for every game (animations, colour).
 INHERITED_VARIABLES = ("PATH", "HOME", "KOMA_DATA_DIR", "KOMA_CACHE_DIR", "NUMBA_CACHE_DIR", "KOMA_DAY", "PYTHONPATH",
-                       "VIRTUAL_ENV", "TMPDIR", DATABASE_VARIABLE)
+                       "VIRTUAL_ENV", "TMPDIR", DATABASE_VARIABLE, SECRET_VARIABLE)
 DISPLAY_VARIABLES = ("TEXTUAL_ANIMATIONS", "NO_COLOR", "TEXTUAL_COLOR_SYSTEM")
 
 

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from solver.errors import KomaError
+from tui.config.daily_secret import daily_secret
 from tui.config.paths import data_dir, tables_dir, user_cache_root
 from tui.server import lifecycle, metrics, sandbox
 from tui.server.admission import StartQueue, default_at_once
@@ -189,6 +191,10 @@ class GameHost:
         """Check the database the games will save in (ValueError if unusable, or if the games could only log in
         with the password); every game inherits its URL, without a password (:func:`~tui.server.environment.base_environment`)."""
         make_data_dir()
+        try:
+            daily_secret()  # made now (or the operator's checked), before the games look for it
+        except KomaError as problem:
+            raise ValueError(str(problem)) from None
         database = database_url(self.options.database)
         if database:
             where = check_database(database)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from solver.errors import KomaError
+from tui.game.plausibility import implausible_race
 from tui.game.race import (
     ABANDONED_ROOM_SECONDS,
     CODE_KEPT_SECONDS,
@@ -66,7 +67,7 @@ SELECT_ROUND = (  # a room with one round (the newest when the round is NULL)
     f"SELECT {ROUND_COLUMNS} FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room "
     "AND rd.round = COALESCE(CAST(? AS INTEGER), ro.round) WHERE ro.room = ?")
 SELECT_ROUNDS = f"SELECT {ROUND_COLUMNS} FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room WHERE ro.room = ? ORDER BY rd.round"
-RACER_COLUMNS = "player, name, joined, seen, moves, times, finished_ms, dnf, left_lobby"
+RACER_COLUMNS = "player, name, joined, seen, moves, times, finished_ms, dnf, left_lobby, unverified"
 SELECT_CHANGES = (  # a room with one round, and the racers of it changed after a version (one row with none)
     f"SELECT {ROUND_COLUMNS}, " + ", ".join(f"rc.{column}" for column in RACER_COLUMNS.split(", ")) + " "
     "FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = COALESCE(CAST(? AS INTEGER), ro.round) "
@@ -87,15 +88,16 @@ SELECT_HELD_CODE = f"SELECT 1 FROM {NEWEST} WHERE ro.code = ? AND ({OPEN} OR ro.
 COUNT_OPEN_PRIVATE = f"SELECT count(*) FROM {NEWEST} WHERE ro.host = ? AND ro.created > ? AND ro.code IS NOT NULL AND {OPEN}"
 SELECT_PRUNABLE = f"SELECT room FROM race_rooms WHERE raced = ? AND active < ? ORDER BY active LIMIT {PRUNED_AT_ONCE}"
 DELETE_ROOM = "DELETE FROM race_rooms WHERE room = ? RETURNING raced"
-ARCHIVE_RACERS = (  # a pruned room's racers who raced to the end, as race stats count them
-    "INSERT INTO race_results (player, size, finished_ms, racers, first, ended) "
+ARCHIVE_RACERS = (  # a pruned room's racers who raced to the end, as race stats count them (an unverified finish
+    # neither wins nor puts a verified one behind it)
+    "INSERT INTO race_results (player, size, finished_ms, racers, first, ended, unverified) "
     "SELECT me.player, ?, me.finished_ms, "
     "(SELECT count(*) FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0), "
     "CASE WHEN EXISTS (SELECT 1 FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0 "
-    "AND o.finished_ms IS NOT NULL AND (me.finished_ms IS NULL OR o.finished_ms < me.finished_ms "
-    "OR (o.finished_ms = me.finished_ms AND o.joined < me.joined))) THEN 0 ELSE 1 END, ? "
+    "AND o.finished_ms IS NOT NULL AND o.unverified IS NULL AND (me.finished_ms IS NULL OR o.finished_ms < me.finished_ms "
+    "OR (o.finished_ms = me.finished_ms AND o.joined < me.joined))) THEN 0 ELSE 1 END, ?, me.unverified "
     "FROM race_racers me WHERE me.room = ? AND me.left_lobby = 0 AND (me.finished_ms IS NOT NULL OR me.dnf = 1)")
-SELECT_ARCHIVED = "SELECT size, finished_ms, racers, first FROM race_results WHERE player = ?"
+SELECT_ARCHIVED = "SELECT size, finished_ms, racers, first, unverified FROM race_results WHERE player = ?"
 ACTIVE = "UPDATE race_rooms SET active = ? WHERE room = ?"
 RACED = "UPDATE race_rooms SET active = ?, raced = 1 WHERE room = ?"
 SELECT_ACTIVE = "SELECT active, code FROM race_rooms WHERE room = ?"
@@ -126,12 +128,13 @@ PUSH_MOVES = (
     f"finished_ms = CAST(? AS INTEGER), dnf = ?, seen = ?, rev = ? WHERE player = ? AND {STILL_RACING} "
     "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) AND EXISTS (SELECT 1 FROM race_rounds rd "
     "WHERE rd.room = race_racers.room AND rd.round = race_racers.round AND rd.phase IN ('countdown', 'racing')) "
-    "RETURNING player")
+    "RETURNING player, moves, times")
 PUSH_OUTCOME = (
     f"UPDATE race_racers SET finished_ms = CAST(? AS INTEGER), dnf = ?, seen = ?, rev = ? WHERE player = ? AND {STILL_RACING} "
     "AND (CAST(? AS INTEGER) IS NULL OR length(moves) = ?) AND EXISTS (SELECT 1 FROM race_rounds rd "
     "WHERE rd.room = race_racers.room AND rd.round = race_racers.round AND rd.phase IN ('countdown', 'racing')) "
-    "RETURNING player")
+    "RETURNING player, moves, times")
+MARK_UNVERIFIED = "UPDATE race_racers SET unverified = ? WHERE room = ? AND round = ? AND player = ?"
 LEAVE_LOBBY = "UPDATE race_racers SET left_lobby = 1, rev = ? WHERE room = ? AND round = ? AND player = ? AND left_lobby = 0"
 GIVE_UP = f"UPDATE race_racers SET dnf = 1, rev = ? WHERE player = ? AND {STILL_RACING}"
 DNF_GONE = f"UPDATE race_racers SET dnf = 1, rev = ? WHERE seen < ? AND {STILL_RACING}"
@@ -165,8 +168,8 @@ SELECT_RACES_OF = (  # every round this player raced to its end, with its size, 
     "SELECT ro.width, ro.height, me.finished_ms, me.dnf, "
     "(SELECT count(*) FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0), "
     "NOT EXISTS (SELECT 1 FROM race_racers o WHERE o.room = me.room AND o.round = me.round AND o.left_lobby = 0 "
-    "AND o.finished_ms IS NOT NULL AND (o.finished_ms < me.finished_ms OR (o.finished_ms = me.finished_ms "
-    "AND o.joined < me.joined))) "
+    "AND o.finished_ms IS NOT NULL AND o.unverified IS NULL AND (o.finished_ms < me.finished_ms "
+    "OR (o.finished_ms = me.finished_ms AND o.joined < me.joined))), me.unverified "
     "FROM race_racers me JOIN race_rooms ro ON ro.room = me.room "
     "WHERE me.player = ? AND me.left_lobby = 0 AND (me.finished_ms IS NOT NULL OR me.dnf = 1)")
 
@@ -371,14 +374,16 @@ class RaceRooms:
         return self.read_round(str(rows[0][0]), int(rows[0][1])) if rows else None
 
     def race_stats(self, player: str) -> RaceStats:
-        """``player``'s rounds raced to their end, wins (first of two or more), and best time per size."""
+        """``player``'s rounds raced to their end, wins (first of two or more), and best time per size (an
+        unverified finish counts as raced, never as a win or a time)."""
         races = wins = 0
         best: dict[str, int] = {}
-        rows = [(f"{width}x{height}", finished_ms, racers, first)
-                for width, height, finished_ms, _dnf, racers, first in self.backend.query(SELECT_RACES_OF, (player,))]
-        for size, finished_ms, racers, first in rows + self.backend.query(SELECT_ARCHIVED, (player,)):
+        rows = [(f"{width}x{height}", finished_ms, racers, first, unverified)
+                for width, height, finished_ms, _dnf, racers, first, unverified
+                in self.backend.query(SELECT_RACES_OF, (player,))]
+        for size, finished_ms, racers, first, unverified in rows + self.backend.query(SELECT_ARCHIVED, (player,)):
             races += 1
-            if finished_ms is None:
+            if finished_ms is None or unverified is not None:
                 continue
             wins += int(bool(first) and int(racers) > 1)
             best[str(size)] = min(best.get(str(size), int(finished_ms)), int(finished_ms))
@@ -418,6 +423,11 @@ class RaceRooms:
                                           round_, after, after))
             else:
                 done = query(PUSH_OUTCOME, (finished_ms, int(dnf), now, version, player, room, round_, after, after))
+            if done and finished_ms is not None:
+                _, moves, times = done[0]
+                reason = implausible_race(str(moves), [int(t) for t in str(times).split(",")] if times else [])
+                if reason is not None:
+                    query(MARK_UNVERIFIED, (reason, room, round_, player))
         return bool(done)
 
     def heartbeat(self, room: str, round_: int, player: str) -> None:
@@ -546,14 +556,15 @@ def _round_from_row(room: str, row: tuple) -> Room:
 def _racer_from_row(row: tuple, before: Racer | None = None) -> Racer:
     """A racer from its row; given ``before`` (the same racer read earlier), moves and times that only grew from
     it have only their new part parsed and checked."""
-    player, name, joined, seen, moves, times, finished_ms, dnf, left = row
+    player, name, joined, seen, moves, times, finished_ms, dnf, left, unverified = row
     try:
         times_ms = _grown_times(str(moves), str(times or ""), before)
         if times_ms is None:
             times_ms = tuple(int(t) for t in str(times).split(",")) if times else ()
             check_moves(str(moves), times_ms)
         return Racer(str(player), str(name), float(joined), float(seen), str(moves), times_ms,
-                     None if finished_ms is None else int(finished_ms), bool(dnf), bool(left))
+                     None if finished_ms is None else int(finished_ms), bool(dnf), bool(left),
+                     None if unverified is None else str(unverified))
     except (KomaError, TypeError, ValueError) as problem:
         raise BadRow(f"racer {player}: {problem}") from None
 

@@ -76,10 +76,12 @@ def stats_from_row(row: tuple) -> Stats:
 
 
 def result_from_row(row: tuple) -> Result:
-    """``(player, name, moves, optimal, seconds, hints)`` as stored, checked; raises :class:`BadRow`."""
-    player, name, moves, optimal, seconds, hints = row
+    """``(player, name, moves, optimal, seconds, hints[, unverified])`` as stored, checked; raises :class:`BadRow`."""
+    player, name, moves, optimal, seconds, hints, *rest = row
+    unverified = rest[0] if rest else None
     return Result(_text("player", player), str(name), _count("moves", moves) or 0, _count("optimal", optimal, True),
-                  _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0)
+                  _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0,
+                  None if unverified is None else str(unverified))
 
 
 ROW_CHECKS: dict[str, Callable[[tuple], Any]] = {"games": game_from_row, "stats": stats_from_row, "results": result_from_row,

@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from solver.errors import KomaError
+from tui.game.daily import implausible_daily_game
+from tui.game.plausibility import implausible_speed_solve
 from tui.game.players import player_identity
 from tui.game.records import REPLAYS_KEPT, Replay, Result, SavedGame, Stats, after_win, rank_key
 from tui.game.speed import SINGLE, SpeedResult
@@ -72,24 +74,27 @@ UPSERT_PLAYER = ("INSERT INTO players (player, name, first_seen, last_seen) VALU
 CLAIM_NAME = "INSERT INTO player_names (name, player, claimed) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING"
 SELECT_NAME_OWNER = "SELECT player FROM player_names WHERE name = ?"
 SELECT_RESULT = "SELECT moves, optimal, seconds FROM results WHERE day = ? AND puzzle = ? AND player = ?"
+SELECT_KEPT_RESULT = "SELECT moves, optimal, seconds, hints, unverified FROM results WHERE day = ? AND puzzle = ? AND player = ?"
 UPSERT_RESULT = (
-    "INSERT INTO results (day, puzzle, player, moves, optimal, seconds, hints, finished) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (day, puzzle, player) DO UPDATE SET "
+    "INSERT INTO results (day, puzzle, player, moves, optimal, seconds, hints, finished, unverified) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (day, puzzle, player) DO UPDATE SET "
     "moves = excluded.moves, optimal = excluded.optimal, seconds = excluded.seconds, "
-    "hints = excluded.hints, finished = excluded.finished")
+    "hints = excluded.hints, finished = excluded.finished, unverified = excluded.unverified")
 RANKED = "COALESCE(moves - optimal, 1000000000), moves, seconds, player"  # rank_key's order, as results_by_rank holds it
-SELECT_RESULTS = (  # a day's board of a puzzle: its top (read by the index results_by_rank), names joined after
+SELECT_RESULTS = (  # a day's board of a puzzle: its top (read by the index results_by_rank), names joined after; only
+    # results a human could have set (tui.game.plausibility)
     "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM ("
-    f"SELECT player, moves, optimal, seconds, hints FROM results WHERE day = ? AND puzzle = ? ORDER BY {RANKED} LIMIT ?"
+    "SELECT player, moves, optimal, seconds, hints FROM results WHERE day = ? AND puzzle = ? AND unverified IS NULL "
+    f"ORDER BY {RANKED} LIMIT ?"
     ") r LEFT JOIN players p ON p.player = r.player "
     "ORDER BY COALESCE(r.moves - r.optimal, 1000000000), r.moves, r.seconds, r.player")
 SELECT_MY_RESULT = (
-    "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints FROM results r "
+    "SELECT r.player, COALESCE(p.name, r.player), r.moves, r.optimal, r.seconds, r.hints, r.unverified FROM results r "
     "LEFT JOIN players p ON p.player = r.player WHERE r.day = ? AND r.puzzle = ? AND r.player = ?")
 COUNT_AHEAD = (  # the results ranked before one (its rank is this + 1), and how many there are in all
     "SELECT count(*) FILTER (WHERE (COALESCE(moves - optimal, 1000000000), moves, seconds, player) < (?, ?, ?, ?)), "
-    "count(*) FROM results WHERE day = ? AND puzzle = ?")
-COUNT_RESULTS = "SELECT count(*) FROM results WHERE day = ? AND puzzle = ?"
+    "count(*) FROM results WHERE day = ? AND puzzle = ? AND unverified IS NULL")
+COUNT_RESULTS = "SELECT count(*) FROM results WHERE day = ? AND puzzle = ? AND unverified IS NULL"
 BOARD_TOP = 100  # the most results a daily board reads (its top); the player's own row is read by itself
 INSERT_REPLAY = ("INSERT INTO replays (player, game, puzzle, start, moves, origins, seconds, optimal, by_koma, finished) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -99,7 +104,7 @@ SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts t
     "WHERE r.player = ? AND (CAST(? AS TEXT) IS NULL OR r.game = ?) ORDER BY r.finished DESC, r.id DESC LIMIT ?")
 INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
     "INSERT INTO speed_solves (player, op, size, event, run, leg, scramble, moves, times, time_ms, dnf, finished, "
-    "control, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
+    "control, source, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
 SPEED_COLUMNS = "size, event, run, leg, scramble, moves, times, dnf, control, source, finished"
 SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
     f"SELECT {SPEED_COLUMNS} FROM speed_solves WHERE player = ? "
@@ -124,19 +129,21 @@ SELECT_STALE = "SELECT size, event FROM speed_records_stale WHERE player = ?"
 DELETE_STALE = "DELETE FROM speed_records_stale WHERE player = ? AND size = ? AND event = ?"
 EVERY_ROW = 2**62  # a LIMIT that keeps every row (both databases take it)
 UPSERT_SPEED_FIRST = (  # each player's first solve of an event and size (an outbox may bring an earlier one late)
-    "INSERT INTO speed_firsts (event, size, player, solve, dnf, time_ms, finished) VALUES (?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (event, size, player) DO UPDATE SET solve = excluded.solve, dnf = excluded.dnf, "
-    "time_ms = excluded.time_ms, finished = excluded.finished WHERE excluded.finished < speed_firsts.finished")
+    "INSERT INTO speed_firsts (event, size, player, solve, dnf, time_ms, finished, unverified) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event, size, player) DO UPDATE SET solve = excluded.solve, "
+    "dnf = excluded.dnf, time_ms = excluded.time_ms, finished = excluded.finished, unverified = excluded.unverified "
+    "WHERE excluded.finished < speed_firsts.finished")
 FIRST_SOLVE_COLUMNS = ("f.player, COALESCE(p.name, f.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, "
-                       "s.dnf, s.control, s.source, s.finished, f.dnf, f.time_ms")
-SELECT_EVENT_SOLVES = (  # the top of one event and size (the daily speed board): each player's first solve, by time
-    f"SELECT {FIRST_SOLVE_COLUMNS} FROM (SELECT player, solve, dnf, time_ms FROM speed_firsts WHERE event = ? AND size = ? "
-    "ORDER BY dnf, time_ms, player LIMIT ?) f JOIN speed_solves s ON s.id = f.solve "
-    "LEFT JOIN players p ON p.player = f.player ORDER BY f.dnf, f.time_ms, f.player")
+                       "s.dnf, s.control, s.source, s.finished, f.unverified, f.dnf, f.time_ms")
+SELECT_EVENT_SOLVES = (  # the top of one event and size (the daily speed board): each player's first solve, by time,
+    # if a human could have played it (tui.game.plausibility)
+    f"SELECT {FIRST_SOLVE_COLUMNS} FROM (SELECT player, solve, dnf, time_ms, unverified FROM speed_firsts "
+    "WHERE event = ? AND size = ? AND unverified IS NULL ORDER BY dnf, time_ms, player LIMIT ?) f "
+    "JOIN speed_solves s ON s.id = f.solve LEFT JOIN players p ON p.player = f.player ORDER BY f.dnf, f.time_ms, f.player")
 SELECT_MY_FIRST_SOLVE = (
     f"SELECT {FIRST_SOLVE_COLUMNS} FROM speed_firsts f JOIN speed_solves s ON s.id = f.solve "
     "LEFT JOIN players p ON p.player = f.player WHERE f.event = ? AND f.size = ? AND f.player = ?")
-COUNT_FIRSTS_AHEAD = ("SELECT count(*) FROM speed_firsts WHERE event = ? AND size = ? "
+COUNT_FIRSTS_AHEAD = ("SELECT count(*) FROM speed_firsts WHERE event = ? AND size = ? AND unverified IS NULL "
                       "AND (dnf, time_ms, player) < (?, ?, ?)")
 SPEED_SOLVES_READ = 1000  # the most a read brings back: ten ao100s' worth
 CLAIM_OP = "INSERT INTO applied_ops (op, applied) VALUES (?, ?) ON CONFLICT (op) DO NOTHING"
@@ -252,35 +259,42 @@ class Store(LiveGames, RaceRooms):
 
     def record_daily(self, day: str, puzzle: str, moves: int, optimal: int | None, seconds: float,
                      hints: int = 0) -> int | None:
-        """Keep the player's best result on ``day``'s board of ``puzzle``; returns the player's rank that day."""
+        """Keep the player's best result on ``day``'s board of ``puzzle`` (marked unverified when no hand could have
+        played it: :func:`tui.game.daily.implausible_daily_game`); returns the player's rank that day (None when
+        unverified: it is not ranked)."""
         with self.backend.transaction(self.player) as query:
             self._keep_best_result(query, day, puzzle, moves, optimal, seconds, hints)
         return self.rank(day, puzzle)
 
     def _keep_best_result(self, query: Query, day: str, puzzle: str, moves: int, optimal: int | None, seconds: float,
                           hints: int) -> None:
-        rows = query(SELECT_RESULT, (day, puzzle, self.player))
-        old = next(self._rows("results", [(self.player, "", *row, 0) for row in rows], result_from_row,
+        """Keep this result if it is the player's best: a verified one beats an unverified one, then the rank."""
+        unverified = implausible_daily_game(puzzle, moves, seconds)
+        rows = query(SELECT_KEPT_RESULT, (day, puzzle, self.player))
+        old = next(self._rows("results", [(self.player, "", *row) for row in rows], result_from_row,
                               f"{day} {puzzle}, player {self.player}"), None)
-        if old is None or rank_key(moves, optimal, seconds) < rank_key(old.moves, old.optimal, old.seconds):
-            query(UPSERT_RESULT, (day, puzzle, self.player, moves, optimal, seconds, hints, time.time()))
+        new_key = (unverified is not None, *rank_key(moves, optimal, seconds))
+        if old is None or new_key < (old.unverified is not None, *rank_key(old.moves, old.optimal, old.seconds)):
+            query(UPSERT_RESULT, (day, puzzle, self.player, moves, optimal, seconds, hints, time.time(), unverified))
 
     def rank(self, day: str, puzzle: str) -> int | None:
-        """The player's rank on ``day``'s board of ``puzzle`` (None without a result): their row and a count."""
+        """The player's rank on ``day``'s board of ``puzzle`` (None without a result, or with an unverified one): their
+        row and a count."""
         return self.daily_board(day, puzzle, top=0).my_rank
 
     def leaderboard(self, day: str, puzzle: str, limit: int | None = 20) -> list[Result]:
         """The day's ranked results for a puzzle (its top ``limit``; None: all): fewest moves over optimal, then
-        fewest moves, then time."""
+        fewest moves, then time; only those a human could have set (an unverified result is its player's alone:
+        :meth:`daily_result`)."""
         rows = self.backend.query(SELECT_RESULTS, (day, puzzle, EVERY_ROW if limit is None else limit))
         return list(self._rows("results", rows, result_from_row, f"{day} {puzzle}"))
 
     def daily_board(self, day: str, puzzle: str, top: int = BOARD_TOP) -> DailyBoard:
-        """What a daily board shows, read by index whatever its size: its ``top`` results, the player's own, its
-        rank and how many results there are."""
+        """What a daily board shows, read by index whatever its size: its ``top`` results, the player's own (verified
+        or not), its rank (None when unverified) and how many ranked results there are."""
         ranked = self.leaderboard(day, puzzle, limit=top) if top else []
         mine = self.daily_result(day, puzzle)
-        if mine is None:
+        if mine is None or mine.unverified is not None:
             return DailyBoard(ranked, None, None, int(self.backend.query(COUNT_RESULTS, (day, puzzle))[0][0]))
         moves, optimal, seconds = self.backend.query(SELECT_RESULT, (day, puzzle, self.player))[0]
         excess = moves - optimal if optimal is not None else 1000000000
@@ -288,6 +302,7 @@ class Store(LiveGames, RaceRooms):
         return DailyBoard(ranked, mine, int(ahead) + 1, int(total))
 
     def daily_result(self, day: str, puzzle: str) -> Result | None:
+        """This player's result on ``day``'s board of ``puzzle``, verified or not (see :attr:`Result.unverified`)."""
         rows = self.backend.query(SELECT_MY_RESULT, (day, puzzle, self.player))
         return next(self._rows("results", rows, result_from_row, f"{day} {puzzle}"), None)
 
@@ -309,21 +324,24 @@ class Store(LiveGames, RaceRooms):
     # --- speed solves --------------------------------------------------------------------------------
     def record_speed_solve(self, op_id: str, solve: RecordSpeedSolve, at: float) -> None:
         """Keep one speed solve (:func:`tui.game.speed_notation.solve_record`), once per ``op_id``, and the records
-        it makes (one transaction)."""
+        it makes (one transaction).  A solve no hand could have played is kept with the reason
+        (:mod:`tui.game.plausibility`)."""
         with self.backend.transaction(self.player) as query:
             if self._insert_speed_solve(query, op_id, solve, at) and not solve.run:
                 self._update_records(query, solve.size, solve.event)
 
     def _insert_speed_solve(self, query: Query, op_id: str, solve: RecordSpeedSolve, at: float) -> bool:
-        """Keep one solve, once per ``op_id`` (whether it was new); the first of each event and size is the player's
-        entry on that board (``speed_firsts``: a solve brought late that came earlier takes its place)."""
+        """Keep one solve, once per ``op_id`` (whether it was new), with the reason no hand could have played it if
+        there is one; the first of each event and size played here is the player's entry on that board
+        (``speed_firsts``: a solve brought late that came earlier takes its place; an imported one never does)."""
         finished = solve.finished if solve.finished is not None else at
+        unverified = _unverified_solve(solve)
         added = query(INSERT_SPEED_SOLVE + " RETURNING id", (
             self.player, op_id, solve.size, solve.event, solve.run, solve.leg, solve.scramble, solve.moves, solve.times,
-            solve.time_ms, int(solve.dnf), finished, solve.control, solve.source))
-        if added:
+            solve.time_ms, int(solve.dnf), finished, solve.control, solve.source, unverified))
+        if added and not solve.source:
             query(UPSERT_SPEED_FIRST, (solve.event, solve.size, self.player, int(added[0][0]), int(solve.dnf),
-                                       solve.time_ms, finished))
+                                       solve.time_ms, finished, unverified))
         return bool(added)
 
     def import_speed_solves(self, solves: Sequence[RecordSpeedSolve]) -> int:
@@ -412,23 +430,33 @@ class Store(LiveGames, RaceRooms):
         return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
 
     def speed_board(self, event: str, size: str, top: int = BOARD_TOP) -> list[SpeedEntry]:
-        """The top ``top`` of one speed event and size (a day's daily board): each player's *first* solve of it (a
-        scramble solved again is known), the finished ones by time, then the DNFs."""
-        return self._speed_entries(self.backend.query(SELECT_EVENT_SOLVES, (event, size, top)), f"{event} {size}")
+        """The top ``top`` of one speed event and size (a day's daily board): each player's *first* solve of it played
+        here (a scramble solved again is known; imports are on no board), the finished ones by time, then the DNFs.  A
+        first solve no hand could have played (:mod:`tui.game.plausibility`) keeps its player off the board."""
+        entries = self._speed_entries(self.backend.query(SELECT_EVENT_SOLVES, (event, size, top)), f"{event} {size}")
+        return [entry for entry in entries if entry.unverified is None]
 
     def speed_standing(self, event: str, size: str, top: int = BOARD_TOP) -> SpeedStanding:
-        """What a speed board shows, read by index whatever its size: its top, the player's entry and place."""
+        """What a speed board shows, read by index whatever its size: its top, the player's entry (marked when no hand
+        could have played it: then it has no place) and place."""
         board = self.speed_board(event, size, top)
         rows = self.backend.query(SELECT_MY_FIRST_SOLVE, (event, size, self.player))
         mine = next(iter(self._speed_entries(rows, f"{event} {size}")), None)
-        if mine is None or not rows:
+        if mine is None or not rows or mine.unverified is not None:
             return SpeedStanding(board, None, None)
         ahead = self.backend.query(COUNT_FIRSTS_AHEAD, (event, size, rows[0][-2], rows[0][-1], self.player))[0][0]
         return SpeedStanding(board, mine, int(ahead) + 1)
 
     def _speed_entries(self, rows: list[tuple], where: str) -> list[SpeedEntry]:
-        return [SpeedEntry(str(row[0]), str(row[1]), result) for row in rows
-                for result in self._rows("speed_solves", [tuple(row[2:-2])], _speed_solve_from_row, where)]
+        """Entries from rows of :data:`FIRST_SOLVE_COLUMNS`; a row kept before solves were judged is judged now."""
+        entries = []
+        for row in rows:
+            for result in self._rows("speed_solves", [tuple(row[2:-3])], _speed_solve_from_row, where):
+                marked = row[-3]
+                reason = str(marked) if marked is not None else implausible_speed_solve(result.moves, result.times_ms,
+                                                                                          result.dnf)
+                entries.append(SpeedEntry(str(row[0]), str(row[1]), result, reason))
+        return entries
 
     # --- a finished game, once ------------------------------------------------------------------------
     def finish(self, op_id: str, finish: FinishGame, at: float, *, clear: bool = True) -> tuple[Stats | None, int | None]:
@@ -487,6 +515,7 @@ class SpeedEntry:
     player: str
     name: str
     result: SpeedResult
+    unverified: str | None = None  # why no hand could have played it (such an entry is on no board)
 
 
 def import_op(solve: RecordSpeedSolve) -> str:
@@ -517,3 +546,12 @@ class SpeedStanding:
     top: list[SpeedEntry]
     mine: SpeedEntry | None
     my_rank: int | None
+
+
+def _unverified_solve(solve: RecordSpeedSolve) -> str | None:
+    """Why no hand could have played ``solve`` (:func:`implausible_speed_solve`); None when one may have."""
+    try:
+        result = solve_from_record(solve)
+    except KomaError as problem:
+        return f"unreadable moves ({problem})"
+    return implausible_speed_solve(result.moves, result.times_ms, result.dnf)

@@ -40,12 +40,16 @@ def short_reason(reason: str) -> str:
     return head if len(head) <= 24 else "unreachable"
 
 
-def recorded_text(stats: Stats | None, rank: int | None, day: str | None, leaderboard_key: str) -> str:
-    """What the store's answer to a finish adds to the message: the stats, and the daily rank."""
+def recorded_text(stats: Stats | None, rank: int | None, day: str | None, leaderboard_key: str,
+                  unverified: str | None = None) -> str:
+    """What the store's answer to a finish adds to the message: the stats, and the daily rank (or, for a daily game
+    no hand could have played, why it is unverified and not ranked)."""
     text = ""
     if stats is not None and stats.solved:
         text += f"\n[dim]solved {stats.solved} · best time {clock_text(stats.best_seconds or 0.0)}[/dim]"
-    if day and rank is not None:
+    if day and unverified is not None:
+        text += f"\nDaily {day}: [b]unverified[/b] ({escape_markup(unverified)}): not ranked"
+    elif day and rank is not None:
         text += f"\nDaily {day}: you rank [b]#{rank}[/b] ({leaderboard_key}: leaderboard)"
     return text
 

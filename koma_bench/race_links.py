@@ -41,6 +41,7 @@ from tui.storage.stores import connect_store, redacted
 UNDO = {"U": "D", "D": "U", "L": "R", "R": "L"}
 URL_VARIABLE = "KOMA_BENCH_RACE_URL"  # race on this database instead of a fresh SQLite file
 DEADLINE_SECONDS = 120.0  # for any one wait of a racer (joining, the start, the end): a loaded box is slow
+REACTION_SECONDS = 0.25  # from the reveal to a racer's first move: a quick human's
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ def _race(plan: RacerPlan, report: RacerReport) -> None:
         time.sleep(max(0.0, reveal_at - time.time()))
         report.revealed = time.time()
         cpu_before = time.process_time()
-        _type(link, walk, reveal_at, reveal_at, plan.tps, finish=False)
+        # a human's first move comes a reaction after the reveal (tui.game.plausibility marks a race begun sooner)
+        _type(link, walk, reveal_at, reveal_at + REACTION_SECONDS, plan.tps, finish=False)
         solution = list(solving.solve(latest.puzzle, latest.scramble).moves)  # back at the scramble: now solve it
         _type(link, solution, reveal_at, time.time(), plan.tps, finish=True)
         done = _wait(snapshots, latest, lambda r: r.phase is RacePhase.DONE)

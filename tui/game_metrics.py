@@ -1,4 +1,6 @@
-"""What a game served by ``koma serve`` tells the server's metrics: its store's saves and errors, and its screen.
+"""What a game served by ``koma serve`` tells the server's metrics: its store's saves and errors, its screen, and its
+memory (its proportional set size, read from its own ``/proc/self/smaps_rollup`` every :data:`MEMORY_REPORT_SECONDS`
+by a thread of its own: a game is not dumpable, so the server, not root, cannot read it there).
 
 Only when the server asks for it by setting ``PROMETHEUS_MULTIPROC_DIR`` (see :mod:`tui.server.metrics`; read on first
 use, not at import): then the game writes prometheus-client's multiprocess files there (a memory-mapped add, off the UI thread for saves), and the
@@ -11,10 +13,12 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
 SAVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+MEMORY_REPORT_SECONDS = 10.0  # how often a game reports its memory (a read of its own smaps_rollup: about a ms)
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class Instruments:
     save: Any
     errors: Any
     screens: Any
+    memory: Any
 
 
 def instruments() -> Instruments | None:
@@ -47,7 +52,9 @@ def _made() -> Instruments | None:
                   buckets=SAVE_BUCKETS),
         Counter("koma_store_errors", "Writes the database refused or did not answer (kept in the outbox)"),
         Gauge("koma_game_screens", "Games now, by transport and the screen they show", ["transport", "screen"],
-              multiprocess_mode="livesum"))
+              multiprocess_mode="livesum"),
+        Gauge("koma_games_memory_bytes", "Proportional set size of the games running now (sum; each game reports its "
+              f"own every {MEMORY_REPORT_SECONDS:.0f} s)", multiprocess_mode="livesum"))
 
 
 _screen = ""
@@ -79,3 +86,37 @@ def showing(screen: str) -> None:
         made.screens.labels(transport, _screen).dec()
     made.screens.labels(transport, screen).inc()
     _screen = screen
+
+
+_reporting_pid = 0  # the process whose memory the reporter thread reports
+
+
+def report_memory() -> None:
+    """Report this game's memory now and every :data:`MEMORY_REPORT_SECONDS` from a daemon thread (once a process;
+    nothing unless the server asked for metrics).  Call it in the game, never in the warm process (which forks)."""
+    global _reporting_pid
+    made = instruments()
+    if made is None or _reporting_pid == os.getpid():
+        return
+    _reporting_pid = os.getpid()
+    threading.Thread(target=_report_memory, args=(made.memory,), name="koma-memory-report", daemon=True).start()
+
+
+def _report_memory(gauge: Any) -> None:
+    while True:
+        pss = own_pss_bytes()
+        if pss is not None:
+            gauge.set(pss)
+        time.sleep(MEMORY_REPORT_SECONDS)
+
+
+def own_pss_bytes() -> int | None:
+    """This process's proportional set size in bytes (None where ``/proc/self/smaps_rollup`` cannot be read)."""
+    try:
+        with open("/proc/self/smaps_rollup", encoding="ascii") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

@@ -77,6 +77,10 @@ def launch(args) -> int:
         print(f"koma: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     ascii_only = wants_ascii(args) or not utf8_terminal()
+    if served():
+        from tui import game_metrics
+
+        game_metrics.report_memory()
     beside = {} if served() else start_compiling_beside()
     from tui.app import KomaApp
     from tui.kernel_warmup import KernelWarmUp

@@ -15,7 +15,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def served_main() -> int:
     """A game started cold by ``koma serve`` (``KOMA_SERVE=1``): whatever goes wrong, the player reads one line,
-    never a traceback (it would name the server's files)."""
+    never a traceback (it would name the server's files).  Not dumpable: the exec made it dumpable again."""
+    from tui.server.sandbox import not_dumpable
+
+    not_dumpable()
     try:
         return main()
     except SystemExit:

@@ -56,7 +56,7 @@ from tui.screens import stats as preloaded_stats  # noqa: F401
 from tui.screens import watch as preloaded_watch  # noqa: F401
 from tui.screens.home import HomeScreen
 from tui.server.log_lines import escape_controls
-from tui.server.sandbox import confine, secrets_from_environment
+from tui.server.sandbox import confine, confine_game, not_dumpable, secrets_from_environment
 from tui.server.server_log import SERVER_LOG
 from tui.server.server_log import log as log_event
 from tui.server.warm_pool import MESSAGE_BYTES, apply_limits, decode, encode
@@ -240,6 +240,9 @@ class Zygote:
             for fd in (self.channel.fileno(), self.wakeup_read, self.wakeup_write):
                 os.close(fd)
             server_log = os.dup(2)  # the server's log, where a failure is told in full (not inherited by exec)
+            apart = confine_game()  # a domain of its own: this game reaches neither the warm process nor another game
+            if apart:
+                tell_server_log([apart], "is not kept apart from the other games", server_log)
             os.setsid()
             fcntl.ioctl(terminal, termios.TIOCSCTTY, 0)
             for fd in (0, 1, 2):
@@ -320,6 +323,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or not argv[0].isdigit():
         print("usage: python -m tui.zygote FD (started by koma serve)", file=sys.stderr)
         return 2
+    not_dumpable()  # an exec made this process dumpable again: its games (forked) stay as it is
     channel = socket.socket(fileno=int(argv[0]))
     beside = compile_beside()
     seconds = warm_up(kernels=not beside)

@@ -102,8 +102,11 @@ def descendants(pid: int) -> list[int]:
 class Server(LoggedServer):
     """``koma serve`` on 127.0.0.1 (an ephemeral port), with a private data dir; stop() returns its status."""
 
-    def __init__(self, data_dir: Path, *options: str, log_name: str = "serve.log", env: dict[str, str] | None = None):
-        super().__init__([KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options], data_dir, log_name, env)
+    def __init__(self, data_dir: Path, *options: str, log_name: str = "serve.log", env: dict[str, str] | None = None,
+                 prefix: tuple[str, ...] = ()):
+        """``prefix``: what runs the command (e.g. ``setpriv`` to serve as another user)."""
+        super().__init__([*prefix, KOMA, "serve", "--host", "127.0.0.1", "--port", "0", *options], data_dir, log_name,
+                         env)
         try:
             found = self.wait_for_log(r"listening on 127\.0\.0\.1:(\d+)", 60)
             self.port = int(found.group(1))

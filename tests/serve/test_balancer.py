@@ -28,6 +28,7 @@ from serve_helpers import HAVE_ASYNCSSH, SSH, TMUX, Client, Server, moves_on
 
 from solver import solving as search
 from solver.registry import get_puzzle
+from tui.config.daily_secret import SECRET_VARIABLE, daily_secret
 from tui.game.daily import daily_board
 
 pytestmark = [
@@ -83,6 +84,9 @@ def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbo
 
     monkeypatch.setenv("KOMA_DAY", DAY)
     monkeypatch.delenv("KOMA_DATABASE_URL", raising=False)
+    secret = tmp_path / "daily-secret"  # the replicas' daily boards come from one secret, as the README says
+    secret.write_text("5e" * 32 + "\n")
+    monkeypatch.setenv(SECRET_VARIABLE, str(secret))
     database = pgbouncer.url(postgres_url)
     key = tmp_path / "ssh_host_ed25519_key"
     replicas = {name: Server(tmp_path / name, "--open", "--proxy-protocol", "--trust-proxy", "127.0.0.1/32", "--database", database,
@@ -100,15 +104,17 @@ def test_replicas_behind_haproxy_share_players_and_survive_a_kill(tmp_path, pgbo
     try:
         # --- one daily leaderboard for players on both replicas ---------------------------------------
         puzzle = get_puzzle("8")
-        solution = search.solve(puzzle, daily_board(puzzle, DAY))
+        solution = search.solve(puzzle, daily_board(puzzle, DAY, daily_secret()))
         for user, address in (("bob", "127.0.0.2"), ("cat", "127.0.0.3")):
             client = connect(user, address)
             client.keys("d")  # the daily puzzles' leaderboard, the 8-puzzle first
             client.wait_for("ranked by moves over optimal")  # the leaderboard (the home screen says "Daily puzzles" too)
             client.keys("Enter")
             client.wait_for(r"Moves 0", timeout=60)
-            for move in solution.moves:
+            for played, move in enumerate(solution.moves, 1):  # at a hand's pace: each move seen before the next
                 client.keys(ARROWS[move])
+                if played < solution.length:
+                    client.wait_for(rf"Moves {played}\b", timeout=60)
             client.wait_for(r"rank #\d", timeout=60)
         assert {serving(replicas, "bob", "127.0.0.2"), serving(replicas, "cat", "127.0.0.3")} == {"a", "b"}
         for replica in replicas.values():  # every connection is logged with the client's own address

@@ -4,6 +4,7 @@ and a database stopped and started again mid-race loses nothing and is told once
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -74,7 +75,9 @@ def started(url: str, *players: str):
 
 
 def play(link: RaceLink, reveal_at: float, moves: list[str], *, last: bool = True, tps: float = 40.0) -> None:
-    """Send ``moves`` at ``tps``, each timed from the reveal; the last one finishes (when ``last``)."""
+    """Send ``moves`` at ``tps``, each timed from the reveal, the first a human's reaction after it at the soonest (a
+    race begun sooner is unverified); the last one finishes (when ``last``)."""
+    time.sleep(max(0.0, reveal_at + 0.15 - time.time()))
     for k, move in enumerate(moves):
         time.sleep(1 / tps)
         ms = round((time.time() - reveal_at) * 1000)
@@ -408,3 +411,37 @@ def test_pokes_reach_the_room_s_racers_and_a_second_link_of_a_player_polls():
     finally:
         ann.close()
         bob.close()
+
+
+def test_pokes_are_socket_files_in_a_private_folder_beside_the_database_however_deep(tmp_path, monkeypatch):
+    """Files, not abstract names (a game's Landlock domain is scoped away from abstract sockets): in a folder of mode
+    0700 beside the database, reached however long its path (sun_path holds 108 bytes), removed on close, and one
+    left by a killed link replaced."""
+    import socket
+
+    from tui.storage.race_pokes import Pokes, pokes_folder, socket_name
+
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    database = str(deep / "koma.db")
+    room = uuid.uuid4().hex
+    folder = pokes_folder(database)
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)  # a link killed with its file in place
+    os.makedirs(folder, mode=0o700)
+    monkeypatch.chdir(folder)
+    left.bind(socket_name(room, "ann"))
+    left.close()
+    ann, bob = Pokes.bind(database, room, "ann"), Pokes.bind(database, room, "bob")
+    assert ann is not None and bob is not None and len(folder) > 120
+    try:
+        assert sorted(os.listdir(folder)) == sorted([socket_name(room, "ann"), socket_name(room, "bob")])
+        assert os.stat(folder).st_mode & 0o777 == 0o700
+        bob.poke(["ann"])
+        deadline = time.monotonic() + DEADLINE
+        while not ann.drain():
+            assert time.monotonic() < deadline, "ann was never poked"
+            time.sleep(0.01)
+    finally:
+        ann.close()
+        bob.close()
+    assert os.listdir(folder) == []

@@ -191,6 +191,9 @@ class GameHost:
         """Check the database the games will save in (ValueError if unusable, or if the games could only log in
         with the password); every game inherits its URL, without a password (:func:`~tui.server.environment.base_environment`)."""
         make_data_dir()
+        sandbox.not_dumpable()  # games may not read this process's /proc entries (environment, descriptors, memory)
+        if (note := sandbox.scope_note()) is not None:
+            log(note)
         try:
             daily_secret()  # made now (or the operator's checked), before the games look for it
         except KomaError as problem:

@@ -27,7 +27,7 @@ from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from prometheus_client.process_collector import ProcessCollector
 
-from tui.server.procfs import cpu_seconds, memory_mib
+from tui.server.procfs import cpu_seconds
 
 # Home screen: 0.07 s warm on an idle box, up to seconds cold on a loaded one.
 HOME_BUCKETS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0)
@@ -156,17 +156,16 @@ class ServerCollector:
                                       value=queue["admitted"])
             yield CounterMetricFamily("koma_start_wait_seconds", "Seconds the admitted arrivals waited for their turn, "
                                       "in all", value=queue["waited_seconds"])
-        cpu, pss = 0.0, 0.0
+        cpu = 0.0
         for pid in state["game_pids"]:
             try:
                 cpu += cpu_seconds(pid)
-                pss += memory_mib(pid).get("pss", 0.0)
             except (OSError, ValueError):  # it ended meanwhile
                 continue
         yield GaugeMetricFamily("koma_games_cpu_seconds", "CPU time used so far by the games running now (sum)",
                                 value=cpu)
-        yield GaugeMetricFamily("koma_games_memory_bytes", "Proportional set size of the games running now (sum)",
-                                value=pss * 1024 * 1024)
+        # koma_games_memory_bytes is the games' own (tui.game_metrics): a game is not dumpable, so its smaps_rollup
+        # is closed to a server that is not root
 
 
 def watch(state: Callable[[], dict[str, Any]]) -> None:

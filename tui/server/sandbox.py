@@ -12,7 +12,16 @@ own, beside the data dir rather than in it (:func:`tui.server.private_files.key_
 
 The warm process confines itself once, after its warm-up and before its first fork; a cold game confines
 itself between fork and exec.  Both set ``no_new_privs`` first, as Landlock requires.  On a kernel without
-Landlock, :func:`confine` says why and changes nothing.  Never imports Textual.
+Landlock, :func:`confine` says why and changes nothing.
+
+Games apart: where the kernel has Landlock's scopes (ABI 6, Linux 6.12), the ruleset also scopes signals and
+abstract unix sockets, and every game forked by the warm process makes a domain of its own nested in the warm
+process's (:func:`confine_game`).  A process may then signal, and connect to an abstract socket of, only processes
+of its own domain or of domains nested in it, and Landlock allows ptrace (so reading another's ``/proc/PID/mem``,
+``environ`` or ``fd``) only within the same bounds: a game cannot signal, trace or reach the warm process, another
+game or the server.  The server, the warm process and every game are also not dumpable (:func:`not_dumpable`: their
+``/proc`` entries belong to root and no process of the same user may trace them), which also holds where Landlock
+has no scopes (:func:`scope_note` says so once in the server's log).  Never imports Textual.
 """
 
 from __future__ import annotations
@@ -35,10 +44,19 @@ DIRECTORY_RIGHTS_V1 = (1 << 13) - 1  # execute .. make_sym: the thirteen rights 
 REFER = 1 << 13  # ABI 2; while it is not handled, every rename or link across directories is refused
 TRUNCATE = 1 << 14  # ABI 3
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE  # what a rule on a file (not a directory) may allow
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6: what a domain keeps from processes outside it
+SCOPES_ABI = 6
+PR_SET_DUMPABLE, PR_GET_DUMPABLE = 4, 3
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+def _attr_size(abi: int) -> int:
+    """How much of :class:`_RulesetAttr` the kernel's ABI knows: the network field came with ABI 4, scopes with 6."""
+    return 24 if abi >= SCOPES_ABI else 16 if abi >= 4 else 8
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -79,6 +97,43 @@ def handled_rights(abi: int) -> int:
     return rights
 
 
+def scopes(abi: int) -> int:
+    """The scopes this kernel's ABI offers: signals and abstract unix sockets from ABI 6, else none."""
+    return SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= SCOPES_ABI else 0
+
+
+def scope_note(abi: int | None = None) -> str | None:
+    """What the server's log says once where games cannot be kept apart by Landlock's scopes; None where they can."""
+    abi = landlock_abi() if abi is None else abi
+    if abi >= SCOPES_ABI:
+        return None
+    have = f"Landlock ABI {abi}" if abi else why_no_landlock()
+    return (f"{have}, not {SCOPES_ABI} (Linux 6.12): games are not scoped apart from each other's signals and abstract "
+            "sockets (they stay not dumpable)")
+
+
+def not_dumpable() -> None:
+    """Make this process not dumpable: its ``/proc`` entries belong to root, and no process of its user may trace it
+    or read its memory, environment or descriptors.  A fork keeps it; an exec of a program undoes it, so every
+    process Koma starts that way (the warm process, a cold game) calls this itself."""
+    _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def dumpable() -> bool:
+    return bool(_libc().prctl(PR_GET_DUMPABLE, 0, 0, 0, 0))
+
+
+def confine_game() -> str | None:
+    """Put this game (forked by the warm process) in a Landlock domain of its own, nested in the warm process's and
+    scoped (signals, abstract sockets): it then reaches neither the warm process nor another game.  None when done
+    (or the kernel has no scopes: :func:`scope_note`), else why not."""
+    not_dumpable()
+    abi = landlock_abi()
+    if abi < SCOPES_ABI:
+        return None
+    return _restrict(_RulesetAttr(0, 0, scopes(abi)), abi, [])
+
+
 def existing_secrets(secrets: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """The secrets that exist, by their real paths (a symbolic link's target is what must be kept)."""
     found = []
@@ -110,23 +165,29 @@ def allowed_paths(secrets: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 
 def confine(secrets: Iterable[str | os.PathLike[str]]) -> str | None:
-    """Restrict this process (and all it starts) to everything but ``secrets``; None when done, else why not
-    (one line).  Call it while this process has a single thread: Landlock restricts the calling thread."""
+    """Restrict this process (and all it starts) to everything but ``secrets``, scoped away from signals and
+    abstract sockets outside its domain where the kernel can (:func:`scopes`); None when done, else why not (one
+    line).  Call it while this process has a single thread: Landlock restricts the calling thread."""
     kept = existing_secrets(secrets)
-    if not kept:
-        return None
     abi = landlock_abi()
+    if not kept and abi < SCOPES_ABI:
+        return None
     if abi < 1:
         return f"{why_no_landlock()}, so games could read the server's keys"
+    handled = handled_rights(abi) if kept else 0
+    return _restrict(_RulesetAttr(handled, 0, scopes(abi)), abi, allowed_paths(kept) if kept else [])
+
+
+def _restrict(attr: _RulesetAttr, abi: int, allowed: list[Path]) -> str | None:
+    """Make a ruleset of ``attr`` with every path of ``allowed`` allowed whole, and restrict this thread to it."""
     libc = _libc()
-    handled = handled_rights(abi)
-    attr = _RulesetAttr(handled)
-    ruleset = libc.syscall(ctypes.c_long(CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)),
+    handled = attr.handled_access_fs
+    ruleset = libc.syscall(ctypes.c_long(CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(_attr_size(abi)),
                            ctypes.c_uint32(0))
     if ruleset < 0:
         return f"Landlock refused a ruleset ({os.strerror(ctypes.get_errno())})"
     try:
-        for path in allowed_paths(kept):
+        for path in allowed:
             try:
                 descriptor = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:

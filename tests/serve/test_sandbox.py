@@ -120,3 +120,44 @@ def test_a_folder_games_write_in_on_the_way_to_a_key_is_named(tmp_path, monkeypa
     reason = sandbox.confine_check([key], [data, tmp_path])  # e.g. --database sqlite:///TMP/koma.db
     assert reason and "\n" not in reason and str(tmp_path) in reason and "folder of their own" in reason
     assert "folder of their own" in sandbox.confine_check([key], [key.parent])  # --host-key inside the data dir
+
+
+def test_a_kernel_without_scopes_is_said_in_one_line():
+    """Landlock's scopes (signals, abstract sockets) came with ABI 6: below it the server's log says games are not
+    scoped apart, once, in one line; from it nothing is said."""
+    for abi in (0, 1, 5):
+        note = sandbox.scope_note(abi)
+        assert note and "\n" not in note and "not scoped apart" in note and "not dumpable" in note
+    assert "Landlock ABI 5, not 6" in sandbox.scope_note(5)
+    assert sandbox.scope_note(6) is None and sandbox.scope_note(7) is None
+    assert sandbox.scopes(5) == 0 and sandbox.scopes(6) == sandbox.SCOPE_SIGNAL | sandbox.SCOPE_ABSTRACT_UNIX_SOCKET
+
+
+SCOPED = textwrap.dedent("""
+    import json, os, signal, socket, sys
+    from tui.server.sandbox import confine_game, dumpable
+    parent = os.getppid()
+    outside = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    outside.bind(b"\\0koma-scope-test-%d" % os.getpid())  # made before the game's domain: outside it
+    said = {"refusal": confine_game(), "dumpable": dumpable()}
+    def attempt(name, action):
+        try:
+            action()
+            said[name] = "done"
+        except PermissionError:
+            said[name] = "refused"
+    attempt("signal parent", lambda: os.kill(parent, 0))
+    attempt("signal itself", lambda: os.kill(os.getpid(), 0))
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    attempt("abstract outside", lambda: sender.sendto(b"!", b"\\0koma-scope-test-%d" % os.getpid()))
+    print(json.dumps(said))
+""")
+
+
+@pytest.mark.skipif(sandbox.landlock_abi() < sandbox.SCOPES_ABI, reason="this kernel's Landlock has no scopes")
+def test_a_game_s_own_domain_keeps_it_from_signals_and_sockets_outside_it():
+    result = subprocess.run([sys.executable, "-c", SCOPED], capture_output=True, text=True, timeout=120,
+                            cwd=Path(__file__).resolve().parents[2])
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"refusal": None, "dumpable": False, "signal parent": "refused",
+                                         "signal itself": "done", "abstract outside": "refused"}

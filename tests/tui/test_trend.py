@@ -53,3 +53,13 @@ async def test_the_leaderboard_draws_the_trend_line(tmp_path, monkeypatch):
         assert "no ranked result yet" in str(board.query_one("#leaderboard-trend-caption").render())
         await pilot.press("left", "left_square_bracket", "left_square_bracket")  # back to the 8-puzzle, two days earlier
         assert board.day == "2025-03-08" and list(trend.data) == [5, 3]
+
+
+def test_an_unverified_daily_result_is_not_on_the_trend(tmp_path):
+    """A result no hand could have set (tui.game.plausibility) is kept, but the trend line shows ranked results only."""
+
+    bot = Store(tmp_path / "koma.db", player="user:bot")
+    bot.record_daily("2025-03-06", "8", 22, 22, 0.01)  # 22 moves in 10 ms
+    bot.record_daily("2025-03-07", "8", 24, 22, 20.0)
+    assert bot.daily_result("2025-03-06", "8").unverified is not None
+    assert [day for day, _ in daily_trend(bot, "8", "2025-03-07")] == ["2025-03-07"]

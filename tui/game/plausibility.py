@@ -11,16 +11,17 @@ passes and only input no hand makes is marked:
 - **Burst** (many inputs in one read): no :data:`BURST_LINE_MOVES` (8) line moves within :data:`BURST_MS` (30 ms), a
   pace of over 230 line moves a second.  A line move is a run of tiles slid one way (slidy's MTM), so one click or one
   hover that slides several tiles of a line at the same millisecond is one input, as it is for the hand.  The fastest
-  mouse (hover) solves of the speedsolving community (Slidysim's 3x3 and 4x4 records, solved at 20-35 TPS) average
-  25-60 ms between line moves; a burst limit 6-14 times faster than that passes them, and a script's keys sent in one
-  write (a whole solve within a few ms) never do.
+  solves of the speedsolving community (the records kept by Slidysim and slidy, mouse and keyboard) run at a few tens
+  of tiles a second, their line moves tens of ms apart; a limit several times faster than that passes them, and a
+  script's keys sent in one write (a whole solve within a few ms) never do.  A connection that stalls may hand a few
+  keys over at once; eight line moves at once is more than a short stall holds at a human pace.
 - **Sustained line moves**: any :data:`SUSTAIN_LINE_MOVES` (20) line moves in a row span at least 19 / 60 s: at most
-  :data:`MAX_LINE_MOVES_PER_SECOND` (60) a second over such a window, about twice the best human pace (Slidysim's
-  4x4 single records, around 3 s for 40-50 line moves, peak near 25-30 line moves a second).
+  :data:`MAX_LINE_MOVES_PER_SECOND` (60) a second over such a window, well above the pace of the record solves (a
+  4x4 record solve takes a few seconds for some 40-60 line moves).
 - **Sustained TPS**: any :data:`SUSTAIN_TILES` (50) tiles in a row span at least 49 / 100 s: at most
   :data:`MAX_TPS` (100) tiles a second over such a window.  The TPS records of the speedsolving community (Slidysim's
-  and slidy's leaderboards, whose best single-solve TPS on 4x4 is in the 30s-40s and on larger boards lower) stay far
-  below that even counting the tiles a hover slides at once.
+  and slidy's leaderboards: a few tens of TPS on the 4x4, lower on larger boards) stay far below that, even counting
+  the tiles a hover slides at once.
 - **Whole games without move times** (the daily boards played on the play screen, which keep only the moves and the
   time): the time from the first move to the last must allow the moves' line moves at
   :data:`MAX_LINE_MOVES_PER_SECOND`, counting the most tiles a click can slide at once as one line move.  A board's

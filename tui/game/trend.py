@@ -30,7 +30,7 @@ def daily_trend(store: DailyResults, game: str, last_day: str, days: int = TREND
     for back in range(days - 1, -1, -1):
         day = shift_day(last_day, -back)
         result = store.daily_result(day, game)
-        if result is not None:
+        if result is not None and result.unverified is None:  # an unverified result is not ranked
             found.append((day, result))
     return found
 

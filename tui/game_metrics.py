@@ -53,8 +53,8 @@ def _made() -> Instruments | None:
         Counter("koma_store_errors", "Writes the database refused or did not answer (kept in the outbox)"),
         Gauge("koma_game_screens", "Games now, by transport and the screen they show", ["transport", "screen"],
               multiprocess_mode="livesum"),
-        Gauge("koma_games_memory_bytes", "Proportional set size of the games running now (sum; each game reports its "
-              f"own every {MEMORY_REPORT_SECONDS:.0f} s)", multiprocess_mode="livesum"))
+        Gauge("koma_games_memory_bytes", "Proportional set size of the games running now, by transport (sum; each game "
+              f"reports its own every {MEMORY_REPORT_SECONDS:.0f} s)", ["transport"], multiprocess_mode="livesum"))
 
 
 _screen = ""
@@ -99,7 +99,9 @@ def report_memory() -> None:
     if made is None or _reporting_pid == os.getpid():
         return
     _reporting_pid = os.getpid()
-    threading.Thread(target=_report_memory, args=(made.memory,), name="koma-memory-report", daemon=True).start()
+    # labelled, so that the warm process (which makes the metric before it forks) has no value file of its own
+    gauge = made.memory.labels(os.environ.get("KOMA_TRANSPORT", "ssh"))
+    threading.Thread(target=_report_memory, args=(gauge,), name="koma-memory-report", daemon=True).start()
 
 
 def _report_memory(gauge: Any) -> None:

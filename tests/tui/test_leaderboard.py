@@ -169,8 +169,10 @@ async def test_a_daily_game_no_hand_could_play_is_unverified_and_off_the_board(t
     bot = Store(tmp_path / "koma.db", player="user:bot", name="bot")
     app = make_app(tmp_path, store=bot)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.open_puzzle(get_puzzle("8"), daily="2025-01-31")
-        await pilot.pause()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaderboardScreen), what="the leaderboard")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DailyPlayScreen), what="the daily game")
         screen = app.screen
         await wait_warm(pilot)
         for move in search.solve(screen.puzzle, screen.state).moves:

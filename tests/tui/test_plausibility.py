@@ -216,3 +216,26 @@ def test_a_race_solved_in_250_ms_after_the_reveal_takes_no_place(database):
     assert read.winner().name == "ann" and "line moves within" in (read.racer("user:bot").unverified or "")
     assert store.race_stats("user:bot").wins == 0 and store.race_stats("user:bot").best_ms == {}
     assert store.race_stats("user:ann").wins == 1
+
+
+def test_an_imported_solve_is_on_no_daily_board_and_a_bots_import_is_marked(database):
+    """Imports (Slidysim, CSV, JSON) are the player's history: one that names today's daily event, even at a human's
+    pace, is on no board; and an imported solve no hand could have played is kept marked like any other."""
+    from dataclasses import replace
+
+    from tui.game.speed_interop import SOURCE_CSV
+
+    rng = random.Random(13)
+    scramble, moves = legal_solve(3, 3, 21, rng)
+    day = "daily/2025-01-31"
+    paced = SpeedResult(3, 3, scramble, tuple(moves), tuple(human_times(moves, rng, tps=12, input_kind="keys")),
+                        event=day)
+    forged = replace(solve_record(paced), source=SOURCE_CSV)
+    bot = replace(solve_record(SpeedResult(3, 3, scramble, tuple(moves), tuple(k // 7 for k in range(21)))),
+                  source=SOURCE_CSV)
+    eve, ann = open_store(database, "user:eve", "eve"), open_store(database, "user:ann", "ann")
+    assert eve.import_speed_solves([forged, bot]) == 2
+    assert ann.speed_board(day, "3x3") == [] and eve.speed_board(day, "3x3") == []
+    marks = sorted((str(e), u is None) for e, u in eve.backend.query(
+        "SELECT event, unverified FROM speed_solves WHERE player = ?", ("user:eve",)))
+    assert marks == [(day, True), ("single", False)]

@@ -190,8 +190,10 @@ def test_a_bots_daily_speed_time_is_kept_marked_and_off_the_board(database):
     ann.record_speed_solve("ann-1", solve_record(human_solve), 11.0)
     assert bot_solve.time_ms == 3
     assert [(e.name, e.unverified) for e in ann.speed_board(day, "3x3")] == [("ann", None)]
-    own = bot.speed_board(day, "3x3")
-    assert [e.name for e in own] == ["ann", "bot"] and "line moves within" in (own[1].unverified or "")
+    standing = bot.speed_standing(day, "3x3")
+    assert [e.name for e in standing.top] == ["ann"] and standing.my_rank is None
+    assert standing.mine is not None and "line moves within" in (standing.mine.unverified or "")
+    assert ann.speed_standing(day, "3x3").my_rank == 1
     stored = bot.backend.query("SELECT unverified FROM speed_solves WHERE player = ?", ("user:bot",))
     assert len(stored) == 1 and "line moves within" in stored[0][0]  # kept, with its reason
     assert bot.speed_solves()[0].times_ms == tuple(bot_times)

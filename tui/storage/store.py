@@ -295,7 +295,7 @@ class Store(LiveGames, RaceRooms):
         ranked = self.leaderboard(day, puzzle, limit=top) if top else []
         mine = self.daily_result(day, puzzle)
         if mine is None or mine.unverified is not None:
-            return DailyBoard(ranked, None, None, int(self.backend.query(COUNT_RESULTS, (day, puzzle))[0][0]))
+            return DailyBoard(ranked, mine, None, int(self.backend.query(COUNT_RESULTS, (day, puzzle))[0][0]))
         moves, optimal, seconds = self.backend.query(SELECT_RESULT, (day, puzzle, self.player))[0]
         excess = moves - optimal if optimal is not None else 1000000000
         ahead, total = self.backend.query(COUNT_AHEAD, (excess, moves, seconds, self.player, day, puzzle))[0]
@@ -443,7 +443,7 @@ class Store(LiveGames, RaceRooms):
         rows = self.backend.query(SELECT_MY_FIRST_SOLVE, (event, size, self.player))
         mine = next(iter(self._speed_entries(rows, f"{event} {size}")), None)
         if mine is None or not rows or mine.unverified is not None:
-            return SpeedStanding(board, None, None)
+            return SpeedStanding(board, mine, None)
         ahead = self.backend.query(COUNT_FIRSTS_AHEAD, (event, size, rows[0][-2], rows[0][-1], self.player))[0][0]
         return SpeedStanding(board, mine, int(ahead) + 1)
 

@@ -13,9 +13,12 @@
 - **reads** (:meth:`Storage.read`) run on the *reader* thread with their own connection.  The answer is
   an :class:`Answer`: the value, or ``unknown`` with the reason (never an empty result in disguise).  A
   read that has not answered by its deadline is answered ``unknown`` then.  A saved game still in the
-  outbox is answered from there (the game's own latest save);
-- **news** (:class:`SavingDelayed`, :class:`SavingResumed`, :class:`GameKeptApart`) reach the game once
-  per change, not per write; and what the store has to say (a damaged row skipped, a file set aside) is
+  outbox is answered from there (the game's own latest save); a saved game read from the database is compared
+  with the saves still waiting in this player's other journals (:meth:`Storage.newest_saved_game`: a game that
+  ended moments ago, whose journal a drainer or its exiting process holds), so a reconnect resumes what the
+  table will hold, never an older state of it;
+- **news** (:class:`SavingDelayed`, :class:`SavingResumed`, :class:`GameKeptApart`, :class:`GameBehind`) reach the
+  game once per change, not per write; and what the store has to say (a damaged row skipped, a file set aside) is
   kept in :attr:`Storage.notices`, with a :class:`Noticed` to say there is something new.
 
 If the outbox cannot be written (its disk is full, the data dir is unusable), a write is kept in memory

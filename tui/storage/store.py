@@ -13,7 +13,9 @@ each player's best daily result, which the leaderboards rank; ``replays`` every 
 
 Every method either answers or raises :class:`StoreError` (one line): a failed read is "unknown", never
 "nothing saved".  Writes are idempotent, so the outbox (:mod:`tui.storage.outbox`) may replay them: a save
-carries the time it was accepted (``revision``) and never replaces a newer one; a save guarded ``absent``
+carries the changes its game has had (``version``) and the time it was accepted (``revision``), and never replaces
+a newer one (:func:`save_replaces`: more changes, or as many and accepted no earlier), so neither a late replay nor
+a game resumed from an older state of it writes over a newer save; a save guarded ``absent``
 (the session could not read the row) never replaces a stored game at all; and a finish is applied once,
 by its id (``applied_ops``).  A damaged row is skipped with a notice (:attr:`Store.notices`).  This module
 never imports Textual.

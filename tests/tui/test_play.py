@@ -526,7 +526,7 @@ async def test_a_game_told_a_newer_save_is_stored_never_replaces_it(tmp_path):
         await pilot.press("left")
         screen = app.screen
         assert isinstance(screen, PlayScreen) and screen.session.guard is not GUARDED
-        app._storage_news(GameBehind("8"))
+        app.storage.post(GameBehind("8"))  # as the storage service posts its news
         await pilot.pause()
         assert screen.session.guard is GUARDED and "A newer save of this game is stored" in screen.message
         newer = SavedGame("8 6 7/2 5 4/3 _ 1", ["L", "D", "U"], "ppp", 3, 1.0, 0, 30)

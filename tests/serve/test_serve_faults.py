@@ -23,7 +23,7 @@ import pytest
 from koma_bench.serve.scenarios import HOME, first_move, percentile, play_moves
 from koma_bench.serve.ssh import BenchServer, Session
 from tui.game.records import SavedGame
-from tui.storage.outbox import OUTBOX_DIR, outbox_depth
+from tui.storage.outbox import OUTBOX_DIR, claimed_orphans, outbox_depth, player_journals
 from tui.storage.stores import connect_store
 
 pytest.importorskip("asyncssh")
@@ -301,3 +301,65 @@ def test_a_locked_sqlite_file_freezes_no_game_and_loses_nothing():
         run(probe())
     finally:
         server.stop()
+
+
+def claim_ended_journal(outbox: Path, user: str) -> int | None:
+    """Once the ended game's process is gone: hold its journal as a drainer's pass does (the fd holding the lock), or
+    None if nothing was left in it (the database took every move first, or the server's drainer wrote it)."""
+    deadline = time.monotonic() + DEADLINE
+    while player_journals(outbox, f"user:{user}"):
+        for _path, fd in claimed_orphans(outbox, f"user:{user}"):
+            return fd
+        assert time.monotonic() < deadline, f"{user}'s journal was never released"
+        time.sleep(0.01)
+    return None
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_reconnect_after_an_outage_shows_the_moves_the_table_holds(postgres_server, served, attempt):
+    """Issue 50's probe: a player's game quits during an outage; they reconnect during it and open the saved game
+    (from the outbox), play 4 moves in the outage and 3 after it, quit, and reconnect while the ended game's journal
+    is held (as a drainer's pass holds it).  The reconnect shows every move; the table holds them once drained."""
+    server, url = served
+    user = f"resumer-{attempt}"
+    outbox = Path(server.folder.name) / "data" / OUTBOX_DIR
+
+    async def probe() -> None:
+        await quiet_log_mark(server)
+        first, back = await open_fifteen(server, user)
+        await play_moves(first, 3, MOVE_GAP, back)
+        await wait_stored(url, user, first.moves())
+        checkpoint(url)
+        await asyncio.to_thread(postgres_server.stop_server)
+        restarted = False
+        try:
+            await play_moves(first, 2, MOVE_GAP, back)
+            saved = first.moves()
+            await quit_game(first)
+            again = await open_saved(server, user)  # during the outage: the game from the outbox
+            await again.wait_for(rf"Moves {saved}\b", 0, DEADLINE)
+            way = await first_move(again, DEADLINE)
+            await play_moves(again, 3, MOVE_GAP, way)
+            await asyncio.to_thread(postgres_server.start_server)
+            restarted = True
+        finally:
+            if not restarted:
+                postgres_server.start_server()
+        await play_moves(again, 3, 0.05, way)  # and quits at once: the writer, waiting to try again, has not yet
+        played = again.moves()
+        assert played == saved + 7
+        await quit_game(again)
+        held = await asyncio.to_thread(claim_ended_journal, outbox, user)
+        try:
+            reconnect = await open_saved(server, user)
+            shown = reconnect.moves()
+        finally:
+            if held is not None:
+                os.close(held)
+        await quit_game(reconnect)
+        await wait_stored(url, user, played)
+        print(f"\n{user}: played {played}, the reconnect showed {shown}; "
+              + ("the ended game's journal held" if held is not None else "nothing was left in its journal"))
+        assert shown == played, f"the reconnect showed Moves {shown}; {played} were played and the table holds them"
+
+    run(probe())

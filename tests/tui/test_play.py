@@ -211,9 +211,9 @@ async def saved_then_slow(tmp_path):
         saved = first.screen.state
     again = make_app(tmp_path, store=Store(path))
     store = store_of(again)
-    load_game = store.load_game
+    load_stamped_game = store.load_stamped_game  # what the play screen's read of its saved game asks the store
     release = threading.Event()
-    store.load_game = lambda key: (release.wait(30), load_game(key))[1]
+    store.load_stamped_game = lambda key: (release.wait(30), load_stamped_game(key))[1]
     return saved, again, release
 
 
@@ -511,3 +511,26 @@ async def test_opening_another_puzzle_stops_the_background_warm_up(tmp_path):
         app.kernel_warmup.warming = ("8", eight)
         await pilot.press("escape", "2")  # the 15-puzzle again, while the warm-up is on the 8-puzzle: it gives way
         await wait_for(pilot, lambda: eight.cancelled, what="the warm-up to give way")
+
+
+async def test_a_game_told_a_newer_save_is_stored_never_replaces_it(tmp_path):
+    """The store refused a save of this game (GameBehind: another session's is newer): the player is told, and the
+    game's writes are guarded from then on, so the stored game stays until the puzzle is opened again."""
+    from tui.game.records import SavedGame
+    from tui.game.session import GUARDED
+    from tui.storage.service import GameBehind
+
+    path = tmp_path / "koma.db"
+    app = make_app(tmp_path, "8", "8 6 7/2 5 4/3 _ 1", store=Store(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("left")
+        screen = app.screen
+        assert isinstance(screen, PlayScreen) and screen.session.guard is not GUARDED
+        app.storage.post(GameBehind("8"))  # as the storage service posts its news
+        await pilot.pause()
+        assert screen.session.guard is GUARDED and "A newer save of this game is stored" in screen.message
+        newer = SavedGame("8 6 7/2 5 4/3 _ 1", ["L", "D", "U"], "ppp", 3, 1.0, 0, 30)
+        assert Store(path).save_game("8", newer)
+        await pilot.press("down")
+        assert app.storage.settle(10)
+        assert Store(path).load_game("8") == newer

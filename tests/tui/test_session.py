@@ -9,6 +9,7 @@ puzzle itself.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -199,7 +200,7 @@ def test_a_new_game_resets_the_clock_the_hints_and_the_history_under_the_same_ke
     clock.t += 5
     assert session.clock.elapsed() == 0.0  # it runs again only from the next move
     key, game, _ = saver.saves[-1]
-    assert key == "8" and game == SavedGame(EIGHT.format(TWO_TO_GO), [], "", 0, 0.0, 0)
+    assert key == "8" and game == SavedGame(EIGHT.format(TWO_TO_GO), [], "", 0, 0.0, 0, 3)  # 3 changes: the version
 
 
 # --- hints ------------------------------------------------------------------------------------------
@@ -312,11 +313,11 @@ def test_the_snapshot_at_sigterm_resumes_as_the_same_game():
     session.save()
     key, snapshot, _ = saver.saves[-1]
     assert key == "8" and snapshot == session.snapshot()
-    assert snapshot == SavedGame(EIGHT.format(NEAR), ["L", "U", "R", "D"], "ppph", 3, pytest.approx(42.0), 1)
+    assert snapshot == SavedGame(EIGHT.format(NEAR), ["L", "U", "R", "D"], "ppph", 3, pytest.approx(42.0), 1, 6)
     clock.t += 1000  # the process is gone: no time passes for it
     back = GameSession(EIGHT, Recorder(), clock, saved=snapshot)
     assert back.resumed and back.state == replayed(NEAR, ["L", "U", "R"]) == session.state
-    assert (back.start, back.position, back.hints) == (NEAR, 3, 1)
+    assert (back.start, back.position, back.hints, back.version) == (NEAR, 3, 1, 6)
     assert back.clock.elapsed() == pytest.approx(42.0)
     assert back.redo() and back.state == replayed(NEAR, ["L", "U", "R", "D"])  # the undone move is kept
     assert back.history.origins == list("ppph")
@@ -350,6 +351,41 @@ def test_a_session_whose_saved_game_was_unknown_guards_every_write():
     plain = Recorder()
     session_at(saver=plain).save()
     assert plain.saves[-1][2] == ""
+
+
+# --- the version: a save from an older state never replaces a newer one ------------------------------------------
+def test_every_change_counts_once_in_the_session_and_in_the_fold_of_its_writes():
+    saver = Recorder()
+    session = session_at(NEAR, saver=saver)
+    session.push("L")
+    session.hint_shown("U")
+    session.undo()
+    session.redo()
+    session.restart()
+    session.push("R")
+    assert session.version == 6 and saver.last == session.snapshot() and saver.last.version == 6
+    session.new_game(TWO_TO_GO)
+    assert saver.last.version == session.version == 7 and saver.last.moves == []
+
+
+def test_a_game_kept_over_a_saved_one_counts_on_from_it_and_sends_itself_whole():
+    saver = Recorder()
+    session = session_at(NEAR, saver=saver)
+    session.push("L")
+    saved = SavedGame(EIGHT.format(NEAR), ["R", "L", "R"], "ppp", 3, 9.0, 0, 40)  # read late: 40 changes
+    kept, note = session.take_saved(saved, known=True, busy=False)
+    assert kept is session and note == "" and session.version == 41 and not session.based
+    session.push("R")
+    assert isinstance(saver.ops[-1], SaveGame) and saver.last.version == 42  # whole, past the saved one
+
+
+def test_a_session_told_its_game_is_behind_stops_replacing_it():
+    saver = Recorder()
+    session = session_at(NEAR, saver=saver)
+    session.push("L")
+    session.stop_replacing()
+    session.push("R")
+    assert isinstance(saver.ops[-1], SaveGame) and saver.saves[-1][2] == "absent"  # whole, and guarded
 
 
 # --- properties -------------------------------------------------------------------------------------------
@@ -387,7 +423,9 @@ def test_undo_then_redo_comes_back_to_the_same_board_and_snapshot(picks, back):
     assert session.state == replayed(NEAR, session.history.moves[:session.position])
     for _ in range(steps):
         assert session.redo()
-    assert session.state == before and session.snapshot() == snapshot
+    after = session.snapshot()
+    assert session.state == before and replace(after, version=snapshot.version) == snapshot
+    assert after.version == snapshot.version + 2 * steps  # each step back and forth is a change of the game
     resumed = GameSession(EIGHT, Recorder(), Clock(), saved=snapshot)
     assert resumed.resumed and resumed.state == before and resumed.history.moves == session.history.moves
 

@@ -5,14 +5,17 @@ import os
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from store_helpers import BAD_VALUES, database_with_bad_rows
 from tui_helpers import make_app, settled, wait_for
 
+from tui.game.writes import Op, SaveGame
 from tui.play.screen import PlayScreen
 from tui.screens.home import HomeScreen
+from tui.storage.service import GameBehind, apply_op
 from tui.storage.store import SCHEMA_VERSION, SavedGame, Stats, Store, inspect
 
 
@@ -27,6 +30,24 @@ def test_save_load_and_clear(tmp_path):
     again.clear_game("8")
     assert store.load_game("8") is None
     assert not store.notices and not again.notices
+
+
+def test_a_save_with_fewer_changes_never_replaces_the_stored_game(tmp_path):
+    """The row keeps the game that has had the most changes (``version``); of two with as many, the one accepted
+    later.  A save refused so is news for its session (GameBehind)."""
+    store = Store(tmp_path / "koma.db")
+    newer = SavedGame("1 2 3/4 5 6/7 _ 8", ["L", "R", "L"], "ppp", 3, 9.0, 0, 7)
+    assert store.save_game("8", newer, at=100.0)
+    older = SavedGame("1 2 3/4 5 6/7 _ 8", ["L"], "p", 1, 3.0, 0, 5)  # resumed from an older state, saved later
+    assert not store.save_game("8", older, at=200.0)
+    assert store.load_stamped_game("8") == (newer, 100.0)
+    news = apply_op(store, Op(SaveGame("8", older), "local", at=300.0), set(), set())
+    assert news == GameBehind("8") and store.load_game("8") == newer
+    assert not store.save_game("8", replace(newer, seconds=1.0), at=99.0)  # as many changes, accepted earlier
+    assert store.save_game("8", replace(newer, seconds=10.0), at=100.0)  # the same save again (an outbox replays it)
+    played_on = SavedGame("1 2 3/4 5 6/7 _ 8", ["L", "R", "L", "R"], "pppp", 4, 12.0, 0, 8)
+    assert apply_op(store, Op(SaveGame("8", played_on), "local", at=50.0), set(), set()) is None
+    assert store.load_game("8") == played_on  # more changes: it replaces, whatever its clock said
 
 
 def test_stats_keep_the_best(tmp_path):

@@ -30,7 +30,9 @@ class Result:
 
 @dataclass
 class SavedGame:
-    """A game in progress: ``moves[:position]`` lead from ``start`` to the board shown."""
+    """A game in progress: ``moves[:position]`` lead from ``start`` to the board shown.  ``version`` counts the
+    changes the game has had (each move, step back or forth, hint, new board: one more), so that a save made from
+    an older state of it never replaces a newer one (:mod:`tui.storage.store`)."""
 
     start: str
     moves: list[str] = field(default_factory=list)
@@ -38,6 +40,7 @@ class SavedGame:
     position: int = 0
     seconds: float = 0.0
     hints: int = 0
+    version: int = 0
 
 
 @dataclass

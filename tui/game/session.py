@@ -91,12 +91,13 @@ class GameSession:
         self.hinted: str | None = None  # the move the hint shown points at
         self.won = self.win_recorded = False
         self.resumed = False
+        self.version = 0  # the changes the game has had, saved with it: a save from an older state never replaces it
         self._proof: tuple[tuple, Proof] | None = None
         self._board_id: tuple[tuple, str] | None = None  # the start board and its ID (the panel reads it every move)
         history = resumed(puzzle, saved) if start is None and saved is not None else None
         if history is not None and saved is not None:
             self.history = history
-            self.clock.seconds, self.hints = saved.seconds, saved.hints
+            self.clock.seconds, self.hints, self.version = saved.seconds, saved.hints, saved.version
             self.resumed = True
         else:
             if start is None:
@@ -114,9 +115,12 @@ class GameSession:
         if saved is None or self.position or busy:
             if saved is None:
                 self.save()
+            else:
+                self.replaces(saved)
             return self, ""
         resumed_session = GameSession(self.puzzle, self.saver, self.clock.now, saved=saved, daily=self.daily)
         if not resumed_session.resumed:
+            self.replaces(saved)
             self.save()
             return self, ""
         return resumed_session, "Welcome back: your game is as you left it."
@@ -156,7 +160,16 @@ class GameSession:
         """The game as saved: its start, every move, who played each, the position, time and hints."""
         history = self.history
         return SavedGame(self.puzzle.format(self.start), list(history.moves), "".join(history.origins), history.position,
-                         self.clock.elapsed(), self.hints)
+                         self.clock.elapsed(), self.hints, self.version)
+
+    def replaces(self, saved: SavedGame) -> None:
+        """This game is kept over ``saved``: it counts on from there, and its next write is the whole game."""
+        self.version, self.based = max(self.version, saved.version) + 1, False
+
+    def stop_replacing(self) -> None:
+        """A newer save of this game is stored (another session's): this game never replaces it (its next write is
+        the whole game, guarded, as for a game whose save could not be read)."""
+        self.guard, self.based = GUARDED, False
 
     def save(self) -> None:
         """Hand the whole game to the saver (never blocks); a won game is not saved (it was cleared)."""
@@ -178,6 +191,7 @@ class GameSession:
             origin = HINT
         self.hinted = None
         self.history.play(move, self.puzzle.apply(self.state, move), origin)
+        self.version += 1
         self.clock.start()
         self._changed(PlayMove(self.save_key, move, origin, self.position, self.clock.elapsed()))
         return Push.WON if self.puzzle.is_goal(self.state) else Push.PLAYED
@@ -199,6 +213,7 @@ class GameSession:
         if self.position < before:
             self.won = False
         self.hinted = None
+        self.version += 1
         self._changed(self._travelled())
         return True
 
@@ -214,6 +229,7 @@ class GameSession:
         """The player was shown ``move`` as a hint: counted, and a move that follows it is marked."""
         self.hinted = move
         self.hints += 1
+        self.version += 1
         self._changed(self._travelled())
 
     def new_game(self, state: tuple) -> None:
@@ -222,6 +238,7 @@ class GameSession:
         self.clock.pause()
         self.hints, self.clock.seconds, self.hinted = 0, 0.0, None
         self.won = self.win_recorded = False
+        self.version += 1
         self.save()
 
     # --- the outcome ----------------------------------------------------------------------------------

@@ -188,7 +188,9 @@ class FoldError(ValueError):
 
 
 class GameState:
-    """A game being folded: a base (:class:`SaveGame`) and the changes after it, applied in place (each O(1))."""
+    """A game being folded: a base (:class:`SaveGame`) and the changes after it, applied in place (each O(1)).  Every
+    fold of changes onto a save (the journal's, the writer's, a read of the outbox) is this one; each change adds one
+    to the game's ``version``."""
 
     def __init__(self, game: SavedGame):
         self.start = game.start
@@ -197,6 +199,7 @@ class GameState:
         self.position = game.position
         self.seconds = game.seconds
         self.hints = game.hints
+        self.version = game.version
 
     @classmethod
     def after(cls, state: GameState | None, write: GameWrite) -> GameState:
@@ -220,12 +223,14 @@ class GameState:
         else:
             self.hints = change.hints
         self.position, self.seconds = change.position, change.seconds
+        self.version += 1  # as the session counts it (tui.game.session.GameSession.version)
 
     def copy(self) -> GameState:
         return GameState(self.snapshot())
 
     def snapshot(self) -> SavedGame:
-        return SavedGame(self.start, list(self.moves), "".join(self.origins), self.position, self.seconds, self.hints)
+        return SavedGame(self.start, list(self.moves), "".join(self.origins), self.position, self.seconds, self.hints,
+                         self.version)
 
 
 def as_save(op: Op, state: GameState) -> Op:

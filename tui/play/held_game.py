@@ -51,7 +51,7 @@ class HeldGame:
             return
 
         def load(store: Store) -> SavedGame | None:
-            saved = store.load_game(key)
+            saved = app.storage.newest_saved_game(store, key)
             self.early_answer = Answer(saved)  # on the reader thread: the UI thread may take it before the reply comes
             return saved
 

@@ -32,12 +32,13 @@ from tui.game.phase import Phase
 from tui.game.playback import PlaybackController, Step
 from tui.game.session import GameSession, Push, Saver, session_view
 from tui.game.solver_jobs import SolverJob
+from tui.game.writes import Guard
 from tui.messages import BoardGenerated, BoardNotGenerated, DistanceMeasured, HintFound, JobFailed, JobProgress, OfferMade, SolutionFound, WarmedUp
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.play.held_game import HeldGame
 from tui.play.keys import PLAY_BINDINGS, bound_key
 from tui.play.solving import PlaySolver, failure_text, found_text
-from tui.storage.service import Answer, Finished, GameKeptApart, News, SavingDelayed, SavingResumed
+from tui.storage.service import Answer, Finished, GameBehind, GameKeptApart, News, SavingDelayed, SavingResumed
 from tui.widgets.board import Board
 from tui.widgets.game_texts import outcome_message, playback_text, recorded_text, saving_text
 from tui.widgets.keybar import KeyBar
@@ -256,11 +257,16 @@ class PlayScreen(DirtyOnlyRendering):
         self._show(animate=False)
 
     def storage_news(self, news: News) -> None:
-        """Saving delayed or back, a finish recorded, a game kept apart: one line each, never a toast per key."""
+        """Saving delayed or back, a finish recorded, a game kept apart or behind a newer save: one line each, never a
+        toast per key."""
         if isinstance(news, SavingDelayed):
             self.status.saving = saving_text(news.reason)
         elif isinstance(news, SavingResumed):
             self.status.saving = saving_text(None, news.seconds)
+        elif isinstance(news, GameBehind) and news.key == self.session.save_key and self.session.guard is Guard.NONE:
+            self.session.stop_replacing()
+            self.message = ("A newer save of this game is stored (played in another session). This game will not "
+                            "replace it: open the puzzle again to resume that one.")
         elif isinstance(news, GameKeptApart) and news.key == self.session.save_key:
             self.message = "Your saved game is back. This game was not saved over it: open the puzzle again to resume it."
         elif isinstance(news, Finished) and news.key == self.session.save_key and self.won and self.message:

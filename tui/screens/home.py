@@ -108,7 +108,8 @@ class PuzzleCard(Widget, can_focus=True):
         self.name_text = name
         self._show_about()
         key = puzzle_id(puzzle)
-        read_store(self, lambda store: (store.load_game(key), store.stats(key)),
+        storage = koma_app(self).storage
+        read_store(self, lambda store: (storage.newest_saved_game(store, key), store.stats(key)),
                    lambda answer: self._show_record(key, answer))
 
     def _show_record(self, key: str, answer: Answer) -> None:

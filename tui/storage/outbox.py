@@ -367,11 +367,16 @@ def _write_all(fd: int, data: bytes) -> None:
         written += took
 
 
+def player_journals(directory: Path, player: str | None = None) -> list[Path]:
+    """The journals (of ``player``, else of anyone) in ``directory``, live or orphaned."""
+    pattern = f"{player_tag(player)}.*{SUFFIX}" if player is not None else f"*{SUFFIX}"
+    return sorted(directory.glob(pattern)) if directory.is_dir() else []
+
+
 def claimed_orphans(directory: Path, player: str | None = None) -> Iterator[tuple[Path, int]]:
     """Journals (of ``player``, else of anyone) whose writer is gone, each locked for the caller: it gets the
     path and the locked fd, and must close the fd (and unlink the file once drained)."""
-    pattern = f"{player_tag(player)}.*{SUFFIX}" if player is not None else f"*{SUFFIX}"
-    for path in sorted(directory.glob(pattern)) if directory.is_dir() else ():
+    for path in player_journals(directory, player):
         try:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         except OSError:

@@ -42,8 +42,8 @@ def _text(name: str, value: Any) -> str:
 
 
 def game_from_row(row: tuple) -> SavedGame:
-    """``(start, moves, origins, position, seconds, hints)`` as stored, checked; raises :class:`BadRow`."""
-    start, moves, origins, position, seconds, hints = row
+    """``(start, moves, origins, position, seconds, hints[, version])`` as stored, checked; raises :class:`BadRow`."""
+    start, moves, origins, position, seconds, hints, *rest = row
     try:
         move_list = json.loads(_text("moves", moves))
     except ValueError:
@@ -53,7 +53,8 @@ def game_from_row(row: tuple) -> SavedGame:
     position = _count("position", position)
     origins = _text("origins", origins or "").ljust(len(move_list), "p")[:len(move_list)]
     return SavedGame(_text("start", start), move_list, origins, min(position or 0, len(move_list)),
-                     _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0)
+                     _seconds("seconds", seconds) or 0.0, _count("hints", hints) or 0,
+                     (_count("version", rest[0]) or 0) if rest else 0)
 
 
 def replay_from_row(row: tuple) -> Replay:

@@ -13,9 +13,12 @@
 - **reads** (:meth:`Storage.read`) run on the *reader* thread with their own connection.  The answer is
   an :class:`Answer`: the value, or ``unknown`` with the reason (never an empty result in disguise).  A
   read that has not answered by its deadline is answered ``unknown`` then.  A saved game still in the
-  outbox is answered from there (the game's own latest save);
-- **news** (:class:`SavingDelayed`, :class:`SavingResumed`, :class:`GameKeptApart`) reach the game once
-  per change, not per write; and what the store has to say (a damaged row skipped, a file set aside) is
+  outbox is answered from there (the game's own latest save); a saved game read from the database is compared
+  with the saves still waiting in this player's other journals (:meth:`Storage.newest_saved_game`: a game that
+  ended moments ago, whose journal a drainer or its exiting process holds), so a reconnect resumes what the
+  table will hold, never an older state of it;
+- **news** (:class:`SavingDelayed`, :class:`SavingResumed`, :class:`GameKeptApart`, :class:`GameBehind`) reach the
+  game once per change, not per write; and what the store has to say (a damaged row skipped, a file set aside) is
   kept in :attr:`Storage.notices`, with a :class:`Noticed` to say there is something new.
 
 If the outbox cannot be written (its disk is full, the data dir is unusable), a write is kept in memory
@@ -61,8 +64,16 @@ from tui.game.writes import (
     as_save,
 )
 from tui.storage.backend import StoreError, one_line
-from tui.storage.outbox import Journal, JournalWriter, adoptable, claimed_orphans, coalesced
-from tui.storage.store import Store
+from tui.storage.outbox import (
+    Journal,
+    JournalWriter,
+    adoptable,
+    claimed_orphans,
+    coalesced,
+    player_journals,
+    read_journal,
+)
+from tui.storage.store import Store, save_replaces
 
 T = TypeVar("T")
 MAX_PENDING_OPS = 50_000  # accepted writes waiting (for the database) past which a write is refused, with a notice
@@ -113,6 +124,14 @@ class GameKeptApart:
 
 
 @dataclass(frozen=True)
+class GameBehind:
+    """A save of the game under ``key`` was not written: the stored game is newer (another session's, resumed from
+    a later state or played on since); the session's game must not replace it."""
+
+    key: str
+
+
+@dataclass(frozen=True)
 class Finished:
     """A finished game is recorded: the stats after it and the daily rank (None when not counted)."""
 
@@ -128,7 +147,7 @@ class Noticed:
     notices: tuple[str, ...]
 
 
-News = SavingDelayed | SavingResumed | GameKeptApart | Finished | Noticed
+News = SavingDelayed | SavingResumed | GameKeptApart | GameBehind | Finished | Noticed
 
 
 @dataclass
@@ -301,6 +320,40 @@ class Storage:
         except FoldError:
             return False
         return state.snapshot() if state is not None else False
+
+    def newest_saved_game(self, store: Store, key: str) -> SavedGame | None:
+        """(On the reader thread: a read's ``run``.)  The game saved under ``key`` as the table will hold it once
+        every journal of this player's has drained: the database's, or a newer save still waiting in a journal this
+        session could not adopt (a game that ended moments ago, whose journal a drainer, or that game's process
+        while it exits, still holds), by the store's own rule (:func:`~tui.storage.store.save_replaces`).  The
+        journals are read before the database: a drain that lands meanwhile is in the table then.  StoreError when
+        the database cannot answer."""
+        waiting = self._waiting_elsewhere(key)
+        stamped = store.load_stamped_game(key)
+        game: SavedGame | None = None
+        version, revision = 0, None if stamped is None else stamped[1]
+        if stamped is not None:
+            game, version = stamped[0], stamped[0].version
+        for op in sorted(waiting, key=lambda op: op.at):
+            if isinstance(op.write, SaveGame):
+                stamp = (op.write.game.version, op.at)
+                if game is None or (not op.guarded and save_replaces((version, revision), stamp)):
+                    game, (version, revision) = op.write.game, stamp
+            elif not op.guarded and (revision is None or revision <= op.at):  # a clear, or a finish
+                game, version, revision = None, 0, None
+        return game
+
+    def _waiting_elsewhere(self, key: str) -> list[Op]:
+        """The ops of ``key`` pending in this player's other journals (live or orphaned; read, never claimed)."""
+        if self.journal is None:
+            return []
+        own = self.journal.path
+        found: list[Op] = []
+        for path in player_journals(self.journal.directory, self.player):
+            if path != own:
+                found.extend(op for op in read_journal(path) if op.key == key and isinstance(
+                    op.write, SaveGame | ClearGame | FinishGame))
+        return found
 
     def pending_ops(self) -> list[Op]:
         with self._lock:
@@ -604,7 +657,8 @@ def apply_op(store: Store, op: Op, owned: set[str], kept_apart: set[str]) -> New
     """Apply ``op`` to ``store`` (StoreError if the database cannot take it now).  A change (a move) must have been
     folded onto its save first (:func:`tui.game.writes.as_save`).  ``owned`` and ``kept_apart`` track the guarded
     keys of the session the op comes from: a guarded save becomes a plain one once its insert went in, and is
-    dropped (with :class:`GameKeptApart`, once) where a stored game was found."""
+    dropped (with :class:`GameKeptApart`, once) where a stored game was found.  A plain save that a newer stored
+    game refuses (:func:`tui.storage.store.save_replaces`) is :class:`GameBehind`."""
     write = op.write
     guarded = op.guarded and op.key not in owned
     if isinstance(write, SaveGame):
@@ -616,7 +670,8 @@ def apply_op(store: Store, op: Op, owned: set[str], kept_apart: set[str]) -> New
                 return None
             kept_apart.add(op.key)
             return GameKeptApart(op.key)
-        store.save_game(op.key, write.game, at=op.at)
+        if not store.save_game(op.key, write.game, at=op.at):
+            return GameBehind(op.key)
     elif isinstance(write, ClearGame):
         if not guarded:
             store.clear_game(op.key, at=op.at)

@@ -13,7 +13,9 @@ each player's best daily result, which the leaderboards rank; ``replays`` every 
 
 Every method either answers or raises :class:`StoreError` (one line): a failed read is "unknown", never
 "nothing saved".  Writes are idempotent, so the outbox (:mod:`tui.storage.outbox`) may replay them: a save
-carries the time it was accepted (``revision``) and never replaces a newer one; a save guarded ``absent``
+carries the changes its game has had (``version``) and the time it was accepted (``revision``), and never replaces
+a newer one (:func:`save_replaces`: more changes, or as many and accepted no earlier), so neither a late replay nor
+a game resumed from an older state of it writes over a newer save; a save guarded ``absent``
 (the session could not read the row) never replaces a stored game at all; and a finish is applied once,
 by its id (``applied_ops``).  A damaged row is skipped with a notice (:attr:`Store.notices`).  This module
 never imports Textual.
@@ -50,17 +52,20 @@ __all__ = ["MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Backend", "Replay", "Resul
            "database_path", "inspect", "one_line", "run_script"]
 
 # --- every statement the store runs, for both backends -----------------------------------------------
-SELECT_GAME = "SELECT start, moves, origins, position, seconds, hints FROM games WHERE player = ? AND puzzle = ?"
-SELECT_GAMES = "SELECT puzzle, start, moves, origins, position, seconds, hints FROM games WHERE player = ?"
-UPSERT_GAME = (  # a save replaces only an older one: an outbox may replay saves late
-    "INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated, revision) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, puzzle) DO UPDATE SET start = excluded.start, "
+SELECT_GAME = ("SELECT start, moves, origins, position, seconds, hints, version, revision FROM games "
+               "WHERE player = ? AND puzzle = ?")
+SELECT_GAMES = "SELECT puzzle, start, moves, origins, position, seconds, hints, version FROM games WHERE player = ?"
+UPSERT_GAME = (  # a save replaces only an older one (see save_replaces): an outbox may replay saves late, and a
+    # game resumed from an older state (another session's moves still on their way) must not write over a newer one
+    "INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated, revision, version) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, puzzle) DO UPDATE SET start = excluded.start, "
     "moves = excluded.moves, origins = excluded.origins, position = excluded.position, seconds = excluded.seconds, "
-    "hints = excluded.hints, updated = excluded.updated, revision = excluded.revision "
-    "WHERE games.revision IS NULL OR games.revision <= excluded.revision")
+    "hints = excluded.hints, updated = excluded.updated, revision = excluded.revision, version = excluded.version "
+    "WHERE games.version < excluded.version OR (games.version = excluded.version "
+    "AND (games.revision IS NULL OR games.revision <= excluded.revision))")
 INSERT_GAME_IF_ABSENT = (  # a session that could not read the row never replaces it
-    "INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated, revision) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, puzzle) DO NOTHING")
+    "INSERT INTO games (player, puzzle, start, moves, origins, position, seconds, hints, updated, revision, version) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player, puzzle) DO NOTHING")
 DELETE_GAME = "DELETE FROM games WHERE player = ? AND puzzle = ? AND (revision IS NULL OR revision <= ?)"
 SELECT_STATS = ("SELECT solved, by_koma, best_moves, best_optimal, best_seconds FROM stats "
                 "WHERE player = ? AND puzzle = ?")
@@ -201,8 +206,15 @@ class Store(LiveGames, RaceRooms):
     # --- games -------------------------------------------------------------------------------------
     def load_game(self, key: str) -> SavedGame | None:
         """The game saved under ``key``; None when there is none (StoreError when that is not known)."""
+        stamped = self.load_stamped_game(key)
+        return None if stamped is None else stamped[0]
+
+    def load_stamped_game(self, key: str) -> tuple[SavedGame, float] | None:
+        """The game saved under ``key`` and its ``revision`` (when the save was accepted; 0 for a save from before
+        the outbox); None when there is none (StoreError when that is not known)."""
         rows = self.backend.query(SELECT_GAME, (self.player, key))
-        return next(self._rows("games", rows, game_from_row, f"player {self.player}, {key}"), None)
+        return next(self._rows("games", [tuple(row) for row in rows], _stamped_game, f"player {self.player}, {key}"),
+                    None)
 
     def games_in_progress(self) -> dict[str, SavedGame]:
         rows = self.backend.query(SELECT_GAMES, (self.player,))
@@ -210,12 +222,12 @@ class Store(LiveGames, RaceRooms):
                 for game in self._rows("games", [tuple(row[1:])], game_from_row, f"player {self.player}, {row[0]}")}
 
     def save_game(self, key: str, game: SavedGame, *, at: float | None = None, guard: Guard = Guard.NONE) -> bool:
-        """Save ``game`` under ``key``, accepted at ``at``; False if a newer save is stored, or (guard
-        ``ABSENT``) any game is stored."""
+        """Save ``game`` under ``key``, accepted at ``at``; False if a newer save is stored (:func:`save_replaces`),
+        or (guard ``ABSENT``) any game is stored."""
         at = time.time() if at is None else at
         sql = INSERT_GAME_IF_ABSENT if guard is Guard.ABSENT else UPSERT_GAME
         args = (self.player, key, game.start, json.dumps(game.moves), game.origins, game.position, game.seconds, game.hints,
-                time.time(), at)
+                time.time(), at, game.version)
         return bool(self.backend.query(sql + " RETURNING puzzle", args))
 
     def clear_game(self, key: str, *, at: float | None = None) -> None:
@@ -533,6 +545,22 @@ def _speed_solve_from_row(row: tuple) -> SpeedResult:
                                                   str(source or ""), None if finished is None else float(finished)))
     except (KomaError, TypeError, ValueError) as problem:
         raise BadRow(str(problem)) from None
+
+
+def save_replaces(stored: tuple[int, float | None], save: tuple[int, float]) -> bool:
+    """Whether a save stamped ``(version, revision)`` replaces a stored game stamped so (:data:`UPSERT_GAME`'s rule):
+    a game that has had more changes, or as many and was accepted no earlier."""
+    (stored_version, stored_revision), (version, revision) = stored, save
+    return stored_version < version or (stored_version == version and (stored_revision is None
+                                                                        or stored_revision <= revision))
+
+
+def _stamped_game(row: tuple) -> tuple[SavedGame, float]:
+    """A row of :data:`SELECT_GAME`, checked: the game and its revision; raises BadRow."""
+    *saved, revision = row
+    if revision is not None and (isinstance(revision, bool) or not isinstance(revision, int | float)):
+        raise BadRow(f"revision is {revision!r}")
+    return game_from_row(tuple(saved)), float(revision or 0.0)
 
 
 def _koma_finished(old: Stats) -> Stats:

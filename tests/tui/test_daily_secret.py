@@ -50,3 +50,18 @@ def test_a_day_s_boards_cannot_be_computed_without_the_secret():
     assert daily_board(puzzle, tomorrow, ours) != daily_board(puzzle, tomorrow, theirs)
     seeds = {daily_seed(tomorrow, "15", bytes([k]) * 32) for k in range(50)}
     assert len(seeds) == 50  # the date alone says nothing of the board
+
+
+def test_a_filesystem_without_hard_links_still_gets_its_secret(tmp_path, monkeypatch):
+    """FUSE and some network filesystems refuse link(2) (EPERM): the secret is renamed into place instead."""
+    monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path / "fuse"))
+    monkeypatch.delenv(SECRET_VARIABLE, raising=False)
+
+    def no_links(source, target, *args, **kwargs):
+        raise PermissionError(1, "Operation not permitted", str(source))
+
+    monkeypatch.setattr(os, "link", no_links)
+    secret = daily_secret()
+    path = daily_secret_path()
+    assert len(secret) == 64 and path.read_bytes().strip() == secret
+    assert os.listdir(path.parent) == ["daily-secret"]  # no draft left behind

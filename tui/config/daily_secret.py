@@ -58,8 +58,13 @@ def _make_secret(path: Path) -> None:
             out.write(secrets.token_hex(32) + "\n")
             out.flush()
             os.fsync(out.fileno())
-        with contextlib.suppress(FileExistsError):  # another process made it first: theirs holds
+        try:
             os.link(draft, path)
+        except FileExistsError:  # another process made it first: theirs holds
+            pass
+        except OSError:  # a filesystem without hard links (FUSE, some network ones): a rename, unless one is there
+            if not path.exists():
+                os.replace(draft, path)
     finally:
         with contextlib.suppress(OSError):
             os.unlink(draft)

@@ -60,7 +60,7 @@ class Board(PressPlays, Widget):
         "board--tile", "board--blank", "board--fence", "board--door", "board--sheep", "board--wolf", "board--big",
         "board--white", "board--black", "board--cursor", "board--hint", "board--compact-tile",
         "board--compact-cursor", "board--compact-hint", "board--label", "board--label-current", "board--label-hint",
-        "board--speed-tile", "board--speed-blank", "board--loop-tile", "board--loop-blank", "board--loop-moved",
+        "board--speed-tile", "board--speed-blank", "board--speed-border", "board--loop-tile", "board--loop-blank", "board--loop-moved",
         "board--loop-jump",
     }
     DEFAULT_CSS = """
@@ -102,6 +102,7 @@ class Board(PressPlays, Widget):
         self._drawn_lines: list[tuple] = []  # what each line holds (its pieces' lines and places)
         self._drawn: list[Strip] = []
         self._base: Style | None = None
+        self._partials: dict[str, Style] = {}
 
     def on_mount(self) -> None:
         least_width, least_height = self.least_size()
@@ -171,6 +172,36 @@ class Board(PressPlays, Widget):
         """The cells ``cell``'s tile takes in the widget (its gaps included)."""
         tw, th = self.tile_size()
         return Region(*self.cell_offset(cell), tw, th)
+
+    def cell_origin(self, cell: int) -> tuple[int, int]:
+        """The top-left point of ``cell``'s tile in the widget."""
+        return tuple(self.cell_offset(cell))  # type: ignore[return-value]
+
+    @property
+    def columns(self) -> int:
+        return self.look.width
+
+    @property
+    def rows(self) -> int:
+        return self.look.height
+
+    @property
+    def boxed(self) -> bool:
+        """Whether the tiles are boxes (else compact cells)."""
+        return not self.compact
+
+    def piece_on(self, cell: int) -> PieceSpec:
+        """The piece that covers ``cell``."""
+        return next(spec for spec in self.specs if spec.covers(cell, self.look.width))
+
+    def hinted(self) -> list[PieceSpec]:
+        """The pieces the hint highlights."""
+        return [spec for spec in self.specs if any(spec.covers(cell, self.look.width) for cell in self.hint_cells)]
+
+    def text_lines(self) -> list[str]:
+        """What the board draws, as plain lines (for reading it back)."""
+        self.render_line(0)
+        return [strip.text for strip in self._drawn]
 
     def cell_at(self, x: int, y: int) -> int | None:
         """The cell under the widget's point (``x``, ``y``), if any."""
@@ -264,7 +295,7 @@ class Board(PressPlays, Widget):
     # --- drawing ---------------------------------------------------------------------------------------
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._parts, self._pieces, self._drawn_key, self._base = {}, {}, (), None
+        self._parts, self._partials, self._pieces, self._drawn_key, self._base = {}, {}, {}, (), None
 
     @property
     def base_style(self) -> Style:
@@ -290,6 +321,13 @@ class Board(PressPlays, Widget):
     def _key(self) -> tuple:
         return (self.size, self.state, self.cursor, frozenset(self.hint_cells), frozenset(self.hint_lines),
                 self.marked, self.hidden, self._slide_step, tuple(self._slides.items()))
+
+    def partial(self, name: str) -> Style:
+        """Component class ``name``'s own style (its colour as the stylesheet gives it, over nothing)."""
+        style = self._partials.get(name)
+        if style is None:
+            style = self._partials[name] = self.get_component_rich_style(name, partial=True)
+        return style
 
     def part(self, *names: str) -> Part:
         """The look of component classes ``names`` merged in order, as Textual would draw a widget so styled on

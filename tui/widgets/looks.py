@@ -375,19 +375,18 @@ class SpeedLook(Look):
 
     def draw_piece(self, board: Board, spec: PieceSpec, width: int, height: int, *, compact: bool, cursor: bool,
                    hint: bool, marked: bool, hidden: bool) -> list[Runs]:
-        tile, blank = board.part("board--speed-tile"), board.part("board--speed-blank")
+        tile, blank, edge = (board.partial(f"board--speed-{part}") for part in ("tile", "blank", "border"))
         label = "" if spec.kind == "blank" or hidden else str(spec.code)
         if compact:
             gap = (" ", board.base_style)
-            return [[(label.rjust(width - 1), blank.fill if spec.kind == "blank" else tile.fill), gap]] + [
+            return [[(label.rjust(width - 1), blank if spec.kind == "blank" else tile), gap]] + [
                 [] for _ in range(height - 1)]
         if spec.kind == "blank":
-            return [[(" " * width, blank.fill)] for _ in range(height)]
+            return [[(" " * width, blank)] for _ in range(height)]
         tl, tr, bl, br, h, v = ("+", "+", "+", "+", "-", "|") if self.ascii else ("╭", "╮", "╰", "╯", "─", "│")
-        edge = tile.edge_style
         lines: list[Runs] = [[(tl + h * (width - 2) + tr, edge)]]
         for k in range(1, height - 1):
-            lines.append([(v, edge), ((label if k == height // 2 else "").center(width - 2), tile.fill), (v, edge)])
+            lines.append([(v, edge), ((label if k == height // 2 else "").center(width - 2), tile), (v, edge)])
         return lines + [[(bl + h * (width - 2) + br, edge)]]
 
 
@@ -416,9 +415,10 @@ class LoopLook(Look):
         else:
             tl, tr, bl, br, h, v = ("╔", "╗", "╚", "╝", "═", "║") if jump else ("╭", "╮", "╰", "╯", "─", "│")
         arrow = LOOP_ARROWS[cell].translate(ASCII_ARROWS) if self.ascii else LOOP_ARROWS[cell]
-        style = board.part("board--loop-moved" if marked else "board--loop-blank" if value == 0 else
-                           "board--loop-tile").fill
-        border = board.part("board--loop-jump").fill if jump else style
+        base = board.base_style
+        style = base + board.partial("board--loop-moved" if marked else "board--loop-blank" if value == 0 else
+                                     "board--loop-tile")
+        border = base + board.partial("board--loop-jump") if jump else style
         return [[(tl + h * (width - 2) + tr, border)],
                 [(v, border), (f" {'' if value == 0 else value:>2} {arrow} ", style), (v, border)],
                 [(bl + h * (width - 2) + br, border)]]

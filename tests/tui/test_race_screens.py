@@ -25,8 +25,8 @@ from tui.screens.race_views import MINIS_PER_SECOND
 from tui.screens.race_watch import RaceSpectateScreen, RaceWatchScreen
 from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
-from tui.widgets.race_minis import RaceMinis
 from tui.widgets.board import Board
+from tui.widgets.race_minis import RaceMinis
 from tui.widgets.status import shown_id
 
 KEYS = {"U": "up", "D": "down", "L": "left", "R": "right"}

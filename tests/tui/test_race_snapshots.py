@@ -25,8 +25,8 @@ from tui.screens.race_lobby import RaceLobbyScreen
 from tui.screens.race_views import TICK_SLACK_SECONDS, next_clock_change
 from tui.screens.race_watch import RaceSpectateScreen
 from tui.storage.store import Store
-from tui.widgets.race_minis import RaceMinis
 from tui.widgets.board import Board
+from tui.widgets.race_minis import RaceMinis
 
 SIZES = [(40, 20), (60, 24), (80, 24)]
 NOW = 1_800_000_000.0  # the frozen wall clock

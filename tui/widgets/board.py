@@ -101,7 +101,7 @@ class Board(PressPlays, Widget):
         self._drawn_key: tuple = ()
         self._drawn_lines: list[tuple] = []  # what each line holds (its pieces' lines and places)
         self._drawn: list[Strip] = []
-        self._base: Style | None = None
+        self._own_style: Style | None = None
         self._partials: dict[str, Style] = {}
 
     def on_mount(self) -> None:
@@ -295,14 +295,14 @@ class Board(PressPlays, Widget):
     # --- drawing ---------------------------------------------------------------------------------------
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._parts, self._partials, self._pieces, self._drawn_key, self._base = {}, {}, {}, (), None
+        self._parts, self._partials, self._pieces, self._drawn_key, self._own_style = {}, {}, {}, (), None
 
     @property
     def base_style(self) -> Style:
         """The board's own style (its background and colour), read once until the CSS changes."""
-        if self._base is None:
-            self._base = self.rich_style
-        return self._base
+        if self._own_style is None:
+            self._own_style = self.rich_style
+        return self._own_style
 
     def _redraw(self) -> None:
         """Make the lines again and repaint those that changed (nothing if none did)."""

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.board import Board
 
 
-def drawn_cells(board: SpeedBoard) -> list[str]:
+def drawn_cells(board: Board) -> list[str]:
     """What the board draws in each cell's tile (its number, or "" for the blank and hidden numbers), read from
     the text it renders."""
-    lines = str(board.render()).split("\n")
+    lines = board.text_lines()
     tw, th = board.tile_size()
     cells = []
     for cell in range(board.columns * board.rows):

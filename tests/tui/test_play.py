@@ -159,11 +159,10 @@ async def test_hint_highlights_the_next_optimal_move(tmp_path):
         await pilot.press("t")
         await wait_for(pilot, lambda: screen.message.startswith("Hint"), what="the hint")
         board = screen.query_one(Board)
-        hinted = [p for p in board.pieces if p.has_class("-hint")]
-        assert [p.spec.code for p in hinted] == [7]  # tile 7 moves left first
+        assert [spec.code for spec in board.hinted()] == [7]  # tile 7 moves left first
         assert "left" in screen.message and screen.hints == 1
         await pilot.press("left", "left")  # the hinted move, then one of the player's own
-        assert screen.history.origins == ["h", "p"] and not [p for p in board.pieces if p.has_class("-hint")]
+        assert screen.history.origins == ["h", "p"] and not board.hinted()
 
 
 async def test_cursor_enter_and_click_move_tiles(tmp_path):
@@ -175,8 +174,8 @@ async def test_cursor_enter_and_click_move_tiles(tmp_path):
         assert board.cursor == 7
         await pilot.press("enter")
         assert screen.history.moves == ["L"]
-        piece = next(p for p in board.pieces if p.spec.code == 8)
-        await pilot.click(piece)
+        piece = next(spec for spec in board.specs if spec.code == 8)
+        await pilot.click(board, offset=board.cell_offset(piece.cell) + (1, 1))
         assert screen.won
 
 
@@ -342,13 +341,14 @@ async def test_opening_a_puzzle_restyles_and_lays_out_its_screen_a_bounded_numbe
 async def test_a_board_draws_its_tiles_once_at_their_size(tmp_path, monkeypatch):
     """The layout pass that sizes the board sizes and places its tiles too: opening a puzzle draws each tile once,
     at its tile size (not first at Textual's default size, then again once the board's Resize has placed it)."""
-    from tui.widgets.board import Piece
+    from tui.widgets.looks import Look
 
-    drawn = record_calls(monkeypatch, Piece, "render", lambda piece: (piece, tuple(piece.outer_size)))
+    drawn = record_calls(monkeypatch, Look, "draw_piece",
+                         lambda look, board, spec, width, height, **marks: (spec, (width, height)))
     app = make_app(tmp_path, "15")
     async with app.run_test(size=(80, 24)) as pilot:
         board = app.screen.query_one(Board)
-        await wait_for(pilot, lambda: board.tile_width and len({piece for piece, _ in drawn}) == 16, what="the tiles")
+        await wait_for(pilot, lambda: board.tile_width and len({spec for spec, _ in drawn}) == 16, what="the tiles")
         await pilot.pause(0.3)
         tile = (board.tile_width, board.tile_height)
         assert tile[0] >= 5 and {size for _, size in drawn} == {tile}

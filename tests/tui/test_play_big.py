@@ -20,10 +20,14 @@ async def test_koma_play_sliding_10x10_at_80x24(tmp_path):
         await wait_for(pilot, screen.warm.is_set, what="the warm-up")
         await pilot.pause()
         board = screen.query_one("#board", Board)
-        assert board.has_class("-compact") and len(board.pieces) == 100
-        regions = [piece.region for piece in board.pieces]
+        assert board.compact and len(board.specs) == 100
+        regions = [board.cell_region(spec.cell).translate(board.content_region.offset) for spec in board.specs]
         assert all(app.screen.region.contains_region(r) for r in regions)
         assert all(not a.overlaps(b) for k, a in enumerate(regions) for b in regions[k + 1:])
+        lines = board.text_lines()
+        row, col = divmod(board.state.index(57), 10)
+        x, y = board.cell_origin(row * 10 + col)
+        assert "57" in lines[y][x:x + board.tile_width]  # each tile drawn in its cell
         assert str(screen.query_one("#game-id").render()).startswith("ID sliding10x10-")
         assert "up to 5x5" in str(screen.query_one("#distance").render())
         await pilot.press("s")  # no solver at this size: the key does nothing, and nothing breaks

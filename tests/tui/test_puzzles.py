@@ -20,8 +20,8 @@ async def test_goat_moves_pieces_and_the_big_piece(tmp_path):
         await pilot.press("left")  # the big piece slides left into the blank
         assert screen.puzzle.format(screen.state) == "rBB./i-dS/l-jW"
         board = screen.query_one(Board)
-        big = next(p for p in board.pieces if p.spec.kind == "big")
-        assert big.spec.cell == 1 and big.spec.span == 2
+        big = next(spec for spec in board.specs if spec.kind == "big")
+        assert big.cell == 1 and big.span == 2
         await pilot.press("u")
         assert screen.puzzle.format(screen.state) == "r.BB/i-dS/l-jW"
         await pilot.press("up")  # the ─ below the blank goes up
@@ -57,9 +57,14 @@ async def test_ura_letters_and_digits_turn_lines_over(tmp_path):
         assert board.cursor == 4 and screen.history.moves == ["B"]
         await pilot.press("space")  # and Space its column (2)
         assert screen.history.moves == ["B", "2"]
-        label = next(label for label in board.labels if label.move == "C")
-        await pilot.click(label)
+        origin = board.origin()
+        row_c = (origin.x - 2, origin.y + 2 * board.tile_height + board.tile_height // 2)  # the row letter C
+        assert board.line_at(*row_c) == "C"
+        await pilot.click(board, offset=row_c)
         assert screen.history.moves[-1] == "C"
+        column_3 = (origin.x + 2 * board.tile_width + 1, origin.y - 1)  # the column digit 3
+        await pilot.click(board, offset=column_3)
+        assert screen.history.moves[-1] == "3"
 
 
 async def test_ura_auto_solve_article_problem(tmp_path):

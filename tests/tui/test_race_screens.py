@@ -25,8 +25,8 @@ from tui.screens.race_views import MINIS_PER_SECOND
 from tui.screens.race_watch import RaceSpectateScreen, RaceWatchScreen
 from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
+from tui.widgets.board import Board
 from tui.widgets.race_minis import RaceMinis
-from tui.widgets.speed_board import SpeedBoard
 from tui.widgets.status import shown_id
 
 KEYS = {"U": "up", "D": "down", "L": "left", "R": "right"}
@@ -145,7 +145,7 @@ async def test_a_race_of_two_countdown_reveal_moves_finish_results_rematch(tmp_p
     app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
     async with app.run_test(size=(80, 24)) as pilot:
         screen, bob = await bob_joins_and_ann_starts(pilot, tmp_path)
-        board = screen.query_one("#race-board", SpeedBoard)
+        board = screen.query_one("#race-board", Board)
         # the countdown: its figure, the board's numbers hidden, no ID yet, and moves refused
         await wait_for(pilot, lambda: screen.query_one("#race-countdown").display, what="the countdown")
         assert screen.query_one("#race-countdown", Digits).value in ("3", "2", "1")
@@ -222,7 +222,7 @@ async def test_the_scramble_is_revealed_once_whichever_timer_comes_first(tmp_pat
         screen._reveal_due()  # the reveal's timer, late
         await pilot.pause()
         assert screen.revealed_at == shown_at and screen.solve.moves == [move]
-        assert screen.query_one("#race-board", SpeedBoard).state == speed_puzzle(3, 3).apply(room.scramble, move)
+        assert screen.query_one("#race-board", Board).state == speed_puzzle(3, 3).apply(room.scramble, move)
         assert announced.count("Go: the scramble is shown.") == 1
 
 
@@ -256,7 +256,7 @@ async def test_the_reveal_is_drawn_ahead_with_the_output_held_and_moves_wait_for
         assert screen.drawn_for == room.reveal_at
         assert len(held) == 1 and 0 < held[0] <= race_screen.DRAW_AHEAD_SECONDS * 1.5
         assert screen.revealed_at == room.reveal_at  # the moment shown, not the moment drawn
-        board = screen.query_one("#race-board", SpeedBoard)
+        board = screen.query_one("#race-board", Board)
         assert board.state == room.scramble and not board.hidden and text(screen, "#race-message") == "Race!"
         assert f"ID {shown_id(room.scramble_id)}" in text(screen, "#race-title")
         shown_clock = str(screen.query_one("#race-clock").content)
@@ -296,7 +296,7 @@ async def test_two_apps_race_in_one_room(tmp_path):
         assert reveal_at == bob_screen.room.reveal_at
         # neither saw the scramble before the reveal (how late each was is the bench's business, not a test's)
         assert ann_screen.revealed_at >= reveal_at and bob_screen.revealed_at >= reveal_at
-        assert bob_screen.query_one("#race-board", SpeedBoard).state == ann_screen.room.scramble
+        assert bob_screen.query_one("#race-board", Board).state == ann_screen.room.scramble
         room = ann_screen.room
         move = legal_move(room, room.scramble)
         await ann.press(KEYS[move])
@@ -352,7 +352,7 @@ async def test_a_racer_whose_game_ended_comes_back_to_the_race(tmp_path):
         back = again.screen
         await revealed(pilot, back)
         assert back.room.room == room.room
-        assert back.query_one("#race-board", SpeedBoard).state == state  # the scramble after ann's two moves
+        assert back.query_one("#race-board", Board).state == state  # the scramble after ann's two moves
         assert back.solve.elapsed_ms() >= back.solve.times_ms[-1]  # the clock ran on from the reveal
         for move in optimal_moves(room, state):
             await pilot.press(KEYS[move])
@@ -366,7 +366,7 @@ async def test_opponents_are_redrawn_at_a_bounded_rate_and_never_repaint_the_own
         screen, _bob = await bob_joins_and_ann_starts(pilot, tmp_path)
         await revealed(pilot, screen)
         room = screen.room
-        board = screen.query_one("#race-board", SpeedBoard)
+        board = screen.query_one("#race-board", Board)
         minis = screen.query_one("#race-minis", RaceMinis)
         screen.link.stop()  # only the test's snapshots from now on
         await pilot.pause(0.3)

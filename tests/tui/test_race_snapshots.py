@@ -25,8 +25,8 @@ from tui.screens.race_lobby import RaceLobbyScreen
 from tui.screens.race_views import TICK_SLACK_SECONDS, next_clock_change
 from tui.screens.race_watch import RaceSpectateScreen
 from tui.storage.store import Store
+from tui.widgets.board import Board
 from tui.widgets.race_minis import RaceMinis
-from tui.widgets.speed_board import SpeedBoard
 
 SIZES = [(40, 20), (60, 24), (80, 24)]
 NOW = 1_800_000_000.0  # the frozen wall clock
@@ -128,7 +128,7 @@ async def test_nothing_is_cut_off_with_seven_opponents(tmp_path, size, board):
         screen = RaceScreen(crowded_room(*board), now=lambda: NOW, link=StillLink)
         await app.push_screen(screen)
         await pilot.pause(0.3)
-        own = screen.query_one("#race-board", SpeedBoard)
+        own = screen.query_one("#race-board", Board)
         columns, rows = board
         tile_w, tile_h = own.tile_size()
         assert own.size.width >= tile_w * columns and own.size.height >= tile_h * rows  # every tile has its room
@@ -155,7 +155,7 @@ async def test_on_a_phones_page_the_race_board_has_boxed_tiles(tmp_path, board):
         screen = RaceScreen(crowded_room(*board), now=lambda: NOW, link=StillLink)
         await app.push_screen(screen)
         await pilot.pause(0.3)
-        own = screen.query_one("#race-board", SpeedBoard)
+        own = screen.query_one("#race-board", Board)
         assert own.boxed and own.tile_size()[1] >= 3, own.tile_size()
         assert screen.region.contains_region(own.region)
 

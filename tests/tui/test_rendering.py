@@ -23,7 +23,7 @@ from tui_helpers import make_app, record_calls, wait_for, wait_warm
 
 from tui.patches.rendering import FrameTimer, contains, next_boundary, overlap
 from tui.play.screen import PlayScreen
-from tui.widgets.board import Board, Piece
+from tui.widgets.board import Board
 from tui.widgets.status import GameStatus
 
 FIFTEEN = "1 2 3 4/5 6 7 8/9 10 11 12/13 14 _ 15"  # one move from solved
@@ -61,23 +61,25 @@ async def test_a_clock_tick_renders_only_the_clock_line(tmp_path, monkeypatch):
         assert set(rendered) == {counters}, [type(w).__name__ for w in rendered]
 
 
-async def test_a_move_renders_its_tiles_and_lines_not_the_board(tmp_path, monkeypatch):
+async def test_a_move_renders_the_boards_lines_that_changed_not_the_panel(tmp_path, monkeypatch):
     now = [0.0]
     app = make_app(tmp_path, "15", FIFTEEN)
     app.clock = lambda: now[0]
     app.animation_level = "none"  # the tile jumps; while it slides, the board shows around it
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
+        board = screen.query_one(Board)
         rendered = spy_renders(monkeypatch)
+        lines = record_calls(monkeypatch, Board, "render_line", lambda widget, y: y)
         await pilot.press("left")
         await wait_for(pilot, lambda: screen.position == 2 and not screen.solver.distance_pending(screen.state),
                        what="the second move and its distance")
         await wait_for(pilot, lambda: rendered, what="the move drawn")
         await pilot.pause()
         kinds = {type(w) for w in rendered}
-        assert Piece in kinds  # the tile that moved
-        assert not kinds & {Board, GameStatus}, [(type(w).__name__, w.region) for w in rendered]  # not what is behind them
-        assert len({w for w in rendered if isinstance(w, Piece)}) <= 2  # the tile that moved and the gap it left
+        assert Board in kinds  # the board, whose lines changed
+        assert GameStatus not in kinds, [(type(w).__name__, w.region) for w in rendered]  # not the panel behind
+        assert lines and len(set(lines)) <= board.tile_height  # a sideways move changes one row of tiles
 
 
 @pytest.mark.parametrize("owner, name", [(Screen, "_refresh_layout"), (Content, "get_height")],
@@ -98,15 +100,17 @@ async def test_a_panel_line_that_stays_one_short_line_needs_no_layout_pass_and_n
         assert calls  # a line that grows moves the lines below it (a layout pass), and may wrap (its height asked)
 
 
-async def test_moves_translate_the_tiles_without_a_full_reflow_and_the_map_stays_exact(tmp_path, monkeypatch):
+async def test_moves_need_no_layout_pass_and_draw_only_the_pieces_that_changed(tmp_path, monkeypatch):
     app = make_app(tmp_path, "15", FIFTEEN)
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
-        cursor = screen.query_one(Board).cursor  # the moves keep the gap off it: a piece that enters it is restyled
-        # Textual's full reflow, which the fast path skips
+        board = screen.query_one(Board)
+        cursor = board.cursor  # the moves keep the gap off it
         reflows = record_calls(monkeypatch, Compositor, "reflow", lambda compositor, parent, size: parent)
-        drawn = record_calls(monkeypatch, Piece, "render")
+        drawn = record_calls(monkeypatch, type(board.look), "draw_piece",
+                             lambda look, board, spec, *rest, **marks: spec)
+        repaints = board.repaints
         for _ in range(6):  # legal moves that keep away from the goal, go on, and leave the cursor's piece alone
             before, puzzle = screen.position, screen.puzzle
             move = next(m for m in puzzle.moves(screen.state) if not puzzle.is_goal(after := puzzle.apply(screen.state, m))
@@ -114,13 +118,10 @@ async def test_moves_translate_the_tiles_without_a_full_reflow_and_the_map_stays
             await pilot.press({"U": "up", "D": "down", "L": "left", "R": "right"}[move])
             await wait_for(pilot, lambda before=before: screen.position == before + 1, what=f"the move {move}")
             await pilot.pause()
-        assert reflows == []  # only tiles travelled: their regions moved, nothing was arranged again
-        assert drawn == []  # and a tile that only travelled was not drawn afresh
-        compositor = screen._compositor
-        fresh, _ = compositor._arrange_root(screen, compositor.size, visible_only=False)
-        pieces = [w for w in fresh if isinstance(w, Piece)]
-        assert len(pieces) == 16
-        assert fresh == compositor._full_map  # exactly what a full reflow finds
+        assert reflows == []  # nothing was arranged again
+        assert board.repaints == repaints + 6  # one repaint of the board a move
+        assert len(drawn) <= 12 and {spec.kind for spec in drawn} <= {"tile", "blank"}  # the tile and the gap a move
+        assert board.state == screen.state
 
 
 regions = st.builds(Region, st.integers(-5, 40), st.integers(-5, 30), st.integers(0, 40), st.integers(0, 30))
@@ -134,7 +135,7 @@ def test_overlap_and_contains_agree_with_textuals_cached_region_methods(a, b):
         assert contains(a, b) == a.contains_region(b)
 
 
-async def test_with_animations_off_a_move_places_its_tile_at_once_without_the_animator(tmp_path):
+async def test_with_animations_off_a_move_places_its_tile_at_once(tmp_path):
     app = make_app(tmp_path, "15", FIFTEEN)
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:
@@ -143,9 +144,8 @@ async def test_with_animations_off_a_move_places_its_tile_at_once_without_the_an
         move = next(m for m in screen.puzzle.moves(screen.state)
                     if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
         assert screen.play(move)  # synchronously: no frame has run since
-        moved = [p for p in board.pieces if p.offset != board.cell_offset(p.spec.cell)]
-        assert moved == []  # every tile stands on its cell already
-        assert not any(app.animator.is_being_animated(p, "travelled_to") for p in board.pieces)
+        assert board._slides == {}  # nothing under way: every tile stands on its cell already
+        assert board.state == screen.state
 
 
 async def test_the_start_boards_id_is_worked_out_once_not_per_move(tmp_path, monkeypatch):
@@ -164,24 +164,25 @@ async def test_the_start_boards_id_is_worked_out_once_not_per_move(tmp_path, mon
         assert screen.status.game_id == shown
 
 
-async def test_a_move_marks_the_cursor_and_hint_only_on_the_pieces_that_moved(tmp_path, monkeypatch):
+async def test_a_move_or_a_new_cursor_draws_only_the_pieces_that_changed(tmp_path, monkeypatch):
     app = make_app(tmp_path, "15", FIFTEEN)
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
         board = screen.query_one(Board)
-        marked = record_calls(monkeypatch, Piece, "set_class")
-        before = {piece: piece.spec.cell for piece in board.pieces}
+        drawn = record_calls(monkeypatch, type(board.look), "draw_piece",
+                             lambda look, board, spec, *rest, **marks: (spec, marks["cursor"]))
         move = next(m for m in screen.puzzle.moves(screen.state)
                     if not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
         assert screen.play(move)
-        moved = {piece for piece in board.pieces if piece.spec.cell != before[piece]}
-        assert len(moved) == 2  # the tile and the gap
-        assert set(marked) == moved
-        board.cursor = next(p.spec.cell for p in board.pieces if p not in moved and p.spec.cell != board.cursor)
-        # a new cursor still marks every piece
-        assert len(set(marked)) == len(board.pieces)
-        assert {p for p in board.pieces if p.has_class("-cursor")} == {p for p in board.pieces if p.spec.cell == board.cursor}
+        await pilot.pause()
+        assert {spec.kind for spec, _ in drawn} == {"tile", "blank"} and len(drawn) == 2  # the tile and the gap
+        drawn.clear()
+        old = board.cursor
+        board.cursor = next(cell for cell in range(16) if cell != old and screen.state[cell] and screen.state[old])
+        await pilot.pause()
+        assert sorted(cursor for _, cursor in drawn) == [False, True]  # the piece it left and the one it is on
+        assert [spec.cell for spec, cursor in drawn if cursor] == [board.cursor]
 
 
 async def test_a_panel_line_shown_again_draws_what_it_kept_and_looks_the_same(tmp_path, monkeypatch):
@@ -222,27 +223,26 @@ async def test_a_panel_line_shown_again_draws_what_it_kept_and_looks_the_same(tm
 
 
 async def test_a_slide_draws_its_tile_at_a_few_places_on_the_way_and_ends_on_its_cell(tmp_path, monkeypatch):
-    """With animations on, a tile still slides, but it is placed (and drawn) at SLIDE_STEPS places on its way, not
-    at each of the animator's frames (7 or so at 60 frames a second): each place costs a repaint."""
+    """With animations on, a tile still slides inside the board, drawn at SLIDE_STEPS places on its way (each a
+    repaint of the lines it crosses), and ends on its cell."""
     from tui.widgets import board as board_module
 
-    slide_steps = getattr(board_module, "SLIDE_STEPS", 3)
     app = make_app(tmp_path, "15", FIFTEEN)
     app.animation_level = "full"
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await started_game(pilot)
         await pilot.pause(3 * board_module.MOVE_SECONDS)
         board = screen.query_one(Board)
-        travelled = record_calls(monkeypatch, PlayScreen, "travelled", lambda screen, widget, distance: (widget, distance))
+        steps = record_calls(monkeypatch, Board, "_draw", lambda board: board._slide_step)
         move = next(m for m in screen.puzzle.moves(screen.state) if m in "LR"
                     and not screen.puzzle.is_goal(screen.puzzle.apply(screen.state, m)))
         assert screen.play(move)
-        await wait_for(pilot, lambda: not any(app.animator.is_being_animated(p, "travelled_to") for p in board.pieces),
-                       what="the slide to end")
-        tile = next(w for w, _ in travelled if isinstance(w, Piece) and w.spec.kind == "tile")
-        places = [distance for widget, distance in travelled if widget is tile]
-        assert tile.offset == board.cell_offset(tile.spec.cell)  # it ends on its cell
-        assert 2 <= len(places) <= slide_steps, places  # it was seen on its way, at few places
+        await wait_for(pilot, lambda: not board._slides, what="the slide to end")
+        await pilot.pause()
+        assert 1 in steps and steps[-1] == board_module.SLIDE_STEPS  # seen on its way, then on its cell
+        assert len(set(steps)) <= board_module.SLIDE_STEPS
+        blank = screen.state.index(0)
+        assert board.piece_on(blank).kind == "blank"
 
 
 @pytest.mark.parametrize("size", [(40, 20), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")

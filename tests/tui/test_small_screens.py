@@ -25,7 +25,6 @@ from tui.screens.watch import WatchScreen
 from tui.storage.store import Store
 from tui.widgets.board import Board
 from tui.widgets.keybar import Group, Key, KeyBar
-from tui.widgets.speed_board import SpeedBoard
 from tui.widgets.tabbed import FoldingTabs
 
 SMALL_SIZES = [(40, 20), (60, 24), (80, 24)]
@@ -138,19 +137,13 @@ def board_problems(app) -> list[str]:
         least_width, least_height = board.least_size()
         if board.size.width < least_width or board.size.height < least_height:
             problems.append(f"{board.id} has {board.size}, needs {least_width}x{least_height}")
-        for piece in board.pieces:
-            right, bottom = piece.offset.x + piece.outer_size.width, piece.offset.y + piece.outer_size.height
-            if piece.offset.x < 0 or piece.offset.y < 0 or right > board.size.width or bottom > board.size.height:
-                problems.append(f"{board.id}: a piece at {piece.offset} of {piece.outer_size} is off its board")
-            if piece.classes & {"-tile", "-white", "-black"} and not (piece.content_size.width and piece.content_size.height):
-                problems.append(f"{board.id}: a piece at {piece.offset} ({' '.join(piece.classes)}) has no room inside")
-    for speed_board in app.screen.query(SpeedBoard):
-        tile_width, tile_height = speed_board.tile_size()
-        width, height = tile_width * speed_board.columns, tile_height * speed_board.rows
-        if not speed_board.boxed:  # compact tiles: the last column and line need no gap after them
+        tile_width, tile_height = board.tile_size()
+        origin = board.origin()
+        width, height = origin.x + tile_width * board.columns, origin.y + tile_height * board.rows
+        if not board.boxed:  # compact tiles: the last column and line need no gap after them
             width, height = width - 1, height - (tile_height > 1)
-        if width > speed_board.size.width or height > speed_board.size.height:
-            problems.append(f"{speed_board.id} has {speed_board.size}, its tiles take {width}x{height}")
+        if width > board.size.width or height > board.size.height:
+            problems.append(f"{board.id} has {board.size}, its tiles take {width}x{height}")
     return problems
 
 
@@ -247,7 +240,10 @@ async def test_the_whole_15_puzzle_and_its_move_counter_show_at_44x20(tmp_path):
             return widget.region.size == widget.outer_size and screen.region.contains_region(widget.region)
 
         board = screen.query_one(Board)
-        assert all(shown_whole(piece) for piece in board.pieces)
+        tile_width, tile_height = board.tile_size()
+        assert shown_whole(board) and not board.compact and tile_width >= 5 and tile_height >= 3
+        assert board.origin().x + 4 * tile_width <= board.size.width
+        assert board.origin().y + 4 * tile_height <= board.size.height
         assert shown_whole(screen.query_one("#counters"))
         assert screen.query_one("#board").region.bottom <= screen.query_one("#side").region.y  # the panel is below
 

@@ -18,7 +18,7 @@ from tui.game.speed_events import BY_KEY, EVENTS, Event, EventRun, SpeedSession,
 from tui.screens.speed import SpeedScreen
 from tui.screens.speed_event import SpeedEventScreen
 from tui.screens.speed_session import SpeedSessionScreen
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.board import Board
 
 RELAY = Event("relay-test", "relay", legs=2, sizes=((3, 3), (4, 3)))
 KEYS = {"U": "up", "D": "down", "L": "left", "R": "right"}
@@ -150,7 +150,7 @@ async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
         screen = SpeedScreen((3, 3), rng=random.Random(4), event="bld")
         await app.push_screen(screen)
         await pilot.pause()
-        board = screen.query_one("#speed-board", SpeedBoard)
+        board = screen.query_one("#speed-board", Board)
         numbers = ["" if value == 0 else str(value) for value in screen.solve.state]
         assert drawn_cells(board) == numbers  # inspection shows them
         moves = search.solve(screen.solve.puzzle, screen.solve.state).moves

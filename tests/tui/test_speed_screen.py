@@ -15,7 +15,7 @@ from tui.game.averages import seconds_text
 from tui.game.speed import line_moves
 from tui.screens.home import LabLink
 from tui.screens.speed import SpeedScreen
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.board import Board
 
 GAP = 0.25  # seconds between moves on the test's clock
 
@@ -97,7 +97,7 @@ async def test_a_solve_by_keys_clock_on_the_first_move(tmp_path):
     clock = app.clock = StepClock()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_speed(pilot)
-        board = screen.query_one("#speed-board", SpeedBoard)
+        board = screen.query_one("#speed-board", Board)
         assert board.state == screen.solve.scramble  # the board shows before the clock starts
         clock.t += 42.0  # inspection
         await pilot.pause()
@@ -115,7 +115,7 @@ async def test_a_solve_by_clicks_on_whole_lines(tmp_path):
         screen = await open_speed(pilot, seed=3)
         puzzle = screen.solve.puzzle
         lines = line_moves(optimal_moves(screen))
-        board = screen.query_one("#speed-board", SpeedBoard)
+        board = screen.query_one("#speed-board", Board)
         played: list[str] = []
         times: list[int] = []
         for index, line in enumerate(lines):
@@ -191,7 +191,7 @@ async def test_a_10x10_board_fits_80x24_with_every_tile_readable(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_speed(pilot, size=(10, 10))
         await pilot.pause()
-        board = screen.query_one("#speed-board", SpeedBoard)
+        board = screen.query_one("#speed-board", Board)
         assert not board.boxed and app.screen.region.contains_region(board.region)
         tw, th = board.tile_size()
         assert tw * 10 <= board.size.width and th * 10 <= board.size.height and tw >= 3  # two digits and a gap

@@ -14,6 +14,7 @@ from tui.cli import parse_args
 from tui.launch import chosen_theme
 from tui.main import main
 from tui.themes import COLORBLIND, check_theme
+from tui.widgets.board import Board
 
 DEFICIENCIES = ("deuteranomaly", "protanomaly", "tritanomaly")
 # Pairs that tell pieces and verdicts apart by colour: the sheep (success) and the wolf (error), their boxes' backgrounds.
@@ -56,8 +57,12 @@ def test_a_bad_theme_is_one_line_and_exit_2(capsys):
     assert err.startswith("koma: error: unknown theme 'pink'") and err.count("\n") == 1
 
 
-def border_colour(widget) -> Color:
-    return widget.styles.border.top[1]
+def border_colour(board: Board, kind: str) -> Color:
+    """The colour the board draws the edge of its ``kind`` piece in (read from the lines it draws)."""
+    spec = next(spec for spec in board.specs if spec.kind == kind)
+    x, y = board.cell_origin(spec.cell)
+    corner = board.render_line(y).crop(x, x + 1)
+    return Color.from_rich_color(next(iter(corner)).style.color)
 
 
 def theme_colour(theme, name: str) -> Color:
@@ -69,13 +74,13 @@ async def test_goat_reads_in_the_colorblind_theme_and_ctrl_t_switches(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert app.theme == "colorblind"
-        sheep, wolf = app.screen.query_one(".piece.-sheep"), app.screen.query_one(".piece.-wolf")
-        assert border_colour(sheep) == theme_colour(COLORBLIND, "success")
-        assert border_colour(wolf) == theme_colour(COLORBLIND, "error")
+        board = app.screen.query_one(Board)
+        assert border_colour(board, "sheep") == theme_colour(COLORBLIND, "success")
+        assert border_colour(board, "wolf") == theme_colour(COLORBLIND, "error")
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert app.theme == "textual-dark"
-        assert border_colour(app.screen.query_one(".piece.-sheep")) == theme_colour(BUILTIN_THEMES["textual-dark"], "success")
+        assert border_colour(board, "sheep") == theme_colour(BUILTIN_THEMES["textual-dark"], "success")
         await pilot.press("ctrl+t")
         await pilot.pause()
         assert app.theme == "colorblind"

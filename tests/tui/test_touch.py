@@ -13,7 +13,6 @@ from tui.screens.help import HelpScreen
 from tui.screens.home import HomeScreen
 from tui.screens.speed import SpeedScreen
 from tui.widgets.board import Board
-from tui.widgets.speed_board import SpeedBoard
 from tui.widgets.touch import TOUCH_BASE, TOUCH_BUTTONS, announcement_sequence, touch_button
 
 BOARD = "8 6 7/2 5 4/3 _ 1"
@@ -25,8 +24,8 @@ def button_key(name: str) -> str:
 
 
 async def tap(pilot, board: Board, cell: int) -> None:
-    piece = next(p for p in board.pieces if p.covers(cell, board.look.width))
-    assert await pilot.click(piece)
+    x, y = board.cell_origin(board.piece_on(cell).cell)
+    assert await pilot.click(board, offset=(x + 1, y + 1))
     await pilot.pause()
 
 
@@ -138,7 +137,7 @@ async def test_a_tap_on_a_board_repaints_the_screen_no_more_than_a_key(tmp_path)
         speed = SpeedScreen((4, 4), rng=random.Random(1))
         await app.push_screen(speed)
         await pilot.pause()
-        speed_board = speed.query_one(SpeedBoard)
+        speed_board = speed.query_one(Board)
         blank = speed_board.state.index(0)
         key, beside = ("right", blank - 1) if blank % 4 else ("left", blank + 1)  # that tile slides into the blank
         by_key = await screen_repaints(pilot, speed, lambda: pilot.press(key),
@@ -160,9 +159,9 @@ async def test_a_press_on_a_tile_plays_before_its_release(tmp_path):
         await wait_warm(pilot)
         screen = app.screen
         board = screen.query_one(Board)
-        piece = next(p for p in board.pieces if p.covers(7, board.look.width))
-        pressed_at = (piece.region.x, piece.region.y)  # where the finger goes down, and lifts
-        assert await pilot.mouse_down(piece)
+        x, y = board.cell_origin(7)
+        pressed_at = (board.content_region.x + x + 1, board.content_region.y + y + 1)  # the finger goes down, lifts
+        assert await pilot.mouse_down(board, offset=(x + 1, y + 1))
         await wait_for(pilot, lambda: screen.position == 1, what="the move on the press")
         assert screen.state[7] == 0
         await pilot.mouse_up(offset=pressed_at)  # where the tile was: it has moved away under the finger
@@ -172,7 +171,7 @@ async def test_a_press_on_a_tile_plays_before_its_release(tmp_path):
         speed = SpeedScreen((4, 4), rng=random.Random(1))
         await app.push_screen(speed)
         await pilot.pause()
-        speed_board = speed.query_one(SpeedBoard)
+        speed_board = speed.query_one(Board)
         blank = speed_board.state.index(0)
         beside = blank - 1 if blank % 4 else blank + 1
         x, y = speed_board.cell_origin(beside)

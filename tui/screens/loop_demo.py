@@ -30,8 +30,9 @@ from tui.game.solver_jobs import SolverJob
 from tui.messages import JobFailed, JobProgress, LoopLengthsCounted, LoopRunFinished, OptimalLengthsFound
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.play.variants import open_puzzle
+from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
-from tui.widgets.loop_board import LoopBoard
+from tui.widgets.looks import LoopLook
 from tui.widgets.titlebar import TitleBar
 from tui.workers import Report, run_job
 
@@ -100,7 +101,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
         yield TitleBar()
         with Horizontal(id="loop-body"):
             with Vertical(id="loop-left"):
-                yield LoopBoard(self.start, ascii_only=self.ascii_only, id="loop-board")
+                yield Board(LoopLook(self.ascii_only), self.start, id="loop-board")
                 yield Static(id="loop-legend")
             with Vertical(id="loop-side"):
                 yield Static(id="loop-counter")
@@ -138,7 +139,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
         self.start = tuple(start)
         self.run = None
         self.position = 0
-        self.query_one(LoopBoard).show(self.start)
+        self.query_one(Board).show(self.start)
         self.loop_job = SolverJob("loop run", self.start)
         run_job(self, self.loop_job, lambda job, report: run_loop_method(job.state), group="loop-run",
                 answer=LoopRunFinished)
@@ -188,7 +189,7 @@ class LoopDemoScreen(DirtyOnlyRendering):
         if self.position > 0:
             before = run.path[self.position - 1]
             moved = next((i for i in range(16) if before[i] == 0 and state[i] != 0), None)
-        self.query_one(LoopBoard).show(state, moved)
+        self.query_one(Board).show(state, marked=moved)
         self.refresh_view()
 
     @property

@@ -9,7 +9,7 @@ start, the phase) at once, with ``post_message`` (:class:`~tui.messages.RoomChan
 yet handled); one that only moves opponents on with :class:`~tui.messages.RoomMoved` (at most one waiting,
 however many moves come).  The screen draws:
 
-- the own board (:class:`~tui.widgets.speed_board.SpeedBoard`, keys and clicks as in speed mode) at once on
+- the own board (:class:`~tui.widgets.board.Board` in :class:`~tui.widgets.looks.SpeedLook`, keys and clicks as in speed mode) at once on
   every move; its clock runs from the reveal (:class:`~tui.game.speed.SpeedSolve` started at ``reveal_at``, on
   the wall clock every racer shares);
 - the opponents (:class:`~tui.widgets.race_minis.RaceMinis`, one widget) at most :data:`MINIS_PER_SECOND` times
@@ -65,15 +65,16 @@ from tui.screens.race_views import (
 )
 from tui.screens.speed import OPPOSITE, figures_line
 from tui.storage.race_link import RaceLink
+from tui.widgets.board import BOX_HEIGHT, Board
 from tui.widgets.keybar import KeyBar
+from tui.widgets.looks import SpeedLook
 from tui.widgets.race_minis import RaceMinis
-from tui.widgets.speed_board import BOX_HEIGHT, SpeedBoard
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
 
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
-SMALLEST_TILE_WIDTH = 3  # SpeedBoard's compact tile at its narrowest: two digits and a gap
+SMALLEST_TILE_WIDTH = 3  # Speed's compact tile at its narrowest: two digits and a gap
 QUIT_LEAVE_SECONDS = 0.3  # how long quitting waits for the leave to be written (as the app waits for its saves)
 # The countdown's place stays, blank, for the race's first second: the reveal then repaints the board and a few
 # lines, and asks for no layout (a layout redraws the whole screen, and every racer's game does it at that moment:
@@ -194,8 +195,8 @@ class RaceScreen(DirtyOnlyRendering):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="race-body"):
-            yield SpeedBoard(self.room.width, self.room.height, self.room.puzzle.goal, ascii_only=self.ascii_only,
-                             id="race-board")
+            yield Board(SpeedLook(self.room.width, self.room.height, self.ascii_only), self.room.puzzle.goal,
+                        id="race-board")
             with Vertical(id="race-side"):
                 yield Static(id="race-title")
                 yield Static(id="race-clock")
@@ -210,7 +211,7 @@ class RaceScreen(DirtyOnlyRendering):
     def on_mount(self) -> None:
         self.title = "Koma"
         self.sub_title = f"Race {self.room.size_label}"
-        self.query_one("#race-board", SpeedBoard).hide_numbers(True)
+        self.query_one("#race-board", Board).hide_numbers(True)
         self.query_one("#race-results").display = False
         self.query_one("#race-countdown").display = False
         self.query_one("#race-code").display = False
@@ -228,7 +229,7 @@ class RaceScreen(DirtyOnlyRendering):
         screen is tall (a phone's page: tiles a thumb can tap), else compact ones with a gap line between rows where
         there is room, so the opponents have the rest; else it fills its side, and the panel beside it leaves it the
         width of its smallest tiles at least (a 10x10 at 60 columns)."""
-        board = self.query_one("#race-board", SpeedBoard)
+        board = self.query_one("#race-board", Board)
         narrow = self.has_class("-narrow")
         rows = self.room.height
         height = next((rows * tile for tile, share in ((BOX_HEIGHT, 0.3), (2, 0.4))
@@ -298,7 +299,7 @@ class RaceScreen(DirtyOnlyRendering):
         self.room = room
         if new_round:
             self.solve, self.sent, self.revealed_round, self.drawn_for = None, 0, None, None
-            board = self.query_one("#race-board", SpeedBoard)
+            board = self.query_one("#race-board", Board)
             board.show(room.puzzle.goal)
             board.hide_numbers(True)
             self._show_results(False)
@@ -356,7 +357,7 @@ class RaceScreen(DirtyOnlyRendering):
             solve.solved = me.finished
             solve.abandoned = me.dnf and not me.finished
         self.solve, self.sent = solve, len(solve.moves)
-        board = self.query_one("#race-board", SpeedBoard)
+        board = self.query_one("#race-board", Board)
         board.show(solve.state)
         board.hide_numbers(False)
         self.query_one("#race-countdown", Digits).update(" ")  # blank, its place kept: see COUNTDOWN_PLACE_MS
@@ -499,7 +500,7 @@ class RaceScreen(DirtyOnlyRendering):
         outcome = solve.press(cell) if cell is not None else solve.play(move) if move else Play.ILLEGAL
         if outcome is Play.ILLEGAL:
             return outcome
-        self.query_one("#race-board", SpeedBoard).show(solve.state)
+        self.query_one("#race-board", Board).show(solve.state)
         self._send()
         self._show_clock()
         if outcome is Play.SOLVED:
@@ -518,7 +519,7 @@ class RaceScreen(DirtyOnlyRendering):
     async def action_arrow(self, direction: str) -> None:
         self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
 
-    def on_speed_board_cell_pressed(self, event: SpeedBoard.CellPressed) -> None:
+    def on_board_cell_pressed(self, event: Board.CellPressed) -> None:
         event.stop()
         self.play(cell=event.cell)
 

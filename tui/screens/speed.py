@@ -39,8 +39,9 @@ from tui.screens.speed_event import SpeedEventScreen, event_name
 from tui.screens.speed_import import SpeedImportScreen
 from tui.screens.speed_replay import SpeedReplayScreen
 from tui.screens.speed_session import SpeedSessionScreen
+from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.looks import SpeedLook
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
 from tui.workers import Report, run_job
@@ -190,13 +191,13 @@ class SpeedScreen(DirtyOnlyRendering):
                 yield Static(id="speed-averages")
         yield KeyBar()
 
-    def _board(self) -> SpeedBoard:
+    def _board(self) -> Board:
         puzzle = self.solve.puzzle
-        return SpeedBoard(puzzle.width, puzzle.height, self.solve.state, ascii_only=self.ascii_only, id="speed-board")
+        return Board(SpeedLook(puzzle.width, puzzle.height, self.ascii_only), self.solve.state, id="speed-board")
 
     async def _show_board(self) -> None:
         """The solve's board: the same widget when the size stays, a new one when it changes."""
-        board = self.query_one("#speed-board", SpeedBoard)
+        board = self.query_one("#speed-board", Board)
         if (board.columns, board.rows) == (self.solve.puzzle.width, self.solve.puzzle.height):
             board.hide_numbers(False)
             board.show(self.solve.state)
@@ -259,7 +260,7 @@ class SpeedScreen(DirtyOnlyRendering):
                    else Play.ILLEGAL)
         if outcome is Play.ILLEGAL:
             return outcome
-        board = self.query_one("#speed-board", SpeedBoard)
+        board = self.query_one("#speed-board", Board)
         if outcome is Play.LEG:  # the next scramble of the event, on the clock that runs on
             await self._show_board()
             self.query_one("#speed-message", Static).update(
@@ -375,7 +376,7 @@ class SpeedScreen(DirtyOnlyRendering):
     async def action_arrow(self, direction: str) -> None:
         await self.play(LineMove(OPPOSITE[direction] if self.scheme == "blank" else direction))
 
-    async def on_speed_board_cell_pressed(self, event: SpeedBoard.CellPressed) -> None:
+    async def on_board_cell_pressed(self, event: Board.CellPressed) -> None:
         event.stop()
         await self.play(cell=event.cell)
 

@@ -28,8 +28,9 @@ from tui.game.speed import LineMove, SpeedResult, apply_line, gave_up_text, line
 from tui.game.speed_interop import replay_link
 from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
+from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.looks import SpeedLook
 from tui.widgets.titlebar import TitleBar
 from tui.workers import run_job
 
@@ -99,8 +100,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="speed-body"):
-            yield SpeedBoard(self.puzzle.width, self.puzzle.height, self.state, ascii_only=self.ascii_only,
-                             id="speed-board")
+            yield Board(SpeedLook(self.puzzle.width, self.puzzle.height, self.ascii_only), self.state, id="speed-board")
             with Vertical(id="speed-side"):
                 yield Static(id="replay-title")
                 yield Static(id="replay-clock")
@@ -154,7 +154,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         at, move = self.steps[self.position]
         self.state = apply_line(self.puzzle, self.state, move)
         self.position += 1
-        self.query_one("#speed-board", SpeedBoard).show(self.state)
+        self.query_one("#speed-board", Board).show(self.state)
         self._show()
         if not self.done:
             self._schedule((self.steps[self.position][0] - at) / 1000 / self.factor)
@@ -188,7 +188,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
         for _, move in self.steps[:position]:
             state = apply_line(self.puzzle, state, move)
         self.position, self.state = position, state
-        self.query_one("#speed-board", SpeedBoard).show(self.state)
+        self.query_one("#speed-board", Board).show(self.state)
         self._show()
 
     def action_optimal(self) -> None:
@@ -243,7 +243,7 @@ class SpeedReplayScreen(DirtyOnlyRendering):
 
     def action_restart(self) -> None:
         self.position, self.state, self.paused = 0, self.result.scramble, False
-        self.query_one("#speed-board", SpeedBoard).show(self.state)
+        self.query_one("#speed-board", Board).show(self.state)
         self._show()
         self._schedule(START_PAUSE_SECONDS)
 

@@ -1,19 +1,132 @@
-"""How each puzzle looks: which pieces a board shows and what each piece draws.
+"""How each puzzle looks: which pieces a board shows, how big its tiles are and what each piece draws.
 
 A *look* turns a state (the puzzle's cell codes, see the solver modules) into piece specs, and draws
-one piece at a given size.  It knows the notation's codes and glyphs, never the rules: moves always
-come from the :class:`~solver.puzzle.Puzzle`.
+one piece at a given size as lines of styled text for :class:`~tui.widgets.board.Board`.  It knows the
+notation's codes and glyphs, never the rules: moves always come from the :class:`~solver.puzzle.Puzzle`.
+Speed's boxes (:class:`SpeedLook`) and the loop demo's arrows (:class:`LoopLook`) are looks too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.renderables.digits import Digits
 
 from solver.goat import notation as goat
 from solver.puzzle import Puzzle
+from solver.sliding.loop import JUMP_POSITIONS, LOOP_ARROWS, LOOP_CELLS
+
+if TYPE_CHECKING:
+    from tui.widgets.board import Board
+
+# Textual's border characters (top, middle, bottom rows; left, centre, right) for the edges the stylesheet gives pieces
+EDGES = {
+    "round": (("╭", "─", "╮"), ("│", " ", "│"), ("╰", "─", "╯")),
+    "solid": (("┌", "─", "┐"), ("│", " ", "│"), ("└", "─", "┘")),
+    "heavy": (("┏", "━", "┓"), ("┃", " ", "┃"), ("┗", "━", "┛")),
+    "double": (("╔", "═", "╗"), ("║", " ", "║"), ("╚", "═", "╝")),
+    "ascii": (("+", "-", "+"), ("|", " ", "|"), ("+", "-", "+")),
+    "tall": (("▊", "▔", "▎"), ("▊", " ", "▎"), ("▊", "▁", "▎")),
+}
+# which background each column of an edge stands on, as Textual draws it: 0 the piece's, 1 the board's, 2 the board's
+# reversed over the edge colour (the left column of a ``tall`` edge)
+EDGE_PLACES = {"tall": (2, 0, 1)}
+NO_EDGE = ("", "none", "hidden", "blank")
+
+Runs = list[tuple[str, Style]]  # a line of a piece: runs of text, each in its style
+BOX_HEIGHT = 3  # the smallest boxed tile: a border round one line
+
+
+class TileSizing:
+    """How big tiles are drawn, from the cells a tile could have: bordered boxes where they fit (a box no wider than
+    about twice its height), else compact ones (no border, a gap column and, where there is room, a gap line)."""
+
+    least = (3, 1)  # a compact tile: two digits and its gap column, one line
+    box_least, box_most = (5, BOX_HEIGHT), (17, 7)
+    compact_most = (6, 2)
+    square = True  # boxes keep about twice as wide as high
+
+    def tiles(self, width: int, height: int) -> tuple[int, int, bool]:
+        """(width, height, compact) of a tile given ``width`` x ``height`` cells for each."""
+        (least_w, least_h), (most_w, most_h) = self.box_least, self.box_most
+        if width < least_w or height < least_h:
+            return (max(self.least[0], min(self.compact_most[0], width)),
+                    max(1, min(self.compact_most[1], height)), True)
+        th = max(least_h, min(most_h, height))
+        if not self.square:
+            return min(most_w, width), th, False
+        tw = max(least_w, min(most_w, width, 2 * th + 3))
+        return tw, max(least_h, min(th, tw // 2 + 1)), False
+
+    def height_for_width(self, width: int) -> int:
+        """A tile's height where its width is ``width`` cells and its height is free (``height: auto``)."""
+        tw = max(self.box_least[0], min(self.box_most[0], width))
+        return max(self.box_least[1], min(self.box_most[1], tw // 2 + 1))
+
+    def gaps(self, height: int) -> tuple[int, int]:
+        """The gap column and line a compact tile ``height`` lines high leaves (they are part of its cells)."""
+        return 1, 1 if height > 1 else 0
+
+
+class SpeedSizing(TileSizing):
+    """Speed's tiles: boxes up to 12x5 from 6x3, else compact cells up to 4x2; the board takes what it is given."""
+
+    least = (0, 0)
+    box_least, box_most = (6, BOX_HEIGHT), (12, 5)
+    compact_most = (4, 2)
+    square = False
+
+    def gaps(self, height: int) -> tuple[int, int]:
+        return 0, 0  # Speed's compact cells draw their own gap
+
+
+class FixedSizing(TileSizing):
+    """Tiles of one size whatever the room (the loop demo's 8x3 boxes)."""
+
+    def __init__(self, width: int, height: int):
+        self.size = (width, height)
+        self.least = self.size
+
+    def tiles(self, width: int, height: int) -> tuple[int, int, bool]:
+        return self.size[0], self.size[1], False
+
+    def height_for_width(self, width: int) -> int:
+        return self.size[1]
+
+
+def render_lines(board: Board, renderable: Any, width: int, height: int, fill: Style,
+                 room: Style) -> list[list[Segment]]:
+    """``renderable`` drawn in ``width`` x ``height`` cells in ``fill``, centred both ways as ``content-align: center
+    middle`` and ``text-align: center`` do (the room round it in ``room``): a text's lines each centred apart, another
+    renderable as a block."""
+    if not renderable or width <= 0 or height <= 0:
+        return [[] for _ in range(max(0, height))]
+    console = board.app.console
+    if isinstance(renderable, Text):
+        base = fill + console.get_style(renderable.style)
+        lines = [[Segment(seg.text, base + seg.style if isinstance(seg.style, Style) else base)
+                  for seg in line.render(console)] for line in renderable.split("\n", allow_blank=True)]
+        block = False
+    else:
+        options = console.options.update(width=width, height=None, no_wrap=True, overflow="crop")
+        lines = console.render_lines(renderable, options, style=fill, pad=False)
+        block = True
+    lines = [Segment.adjust_line_length(line, min(width, Segment.get_line_length(line)), fill) for line in lines]
+    while lines and not Segment.get_line_length(lines[-1]):
+        lines.pop()
+    lines = lines[:height]
+    widest = max((Segment.get_line_length(line) for line in lines), default=0)
+    out: list[list[Segment]] = [[] for _ in range((height - len(lines)) // 2)]
+    for line in lines:
+        left = (width - (widest if block else Segment.get_line_length(line))) // 2
+        out.append(([Segment(" " * left, room)] if left else []) + line)
+    out.extend([] for _ in range(height - len(out)))
+    return out
+
 
 GOAT_CLASSES = ("blank", "fence", "fence", "fence", "fence", "sheep", "wolf", "door", "fence", "big")  # code -> CSS kind
 
@@ -39,6 +152,9 @@ class Look:
     labels = False  # row letters and column digits around the board
     blank_code = 0
     identity_by_cell = False  # True: a piece never travels (Ura-omote cells)
+    shows_cursor = True
+    slides = True  # a piece that travelled slides to its cell; False: it is drawn there at once
+    sizing: TileSizing = TileSizing()
 
     def __init__(self, width: int, height: int, ascii_only: bool = False):
         self.width, self.height, self.ascii = width, height, ascii_only
@@ -54,6 +170,37 @@ class Look:
         if not self.ascii and height >= 3 and width >= Digits.get_width(label) + 1:
             return Digits(label)
         return Text(label, style="bold")
+
+    def parts(self, spec: PieceSpec, *, compact: bool, cursor: bool, hint: bool) -> tuple[str, ...]:
+        """The board's component classes that style ``spec``, merged in this order (a later one wins)."""
+        marks = ("cursor",) * cursor + ("hint",) * hint
+        prefix = "board--compact-" if compact else "board--"
+        return (f"board--{spec.kind}",) + (("board--compact-tile",) if compact and spec.kind == "tile" else ()) + tuple(
+            prefix + mark for mark in marks)
+
+    def draw_piece(self, board: Board, spec: PieceSpec, width: int, height: int, *, compact: bool, cursor: bool,
+                   hint: bool, marked: bool, hidden: bool) -> list[Runs]:
+        """``spec`` as ``height`` lines of ``width`` cells: its edge (none when compact) round what :meth:`draw`
+        gives, styled as the stylesheet styles its :meth:`parts`."""
+        part = board.part(*self.parts(spec, compact=compact, cursor=cursor, hint=hint))
+        edge = "" if compact else part.edge
+        inner_w, inner_h = (width - 2, height - 2) if edge else (width, height)
+        content = render_lines(board, self.draw(spec, inner_w, inner_h), inner_w, inner_h, part.fill, part.room)
+        body = [[(seg.text, seg.style or part.fill) for seg in line] for line in content]
+        body = [_pad(line, inner_w, part.room) for line in body]
+        if not edge:
+            return body
+        places = EDGE_PLACES.get(edge, (0, 0, 0))
+        styles = (part.edge_style, part.edge_outer, part.edge_outer + Style(reverse=True))
+        (top, middle, bottom) = EDGES[edge]
+
+        def edged(chars: tuple[str, str, str], inside: Runs | None) -> Runs:
+            left, centre, right = chars
+            runs: Runs = [(left, styles[places[0]])]
+            runs += inside if inside is not None else [(centre * inner_w, styles[places[1]])]
+            return runs + [(right, styles[places[2]])]
+
+        return [edged(top, None)] + [edged(middle, line) for line in body] + [edged(bottom, None)]
 
     def move_for_cell(self, puzzle: Puzzle, state: tuple, cell: int) -> str | None:
         """The legal move that carries the piece on ``cell`` into the blank, if any (the puzzle says what is legal)."""
@@ -211,6 +358,70 @@ class UraLook(Look):
         w = self.width
         marks = ("W", "B") if self.ascii else ("□", "■")
         return "\n".join(" ".join(marks[v] for v in state[r * w:(r + 1) * w]) for r in range(self.height))
+
+
+def _pad(line: Runs, width: int, style: Style) -> Runs:
+    used = sum(len(text) if text.isascii() else Segment(text).cell_length for text, _ in line)
+    return line + [(" " * (width - used), style)] if used < width else line
+
+
+class SpeedLook(Look):
+    """Speed's board: tiles boxed up to 12x5 with the number on the middle line (never big digits), else compact
+    cells with the number at the right and a gap column; the numbers hide in a blindfolded solve."""
+
+    shows_cursor = False
+    slides = False
+    sizing: TileSizing = SpeedSizing()
+
+    def draw_piece(self, board: Board, spec: PieceSpec, width: int, height: int, *, compact: bool, cursor: bool,
+                   hint: bool, marked: bool, hidden: bool) -> list[Runs]:
+        tile, blank, edge = (board.partial(f"board--speed-{part}") for part in ("tile", "blank", "border"))
+        label = "" if spec.kind == "blank" or hidden else str(spec.code)
+        if compact:
+            gap = (" ", board.base_style)
+            return [[(label.rjust(width - 1), blank if spec.kind == "blank" else tile), gap]] + [
+                [] for _ in range(height - 1)]
+        if spec.kind == "blank":
+            return [[(" " * width, blank)] for _ in range(height)]
+        tl, tr, bl, br, h, v = ("+", "+", "+", "+", "-", "|") if self.ascii else ("╭", "╮", "╰", "╯", "─", "│")
+        lines: list[Runs] = [[(tl + h * (width - 2) + tr, edge)]]
+        for k in range(1, height - 1):
+            lines.append([(v, edge), ((label if k == height // 2 else "").center(width - 2), tile), (v, edge)])
+        return lines + [[(bl + h * (width - 2) + br, edge)]]
+
+
+JUMP_CELLS = frozenset(r * 4 + c for r, c in (LOOP_CELLS[i] for i in JUMP_POSITIONS))
+ASCII_ARROWS = str.maketrans("↓←↑→", "v<^>")
+
+
+class LoopLook(Look):
+    """The 15-puzzle with article 003's loop drawn over it: each cell's arrow, the jump cells boxed twice, the tile
+    that moved last (the board's ``marked`` cell) highlighted."""
+
+    shows_cursor = False
+    slides = False
+    sizing: TileSizing = FixedSizing(8, 3)
+
+    def __init__(self, ascii_only: bool = False):
+        super().__init__(4, 4, ascii_only)
+
+    def draw_piece(self, board: Board, spec: PieceSpec, width: int, height: int, *, compact: bool, cursor: bool,
+                   hint: bool, marked: bool, hidden: bool) -> list[Runs]:
+        cell, value = spec.cell, spec.code
+        jump = cell in JUMP_CELLS
+        if self.ascii:
+            tl = tr = bl = br = "+"
+            h, v = ("=", "#") if jump else ("-", "|")
+        else:
+            tl, tr, bl, br, h, v = ("╔", "╗", "╚", "╝", "═", "║") if jump else ("╭", "╮", "╰", "╯", "─", "│")
+        arrow = LOOP_ARROWS[cell].translate(ASCII_ARROWS) if self.ascii else LOOP_ARROWS[cell]
+        base = board.base_style
+        style = base + board.partial("board--loop-moved" if marked else "board--loop-blank" if value == 0 else
+                                     "board--loop-tile")
+        border = base + board.partial("board--loop-jump") if jump else style
+        return [[(tl + h * (width - 2) + tr, border)],
+                [(v, border), (f" {'' if value == 0 else value:>2} {arrow} ", style), (v, border)],
+                [(bl + h * (width - 2) + br, border)]]
 
 
 def look_for(puzzle, ascii_only: bool = False) -> Look:

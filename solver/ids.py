@@ -33,7 +33,7 @@ ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 BASE = len(ALPHABET)
 _VALUE = {ch: i for i, ch in enumerate(ALPHABET)}
 SEPARATOR = "-"
-MAX_ID_LENGTH = 110  # the longest real ID (a 10x10 sliding board) has 103 characters
+MAX_ID_LENGTH = 510  # the longest real ID (a 20x20 sliding board) has 499 characters
 _PREFIX = re.compile(r"(\d+)|([a-z]+)(?:(\d{1,2})x(\d{1,2}))?")  # 8, 15; goat; sliding3x4, ura4x4
 _PREFIX_START = re.compile(r"[a-z]+|\d")
 

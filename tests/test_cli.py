@@ -81,7 +81,7 @@ def test_generate_is_reproducible_and_exact(capsys):
     (["solve", "8", "1 2 3 4 5 6 7 8 1"], "no blank"),
     (["solve", "8", "1 2 3/4 5 6/8 7 _"], "cannot be solved"),
     (["solve", "nine", "1"], "unknown puzzle"),
-    (["solve", "sliding", "--size", "11x9", "1"], "2x2 to 10x10"),
+    (["solve", "sliding", "--size", "21x9", "1"], "2x2 to 20x20"),
     (["solve", "sliding", "--size", "6x6", " ".join(map(str, [*range(1, 36), 0]))], "up to 5x5"),
     (["solve", "sliding", "--size", "big", "1"], "not of the form WxH"),
     (["solve", "8", ARTICLE, "--method", "magic"], "unknown method"),

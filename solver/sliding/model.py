@@ -1,10 +1,10 @@
-"""Sliding-tile puzzles on any board from 2x2 to 10x10: the 8-puzzle (3x3), the 15-puzzle (4x4) and friends.
+"""Sliding-tile puzzles on any board from 2x2 to 20x20: the 8-puzzle (3x3), the 15-puzzle (4x4) and friends.
 
 State: tiles in reading order, 0 for the blank; the goal is 1..N-1 with the blank last.
 Moves are named by the direction the *tile* moves (``U D L R``).  Boards of up to 10 cells have a
 perfect hash (article 002's factorial-number-system rank over all n! arrangements) and a full BFS
 depth table; larger boards are solved by heuristic search, up to 5x5 (:data:`MAX_SOLVE_SIDE`).  Boards
-beyond that, to 10x10, are for play (speed solves): rules, notation and parity, no solver.
+beyond that, to 20x20, are for play (speed solves): rules, notation and parity, no solver.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from solver.engines.tables import DepthTable
 
-MIN_SIDE, MAX_SIDE = 2, 10
+MIN_SIDE, MAX_SIDE = 2, 20  # 20x20: the largest board speedsolvers race (Slidysim's leaderboards)
 MAX_SOLVE_SIDE = 5  # the solvers (and their kernels, four bits a cell) stop here; larger boards are played only
 MAX_TABLE_CELLS = 10  # 10! = 3,628,800 ranks; 12 cells would need a 479 M entry table
 TABLE_VERSION = 1  # of the cached depth tables' layout (rank order, int8 depths); bump when it changes
@@ -84,7 +84,7 @@ class SlidingPuzzle(Puzzle):
             if token in BLANK_TOKENS:
                 tiles.append(0)
             elif token.isascii() and token.isdigit():
-                if len(token.lstrip("0")) > 2:  # no board has a tile past 99; never convert a huge number
+                if len(token.lstrip("0")) > 3:  # no board has a tile past 399; never convert a huge number
                     raise BoardError(f"tile {shown(token)} is out of range for a {self.size_label} board "
                                      f"(tiles are 1..{self.cells - 1})")
                 tiles.append(int(token))

@@ -87,7 +87,7 @@ BAD_IDS = [
     ("9x-00000", "names no puzzle"),
     ("ura-0000", "lacks the size"),
     ("ura9x9-0000", "from 2x2 to 6x6, not 9x9"),
-    ("sliding11x2-0000", "from 2x2 to 10x10"),
+    ("sliding21x2-0000", "from 2x2 to 20x20"),
     ("15x4-0000", "names no puzzle"),
     ("goat3x3-0000", "Goat is 4x3"),
     ("sliding3x3-0000", "IDs begin '8-'"),
@@ -100,7 +100,7 @@ BAD_IDS = [
     ("8-1GVkF", "check character"),
     (_with_check("8", "zzzz"), "has only 362,880"),
     (_with_check("goat", "zzzz"), "has only 5,443,200"),
-    ("8-" + "0" * 120, "too long"),
+    ("8-" + "0" * 520, "too long"),
     ("-0000", "is not a game ID"),
 ]
 

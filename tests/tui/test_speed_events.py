@@ -143,7 +143,7 @@ async def test_a_marathon_by_keys_and_its_legs_in_the_store(tmp_path):
         assert stored == list(result.legs)
 
 
-async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
+async def test_bld_hides_the_numbers_from_the_first_move_to_the_confirm(tmp_path):
     app = make_app(tmp_path)
     app.clock = StepClock()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -158,9 +158,13 @@ async def test_bld_hides_the_numbers_from_the_first_move_to_the_solve(tmp_path):
         assert drawn_cells(board) == [""] * 9
         for move in moves[1:]:
             await pilot.press(KEYS[move])
+        await pilot.pause()
+        assert screen.solve.puzzle.is_goal(screen.solve.state) and not screen.run.over  # solved, not confirmed
+        assert drawn_cells(board) == [""] * 9
+        await pilot.press("space")  # the confirm
         await wait_for(pilot, lambda: screen.run.over, what="the solve")
         assert drawn_cells(board) == ["1", "2", "3", "4", "5", "6", "7", "8", ""]
-        assert screen.last is not None and screen.last.event == "bld"
+        assert screen.last is not None and screen.last.event == "bld" and not screen.last.dnf
 
 
 async def test_the_daily_speed_board_beside_the_moves_board(tmp_path, monkeypatch):
@@ -214,7 +218,9 @@ def one_move_from_goal(puzzle, rng=None) -> tuple[int, ...]:
 def test_marathon_lengths_and_relay_ranges_are_events_of_their_own():
     assert [e.key for e in EVENTS if e.key.startswith("marathon")] == ["marathon5", "marathon10", "marathon42",
                                                                        "marathon100"]
-    assert [e.label((4, 4)) for e in EVENTS if e.sizes] == ["3x3-5x5", "3x3-7x7", "3x3-10x10"]
+    assert [e.title for e in EVENTS if e.relay] == ["2-N relay", "Width relay", "Height relay",
+                                                    "Everything-up-to relay"]  # Slidysim's names
+    assert not [e for e in EVENTS if e.sizes]  # Koma's older upward relays are read, no longer offered
     assert marathon(7).legs == 7 and marathon(7).key == "marathon7" and marathon(7).title == "marathon x7"
     assert relay(3, 7).sizes == ((3, 3), (4, 4), (5, 5), (6, 6), (7, 7)) and relay(3, 7).legs == 5
     for event in [*EVENTS, marathon(7), relay(4, 9), daily_event("2026-03-14")]:

@@ -2,7 +2,7 @@
 
 The rules:
 
-- **Sizes** are the speed sizes (3x3 .. 10x10, rectangles too), :data:`DEFAULT_SIZE` 4x4.  Up to
+- **Sizes** are 3x3 .. 10x10, rectangles too (:func:`race_puzzle`), :data:`DEFAULT_SIZE` 4x4.  Up to
   :data:`MAX_RACERS` racers a room.
 - A room is **quick** (anyone racing that size joins the open quick room; one is made if there is none) or
   **private** (a :data:`CODE_LENGTH`-letter code from :data:`CODE_ALPHABET`, letters without look-alikes, that
@@ -53,6 +53,15 @@ from tui.game.speed import DIRECTIONS, line_moves, speed_puzzle
 
 MAX_RACERS = 8
 DEFAULT_SIZE = (4, 4)  # width, height
+RACE_MIN_SIDE, RACE_MAX_SIDE = 3, 10  # races keep to these (speed solves alone go from 2x2 to 20x20)
+
+
+def race_puzzle(width: int, height: int) -> SlidingPuzzle:
+    """The puzzle of a race size (3x3 to 10x10, rectangles too); KomaError outside."""
+    if not (RACE_MIN_SIDE <= width <= RACE_MAX_SIDE and RACE_MIN_SIDE <= height <= RACE_MAX_SIDE):
+        raise KomaError(f"races go from {RACE_MIN_SIDE}x{RACE_MIN_SIDE} to {RACE_MAX_SIDE}x{RACE_MAX_SIDE}, "
+                        f"not {width}x{height}")
+    return speed_puzzle(width, height)
 QUICK_START_SECONDS = 10.0  # a quick room counts down this long after its second racer joined
 COUNTDOWN_SECONDS = 3.0  # from the start to the reveal
 HEARTBEAT_SECONDS = 1.0  # how often a racer's process says it is there
@@ -238,7 +247,7 @@ class Room:
 
     @property
     def puzzle(self) -> SlidingPuzzle:
-        return speed_puzzle(self.width, self.height)
+        return race_puzzle(self.width, self.height)
 
     @property
     def scramble_id(self) -> str | None:

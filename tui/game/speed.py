@@ -23,15 +23,16 @@ from typing import Any
 from solver.errors import KomaError
 from solver.sliding.model import MAX_SIDE, TILE_DELTA, SlidingPuzzle
 
-SPEED_MIN_SIDE, SPEED_MAX_SIDE = 3, MAX_SIDE
+SPEED_MIN_SIDE, SPEED_MAX_SIDE = 2, MAX_SIDE  # 2x2 to 20x20, 2xN and Nx2 too (Slidysim's sizes)
 DIRECTIONS = "UDLR"
 SINGLE = "single"  # one solve; the other events (BLD, marathon, relay) are in .speed_events
-KEYBOARD, MOUSE, TOUCH = "keyboard", "mouse", "touch"
-CONTROLS = (KEYBOARD, MOUSE, TOUCH)  # the input that made a solve's moves ("" when not known: an old or imported solve)
+KEYBOARD, MOUSE, TOUCH, HOVER = "keyboard", "mouse", "touch", "hover"
+CONTROLS = (KEYBOARD, MOUSE, TOUCH, HOVER)  # the input that made a solve's moves ("" when not known: an old or imported
+# solve); hover: the blank follows the pointer (Slidysim's hover control)
 
 
 def speed_puzzle(width: int, height: int) -> SlidingPuzzle:
-    """The sliding puzzle of a speed size (3x3 to 10x10, rectangles too); KomaError outside."""
+    """The sliding puzzle of a speed size (2x2 to 20x20, rectangles too); KomaError outside."""
     if not (SPEED_MIN_SIDE <= width <= SPEED_MAX_SIDE and SPEED_MIN_SIDE <= height <= SPEED_MAX_SIDE):
         raise KomaError(f"speed boards go from {SPEED_MIN_SIDE}x{SPEED_MIN_SIDE} to {SPEED_MAX_SIDE}x{SPEED_MAX_SIDE}, "
                         f"not {width}x{height}")
@@ -129,7 +130,9 @@ class SpeedResult(TileCounts):
     that is leg ``leg`` (from 0) of a multi-solve event (relay, marathon: see :mod:`.speed_events`) carries the
     event's ``run`` id, and its times run on from the event's first move (so only leg 0 starts at 0).  ``control`` is
     the input that made most of its moves (:data:`CONTROLS`, "" unknown), ``source`` where an imported solve came from
-    ("" for one played in Koma) and ``finished`` when it ended (seconds since the epoch; None while not stored)."""
+    ("" for one played in Koma) and ``finished`` when it ended (seconds since the epoch; None while not stored).
+    ``memo_ms`` is a blindfolded solve's memorisation time: from the scramble shown to the first move (None for the
+    other events, and where it is not known)."""
 
     width: int
     height: int
@@ -143,8 +146,11 @@ class SpeedResult(TileCounts):
     control: str = ""
     source: str = ""
     finished: float | None = field(default=None, compare=False)
+    memo_ms: int | None = None
 
     def __post_init__(self) -> None:
+        if self.memo_ms is not None and self.memo_ms < 0:
+            raise KomaError(f"a memorisation time is never negative, not {self.memo_ms} ms")
         if self.control and self.control not in CONTROLS:
             raise KomaError(f"control {self.control!r} is none of {', '.join(CONTROLS)}")
         if len(self.moves) != len(self.times_ms):
@@ -264,16 +270,22 @@ class Play(Enum):
     PLAYED = "played"
     SOLVED = "solved"  # played, and the board is solved: the clock stopped
     LEG = "leg"  # played, and one leg of a multi-solve event is solved: the next scramble shows, the clock runs on
+    DNF = "dnf"  # a blindfolded solve confirmed on a board that is not solved: it ends as a DNF
 
 
 class SpeedSolve(TileCounts):
     """One speed solve: the scramble shown, the clock waiting for the first move, the moves and their times.
 
     ``now`` is a monotonic clock in seconds (the app's; tests drive their own).  A later leg of an event is made
-    with the event's ``started_at``: its clock runs already, and its times run on from the event's first move."""
+    with the event's ``started_at``: its clock runs already, and its times run on from the event's first move.
+
+    A ``blind`` solve (BLD, as Slidysim plays it) does not end by itself when the board is solved: the player
+    confirms it (:meth:`confirm`), and a confirm on a board that is not solved is a DNF.  Its memorisation time runs from
+    :meth:`reveal` (the scramble shown) to the first move."""
 
     def __init__(self, puzzle: SlidingPuzzle, scramble: Sequence[int], now: Callable[[], float], *,
-                 event: str = SINGLE, run: str = "", leg: int = 0, started_at: float | None = None):
+                 event: str = SINGLE, run: str = "", leg: int = 0, started_at: float | None = None,
+                 blind: bool = False):
         self.puzzle = puzzle
         self.scramble = tuple(scramble)
         self.state = self.scramble
@@ -283,8 +295,16 @@ class SpeedSolve(TileCounts):
         self.times_ms: list[int] = []
         self.tiles_by_control: dict[str, int] = {}  # tiles moved by each input (keyboard, mouse, touch)
         self.started_at: float | None = started_at
+        self.blind = blind
+        self.shown_at: float | None = None  # when the scramble was shown (reveal)
+        self.memo_ms: int | None = None  # a blind solve's: from the scramble shown to the first move
         self.solved = False
         self.abandoned = False
+
+    def reveal(self) -> None:
+        """The scramble is on the screen now: a blind solve's memorisation starts (once)."""
+        if self.shown_at is None and self.started_at is None:
+            self.shown_at = self.now()
 
     @property
     def started(self) -> bool:
@@ -315,6 +335,8 @@ class SpeedSolve(TileCounts):
             return Play.ILLEGAL
         if self.started_at is None:
             self.started_at = self.now()
+            if self.blind and self.shown_at is not None:
+                self.memo_ms = max(0, round((self.started_at - self.shown_at) * 1000))
             at = 0
         else:
             at = self._ms_since_start()
@@ -323,10 +345,21 @@ class SpeedSolve(TileCounts):
         self.times_ms.extend([at] * move.count)
         if control:
             self.tiles_by_control[control] = self.tiles_by_control.get(control, 0) + move.count
-        if self.puzzle.is_goal(self.state):
+        if self.puzzle.is_goal(self.state) and not self.blind:
             self.solved = True
             return Play.SOLVED
         return Play.PLAYED
+
+    def confirm(self) -> Play:
+        """A blind solve's end, told by the player: SOLVED if the board is solved, else a DNF (ILLEGAL before the first
+        move, once it is over, or for a solve that is not blind)."""
+        if not self.blind or self.over or not self.started:
+            return Play.ILLEGAL
+        if self.puzzle.is_goal(self.state):
+            self.solved = True
+            return Play.SOLVED
+        self.abandoned = True
+        return Play.DNF
 
     def press(self, cell: int, control: str = MOUSE) -> Play:
         """A click (or tap) on ``cell``: its line slides toward the blank (ILLEGAL off the blank's row and column)."""
@@ -357,5 +390,5 @@ class SpeedSolve(TileCounts):
             raise KomaError("the solve is not over")
         return SpeedResult(self.puzzle.width, self.puzzle.height, self.scramble, tuple(self.moves),
                            tuple(self.times_ms), dnf=self.abandoned, event=self.event, run=self.run, leg=self.leg,
-                           control=self.control)
+                           control=self.control, memo_ms=self.memo_ms)
 

@@ -1,14 +1,21 @@
 """Speed events and a session's figures per event, without the UI.
 
 - **single**: one solve.
-- **BLD** (blindfolded): one solve whose numbers are hidden from the first move on (the screen hides them).
+- **BLD** (blindfolded, as Slidysim plays it): one solve whose numbers are hidden from the first move on; it does not
+  end by itself: the player confirms it (a confirm on a board that is not solved is a DNF), and the memorisation time
+  (from the scramble shown to the first move) is kept beside the solve's time (from the first move to the last).
 - **marathon xN**: N solves of one size in a row, one time: the clock starts on the first move of the first and
   runs on through every scramble until the last is solved.  The lengths the speedsolvers race are offered (x5, x10,
   x42, x100); any N from 2 to 1000 may be typed.
-- **relay AxA-BxB**: every square size from AxA to BxB in a row (3x3-5x5, 3x3-7x7, 3x3-10x10), one time, the same way.
+- **Slidysim's relays**, from the size chosen *down*, one time the same way (the sizes as Slidysim's leaderboard
+  replays them, WxH = columns x rows): **2-N relay** every square from the smaller side down to 2x2 (5x5 4x4 3x3
+  2x2), **width relay** the width down to 2 (5x5 4x5 3x5 2x5), **height relay** the height down to 2 (5x5 5x4 5x3
+  5x2), and **everything-up-to relay** every size up to the one chosen, row by row (4x4 3x4 2x4 4x3 3x3 2x3 4x2 3x2
+  2x2).  Their records are per starting size, as Slidysim ranks them ("6x6 relay").
+- **relay AxA-BxB** (Koma's older relays, upward: 3x3-5x5 …) is no longer offered; solves stored under it still read.
 
-Each event keeps its own records: a marathon's per length, a relay's per range (the length and the range are in the
-event's key, ``marathon10``, ``relay3-7``, as stored).  A multi-solve event is a *run* of legs (:class:`~tui.game.speed.SpeedResult`
+Each event keeps its own records: a marathon's per length, a relay's per starting size or range (the event's key,
+``marathon10``, ``rel``, ``wrel``, ``hrel``, ``eut``, ``relay3-7``, as stored; the size beside it).  A multi-solve event is a *run* of legs (:class:`~tui.game.speed.SpeedResult`
 with the run's id and the leg's number); its time is the last leg's last move, its STM and MTM the legs' sums, and
 a leg given up makes the whole run a DNF.
 """
@@ -37,14 +44,22 @@ class Event:
     key: str
     title: str
     legs: int = 1
-    sizes: tuple[Size, ...] = ()  # fixed sizes (a relay); empty: every leg at the size chosen
+    sizes: tuple[Size, ...] = ()  # fixed sizes (an older relay); empty: the legs' sizes follow the size chosen
     blind: bool = False
+    relay: str = ""  # one of RELAY_KINDS: a Slidysim relay, its legs' sizes from the size chosen (relay_sizes)
 
     def leg_sizes(self, size: Size) -> list[Size]:
+        """The sizes of a run's legs, in order, when the player chose ``size``."""
+        if self.relay:
+            return relay_sizes(self.relay, size)
         return list(self.sizes) if self.sizes else [size] * self.legs
 
+    def leg_count(self, size: Size) -> int:
+        return len(self.leg_sizes(size))
+
     def label(self, size: Size) -> str:
-        """What its records are per: the size (``4x4``), or a relay's sizes (``3x3-5x5``)."""
+        """What its records are per: the size (``4x4``; a Slidysim relay's starting size), or an older relay's
+        sizes (``3x3-5x5``)."""
         if self.sizes:
             return f"{self.sizes[0][0]}x{self.sizes[0][1]}-{self.sizes[-1][0]}x{self.sizes[-1][1]}"
         return f"{size[0]}x{size[1]}"
@@ -56,6 +71,34 @@ RELAY_RANGES = ((3, 5), (3, 7), (3, 10))  # square sizes, first and last
 RELAY_LIMITS = (3, 10)  # the speed sizes
 MARATHON_KEY = re.compile(r"marathon(\d+)")
 RELAY_KEY = re.compile(r"relay(\d+)-(\d+)")
+SQUARE_RELAY, WIDTH_RELAY, HEIGHT_RELAY, EVERYTHING_RELAY = "rel", "wrel", "hrel", "eut"  # Slidysim's leaderboard ids
+RELAY_KINDS = {  # the key, as stored, and Slidysim's name of the event ("gameMode")
+    SQUARE_RELAY: "2-N relay", WIDTH_RELAY: "Width relay", HEIGHT_RELAY: "Height relay",
+    EVERYTHING_RELAY: "Everything-up-to relay",
+}
+
+
+def relay_sizes(kind: str, size: Size) -> list[Size]:
+    """The legs' sizes (width, height) of a Slidysim relay started at ``size``, as Slidysim's leaderboard replays them:
+    2-N every square from the smaller side down to 2x2; width and height relays that side down to 2; everything-up-to
+    every size up to ``size``, the height falling slowest.  KomaError for a kind that is none of RELAY_KINDS."""
+    width, height = size
+    if kind == SQUARE_RELAY:
+        return [(n, n) for n in range(min(width, height), 1, -1)]
+    if kind == WIDTH_RELAY:
+        return [(w, height) for w in range(width, 1, -1)]
+    if kind == HEIGHT_RELAY:
+        return [(width, h) for h in range(height, 1, -1)]
+    if kind == EVERYTHING_RELAY:
+        return [(w, h) for h in range(height, 1, -1) for w in range(width, 1, -1)]
+    raise KomaError(f"no relay is called {kind!r}: {', '.join(RELAY_KINDS)}")
+
+
+def slidysim_relay(kind: str) -> Event:
+    """One of Slidysim's relays (:data:`RELAY_KINDS`), its legs' sizes from the size chosen."""
+    if kind not in RELAY_KINDS:
+        raise KomaError(f"no relay is called {kind!r}: {', '.join(RELAY_KINDS)}")
+    return Event(kind, RELAY_KINDS[kind], relay=kind)
 
 
 def marathon(length: int) -> Event:
@@ -76,18 +119,19 @@ def relay(first: int, last: int) -> Event:
     return Event(f"relay{first}-{last}", "relay", legs=len(sizes), sizes=sizes)
 
 
+BLD = "bld"
 EVENTS = (
     Event(SINGLE, "single"),
-    Event("bld", "BLD", blind=True),
+    Event(BLD, "BLD", blind=True),
     *(marathon(length) for length in MARATHON_LENGTHS),
-    *(relay(first, last) for first, last in RELAY_RANGES),
+    *(slidysim_relay(kind) for kind in RELAY_KINDS),
 )
 BY_KEY = {event.key: event for event in EVENTS}
 DAILY_PREFIX = "daily/"
 
 
 def event_for(key: str) -> Event:
-    """The event a key names (as stored): one offered, or a marathon or relay of another length or range;
+    """The event a key names (as stored): one offered, or a marathon of another length, or an older relay's range;
     KomaError for a key that names none."""
     if key in BY_KEY:
         return BY_KEY[key]
@@ -114,7 +158,15 @@ class EventResult:
 
     @property
     def dnf(self) -> bool:
-        return any(leg.dnf for leg in self.legs) or len(self.legs) < self.event.legs
+        if not self.legs:
+            return True
+        start = (self.legs[0].width, self.legs[0].height)
+        return any(leg.dnf for leg in self.legs) or len(self.legs) < self.event.leg_count(start)
+
+    @property
+    def memo_ms(self) -> int | None:
+        """A blindfolded run's memorisation time (None for the other events)."""
+        return self.legs[0].memo_ms if self.legs else None
 
     @property
     def time_ms(self) -> int:
@@ -144,10 +196,12 @@ class EventResult:
 
 
 def event_results(results: Iterable[SpeedResult], event: Event, size: Size) -> list[EventResult]:
-    """The runs of ``event`` among ``results`` (oldest first), at ``size`` unless the event fixes its sizes."""
-    mine = [r for r in results if r.event == event.key and (event.sizes or (r.width, r.height) == size)]
+    """The runs of ``event`` among ``results`` (oldest first) started at ``size`` (a relay's first leg is its starting
+    size), or all of them when the event fixes its sizes."""
+    mine = [r for r in results if r.event == event.key]
     # a run's legs come one after another; a solve of a one-solve event (no run id) is a run of its own
-    return [EventResult(event, tuple(legs)) for _, legs in groupby(mine, key=lambda r: r.run or object())]
+    runs = [tuple(legs) for _, legs in groupby(mine, key=lambda r: r.run or object())]
+    return [EventResult(event, legs) for legs in runs if event.sizes or (legs[0].width, legs[0].height) == size]
 
 
 class EventRun:
@@ -159,18 +213,19 @@ class EventRun:
         self.event = event
         self.sizes = event.leg_sizes(size)
         self.now, self.rng = now, rng
-        self.run = uuid.uuid4().hex if event.legs > 1 else ""
+        self.run = uuid.uuid4().hex if len(self.sizes) > 1 else ""
         self.legs: list[SpeedResult] = []
         self.solve = self._leg(0, None, scramble)
 
     def _leg(self, index: int, started_at: float | None, scramble: Sequence[int] | None = None) -> SpeedSolve:
         puzzle = speed_puzzle(*self.sizes[index])
         return SpeedSolve(puzzle, scramble if scramble is not None else random_scramble(puzzle, self.rng), self.now,
-                          event=self.event.key, run=self.run, leg=index, started_at=started_at)
+                          event=self.event.key, run=self.run, leg=index, started_at=started_at,
+                          blind=self.event.blind)
 
     @property
     def over(self) -> bool:
-        return len(self.legs) == self.event.legs or any(leg.dnf for leg in self.legs)
+        return len(self.legs) == len(self.sizes) or any(leg.dnf for leg in self.legs)
 
     @property
     def stm(self) -> int:
@@ -188,12 +243,20 @@ class EventRun:
     def press(self, cell: int, control: str = MOUSE) -> Play:
         return self._after(self.solve.press(cell, control))
 
+    def confirm(self) -> Play:
+        """A blindfolded solve's confirm (:meth:`SpeedSolve.confirm`): SOLVED or DNF ends the run."""
+        outcome = self.solve.confirm()
+        if outcome is Play.DNF:
+            self.legs.append(self.solve.result())
+            return outcome
+        return self._after(outcome)
+
     def _after(self, outcome: Play) -> Play:
         """A solved leg is kept; unless it was the last, the next leg's scramble shows and the clock runs on."""
         if outcome is not Play.SOLVED:
             return outcome
         self.legs.append(self.solve.result())
-        if len(self.legs) < self.event.legs:
+        if len(self.legs) < len(self.sizes):
             self.solve = self._leg(len(self.legs), self.solve.started_at)
             return Play.LEG
         return Play.SOLVED

@@ -58,7 +58,7 @@ SLIDYSIM_CONTROLS = {"keyboard": KEYBOARD, "mouse": MOUSE}
 SOURCE_LINK, SOURCE_SLIDY, SOURCE_CSV, SOURCE_JSON, SOURCE_DB = (
     "slidysim-link", "slidy", "csv", "json", "slidysim-db")
 CSV_COLUMNS = ("date", "size", "event", "run", "leg", "control", "source", "scramble", "solution", "movetimes", "time",
-               "moves", "mtm", "tps", "result")
+               "moves", "mtm", "tps", "result", "memo")  # memo: a BLD's memorisation time (empty for the others)
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,8 @@ def row_of(result: SpeedResult) -> dict[str, Any]:
             "scramble": format_scramble(puzzle, result.scramble), "solution": format_solution(result.moves),
             "movetimes": format_times(result.times_ms), "time": seconds_text(result.time_ms), "moves": result.stm,
             "mtm": len(line_moves(result.moves)), "tps": "" if result.tps is None else f"{result.tps:.3f}",
-            "result": "DNF" if result.dnf else "solved"}
+            "result": "DNF" if result.dnf else "solved",
+            "memo": "" if result.memo_ms is None else seconds_text(result.memo_ms)}
 
 
 def export_csv(results: Iterable[SpeedResult]) -> str:
@@ -304,7 +305,7 @@ def export_json(results: Iterable[SpeedResult]) -> str:
     for result in results:
         row = row_of(result)
         row.update(movetimes=list(result.times_ms), time_ms=result.time_ms, finished=result.finished,
-                   tps=None if result.tps is None else round(result.tps, 3))
+                   tps=None if result.tps is None else round(result.tps, 3), memo_ms=result.memo_ms)
         rows.append(row)
     return json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
 
@@ -338,9 +339,12 @@ def result_from_row(row: dict[str, Any], source: str) -> SpeedResult:
     stated = text("source")
     finished = row.get("finished")
     when = float(finished) if isinstance(finished, (int, float)) else parse_date(text("date"))
+    memo = row.get("memo_ms")
+    memo_ms = (int(_number(memo, "memorisation time")) if memo is not None
+               else parse_time(text("memo")) if text("memo") else None)
     result = SpeedResult(puzzle.width, puzzle.height, scramble, moves, times, dnf=text("result").upper() == "DNF",
                          event=text("event") or SINGLE, run=text("run"), leg=int(leg), control=control,
-                         source=stated if stated and stated != "koma" else source, finished=when)
+                         source=stated if stated and stated != "koma" else source, finished=when, memo_ms=memo_ms)
     stated_tps = float(text("tps")) if re.fullmatch(r"\d+(\.\d+)?", text("tps")) else None
     stated_moves = int(text("moves")) if text("moves").isdigit() else None
     return checked(result, time_ms=time_ms, moves=stated_moves, tps=stated_tps)

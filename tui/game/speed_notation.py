@@ -177,7 +177,7 @@ def solve_record(result: SpeedResult) -> RecordSpeedSolve:
     puzzle = SlidingPuzzle(result.width, result.height)
     return RecordSpeedSolve(result.size_label, result.event, format_scramble(puzzle, result.scramble),
                             format_solution(result.moves), format_times(result.times_ms), result.time_ms, result.dnf,
-                            result.run, result.leg, result.control, result.source, result.finished)
+                            result.run, result.leg, result.control, result.source, result.finished, result.memo_ms)
 
 
 def solve_from_record(record: RecordSpeedSolve) -> SpeedResult:
@@ -187,4 +187,5 @@ def solve_from_record(record: RecordSpeedSolve) -> SpeedResult:
         raise KomaError(f"size {shown(record.size)} does not match the scramble's {puzzle.size_label}")
     return SpeedResult(puzzle.width, puzzle.height, scramble, parse_solution(record.moves), parse_times(record.times),
                        dnf=record.dnf, event=record.event or SINGLE, run=record.run, leg=record.leg,
-                       control=record.control, source=record.source, finished=record.finished)
+                       control=record.control, source=record.source, finished=record.finished,
+                       memo_ms=record.memo_ms)

@@ -123,8 +123,8 @@ class SetWatchable:
 class RecordSpeedSolve:
     """One speed solve, kept once: its size ``WxH``, event (and ``run``/``leg`` of a relay or marathon), the scramble,
     the moves and per-move times in the speedsolvers' notation (:mod:`tui.game.speed_notation`), the time, a DNF, the
-    input that made it (``control``), where an imported one came from (``source``) and when it ended (``finished``:
-    None for the time the write is accepted)."""
+    input that made it (``control``), where an imported one came from (``source``), when it ended (``finished``:
+    None for the time the write is accepted) and a blindfolded solve's memorisation time (``memo_ms``)."""
 
     KIND: ClassVar[OpKind] = OpKind.SPEED
     size: str
@@ -139,6 +139,7 @@ class RecordSpeedSolve:
     control: str = ""
     source: str = ""
     finished: float | None = None
+    memo_ms: int | None = None
 
 
 Write = SaveGame | PlayMove | Travel | ClearGame | FinishGame | Seen | SetWatchable | RecordSpeedSolve

@@ -1,10 +1,12 @@
-"""The Speed screen: timed solves of random-state scrambles by the speedsolvers' rules, 3x3 to 10x10.
+"""The Speed screen: timed solves of random-state scrambles by the speedsolvers' rules, 2x2 to 20x20.
 
 The solve is a :class:`~tui.game.speed.SpeedSolve` (the clock starts on the first move, each tile's time kept) and
 the session's figures come from :mod:`tui.game.averages`; the screen draws the board and the panel and dispatches
 keys and clicks.  A click on a tile in the blank's row or column slides the whole line (one line move); the arrows
 slide one tile, the way the tile goes, or the way the blank goes once ``i`` turns the scheme over.  Every key has
-a binding id (``speed.up`` …) for ``keymap.toml``.
+a binding id (``speed.up`` …) for ``keymap.toml``.  ``-``/``+`` step through the usual sizes and ``s`` takes any
+size typed (``2x7``); a size the terminal cannot show is refused with the terminal it needs.  In BLD, space (or
+enter) confirms the solve.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
 from tui.game.speed import KEYBOARD, MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
 from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
+from tui.game.speed_layout import too_small
 from tui.game.speed_notation import export_solve, solve_record
 from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
@@ -39,6 +42,7 @@ from tui.screens.speed_event import SpeedEventScreen, event_name
 from tui.screens.speed_import import SpeedImportScreen
 from tui.screens.speed_replay import SpeedReplayScreen
 from tui.screens.speed_session import SpeedSessionScreen
+from tui.screens.speed_size import SpeedSizeScreen
 from tui.widgets.board import Board
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import SpeedLook
@@ -46,7 +50,8 @@ from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
 from tui.workers import Report, run_job
 
-SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))
+SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))  # races'
+SPEED_SIZES = ((2, 2), *SIZES, *((n, n) for n in range(11, 21)))  # what - and + step through; s takes any other
 DEFAULT_SIZE = (4, 4)
 TICK_SECONDS = 0.1  # the running clock's redraw; each move redraws it too
 OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
@@ -59,13 +64,15 @@ SPEED_BINDINGS: list[BindingType] = [
     Binding("left,h", "arrow('L')", "", id="speed.left", group=MOVE),
     Binding("right,l", "arrow('R')", "move", id="speed.right", group=MOVE),
     Binding("space,enter", "next", "next", id="speed.next",
-            tooltip="A new scramble (a solve under way is given up: a DNF)"),
+            tooltip="A new scramble (a solve under way is given up: a DNF); in BLD, confirm the solve"),
     Binding("minus", "size(-1)", "smaller", id="speed.smaller", tooltip="A smaller board"),
     Binding("plus,equals_sign", "size(1)", "larger", id="speed.larger", tooltip="A larger board"),
+    Binding("s", "type_size", "size", id="speed.size", show=False,
+            tooltip="Type any size from 2x2 to 20x20 (WxH: 2x7, 12x12)"),
     Binding("i", "scheme", "keys", id="speed.scheme", tooltip="Arrows move a tile, or the blank"),
     Binding("x", "event", "event", id="speed.event",
-            tooltip="Choose the event: single, BLD, a marathon (x5, x10, x42, x100 or any length), a relay (3x3 to 5x5, "
-                    "7x7 or 10x10)"),
+            tooltip="Choose the event: single, BLD, a marathon (x5, x10, x42, x100 or any length), Slidysim's relays "
+                    "(2-N, width, height, everything-up-to) down from the size chosen"),
     Binding("v", "session", "session", id="speed.session",
             tooltip="The session: a plot of its times, its averages, the records, and replays"),
     Binding("r", "replay", "replay", id="speed.replay", tooltip="Replay the last solve in real time"),
@@ -111,16 +118,20 @@ def figures_line(stm: int, mtm: int, tps: float | None) -> str:
     return f"STM {stm}  MTM {mtm}  TPS {'-' if tps is None else f'{tps:.2f}'}"
 
 
-def result_lines(result: EventResult) -> str:
-    """What the panel says of a finished run (a solve, or a multi-solve event)."""
+def result_lines(result: EventResult, *, confirmed: bool = False) -> str:
+    """What the panel says of a finished run (a solve, or a multi-solve event; ``confirmed``: a BLD confirmed by the
+    player); a BLD's memorisation time too."""
+    memo = "" if result.memo_ms is None else f"\nmemo {seconds_text(result.memo_ms)}"
     if result.dnf:
-        return f"[b]DNF[/b] (given up at {seconds_text(result.time_ms)})"
+        if confirmed:
+            return f"[b]DNF[/b]: confirmed at {seconds_text(result.time_ms)}, the board was not solved{memo}"
+        return f"[b]DNF[/b] (given up at {seconds_text(result.time_ms)}){memo}"
     what = "Solved" if result.event.key == SINGLE else result.event.title
     legs = f" ({len(result.legs)} solves)" if len(result.legs) > 1 else ""
     marked = "" if result.unverified is None else (
         f"\n[b]unverified[/b]: {escape(result.unverified)} (kept off the boards)")
     return (f"[b]{what} in {seconds_text(result.time_ms)}[/b]{legs}\n" + figures_line(result.stm, result.mtm, result.tps)
-            + marked)
+            + memo + marked)
 
 
 def averages_text(label: str, summary: SessionSummary) -> str:
@@ -166,7 +177,10 @@ class SpeedScreen(DirtyOnlyRendering):
         scramble, self.daily_scramble = self.daily_scramble, None  # the daily board is played once, then random ones
         if scramble is None and self.event.key.startswith(DAILY_PREFIX):
             self.event = BY_KEY[SINGLE]
-        return EventRun(self.event, self.size_wh, lambda: koma_app(self).clock(), self.rng, scramble=scramble)
+        return EventRun(self.event, self.size_wh, self._clock, self.rng, scramble=scramble)
+
+    def _clock(self) -> float:
+        return koma_app(self).clock()
 
     @property
     def solve(self) -> SpeedSolve:
@@ -216,6 +230,7 @@ class SpeedScreen(DirtyOnlyRendering):
             self.optimum_job.cancel()
 
     def _show_all(self, message: str) -> None:
+        self.solve.reveal()  # the scramble is shown: a BLD's memorisation starts
         puzzle = self.solve.puzzle
         self.sub_title = f"Speed {self.event.label(self.size_wh)} {self.event.title}"
         self._show_title()
@@ -263,8 +278,9 @@ class SpeedScreen(DirtyOnlyRendering):
         board = self.query_one("#speed-board", Board)
         if outcome is Play.LEG:  # the next scramble of the event, on the clock that runs on
             await self._show_board()
+            leg = self.solve.puzzle
             self.query_one("#speed-message", Static).update(
-                f"[b]{self.event.title}[/b]: solve {len(self.run.legs) + 1} of {self.event.legs}")
+                f"[b]{self.event.title}[/b]: {leg.size_label}, solve {len(self.run.legs) + 1} of {len(self.run.sizes)}")
             self.query_one("#speed-id", Static).update(
                 f"[dim]ID {shown_id(ids.game_id(self.solve.puzzle, self.solve.scramble))}[/dim]")
         else:
@@ -351,11 +367,23 @@ class SpeedScreen(DirtyOnlyRendering):
         if self.optimum_wanted:
             self._find_optimum()
 
-    def _finish(self) -> None:
+    async def confirm(self) -> Play:
+        """A BLD solve's confirm: solved, or a DNF when the board is not; the numbers show again either way."""
+        outcome = self.run.confirm()
+        if outcome is Play.ILLEGAL:
+            return outcome
+        board = self.query_one("#speed-board", Board)
+        board.hide_numbers(False)
+        board.show(self.solve.state)
+        self._show_clock()
+        self._finish(confirmed=True)
+        return outcome
+
+    def _finish(self, *, confirmed: bool = False) -> None:
         self._stop_clock()
         self._keep_run()
         self._show_clock()
-        self.query_one("#speed-message", Static).update(result_lines(self.run.result())
+        self.query_one("#speed-message", Static).update(result_lines(self.run.result(), confirmed=confirmed)
                                                         + "\n[dim]space: next scramble[/dim]")
         self._show_averages()
 
@@ -381,12 +409,40 @@ class SpeedScreen(DirtyOnlyRendering):
         await self.play(cell=event.cell)
 
     async def action_next(self) -> None:
+        """A new scramble; in a BLD solve under way, the confirm (Slidysim's space)."""
+        if self.event.blind and self.solve.started and not self.run.over:
+            await self.confirm()
+            return
         await self._next()
 
     async def action_size(self, delta: int) -> None:
-        index = SIZES.index(self.size_wh) if self.size_wh in SIZES else SIZES.index(DEFAULT_SIZE)
-        self.size_wh = SIZES[max(0, min(len(SIZES) - 1, index + delta))]
-        await self._next(f"Speed on the {self.size_wh[0]}x{self.size_wh[1]}. The clock starts on your first move.")
+        if self.size_wh in SPEED_SIZES:
+            index = SPEED_SIZES.index(self.size_wh) + delta
+        else:  # a typed size: the next listed one of more (or fewer) cells
+            cells = self.size_wh[0] * self.size_wh[1]
+            index = (next((k for k, (w, h) in enumerate(SPEED_SIZES) if w * h > cells), len(SPEED_SIZES)) if delta > 0
+                     else max((k for k, (w, h) in enumerate(SPEED_SIZES) if w * h < cells), default=-1))
+        if 0 <= index < len(SPEED_SIZES):
+            await self.choose_size(SPEED_SIZES[index])
+
+    async def choose_size(self, size: tuple[int, int]) -> bool:
+        """Play ``size`` from the next scramble on; refused, in one line saying the terminal it needs, when the
+        terminal cannot show it (False)."""
+        refusal = too_small(*size, *self.app.size)
+        if refusal:
+            self.query_one("#speed-message", Static).update(refusal)
+            self.app.bell()
+            return False
+        self.size_wh = size
+        await self._next(f"Speed on the {size[0]}x{size[1]}. The clock starts on your first move.")
+        return True
+
+    def action_type_size(self) -> None:
+        self.app.push_screen(SpeedSizeScreen(self.size_wh), self._size_typed)
+
+    async def _size_typed(self, size: tuple[int, int] | None) -> None:
+        if size is not None:
+            await self.choose_size(size)
 
     def action_event(self) -> None:
         """The event dialog: single, BLD, a marathon of any length, a relay over a range of sizes."""

@@ -1,5 +1,5 @@
 """The Speed screen's event dialog: single, BLD, a marathon of the lengths the speedsolvers race (or any length typed)
-and a relay over a range of sizes.  It dismisses with the :class:`~tui.game.speed_events.Event` chosen, or None."""
+and Slidysim's relays (down from the size chosen).  It dismisses with the :class:`~tui.game.speed_events.Event` chosen, or None."""
 
 from __future__ import annotations
 
@@ -22,7 +22,14 @@ def event_name(event: Event) -> str:
     return f"relay {event.label((0, 0))}" if event.sizes else event.title
 
 
-EVENT_NOTES = {"single": "one solve", "bld": "the numbers hidden from the first move"}
+EVENT_NOTES = {
+    "single": "one solve",
+    "bld": "numbers hidden from the first move; space confirms",
+    "rel": "every square down to 2x2",
+    "wrel": "the width down to 2",
+    "hrel": "the height down to 2",
+    "eut": "every size up to this one",
+}
 
 
 class SpeedEventScreen(ModalScreen[Event | None]):

@@ -51,6 +51,7 @@ from tui.game.race import (
     code_wait_seconds,
     new_code,
     parse_code,
+    race_puzzle,
 )
 from tui.game.speed import speed_puzzle
 from tui.game.speed_notation import format_scramble
@@ -185,7 +186,7 @@ class RaceRooms:
     # --- joining ----------------------------------------------------------------------------------------
     def quick_join(self, player: str, name: str, width: int, height: int) -> Room:
         """Join the open quick room of ``width`` x ``height`` (the oldest with a seat and someone there), or make one."""
-        speed_puzzle(width, height)  # KomaError for a size races do not have
+        race_puzzle(width, height)  # KomaError for a size races do not have
         now = time.time()
         with self.backend.transaction(f"race-quick:{width}x{height}") as query:
             for room, round_ in query(SELECT_OPEN_QUICK, (now - QUICK_LOBBY_SECONDS, width, height, now - LOBBY_GONE_SECONDS)):
@@ -199,7 +200,7 @@ class RaceRooms:
         """Make a private room with a fresh code (one no room holds: see :data:`SELECT_HELD_CODE`), its host
         ``player`` its first racer.  KomaError (one line) when the player already hosts
         :data:`~tui.game.race.MAX_OPEN_PRIVATE_ROOMS` open private rooms."""
-        speed_puzzle(width, height)
+        race_puzzle(width, height)
         now = time.time()
         room = uuid.uuid4().hex
         with self.backend.transaction("race-codes") as query:  # one maker of private rooms at a time: codes and caps hold

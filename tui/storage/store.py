@@ -109,8 +109,9 @@ SELECT_REPLAYS = (  # a player's finished games, newest first (the caller puts t
     "WHERE r.player = ? AND (CAST(? AS TEXT) IS NULL OR r.game = ?) ORDER BY r.finished DESC, r.id DESC LIMIT ?")
 INSERT_SPEED_SOLVE = (  # once per write: the outbox may replay it
     "INSERT INTO speed_solves (player, op, size, event, run, leg, scramble, moves, times, time_ms, dnf, finished, "
-    "control, source, unverified) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (op) DO NOTHING")
-SPEED_COLUMNS = "size, event, run, leg, scramble, moves, times, dnf, control, source, finished"
+    "control, source, unverified, memo_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (op) DO NOTHING")
+SPEED_COLUMNS = "size, event, run, leg, scramble, moves, times, dnf, control, source, finished, memo_ms"
 SELECT_SPEED_SOLVES = (  # newest first (the caller puts them oldest first)
     f"SELECT {SPEED_COLUMNS} FROM speed_solves WHERE player = ? "
     "AND (CAST(? AS TEXT) IS NULL OR size = ?) ORDER BY finished DESC, id DESC LIMIT ?")
@@ -139,7 +140,7 @@ UPSERT_SPEED_FIRST = (  # each player's first solve of an event and size (an out
     "dnf = excluded.dnf, time_ms = excluded.time_ms, finished = excluded.finished, unverified = excluded.unverified "
     "WHERE excluded.finished < speed_firsts.finished")
 FIRST_SOLVE_COLUMNS = ("f.player, COALESCE(p.name, f.player), s.size, s.event, s.run, s.leg, s.scramble, s.moves, s.times, "
-                       "s.dnf, s.control, s.source, s.finished, f.unverified, f.dnf, f.time_ms")
+                       "s.dnf, s.control, s.source, s.finished, s.memo_ms, f.unverified, f.dnf, f.time_ms")
 SELECT_EVENT_SOLVES = (  # the top of one event and size (the daily speed board): each player's first solve, by time,
     # if a human could have played it (tui.game.plausibility)
     f"SELECT {FIRST_SOLVE_COLUMNS} FROM (SELECT player, solve, dnf, time_ms, unverified FROM speed_firsts "
@@ -350,7 +351,7 @@ class Store(LiveGames, RaceRooms):
         unverified = _unverified_solve(solve)
         added = query(INSERT_SPEED_SOLVE + " RETURNING id", (
             self.player, op_id, solve.size, solve.event, solve.run, solve.leg, solve.scramble, solve.moves, solve.times,
-            solve.time_ms, int(solve.dnf), finished, solve.control, solve.source, unverified))
+            solve.time_ms, int(solve.dnf), finished, solve.control, solve.source, unverified, solve.memo_ms))
         if added and not solve.source:
             query(UPSERT_SPEED_FIRST, (solve.event, solve.size, self.player, int(added[0][0]), int(solve.dnf),
                                        solve.time_ms, finished, unverified))
@@ -538,11 +539,12 @@ def import_op(solve: RecordSpeedSolve) -> str:
 
 
 def _speed_solve_from_row(row: tuple) -> SpeedResult:
-    size, event, run, leg, scramble, moves, times, dnf, control, source, finished = row
+    size, event, run, leg, scramble, moves, times, dnf, control, source, finished, memo_ms = row
     try:
         return solve_from_record(RecordSpeedSolve(str(size), str(event), str(scramble), str(moves), str(times), 0,
                                                   bool(dnf), str(run or ""), int(leg or 0), str(control or ""),
-                                                  str(source or ""), None if finished is None else float(finished)))
+                                                  str(source or ""), None if finished is None else float(finished),
+                                                  None if memo_ms is None else int(memo_ms)))
     except (KomaError, TypeError, ValueError) as problem:
         raise BadRow(str(problem)) from None
 

@@ -1,0 +1,3 @@
+-- A blindfolded speed solve's memorisation time (as SQLite's 010-speed-memo.sql): memo_ms, from the scramble shown to
+-- the first move, as Slidysim keeps it beside the solve's time; NULL for the other events and where not recorded.
+ALTER TABLE speed_solves ADD COLUMN memo_ms INTEGER;

@@ -15,9 +15,10 @@
 - **relay AxA-BxB** (Koma's older relays, upward: 3x3-5x5 …) is no longer offered; solves stored under it still read.
 
 Each event keeps its own records: a marathon's per length, a relay's per starting size or range (the event's key,
-``marathon10``, ``rel``, ``wrel``, ``hrel``, ``eut``, ``relay3-7``, as stored; the size beside it).  A multi-solve event is a *run* of legs (:class:`~tui.game.speed.SpeedResult`
-with the run's id and the leg's number); its time is the last leg's last move, its STM and MTM the legs' sums, and
-a leg given up makes the whole run a DNF.
+``marathon10``, ``rel``, ``wrel``, ``hrel``, ``eut``, ``relay3-7``, as stored; the size beside it).  A multi-solve
+event is a *run* of legs (:class:`~tui.game.speed.SpeedResult` with the run's id and the leg's number); its time is
+the last leg's last move, its STM and MTM the legs' sums, and a leg given up (or a BLD confirmed unsolved) makes the
+whole run a DNF.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ line a player reads when theirs is smaller.
 from __future__ import annotations
 
 SIDE_COLUMNS = 32  # the Speed screen's panel (koma.tcss: width 32, max-width 50%)
-CHROME_LINES = 2  # its title bar and key bar
+CHROME_LINES = 3  # its title bar and key bar (two lines)
 
 
 def label_digits(width: int, height: int) -> int:
@@ -31,11 +31,11 @@ def board_fits(width: int, height: int, columns: int, lines: int) -> bool:
 
 
 def terminal_needed(width: int, height: int, *, side: int = SIDE_COLUMNS, chrome: int = CHROME_LINES) -> tuple[int, int]:
-    """The smallest terminal (columns, lines) the Speed screen shows the board in: the panel takes ``side`` columns,
-    or half the terminal when that is less."""
+    """The smallest terminal (columns, lines) the Speed screen shows the board in beside its panel: the panel takes
+    ``side`` columns, or half the terminal when that is less."""
     need_columns, need_lines = board_cells_needed(width, height)
     columns = need_columns
-    while columns - min(side, columns // 2) < need_columns:
+    while columns - min(side, (columns + 1) // 2) < need_columns:
         columns += 1
     return columns, need_lines + chrome
 

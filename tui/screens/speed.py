@@ -34,7 +34,7 @@ from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
 from tui.game.speed import KEYBOARD, MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
 from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
-from tui.game.speed_layout import too_small
+from tui.game.speed_layout import board_fits, too_small
 from tui.game.speed_notation import export_solve, solve_record
 from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
@@ -427,10 +427,11 @@ class SpeedScreen(DirtyOnlyRendering):
 
     async def choose_size(self, size: tuple[int, int]) -> bool:
         """Play ``size`` from the next scramble on; refused, in one line saying the terminal it needs, when the
-        terminal cannot show it (False)."""
-        refusal = too_small(*size, *self.app.size)
-        if refusal:
-            self.query_one("#speed-message", Static).update(refusal)
+        board's room cannot show it (False)."""
+        room = self.query_one("#speed-board", SpeedBoard).size
+        if not board_fits(*size, room.width, room.height):
+            self.query_one("#speed-message", Static).update(
+                too_small(*size, *self.app.size) or f"The {size[0]}x{size[1]} board does not fit beside the panel.")
             self.app.bell()
             return False
         self.size_wh = size

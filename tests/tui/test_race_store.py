@@ -63,7 +63,7 @@ def test_quick_rooms_fill_by_size(database):
     assert [r.name for r in bob.racers] == ["Ann", "Bob"] and (bob.width, bob.height, bob.phase) == (4, 4, RacePhase.LOBBY)
     assert store.quick_join("ann", "Ann", 4, 4).room == ann.room  # already in: no second seat
     assert len(store.read_room(ann.room).racers) == 2
-    with pytest.raises(KomaError, match="speed boards"):
+    with pytest.raises(KomaError, match="races go from"):
         store.quick_join("dee", "Dee", 11, 4)
 
 

@@ -271,8 +271,7 @@ async def test_a_size_the_terminal_cannot_show_is_refused_in_one_line(tmp_path):
         await wait_for(pilot, lambda: app.screen is not screen, what="the size dialog")
         await pilot.press("end", *(["backspace"] * 6), *"2x7", "enter")
         await wait_for(pilot, lambda: screen.size_wh == (2, 7), what="the 2x7")
-        board = screen.query_one("#speed-board", SpeedBoard)
-        await wait_for(pilot, lambda: (board := screen.query_one("#speed-board", SpeedBoard)).columns == 2, what="2x7")
+        await wait_for(pilot, lambda: screen.query_one("#speed-board", SpeedBoard).columns == 2, what="its board")
         board = screen.query_one("#speed-board", SpeedBoard)
         assert (board.columns, board.rows) == (2, 7) and board.fits
         assert drawn_cells(board) == ["" if v == 0 else str(v) for v in screen.solve.state]

@@ -92,6 +92,16 @@ def line_move_to(puzzle: SlidingPuzzle, state: Sequence[int], cell: int) -> Line
     return None
 
 
+def hover_move(puzzle: SlidingPuzzle, state: Sequence[int], cell: int | None, *, held: bool = False) -> LineMove | None:
+    """Hover control (Slidysim's): the blank follows the pointer.  The pointer over ``cell`` in the blank's row or
+    column slides that line, so the blank ends under the pointer; nothing for a pointer off the board (None), on the
+    blank, or off the blank's row and column, and nothing while ``held`` (a button or ctrl held: as in Slidysim, the
+    player places the pointer without moving tiles)."""
+    if held or cell is None:
+        return None
+    return line_move_to(puzzle, state, cell)
+
+
 def apply_line(puzzle: SlidingPuzzle, state: tuple[int, ...], move: LineMove) -> tuple[int, ...]:
     """The board after ``move``; KomaError if fewer than ``move.count`` tiles can slide that way."""
     if room(puzzle, state, move.direction) < move.count:
@@ -365,6 +375,11 @@ class SpeedSolve(TileCounts):
         """A click (or tap) on ``cell``: its line slides toward the blank (ILLEGAL off the blank's row and column)."""
         move = line_move_to(self.puzzle, self.state, cell)
         return Play.ILLEGAL if move is None else self.play(move, control)
+
+    def hover(self, cell: int | None, *, held: bool = False) -> Play:
+        """The pointer over ``cell`` in hover control (:func:`hover_move`): a line move tagged hover, or ILLEGAL."""
+        move = hover_move(self.puzzle, self.state, cell, held=held)
+        return Play.ILLEGAL if move is None else self.play(move, HOVER)
 
     @property
     def control(self) -> str:

@@ -244,6 +244,9 @@ class EventRun:
     def press(self, cell: int, control: str = MOUSE) -> Play:
         return self._after(self.solve.press(cell, control))
 
+    def hover(self, cell: int | None, *, held: bool = False) -> Play:
+        return self._after(self.solve.hover(cell, held=held))
+
     def confirm(self) -> Play:
         """A blindfolded solve's confirm (:meth:`SpeedSolve.confirm`): SOLVED or DNF ends the run."""
         outcome = self.solve.confirm()

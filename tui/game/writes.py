@@ -2,7 +2,8 @@
 
 A write is a :class:`SaveGame` (a whole game: the *base*), a :class:`PlayMove` or a :class:`Travel` (a change
 to the game saved last: one move, or a step back and forth / a hint; a few bytes whatever the game's length),
-a :class:`ClearGame`, a :class:`FinishGame`, :class:`Seen`, :class:`SetWatchable` or a :class:`RecordSpeedSolve`.  The storage service
+a :class:`ClearGame`, a :class:`FinishGame`, :class:`Seen`, :class:`SetWatchable`, a :class:`RecordSpeedSolve` or
+:class:`SetSpeedLooks`.  The storage service
 wraps each in an :class:`Op` (who, when, its id, its :class:`Guard`); the outbox encodes it once
 (:func:`encode_record`: versioned, with a checksum, so that a damaged journal line is detected and skipped);
 the store applies it once (:func:`tui.storage.service.apply_op`).  :class:`GameState` folds a base and the
@@ -34,6 +35,7 @@ class OpKind(Enum):
     SEEN = "seen"
     WATCHABLE = "watchable"
     SPEED = "speed"
+    SPEED_LOOKS = "speed-looks"
 
 
 class Guard(Enum):
@@ -112,6 +114,15 @@ class Seen:
 
 
 @dataclass(frozen=True)
+class SetSpeedLooks:
+    """The player's Speed looks, remembered: the board's colour scheme and whether hover control is on."""
+
+    KIND: ClassVar[OpKind] = OpKind.SPEED_LOOKS
+    scheme: str
+    hover: bool = False
+
+
+@dataclass(frozen=True)
 class SetWatchable:
     """Whether others may watch the player's games."""
 
@@ -142,11 +153,12 @@ class RecordSpeedSolve:
     memo_ms: int | None = None
 
 
-Write = SaveGame | PlayMove | Travel | ClearGame | FinishGame | Seen | SetWatchable | RecordSpeedSolve
+Write = SaveGame | PlayMove | Travel | ClearGame | FinishGame | Seen | SetWatchable | RecordSpeedSolve | SetSpeedLooks
 GameWrite = SaveGame | PlayMove | Travel  # what changes the game in progress under a key
 Change = PlayMove | Travel  # what needs a base before it
 WRITE_TYPES: dict[OpKind, type] = {kind.KIND: kind for kind in (SaveGame, PlayMove, Travel, ClearGame, FinishGame,
-                                                                  Seen, SetWatchable, RecordSpeedSolve)}
+                                                                  Seen, SetWatchable, RecordSpeedSolve,
+                                                                  SetSpeedLooks)}
 
 
 def _new_id() -> str:

@@ -6,7 +6,9 @@ keys and clicks.  A click on a tile in the blank's row or column slides the whol
 slide one tile, the way the tile goes, or the way the blank goes once ``i`` turns the scheme over.  Every key has
 a binding id (``speed.up`` …) for ``keymap.toml``.  ``-``/``+`` step through the usual sizes and ``s`` takes any
 size typed (``2x7``); a size the terminal cannot show is refused with the terminal it needs.  In BLD, space (or
-enter) confirms the solve.
+enter) confirms the solve.  ``c`` steps through the colour schemes (Slidysim's Fringe, Rows-Columns, Rows, Columns,
+Grids) and ``m`` turns hover control on (the blank follows the pointer, where the terminal reports its motion); both
+are remembered per player (:class:`~tui.game.writes.SetSpeedLooks`).
 """
 
 from __future__ import annotations
@@ -32,10 +34,25 @@ from tui.config.daily_secret import daily_secret
 from tui.game.averages import AVERAGES, SessionSummary, result_text, seconds_text
 from tui.game.daily import daily_board
 from tui.game.solver_jobs import SolverJob
-from tui.game.speed import KEYBOARD, MOUSE, SINGLE, LineMove, Play, SpeedResult, SpeedSolve, gave_up_text, optimum_plan, searching_text, speed_puzzle
+from tui.game.speed import (
+    HOVER,
+    KEYBOARD,
+    MOUSE,
+    SINGLE,
+    LineMove,
+    Play,
+    SpeedResult,
+    SpeedSolve,
+    gave_up_text,
+    optimum_plan,
+    searching_text,
+    speed_puzzle,
+)
 from tui.game.speed_events import BY_KEY, DAILY_PREFIX, Event, EventResult, EventRun, SpeedSession, daily_event, event_for
 from tui.game.speed_layout import board_fits, too_small
 from tui.game.speed_notation import export_solve, solve_record
+from tui.game.speed_schemes import PLAIN, SCHEME_NAMES, SCHEMES, next_scheme
+from tui.game.writes import SetSpeedLooks
 from tui.messages import JobFailed, JobProgress
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.speed_event import SpeedEventScreen, event_name
@@ -48,14 +65,14 @@ from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import SpeedLook
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
-from tui.workers import Report, run_job
+from tui.workers import Report, read_store, run_job
 
 SIZES = ((3, 3), (3, 4), (4, 3), (4, 4), (4, 5), (5, 4), (5, 5), (6, 6), (7, 7), (8, 8), (9, 9), (10, 10))  # races'
 SPEED_SIZES = ((2, 2), *SIZES, *((n, n) for n in range(11, 21)))  # what - and + step through; s takes any other
 DEFAULT_SIZE = (4, 4)
 TICK_SECONDS = 0.1  # the running clock's redraw; each move redraws it too
 OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
-SCHEMES = {"tile": "arrows: tile", "blank": "arrows: blank"}  # which way an arrow slides: the tile's, the blank's
+ARROWS = {"tile": "arrows: tile", "blank": "arrows: blank"}  # which way an arrow slides: the tile's, the blank's
 MOVE = Binding.Group("move", compact=True)
 
 SPEED_BINDINGS: list[BindingType] = [
@@ -70,6 +87,10 @@ SPEED_BINDINGS: list[BindingType] = [
     Binding("s", "type_size", "size", id="speed.size", show=False,
             tooltip="Type any size from 2x2 to 20x20 (WxH: 2x7, 12x12)"),
     Binding("i", "scheme", "keys", id="speed.scheme", tooltip="Arrows move a tile, or the blank"),
+    Binding("c", "colours", "colours", id="speed.colours",
+            tooltip="Colour the tiles by layer: Fringe, Rows-Columns, Rows, Columns, Grids (Slidysim's schemes), or plain"),
+    Binding("m", "hover", "hover", id="speed.hover",
+            tooltip="Hover control: the blank follows the pointer (where the terminal reports pointer motion)"),
     Binding("x", "event", "event", id="speed.event",
             tooltip="Choose the event: single, BLD, a marathon (x5, x10, x42, x100 or any length), Slidysim's relays "
                     "(2-N, width, height, everything-up-to) down from the size chosen"),
@@ -165,6 +186,8 @@ class SpeedScreen(DirtyOnlyRendering):
         self.event: Event = daily_event(daily) if daily else event_for(event)
         self.daily_scramble = daily_board(speed_puzzle(*size), daily, daily_secret()) if daily else None
         self.scheme = "tile"
+        self.colours = PLAIN  # the board's colour scheme (the player's, once read)
+        self.hover = False  # hover control: the blank follows the pointer
         self.clock_timer: Timer | None = None
         self.clock_drawn_at = 0.0  # when the clock line was last drawn (time.monotonic)
         self.last: SpeedResult | None = None  # the last solve (or leg) kept: replay and export take it
@@ -207,7 +230,8 @@ class SpeedScreen(DirtyOnlyRendering):
 
     def _board(self) -> Board:
         puzzle = self.solve.puzzle
-        return Board(SpeedLook(puzzle.width, puzzle.height, self.ascii_only), self.solve.state, id="speed-board")
+        return Board(SpeedLook(puzzle.width, puzzle.height, self.ascii_only, scheme=self.colours), self.solve.state,
+                     id="speed-board")
 
     async def _show_board(self) -> None:
         """The solve's board: the same widget when the size stays, a new one when it changes."""
@@ -222,6 +246,17 @@ class SpeedScreen(DirtyOnlyRendering):
     def on_mount(self) -> None:
         self.title = "Koma"
         self._show_all("The clock starts on your first move: look as long as you like.")
+        read_store(self, lambda store: store.speed_looks(), self._looks_read)
+
+    def _looks_read(self, answer) -> None:
+        """The player's remembered colour scheme and hover control (kept as they are when the store cannot say)."""
+        if not answer.known:
+            return
+        scheme, hover = answer.value
+        self.colours = scheme if scheme in SCHEMES else PLAIN
+        self.hover = hover
+        self.query_one("#speed-board", Board).colour_by(self.colours)
+        self._show_title()
 
     def on_unmount(self) -> None:
         self._give_up()
@@ -269,10 +304,15 @@ class SpeedScreen(DirtyOnlyRendering):
             self.clock_timer.stop()
             self.clock_timer = None
 
-    async def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:
-        """One move (a line move from a key, or the click on ``cell``); the board, clock and figures follow."""
-        outcome = (self.run.press(cell, MOUSE) if cell is not None else self.run.play(move, KEYBOARD) if move
-                   else Play.ILLEGAL)
+    async def play(self, move: LineMove | None = None, cell: int | None = None, *, control: str = MOUSE,
+                   held: bool = False) -> Play:
+        """One move (a line move from a key, the click on ``cell``, or the pointer over it in hover control: ``control``
+        HOVER, nothing while ``held``); the board, clock and figures follow."""
+        if control == HOVER:
+            outcome = self.run.hover(cell, held=held)
+        else:
+            outcome = (self.run.press(cell, control) if cell is not None else self.run.play(move, KEYBOARD) if move
+                       else Play.ILLEGAL)
         if outcome is Play.ILLEGAL:
             return outcome
         board = self.query_one("#speed-board", Board)
@@ -408,6 +448,12 @@ class SpeedScreen(DirtyOnlyRendering):
         event.stop()
         await self.play(cell=event.cell)
 
+    async def on_speed_board_pointer_over(self, event: Board.PointerOver) -> None:
+        """Hover control: the pointer on another cell of the blank's line slides it (a hover move)."""
+        event.stop()
+        if self.hover:
+            await self.play(cell=event.cell, control=HOVER, held=event.held)
+
     async def action_next(self) -> None:
         """A new scramble; in a BLD solve under way, the confirm (Slidysim's space)."""
         if self.event.blind and self.solve.started and not self.run.over:
@@ -428,7 +474,7 @@ class SpeedScreen(DirtyOnlyRendering):
     async def choose_size(self, size: tuple[int, int]) -> bool:
         """Play ``size`` from the next scramble on; refused, in one line saying the terminal it needs, when the
         board's room cannot show it (False)."""
-        room = self.query_one("#speed-board", SpeedBoard).size
+        room = self.query_one("#speed-board", Board).size
         if not board_fits(*size, room.width, room.height):
             self.query_one("#speed-message", Static).update(
                 too_small(*size, *self.app.size) or f"The {size[0]}x{size[1]} board does not fit beside the panel.")
@@ -458,10 +504,30 @@ class SpeedScreen(DirtyOnlyRendering):
         self.scheme = "blank" if self.scheme == "tile" else "tile"
         self._show_title()
 
+    def action_colours(self) -> None:
+        """The next colour scheme, remembered for the player."""
+        self.colours = next_scheme(self.colours)
+        self.query_one("#speed-board", Board).colour_by(self.colours)
+        self._remember_looks()
+        self.notify(f"Colours: {SCHEME_NAMES[self.colours]}", timeout=2)
+
+    def action_hover(self) -> None:
+        """Hover control on or off, remembered for the player."""
+        self.hover = not self.hover
+        self._remember_looks()
+        self.notify("Hover control on: the blank follows the pointer (hold a button or ctrl to place it)."
+                    if self.hover else "Hover control off.", timeout=3)
+
+    def _remember_looks(self) -> None:
+        koma_app(self).storage.write(SetSpeedLooks(self.colours, self.hover))
+        self._show_title()
+
     def _show_title(self) -> None:
         event = "" if self.event.key == SINGLE else f" {self.event.title}"
+        looks = "".join((f" · {SCHEME_NAMES[self.colours]}" if self.colours != PLAIN else "",
+                         " · hover" if self.hover else ""))
         self.query_one("#speed-title", Static).update(
-            f"[b]Speed[/b]{event}  {self.solve.puzzle.size_label}  [dim]{SCHEMES[self.scheme]}[/dim]")
+            f"[b]Speed[/b]{event}  {self.solve.puzzle.size_label}  [dim]{ARROWS[self.scheme]}{looks}[/dim]")
 
     def action_export(self) -> None:
         if self.last is None:

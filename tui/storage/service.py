@@ -58,6 +58,7 @@ from tui.game.writes import (
     RecordSpeedSolve,
     SaveGame,
     Seen,
+    SetSpeedLooks,
     SetWatchable,
     Travel,
     Write,
@@ -307,7 +308,7 @@ class Storage:
         """The latest save (or clear: None) of ``key`` still in the outbox; False if there is none."""
         with self._lock:
             latest = next((op for op in reversed(self._pending) if op.key == key and not isinstance(
-                op.write, Seen | SetWatchable)), None)
+                op.write, Seen | SetWatchable | SetSpeedLooks)), None)
             if latest is None:
                 return False
             if isinstance(latest.write, ClearGame | FinishGame):
@@ -684,6 +685,8 @@ def apply_op(store: Store, op: Op, owned: set[str], kept_apart: set[str]) -> New
         store.seen()
     elif isinstance(write, SetWatchable):
         store.set_watchable(write.allowed)
+    elif isinstance(write, SetSpeedLooks):
+        store.set_speed_looks(write.scheme, write.hover)
     else:
         raise FoldError(f"a {write.KIND.value} of {op.key} applied unfolded")
     return None

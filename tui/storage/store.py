@@ -133,6 +133,9 @@ DELETE_RECORDS = "DELETE FROM speed_records WHERE player = ? AND size = ? AND ev
 DELETE_RECORD_HISTORY = "DELETE FROM speed_record_history WHERE player = ? AND size = ? AND event = ?"
 SELECT_STALE = "SELECT size, event FROM speed_records_stale WHERE player = ?"
 DELETE_STALE = "DELETE FROM speed_records_stale WHERE player = ? AND size = ? AND event = ?"
+SELECT_SPEED_LOOKS = "SELECT scheme, hover FROM speed_settings WHERE player = ?"
+UPSERT_SPEED_LOOKS = ("INSERT INTO speed_settings (player, scheme, hover) VALUES (?, ?, ?) ON CONFLICT (player) "
+                      "DO UPDATE SET scheme = excluded.scheme, hover = excluded.hover")
 EVERY_ROW = 2**62  # a LIMIT that keeps every row (both databases take it)
 UPSERT_SPEED_FIRST = (  # each player's first solve of an event and size (an outbox may bring an earlier one late)
     "INSERT INTO speed_firsts (event, size, player, solve, dnf, time_ms, finished, unverified) "
@@ -441,6 +444,17 @@ class Store(LiveGames, RaceRooms):
         first."""
         rows = self.backend.query(SELECT_SPEED_SOLVES, (self.player, size, size, limit))
         return list(self._rows("speed_solves", rows, _speed_solve_from_row, f"player {self.player}"))[::-1]
+
+    def speed_looks(self) -> tuple[str, bool]:
+        """This player's Speed looks: the colour scheme and hover control (plain and off until set)."""
+        rows = self.backend.query(SELECT_SPEED_LOOKS, (self.player,))
+        if not rows:
+            return "plain", False
+        return str(rows[0][0]), bool(rows[0][1])
+
+    def set_speed_looks(self, scheme: str, hover: bool) -> None:
+        with self.backend.transaction(self.player) as query:
+            query(UPSERT_SPEED_LOOKS, (self.player, scheme, int(hover)))
 
     def speed_board(self, event: str, size: str, top: int = BOARD_TOP) -> list[SpeedEntry]:
         """The top ``top`` of one speed event and size (a day's daily board): each player's *first* solve of it played

@@ -73,7 +73,7 @@ class Variant:
 VARIANTS: tuple[Variant, ...] = (
     Variant("8", "the 8-puzzle: 3x3 sliding tiles", _eight),
     Variant("15", "the 15-puzzle: 4x4 sliding tiles", _fifteen),
-    Variant("sliding", "sliding tiles on any board from 2x2 to 10x10 (--size WxH, default 3x3; solved up to 5x5)", _sliding),
+    Variant("sliding", "sliding tiles on any board from 2x2 to 20x20 (--size WxH, default 3x3; solved up to 5x5)", _sliding),
     Variant("goat", "Goat: article 001's 4x3 sliding-block puzzle with a big piece (get the sheep home)", _goat),
     Variant("ura", "Ura-omote (front/back): turn rows and columns over until all white; --size WxH, 2x2 to 6x6",
             _ura),

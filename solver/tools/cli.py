@@ -105,7 +105,7 @@ def puzzle_arguments(sub: argparse.ArgumentParser, board: str | None = None) -> 
     if board == "positional":
         sub.add_argument("board", metavar="BOARD", nargs="?", help="the board in the puzzle's notation (quote it); "
                          "none after a game ID")
-    sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..10x10, solved up to 5x5; ura: 2x2..6x6)")
+    sub.add_argument("--size", metavar="WxH", help="board size (sliding: 2x2..20x20, solved up to 5x5; ura: 2x2..6x6)")
 
 
 def add_commands(commands: Any) -> None:

@@ -262,14 +262,14 @@ async def test_a_size_the_terminal_cannot_show_is_refused_in_one_line(tmp_path):
         await pilot.press("s")
         await wait_for(pilot, lambda: app.screen is not screen, what="the size dialog")
         dialog = app.screen
-        await pilot.press("end", *(["backspace"] * 6), *"20x20", "enter")
+        await pilot.press(*"20x20", "enter")
         await wait_for(pilot, lambda: app.screen is screen, what="the size dialog to close")
         assert dialog is not screen and screen.size_wh == (4, 4)
         assert str(screen.query_one("#speed-message").render()) == (
             "A 20x20 board needs a terminal of at least 112x23 (this one is 80x24).")
         await pilot.press("s")
         await wait_for(pilot, lambda: app.screen is not screen, what="the size dialog")
-        await pilot.press("end", *(["backspace"] * 6), *"2x7", "enter")
+        await pilot.press(*"2x7", "enter")
         await wait_for(pilot, lambda: screen.size_wh == (2, 7), what="the 2x7")
         await wait_for(pilot, lambda: screen.query_one("#speed-board", SpeedBoard).columns == 2, what="its board")
         board = screen.query_one("#speed-board", SpeedBoard)

@@ -183,7 +183,7 @@ LABS = (
     Lab("d", "Daily puzzles", "today's boards, the same for every player, and their leaderboards", "daily"),
     Lab("v", "Your stats", "your finished games per puzzle, their trend, and a replay of each", "stats"),
     Lab("w", "Watch", "the games being played right now, followed live", "watch"),
-    Lab("s", "Speed", "timed solves from 3x3 to 10x10 by the speedsolvers' rules: TPS, ao5, ao12", "speed"),
+    Lab("s", "Speed", "timed solves from 2x2 to 20x20 by the speedsolvers' rules: TPS, ao5, ao12", "speed"),
     Lab("x", "Race", "the same scramble at the same moment against up to 7 others, live", "race"),
 )
 

@@ -145,7 +145,8 @@ def result_lines(result: EventResult, *, confirmed: bool = False) -> str:
     memo = "" if result.memo_ms is None else f"\nmemo {seconds_text(result.memo_ms)}"
     if result.dnf:
         if confirmed:
-            return f"[b]DNF[/b]: confirmed at {seconds_text(result.time_ms)}, the board was not solved{memo}"
+            return (f"[b]DNF[/b]: confirmed on a board that was not solved (last move at "
+                    f"{seconds_text(result.time_ms)}){memo}")
         return f"[b]DNF[/b] (given up at {seconds_text(result.time_ms)}){memo}"
     what = "Solved" if result.event.key == SINGLE else result.event.title
     legs = f" ({len(result.legs)} solves)" if len(result.legs) > 1 else ""
@@ -508,8 +509,7 @@ class SpeedScreen(DirtyOnlyRendering):
         """The next colour scheme, remembered for the player."""
         self.colours = next_scheme(self.colours)
         self.query_one("#speed-board", Board).colour_by(self.colours)
-        self._remember_looks()
-        self.notify(f"Colours: {SCHEME_NAMES[self.colours]}", timeout=2)
+        self._remember_looks()  # the panel's title names it
 
     def action_hover(self) -> None:
         """Hover control on or off, remembered for the player."""

@@ -30,7 +30,7 @@ class SpeedSizeScreen(ModalScreen[tuple[int, int] | None]):
             dialog.border_title = "Board size"
             dialog.border_subtitle = text_for(self, "enter choose · esc cancel")
             yield Static("Columns x rows, 2x2 to 20x20 (2x7, 12x12; 9 is 9x9).")
-            yield Input(value=f"{self.current[0]}x{self.current[1]}", placeholder="WxH", id="speed-size-input")
+            yield Input(placeholder=f"WxH (now {self.current[0]}x{self.current[1]})", id="speed-size-input")
             yield Static("", id="speed-size-verdict")
 
     def on_mount(self) -> None:

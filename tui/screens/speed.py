@@ -152,8 +152,9 @@ def result_lines(result: EventResult, *, confirmed: bool = False) -> str:
     legs = f" ({len(result.legs)} solves)" if len(result.legs) > 1 else ""
     marked = "" if result.unverified is None else (
         f"\n[b]unverified[/b]: {escape(result.unverified)} (kept off the boards)")
-    return (f"[b]{what} in {seconds_text(result.time_ms)}[/b]{legs}\n" + figures_line(result.stm, result.mtm, result.tps)
-            + memo + marked)
+    hover = " · hover" if result.legs and result.legs[-1].control == HOVER else ""  # leaderboards split by control
+    return (f"[b]{what} in {seconds_text(result.time_ms)}[/b]{legs}{hover}\n"
+            + figures_line(result.stm, result.mtm, result.tps) + memo + marked)
 
 
 def averages_text(label: str, summary: SessionSummary) -> str:

@@ -1,10 +1,13 @@
 """Hover control in ``koma web``: a 4x4 speed solve in a real Chromium, the blank led by pointer moves alone
 (DevTools' ``Input.dispatchMouseEvent`` mouseMoved, no click, no key): xterm.js reports the motion, the game moves the
-blank under the pointer, and the solve ends tagged hover, on the page and in the store."""
+blank under the pointer, and the solve ends tagged hover, on the page and in the store.  ``KOMA_HOVER_SCREENSHOT=FILE``
+saves the solved board (in fringe colours)."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -26,8 +29,12 @@ GEOMETRY = """(() => { const r = document.querySelector('.xterm-screen').getBoun
 
 
 def tile_cell(screen: str, tile: int) -> tuple[int, int]:
-    """Where ``tile``'s number is drawn (column, row of the terminal), left of the panel."""
-    for row, line in enumerate(screen.split("\n")):
+    """Where ``tile``'s number is drawn (column, row of the terminal), left of the panel, below the title bar and above
+    the key bar."""
+    lines = screen.split("\n")
+    for row, line in enumerate(lines[:-2]):
+        if row == 0:
+            continue
         board = line.split("▏")[0]
         for found in re.finditer(r"\d+", board):
             if int(found.group()) == tile:
@@ -46,7 +53,9 @@ async def test_a_hover_solve_in_the_browser_follows_the_pointer_and_is_tagged_ho
         await browser.key("s")
         await browser.wait_for("Session 4x4")
         await browser.key("m")
-        screen = await browser.wait_for("hover")
+        await browser.key("c")  # in fringe colours, as big boards are played
+        screen = await browser.wait_for("Fringe")
+        assert "hover" in screen
         game_id = re.search(r"ID (15-\w+)", screen).group(1)
         puzzle, state = ids.parse_game_id(game_id)
         moves = search.solve(puzzle, state).moves
@@ -64,6 +73,8 @@ async def test_a_hover_solve_in_the_browser_follows_the_pointer_and_is_tagged_ho
             screen = await _after_move(browser, screen, tile)
         screen = await browser.wait_for(r"Solved in [\d:.]+ · hover", 60)
         assert f"STM {len(moves)}" in screen
+        if os.environ.get("KOMA_HOVER_SCREENSHOT"):
+            await browser.screenshot(Path(os.environ["KOMA_HOVER_SCREENSHOT"]))
         store = Store(tmp_path / "data" / "koma.db", player="local")
         entries = store.speed_board("single", "4x4")
         assert len(entries) == 1 and entries[0].result.control == "hover" and not entries[0].result.dnf

@@ -117,6 +117,7 @@ async def test_a_hover_solve_follows_the_pointer_and_is_tagged_hover(tmp_path):
             await pilot.pause()
         await wait_for(pilot, lambda: screen.run.over, what="the hover solve")
         assert screen.last is not None and not screen.last.dnf and screen.last.control == HOVER
+        assert "· hover" in str(screen.query_one("#speed-message").render())  # told beside the time
         stored = await read_store(pilot, lambda store: store.speed_solves("3x3"))
         assert [r.control for r in stored] == [HOVER]
         assert await read_store(pilot, lambda store: store.speed_looks()) == ("plain", True)

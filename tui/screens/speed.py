@@ -478,8 +478,9 @@ class SpeedScreen(DirtyOnlyRendering):
         board's room cannot show it (False)."""
         room = self.query_one("#speed-board", Board).size
         if not board_fits(*size, room.width, room.height):
-            self.query_one("#speed-message", Static).update(
-                too_small(*size, *self.app.size) or f"The {size[0]}x{size[1]} board does not fit beside the panel.")
+            refusal = too_small(*size, *self.app.size) or f"The {size[0]}x{size[1]} board does not fit beside the panel."
+            self.query_one("#speed-message", Static).update(refusal)
+            self.notify(refusal, severity="warning", timeout=6)  # whole, where a narrow panel cuts the line
             self.app.bell()
             return False
         self.size_wh = size

@@ -13,14 +13,14 @@ from solver.registry import get_puzzle
 from tui.game.speed import HOVER, LineMove, hover_move, line_move_to
 from tui.game.speed_schemes import FRINGE, OKABE_ITO, RAINBOW, board_groups
 from tui.screens.speed import SpeedScreen
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.board import Board
 
 DELTA = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}  # where a tile moving that way goes
 
 
-def cell_backgrounds(board: SpeedBoard) -> list[str | None]:
-    """The background colour the board draws under each cell's number (read from its strips)."""
-    lines = board._strips()
+def cell_backgrounds(board: Board) -> list[str | None]:
+    """The background colour the board draws under each cell's number (read from the lines it renders)."""
+    lines = [board.render_line(y) for y in range(board.size.height)]
     out = []
     for cell in range(board.columns * board.rows):
         x, y = board.cell_origin(cell)
@@ -54,10 +54,10 @@ async def test_colour_schemes_step_with_c_and_are_remembered_for_the_player(tmp_
         screen = SpeedScreen((7, 7), rng=random.Random(2))
         await app.push_screen(screen)
         await pilot.pause()
-        board = screen.query_one("#speed-board", SpeedBoard)
+        board = screen.query_one("#speed-board", Board)
         plain = cell_backgrounds(board)
         await pilot.press("c")
-        await wait_for(pilot, lambda: board.scheme == FRINGE, what="the fringe scheme")
+        await wait_for(pilot, lambda: board.look.scheme == FRINGE, what="the fringe scheme")
         groups = board_groups(FRINGE, 7, 7)
         coloured = cell_backgrounds(board)
         for cell, value in enumerate(screen.solve.state):
@@ -70,7 +70,7 @@ async def test_colour_schemes_step_with_c_and_are_remembered_for_the_player(tmp_
     async with again.run_test(size=(80, 24)) as pilot:
         screen = SpeedScreen((7, 7), rng=random.Random(2))
         await again.push_screen(screen)
-        await wait_for(pilot, lambda: screen.query_one("#speed-board", SpeedBoard).scheme == FRINGE,
+        await wait_for(pilot, lambda: screen.query_one("#speed-board", Board).look.scheme == FRINGE,
                        what="the remembered scheme")
 
 
@@ -82,11 +82,11 @@ async def test_the_colour_blind_theme_and_ascii_mode_keep_layers_apart(tmp_path)
         await app.push_screen(screen)
         await pilot.pause()
         await pilot.press("c")
-        board = screen.query_one("#speed-board", SpeedBoard)
-        await wait_for(pilot, lambda: board.scheme == FRINGE, what="the fringe scheme")
+        board = screen.query_one("#speed-board", Board)
+        await wait_for(pilot, lambda: board.look.scheme == FRINGE, what="the fringe scheme")
         groups = board_groups(FRINGE, 7, 7)
         backgrounds = cell_backgrounds(board)
-        text = str(board.render())
+        text = "\n".join(board.text_lines())
         for cell, value in enumerate(screen.solve.state):
             if value:
                 assert backgrounds[cell] == OKABE_ITO[groups[value] % len(OKABE_ITO)].lower()
@@ -105,7 +105,7 @@ async def test_a_hover_solve_follows_the_pointer_and_is_tagged_hover(tmp_path):
         await pilot.pause()
         await pilot.press("m")
         assert screen.hover
-        board = screen.query_one("#speed-board", SpeedBoard)
+        board = screen.query_one("#speed-board", Board)
         moves = search.solve(screen.solve.puzzle, screen.solve.state).moves
         blank = screen.solve.state.index(0)
         for move in moves:  # the blank goes where the tile came from: point there
@@ -129,7 +129,7 @@ async def test_without_hover_control_the_pointer_moves_nothing(tmp_path):
         screen = SpeedScreen((3, 3), rng=random.Random(5))
         await app.push_screen(screen)
         await pilot.pause()
-        board = screen.query_one("#speed-board", SpeedBoard)
+        board = screen.query_one("#speed-board", Board)
         state = screen.solve.state
         for cell in range(9):
             x, y = board.cell_origin(cell)

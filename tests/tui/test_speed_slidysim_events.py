@@ -28,9 +28,9 @@ from tui.game.speed_events import (
     summary_of,
 )
 from tui.game.speed_interop import export_csv, export_json, read_solves
-from tui.game.speed_layout import parse_speed_size, terminal_needed, too_small
+from tui.game.speed_layout import board_fits, parse_speed_size, terminal_needed, too_small
 from tui.screens.speed import SpeedScreen
-from tui.widgets.speed_board import SpeedBoard
+from tui.widgets.board import Board
 
 KEYS = {"U": "up", "D": "down", "L": "left", "R": "right"}
 
@@ -199,7 +199,7 @@ async def test_a_height_relay_on_the_screen_says_each_leg_and_ends_with_its_time
         assert screen.sub_title == "Speed 4x4 Height relay"
         seen = []
         for _ in range(3):
-            board = screen.query_one("#speed-board", SpeedBoard)
+            board = screen.query_one("#speed-board", Board)
             seen.append((board.columns, board.rows))
             clock.t += 1.5
             await pilot.press("left")
@@ -271,9 +271,9 @@ async def test_a_size_the_terminal_cannot_show_is_refused_in_one_line(tmp_path):
         await wait_for(pilot, lambda: app.screen is not screen, what="the size dialog")
         await pilot.press(*"2x7", "enter")
         await wait_for(pilot, lambda: screen.size_wh == (2, 7), what="the 2x7")
-        await wait_for(pilot, lambda: screen.query_one("#speed-board", SpeedBoard).columns == 2, what="its board")
-        board = screen.query_one("#speed-board", SpeedBoard)
-        assert (board.columns, board.rows) == (2, 7) and board.fits
+        await wait_for(pilot, lambda: screen.query_one("#speed-board", Board).columns == 2, what="its board")
+        board = screen.query_one("#speed-board", Board)
+        assert (board.columns, board.rows) == (2, 7) and board_fits(2, 7, board.size.width, board.size.height)
         assert drawn_cells(board) == ["" if v == 0 else str(v) for v in screen.solve.state]
 
 
@@ -284,8 +284,9 @@ async def test_a_20x20_is_whole_and_readable_on_a_terminal_large_enough(tmp_path
         screen = SpeedScreen((20, 20), rng=random.Random(3))
         await app.push_screen(screen)
         await pilot.pause()
-        board = screen.query_one("#speed-board", SpeedBoard)
-        assert board.fits and app.screen.region.contains_region(board.region)
+        board = screen.query_one("#speed-board", Board)
+        assert board_fits(20, 20, board.size.width, board.size.height)
+        assert app.screen.region.contains_region(board.region)
         assert drawn_cells(board) == ["" if v == 0 else str(v) for v in screen.solve.state]  # all 399, 3 digits
         tw, _th = board.tile_size()
         assert tw >= 4  # three digits and a gap
@@ -297,7 +298,8 @@ async def test_a_board_larger_than_the_terminal_says_what_it_needs(tmp_path):
         screen = SpeedScreen((20, 20), rng=random.Random(3))  # opened directly at a size too large for 80x24
         await app.push_screen(screen)
         await pilot.pause()
-        board = screen.query_one("#speed-board", SpeedBoard)
-        assert not board.fits and board.cell_at(1, 1) is None
-        text = " ".join(str(board.render()).split())
-        assert text == "A 20x20 board needs a terminal of at least 112x23 (this one is 80x24)."
+        board = screen.query_one("#speed-board", Board)
+        assert not board_fits(20, 20, board.size.width, board.size.height)
+        await wait_for(pilot, lambda: "112x23" in str(screen.query_one("#speed-message").render()), what="the need")
+        assert str(screen.query_one("#speed-message").render()) == (
+            "A 20x20 board needs a terminal of at least 112x23 (this one is 80x24).")

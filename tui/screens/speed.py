@@ -248,6 +248,7 @@ class SpeedScreen(DirtyOnlyRendering):
     def on_mount(self) -> None:
         self.title = "Koma"
         self._show_all("The clock starts on your first move: look as long as you like.")
+        self.call_after_refresh(self._check_fit)
         read_store(self, lambda store: store.speed_looks(), self._looks_read)
 
     def _looks_read(self, answer) -> None:
@@ -257,7 +258,7 @@ class SpeedScreen(DirtyOnlyRendering):
         scheme, hover = answer.value
         self.colours = scheme if scheme in SCHEMES else PLAIN
         self.hover = hover
-        self.query_one("#speed-board", Board).colour_by(self.colours)
+        self._colour_board()
         self._show_title()
 
     def on_unmount(self) -> None:
@@ -450,7 +451,7 @@ class SpeedScreen(DirtyOnlyRendering):
         event.stop()
         await self.play(cell=event.cell)
 
-    async def on_speed_board_pointer_over(self, event: Board.PointerOver) -> None:
+    async def on_board_pointer_over(self, event: Board.PointerOver) -> None:
         """Hover control: the pointer on another cell of the blank's line slides it (a hover move)."""
         event.stop()
         if self.hover:
@@ -472,6 +473,17 @@ class SpeedScreen(DirtyOnlyRendering):
                      else max((k for k, (w, h) in enumerate(SPEED_SIZES) if w * h < cells), default=-1))
         if 0 <= index < len(SPEED_SIZES):
             await self.choose_size(SPEED_SIZES[index])
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._check_fit)
+
+    def _check_fit(self) -> None:
+        """Say, in the panel, what terminal the board needs when this one cannot show it whole."""
+        board = self.query_one("#speed-board", Board)
+        if board.size.width and not board_fits(board.columns, board.rows, board.size.width, board.size.height):
+            self.query_one("#speed-message", Static).update(
+                too_small(board.columns, board.rows, *self.app.size)
+                or f"The {board.columns}x{board.rows} board does not fit beside the panel.")
 
     async def choose_size(self, size: tuple[int, int]) -> bool:
         """Play ``size`` from the next scramble on; refused, in one line saying the terminal it needs, when the
@@ -510,8 +522,14 @@ class SpeedScreen(DirtyOnlyRendering):
     def action_colours(self) -> None:
         """The next colour scheme, remembered for the player."""
         self.colours = next_scheme(self.colours)
-        self.query_one("#speed-board", Board).colour_by(self.colours)
+        self._colour_board()
         self._remember_looks()  # the panel's title names it
+
+    def _colour_board(self) -> None:
+        board = self.query_one("#speed-board", Board)
+        if isinstance(board.look, SpeedLook) and board.look.scheme != self.colours:
+            board.look.colour_by(self.colours)
+            board.restyle()
 
     def action_hover(self) -> None:
         """Hover control on or off, remembered for the player."""

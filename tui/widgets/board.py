@@ -11,7 +11,8 @@ and, for Ura-omote, the row letters and column digits.  Each piece's colours and
 component classes (``board--tile``, ``board--cursor``...: see ``koma.tcss``), merged in the order
 :meth:`~tui.widgets.looks.Look.parts` names them; colour-blind themes and ASCII mode (``App.-ascii``) restyle them
 there.  A press (a click's or a tap's, not its release: :class:`~tui.widgets.press.PressPlays`) on a cell posts
-:class:`Board.CellPressed`, on a label :class:`Board.LinePressed`.
+:class:`Board.CellPressed`, on a label :class:`Board.LinePressed`; the pointer reaching another cell (where the
+terminal reports motion) posts :class:`Board.PointerOver` (Speed's hover control).
 """
 
 from __future__ import annotations
@@ -74,6 +75,13 @@ class Board(PressPlays, Widget):
             super().__init__()
             self.board, self.cell = board, cell
 
+    class PointerOver(Message):
+        """The pointer moved onto ``cell`` (None: off the board); ``held``: a button or ctrl is held."""
+
+        def __init__(self, board: Board, cell: int | None, held: bool):
+            super().__init__()
+            self.board, self.cell, self.held = board, cell, held
+
     class LinePressed(Message):
         """A row or column label was pressed (Ura-omote)."""
 
@@ -103,6 +111,7 @@ class Board(PressPlays, Widget):
         self._drawn: list[Strip] = []
         self._own_style: Style | None = None
         self._partials: dict[str, Style] = {}
+        self.pointer_cell: int | None = None  # the cell under the pointer, as last told (PointerOver)
 
     def on_mount(self) -> None:
         least_width, least_height = self.least_size()
@@ -240,6 +249,16 @@ class Board(PressPlays, Widget):
                 self.cursor = cell
             self.post_message(self.CellPressed(self, cell))
 
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Tell when the pointer reaches another cell; moves within a cell say nothing."""
+        cell = self.cell_at(event.x, event.y)
+        if cell != self.pointer_cell:
+            self.pointer_cell = cell
+            self.post_message(self.PointerOver(self, cell, bool(event.button) or event.ctrl))
+
+    def on_leave(self, event: events.Leave) -> None:
+        self.pointer_cell = None
+
     # --- showing a state -------------------------------------------------------------------------------
     def show(self, state, animate: bool = True, marked: int | None = None) -> None:
         """Draw ``state`` (with ``marked`` the cell the look marks); pieces that travelled slide to their cells."""
@@ -293,6 +312,11 @@ class Board(PressPlays, Widget):
         self._redraw()
 
     # --- drawing ---------------------------------------------------------------------------------------
+    def restyle(self) -> None:
+        """Draw every piece again: the look changed how its pieces look (Speed's colour scheme)."""
+        self._pieces, self._drawn_key = {}, ()
+        self._redraw()
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._parts, self._partials, self._pieces, self._drawn_key, self._own_style = {}, {}, {}, (), None

@@ -19,6 +19,9 @@ from textual.renderables.digits import Digits
 from solver.goat import notation as goat
 from solver.puzzle import Puzzle
 from solver.sliding.loop import JUMP_POSITIONS, LOOP_ARROWS, LOOP_CELLS
+from tui.game.speed_layout import label_digits
+from tui.game.speed_schemes import PLAIN, board_groups, group_colours, group_mark, text_colour
+from tui.themes import COLORBLIND
 
 if TYPE_CHECKING:
     from tui.widgets.board import Board
@@ -73,12 +76,20 @@ class TileSizing:
 
 
 class SpeedSizing(TileSizing):
-    """Speed's tiles: boxes up to 12x5 from 6x3, else compact cells up to 4x2; the board takes what it is given."""
+    """Speed's tiles: boxes up to 12x5 from 6x3, else compact cells of the number's ``digits`` and one gap column (two
+    where there is room: 4x2 up to 10x10, 5x2 past it, to the 20x20); the board takes what it is given."""
 
     least = (0, 0)
     box_least, box_most = (6, BOX_HEIGHT), (12, 5)
-    compact_most = (4, 2)
     square = False
+
+    def __init__(self, digits: int = 2):
+        self.compact_least = digits + 1
+        self.compact_most = (digits + 2, 2)
+
+    def tiles(self, width: int, height: int) -> tuple[int, int, bool]:
+        tile_width, tile_height, compact = super().tiles(width, height)
+        return (max(self.compact_least, tile_width) if compact else tile_width), tile_height, compact
 
     def gaps(self, height: int) -> tuple[int, int]:
         return 0, 0  # Speed's compact cells draw their own gap
@@ -367,24 +378,57 @@ def _pad(line: Runs, width: int, style: Style) -> Runs:
 
 class SpeedLook(Look):
     """Speed's board: tiles boxed up to 12x5 with the number on the middle line (never big digits), else compact
-    cells with the number at the right and a gap column; the numbers hide in a blindfolded solve."""
+    cells with the number at the right and a gap column; the numbers hide in a blindfolded solve.
+
+    With a colour ``scheme`` (:mod:`tui.game.speed_schemes`) each tile takes its layer's colour, the Okabe-Ito palette
+    in the colour-blind theme, and in ASCII mode its layer's letter too (in its box's top edge, or its gap column);
+    hidden numbers hide the layers as well.  :meth:`colour_by` changes the scheme (then :meth:`Board.restyle`)."""
 
     shows_cursor = False
     slides = False
     sizing: TileSizing = SpeedSizing()
 
+    def __init__(self, width: int, height: int, ascii_only: bool = False, *, scheme: str = PLAIN):
+        super().__init__(width, height, ascii_only)
+        self.sizing = SpeedSizing(label_digits(width, height))
+        self._layer_styles: dict[bool, tuple[Style, ...]] = {}  # per colour-blind theme or not
+        self.colour_by(scheme)
+
+    def colour_by(self, scheme: str) -> None:
+        self.scheme = scheme
+        self.groups = board_groups(scheme, self.width, self.height)  # each tile value's layer (None: none)
+        self._layer_styles = {}
+
+    def _layer(self, board: Board, spec: PieceSpec, hidden: bool) -> tuple[Style | None, str]:
+        """The style of ``spec``'s layer (None: the stylesheet's tile) and its ASCII mark ("" when none)."""
+        group = self.groups[spec.code] if spec.kind == "tile" and spec.code < len(self.groups) else None
+        if group is None or hidden:
+            return None, ""
+        colour_blind = board.app.theme == COLORBLIND.name
+        styles = self._layer_styles.get(colour_blind)
+        if styles is None:
+            count = max((g for g in self.groups if g is not None), default=-1) + 1
+            styles = self._layer_styles[colour_blind] = tuple(
+                Style(bgcolor=colour, color=text_colour(colour), bold=True)
+                for colour in group_colours(count, colour_blind=colour_blind))
+        return styles[group], group_mark(group) if self.ascii else ""
+
     def draw_piece(self, board: Board, spec: PieceSpec, width: int, height: int, *, compact: bool, cursor: bool,
                    hint: bool, marked: bool, hidden: bool) -> list[Runs]:
         tile, blank, edge = (board.partial(f"board--speed-{part}") for part in ("tile", "blank", "border"))
         label = "" if spec.kind == "blank" or hidden else str(spec.code)
+        layer, mark = self._layer(board, spec, hidden)
+        if layer is not None:
+            tile = edge = layer
         if compact:
-            gap = (" ", board.base_style)
+            gap = (mark or " ", board.base_style)
             return [[(label.rjust(width - 1), blank if spec.kind == "blank" else tile), gap]] + [
                 [] for _ in range(height - 1)]
         if spec.kind == "blank":
             return [[(" " * width, blank)] for _ in range(height)]
         tl, tr, bl, br, h, v = ("+", "+", "+", "+", "-", "|") if self.ascii else ("╭", "╮", "╰", "╯", "─", "│")
-        lines: list[Runs] = [[(tl + h * (width - 2) + tr, edge)]]
+        top = (mark + h * (width - 3)) if mark else h * (width - 2)
+        lines: list[Runs] = [[(tl + top + tr, edge)]]
         for k in range(1, height - 1):
             lines.append([(v, edge), ((label if k == height // 2 else "").center(width - 2), tile), (v, edge)])
         return lines + [[(bl + h * (width - 2) + br, edge)]]

@@ -34,9 +34,9 @@ from typing import Any
 
 from solver import solving
 from solver.sliding.model import SlidingPuzzle
-from tui.game.race import RacePhase, Room
+from tui.game.race_rules import RacePhase, Room
 from tui.storage.race_link import RaceLink
-from tui.storage.stores import connect_store, redacted
+from tui.storage.store_choice import connect_store, redacted
 
 UNDO = {"U": "D", "D": "U", "L": "R", "R": "L"}
 URL_VARIABLE = "KOMA_BENCH_RACE_URL"  # race on this database instead of a fresh SQLite file

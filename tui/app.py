@@ -50,10 +50,10 @@ from tui.patches.strip_caches import defer_strip_caches
 from tui.patches.stylesheet import SharedStylesheet
 from tui.play.variants import open_puzzle
 from tui.screens.home import HomeScreen
-from tui.storage.service import News, Storage
+from tui.storage.service import News, StoreService
 from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
-from tui.storage.stores import connect_store, for_player
+from tui.storage.store_choice import connect_store, for_player
 from tui.themes import KOMA_THEMES, other_theme
 from tui.widgets.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
 from tui.workers import QuitNowExecutor, on_ui_thread
@@ -177,11 +177,11 @@ class KomaApp(App):
         told = partial(on_ui_thread, self, self._told)  # the storage's news, from its threads
         if store is not None:  # a store given (tests, the warm process's rehearsal): its player, no outbox on disk
             self.player, self.player_name = store.player, store.player_name
-            self.storage = Storage(lambda: store, self.player, told, durable=False, one_connection=True)
+            self.storage = StoreService(lambda: store, self.player, told, durable=False, one_connection=True)
             self.race_connect = own_connection(store)
         else:
             self.player, self.player_name = player_identity()
-            self.storage = Storage(lambda: connect_store(database, self.player, self.player_name), self.player,
+            self.storage = StoreService(lambda: connect_store(database, self.player, self.player_name), self.player,
                                    told)
             self.race_connect = self.storage.connect  # a new connection each time
         self.storage.write(Seen())  # the player came: their name is what leaderboards and the watch list show
@@ -264,7 +264,7 @@ class KomaApp(App):
 
     # --- the storage service: its answers and news arrive from its threads ---
     def _told(self, news: News) -> None:
-        """Storage news goes to the play screens (their panel says it, once); the rest is a notice."""
+        """StoreService news goes to the play screens (their panel says it, once); the rest is a notice."""
         self.games_held.tell(news)
         self.show_store_notices()
 

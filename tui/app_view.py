@@ -15,7 +15,7 @@ from textual.message_pump import MessagePump
 from tui.game.solver_jobs import StopFlags
 from tui.game.speed_events import SpeedSession
 from tui.kernel_warmup import KernelWarmUp
-from tui.storage.service import News, Storage
+from tui.storage.service import News, StoreService
 from tui.storage.store import Store
 
 
@@ -42,7 +42,7 @@ class LeavesOnQuit(Protocol):
 class KomaAppView(Protocol):
     """The Koma app as its screens see it: shared state and services (a screen opens the screens after it itself)."""
 
-    storage: Storage
+    storage: StoreService
     ui_thread: int  # the thread the app runs on (tui.workers.on_ui_thread)
     race_connect: Callable[[], Store]  # a race link's own connection to the store (tui.storage.race_link)
     player: str

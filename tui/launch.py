@@ -9,7 +9,7 @@ import sys
 
 from solver.errors import KomaError, one_line
 from tui.cli_frame import EXIT_BAD_INPUT
-from tui.storage.stores import database_url
+from tui.storage.store_choice import database_url
 
 
 def utf8_terminal() -> bool:

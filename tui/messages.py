@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # payload types only: importing this module loads no solver
     from solver.puzzle import LongestResult, Solution, State
     from solver.sliding.loop import LoopRun
     from solver.tools.lab import LabResult
-    from tui.game.race import Room
+    from tui.game.race_rules import Room
 
 
 # --- every job -----------------------------------------------------------------------------------

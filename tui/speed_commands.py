@@ -22,7 +22,7 @@ from tui.game.speed_notation import export_solve
 from tui.game.speed_records import RECORD_STATISTICS, Record
 from tui.storage.speed_transfer import read_file, store_import
 from tui.storage.store import EVERY_ROW, Store, StoreError
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 SIZE = re.compile(r"(\d{1,2})x(\d{1,2})")
 

@@ -46,7 +46,7 @@ from typing import Any
 
 from koma_bench.serve.scenarios import HOME, BenchServer, Session, percentile
 from solver.errors import KomaError
-from tui.game.race import MAX_RACERS, RacePhase, Room
+from tui.game.race_rules import MAX_RACERS, RacePhase, Room
 from tui.server.procfs import cpu_seconds, memory_mib
 
 SHAPE_VARIABLE = "KOMA_BENCH_RACE_CROWD"
@@ -411,7 +411,7 @@ def racing_figures(prefix: str, racers: list[CrowdRacer]) -> dict[str, Any]:
 
 def read_rooms(database: str, codes: dict[int, str]) -> dict[int, Room]:
     """Each room's latest round as the store has it, by the bench's room number."""
-    from tui.storage.stores import connect_store
+    from tui.storage.store_choice import connect_store
 
     store = connect_store(f"sqlite:///{database}", "user:bench")
     try:

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from koma_bench.serve.race_crowd import CrowdRacer, check_room, crowd_shape, screen_results, stored_results
 from solver.errors import KomaError
-from tui.game.race import RacePhase, Racer, Room
+from tui.game.race_rules import RacePhase, Racer, Room
 from tui.screens.race_views import results_text
 
 SCRAMBLE_3X3 = (1, 2, 3, 4, 0, 5, 7, 8, 6)  # solved by L U

@@ -276,7 +276,7 @@ def test_address_groups_and_link_code_tries_across_a_64():
     """Finding 3: what the per-address limits count by, and link-code tries spread over one /64 (koma web passes
     the address's group to LinkCodes.redeem)."""
     from tui.server.links import LINK_TRIES_PER_MINUTE, LinkCodes
-    from tui.server.proxy import address_group
+    from tui.server.proxy_protocol import address_group
 
     assert address_group("2001:db8:1:2::1") == address_group("2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64"
     assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")

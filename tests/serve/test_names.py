@@ -10,7 +10,7 @@ import pytest
 from serve_helpers import HAVE_ASYNCSSH, SSH_KEYGEN, Server
 from test_serve import run_ssh
 
-from tui.storage.stores import open_store
+from tui.storage.store_choice import open_store
 
 pytestmark = [pytest.mark.skipif(not HAVE_ASYNCSSH, reason="asyncssh is not installed (pip install -e '.[ssh]')"),
               pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen is not installed")]

@@ -35,7 +35,7 @@ def v1_header(source: str, source_port: int) -> bytes:
 
 def read_header(first_bytes: bytes, timeout: float = 2.0):
     """What read_proxy_header makes of a connection that starts with ``first_bytes``, and what it left unread."""
-    from tui.server.proxy import read_proxy_header
+    from tui.server.proxy_protocol import read_proxy_header
 
     async def run():
         ours, theirs = socket.socketpair()
@@ -59,7 +59,7 @@ def test_the_header_gives_the_client_and_nothing_past_it_is_read(header):
 
 @pytest.mark.parametrize("header", [v2_header("198.51.100.20", 1234), v1_header("198.51.100.20", 1234)])
 def test_a_header_in_pieces_is_put_together(header):
-    from tui.server.proxy import read_proxy_header
+    from tui.server.proxy_protocol import read_proxy_header
 
     async def run():
         ours, theirs = socket.socketpair()
@@ -86,7 +86,7 @@ def test_a_local_header_keeps_the_sockets_address():
 @pytest.mark.parametrize("start", [b"SSH-2.0-OpenSSH_9.2\r\n", b"PROXY TCP4 not-an-address 127.0.0.1 1 2\r\n",
                                    b"PROXY " + b"9" * 600, V2_SIGNATURE + b"\x21\x11\x00"])
 def test_a_connection_without_a_valid_header_is_refused(start):
-    from tui.server.proxy import ProxyHeaderError
+    from tui.server.proxy_protocol import ProxyHeaderError
 
     with pytest.raises(ProxyHeaderError):
         read_header(start, timeout=1.0)

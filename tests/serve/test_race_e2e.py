@@ -22,7 +22,7 @@ from koma_bench.serve.scenarios import HOME
 from koma_bench.serve.ssh import BenchServer, Session
 from solver.ids import parse_game_id
 from solver.solving import solve
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 pytest.importorskip("asyncssh")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium-headless-shell")

@@ -94,7 +94,7 @@ def test_the_host_key_is_made_once_with_mode_0600_and_reused(tmp_path):
 def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypatch):
     from types import SimpleNamespace
 
-    from tui.server.game import Game
+    from tui.server.served_game import ServedGame
     from tui.server.ssh.transport import SshTransport
 
     for name in ("NO_COLOR", "TEXTUAL_COLOR_SYSTEM", "LINES", "COLUMNS", "KOMA_SERVE_COLORTERM"):
@@ -102,7 +102,7 @@ def test_the_game_gets_the_operators_display_settings_and_nothing_else(monkeypat
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
     monkeypatch.setenv("SSH_AUTH_SOCK", "/tmp/agent.sock")  # the operator's own: never a game's
     monkeypatch.setenv("LANG", "fr_FR.ISO-8859-1")
-    game = Game(None, SshTransport(SimpleNamespace(env={})), "user:ann", "ann", "127.0.0.1:1")
+    game = ServedGame(None, SshTransport(SimpleNamespace(env={})), "user:ann", "ann", "127.0.0.1:1")
     env = game.environment("xterm-256color", 24, 80)
     assert env["TEXTUAL_ANIMATIONS"] == "none" and "NO_COLOR" not in env and "TEXTUAL_COLOR_SYSTEM" not in env
     assert "SSH_AUTH_SOCK" not in env and "LINES" not in env and "COLUMNS" not in env

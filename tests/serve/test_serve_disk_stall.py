@@ -18,7 +18,7 @@ from stalling_disk import stalling_mount
 from koma_bench.serve.scenarios import HOME, first_move, percentile, play_moves
 from koma_bench.serve.ssh import BenchServer, Session
 from tui.storage.outbox import OUTBOX_DIR
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 pytest.importorskip("asyncssh")
 

@@ -24,7 +24,7 @@ from koma_bench.serve.scenarios import HOME, first_move, percentile, play_moves
 from koma_bench.serve.ssh import BenchServer, Session
 from tui.game.records import SavedGame
 from tui.storage.outbox import OUTBOX_DIR, claimed_orphans, outbox_depth, player_journals
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 pytest.importorskip("asyncssh")
 

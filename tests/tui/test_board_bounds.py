@@ -14,7 +14,7 @@ import pytest
 from tui.game.speed import SpeedResult
 from tui.game.speed_notation import solve_record
 from tui.storage import store as store_module
-from tui.storage.stores import is_postgres, open_store
+from tui.storage.store_choice import is_postgres, open_store
 
 DAY, PUZZLE, EVENT = "2025-01-31", "8", "daily/2025-01-31"
 ROWS = 100_000

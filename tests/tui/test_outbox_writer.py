@@ -29,7 +29,7 @@ from tui.game.records import SavedGame
 from tui.game.session import GameSession, Push
 from tui.storage.backend import StoreError
 from tui.storage.outbox import read_journal
-from tui.storage.service import Noticed, Storage
+from tui.storage.service import Noticed, StoreService
 from tui.storage.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,7 +91,7 @@ def legal_walk(session: GameSession, count: int, timed: list[float] | None = Non
 class TimedSaver:
     """The storage service as a session's saver, each write timed on the caller's thread."""
 
-    def __init__(self, storage: Storage, took: list[float]):
+    def __init__(self, storage: StoreService, took: list[float]):
         self.storage, self.took = storage, took
 
     def write(self, write, guard=None) -> bool:
@@ -114,7 +114,7 @@ def test_a_stalled_fsync_never_holds_a_key_and_loses_nothing(tmp_path, monkeypat
     monkeypatch.setattr(outbox_module, "STALL_SECONDS", 0.3)
     disk, told = StalledDisk(), Told()
     db = tmp_path / "koma.db"
-    storage = Storage(lambda: Store(db, PLAYER), PLAYER, told, outbox=tmp_path / "outbox", fsync=disk)
+    storage = StoreService(lambda: Store(db, PLAYER), PLAYER, told, outbox=tmp_path / "outbox", fsync=disk)
     try:
         session = GameSession(FIFTEEN, storage, time.monotonic, seed=7)
         legal_walk(session, 1)
@@ -130,7 +130,7 @@ def test_a_stalled_fsync_never_holds_a_key_and_loses_nothing(tmp_path, monkeypat
         # a write that touched the disk would wait for the release (never, here): every one returned, and fast
         assert max(keys) < 0.5, f"a key took {max(keys) * 1000:.1f} ms while the fsync was held"
         assert percentile(writes, 50) < 0.0005 and percentile(writes, 95) < KEY_BUDGET_SECONDS, (
-            f"Storage.write p50 {percentile(writes, 50) * 1e3:.3f} ms, p95 {percentile(writes, 95) * 1e3:.3f} ms")
+            f"StoreService.write p50 {percentile(writes, 50) * 1e3:.3f} ms, p95 {percentile(writes, 95) * 1e3:.3f} ms")
         assert disk.threads == {"koma-outbox-syncer"}  # never the caller's thread
         wait_until(lambda: any("slow to confirm" in n for n in notices(told)), what="the stall notice")
         wait_until(lambda: not storage.pending_ops(), what="the database")  # not the disk: it took every move
@@ -157,7 +157,7 @@ def test_a_stalled_fsync_never_holds_a_key_and_loses_nothing(tmp_path, monkeypat
 def test_every_move_accepted_during_a_stall_is_on_disk_after_it(tmp_path):
     """The database is away too: the journal is all there is.  After the stall, it holds every move."""
     disk = StalledDisk()
-    storage = Storage(unreachable, PLAYER, Told(), outbox=tmp_path / "outbox", fsync=disk)
+    storage = StoreService(unreachable, PLAYER, Told(), outbox=tmp_path / "outbox", fsync=disk)
     try:
         session = GameSession(FIFTEEN, storage, time.monotonic, seed=8)
         legal_walk(session, 1)
@@ -178,7 +178,7 @@ def test_every_move_accepted_during_a_stall_is_on_disk_after_it(tmp_path):
 
 def journal_sizes(tmp_path: Path, moves: int) -> list[int]:
     """The journal's size after the whole game and after each of ``moves`` moves (the database away: nothing done)."""
-    storage = Storage(unreachable, PLAYER, Told(), outbox=tmp_path / "outbox")
+    storage = StoreService(unreachable, PLAYER, Told(), outbox=tmp_path / "outbox")
     try:
         session = GameSession(FIFTEEN, storage, time.monotonic, seed=9)
         session.save()
@@ -207,7 +207,7 @@ from pathlib import Path
 from solver.registry import get_puzzle
 from tui.storage.backend import StoreError
 from tui.game.session import GameSession
-from tui.storage.service import Storage
+from tui.storage.service import StoreService
 held = sys.argv[2] == "stalled"
 
 def fsync(fd):
@@ -219,7 +219,7 @@ def fsync(fd):
 def unreachable():
     raise StoreError("unreachable")
 
-storage = Storage(unreachable, "user:ann", lambda news: None, outbox=Path(sys.argv[1]), fsync=fsync)
+storage = StoreService(unreachable, "user:ann", lambda news: None, outbox=Path(sys.argv[1]), fsync=fsync)
 session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=10)
 undo = {"U": "D", "D": "U", "L": "R", "R": "L"}
 for _ in range(int(sys.argv[3])):
@@ -247,7 +247,7 @@ def test_a_game_killed_after_its_moves_were_accepted_loses_none(tmp_path, disk):
         child.send_signal(signal.SIGKILL)
         child.wait(30)
     db = tmp_path / "koma.db"
-    again = Storage(lambda: Store(db, PLAYER), PLAYER, Told(), outbox=outbox)
+    again = StoreService(lambda: Store(db, PLAYER), PLAYER, Told(), outbox=outbox)
     try:
         assert again.adopted == 1  # one whole game: its moves folded onto its first save
         assert again.settle(DEADLINE)
@@ -271,7 +271,7 @@ async def test_the_disk_stall_probe_keys_reach_the_board_while_the_fsync_is_held
     monkeypatch.setenv("KOMA_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("KOMA_PLAYER", PLAYER)
     disk = StalledDisk()
-    monkeypatch.setitem(storage_module.Storage.__init__.__kwdefaults__, "fsync", disk)
+    monkeypatch.setitem(storage_module.StoreService.__init__.__kwdefaults__, "fsync", disk)
     app = KomaApp(puzzle=get_puzzle("8"), database=f"sqlite:///{tmp_path / 'koma.db'}", clock=lambda: 0.0,
                   animate_spinner=False, keymap={})
     app.animation_level = "none"  # a key's time is its handling and its frame, not a slide's 150 ms
@@ -342,7 +342,7 @@ def test_a_damaged_record_in_an_adopted_journal_is_skipped_with_one_notice(tmp_p
     dead.path.write_bytes(lines[0] + bytes(damaged) + lines[2])
     told = Told()
     db = tmp_path / "koma.db"
-    storage = Storage(lambda: Store(db, PLAYER), PLAYER, told, outbox=outbox)
+    storage = StoreService(lambda: Store(db, PLAYER), PLAYER, told, outbox=outbox)
     try:
         assert storage.adopted == 2 and storage.settle(DEADLINE)
         skipped = [n for n in notices(told) if "damaged record" in n]
@@ -371,7 +371,7 @@ def test_on_a_real_stalling_filesystem_keys_flow_and_nothing_is_lost(stalling_di
     monkeypatch.setattr(outbox_module, "STALL_SECONDS", 0.5)
     mountpoint, flag = stalling_disk
     told = Told()
-    storage = Storage(unreachable, PLAYER, told, outbox=mountpoint / "outbox")  # the real os.fsync: no seam
+    storage = StoreService(unreachable, PLAYER, told, outbox=mountpoint / "outbox")  # the real os.fsync: no seam
     try:
         session = GameSession(FIFTEEN, storage, time.monotonic, seed=12)
         legal_walk(session, 1)
@@ -384,7 +384,7 @@ def test_on_a_real_stalling_filesystem_keys_flow_and_nothing_is_lost(stalling_di
             wait_until(lambda: (storage.outbox is not None and storage.outbox.stalled) or not flag.exists(), 5.0)
         assert storage.outbox is not None and storage.outbox.stalled and not storage.durable(0)
         assert max(writes) < 0.5 and percentile(writes, 95) < KEY_BUDGET_SECONDS, (
-            f"Storage.write p95 {percentile(writes, 95) * 1e3:.3f} ms, max {max(writes) * 1e3:.1f} ms")
+            f"StoreService.write p95 {percentile(writes, 95) * 1e3:.3f} ms, max {max(writes) * 1e3:.1f} ms")
         wait_until(lambda: any("slow to confirm" in n for n in notices(told)), what="the stall notice")
         flag.unlink()
         assert storage.durable(DEADLINE)
@@ -465,7 +465,7 @@ def test_moves_made_while_the_writer_gathers_do_not_wake_it_and_go_in_together(t
 
     monkeypatch.setattr(service_module, "GATHER_SECONDS", 60.0)  # the writer gathers until someone waits
     db = tmp_path / "koma.db"
-    storage = Storage(lambda: Store(db, PLAYER), PLAYER, Told(), outbox=tmp_path / "outbox")
+    storage = StoreService(lambda: Store(db, PLAYER), PLAYER, Told(), outbox=tmp_path / "outbox")
     try:
         session = GameSession(FIFTEEN, storage, time.monotonic, seed=7)
         legal_walk(session, 1)

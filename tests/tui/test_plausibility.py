@@ -24,11 +24,11 @@ from tui.game.plausibility import (
     implausible_race,
     implausible_speed_solve,
 )
-from tui.game.race import RacePhase, Racer, Room
+from tui.game.race_rules import RacePhase, Racer, Room
 from tui.game.speed import SpeedResult
 from tui.game.speed_events import EventResult, event_for
 from tui.game.speed_notation import solve_record
-from tui.storage.stores import open_store
+from tui.storage.store_choice import open_store
 
 OPPOSITE = {"U": "D", "D": "U", "L": "R", "R": "L"}
 

@@ -14,8 +14,8 @@ from tui.game.records import SavedGame
 from tui.game.session import GameSession
 from tui.storage.postgres import StoreUnavailable, connect
 from tui.storage.postgres_schema import MIGRATIONS, SchemaError, current_version, migrate, migrations
-from tui.storage.service import Answer, SavingDelayed, SavingResumed, Storage
-from tui.storage.stores import connect_store, open_store
+from tui.storage.service import Answer, SavingDelayed, SavingResumed, StoreService
+from tui.storage.store_choice import connect_store, open_store
 
 
 def test_the_shipped_migrations_run_one_two_three():
@@ -101,7 +101,7 @@ def test_a_lost_connection_is_replaced_without_losing_the_save(postgres_url, tmp
     assert store.load_game("8").start == "1 2 3/4 5 6/7 _ 8" and store.drain_notices() == []
     store.close()
     told: list = []
-    storage = Storage(lambda: connect_store(postgres_url, "user:bob"), "user:bob", told.append, outbox=tmp_path / "outbox")
+    storage = StoreService(lambda: connect_store(postgres_url, "user:bob"), "user:bob", told.append, outbox=tmp_path / "outbox")
     session = GameSession(get_puzzle("8"), storage, time.monotonic, seed=3)
     session.push(sorted(session.puzzle.moves(session.state))[0])
     assert storage.settle(30) and read(storage, lambda store: store.load_game("8")).known  # both threads connected
@@ -114,7 +114,7 @@ def test_a_lost_connection_is_replaced_without_losing_the_save(postgres_url, tmp
     assert storage.close() == 0
 
 
-def read(storage: Storage, run) -> Answer:
+def read(storage: StoreService, run) -> Answer:
     answers: list[Answer] = []
     storage.read(run, answers.append)
     deadline = time.monotonic() + 30

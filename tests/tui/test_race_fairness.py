@@ -9,7 +9,7 @@ import time
 import pytest
 
 from solver.errors import KomaError
-from tui.game.race import (
+from tui.game.race_rules import (
     ABANDONED_ROOM_SECONDS,
     CODE_KEPT_SECONDS,
     FREE_CODE_MISSES,
@@ -20,8 +20,8 @@ from tui.game.race import (
     RacePhase,
     code_wait_seconds,
 )
-from tui.storage import race as race_store
-from tui.storage.stores import open_store
+from tui.storage import race_rooms as race_store
+from tui.storage.store_choice import open_store
 
 SCRAMBLE_3X3 = (1, 2, 3, 4, 0, 5, 7, 8, 6)  # solved by L U
 

@@ -13,11 +13,11 @@ import uuid
 import pytest
 
 from koma_bench.race_links import figures, padded_solution, run_races
-from tui.game.race import RacePhase
-from tui.storage import race as race_store
+from tui.game.race_rules import RacePhase
 from tui.storage import race_link
+from tui.storage import race_rooms as race_store
 from tui.storage.race_link import RaceLink
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 DEADLINE = 60.0
 

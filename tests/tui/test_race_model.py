@@ -1,4 +1,4 @@
-"""The race model (tui/game/race.py): places, DNF, STM/MTM/TPS, countdown, quick start, codes, worked by hand."""
+"""The race model (tui/game/race_rules.py): places, DNF, STM/MTM/TPS, countdown, quick start, codes, worked by hand."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from solver import ids
 from solver.errors import KomaError
 from solver.sliding.model import SlidingPuzzle
-from tui.game.race import (
+from tui.game.race_rules import (
     CODE_ALPHABET,
     CODE_LENGTH,
     MAX_RACERS,

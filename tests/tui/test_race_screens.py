@@ -13,7 +13,7 @@ from tui_helpers import make_app, wait_for
 from solver import ids
 from solver import solving as search
 from tui.game.averages import seconds_text
-from tui.game.race import MAX_OPEN_PRIVATE_ROOMS, RacePhase, Racer, Room
+from tui.game.race_rules import MAX_OPEN_PRIVATE_ROOMS, RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged
 from tui.screens import race as race_screen

@@ -17,7 +17,7 @@ from test_small_screens import clipped_keys
 from tui_helpers import make_app, record_calls, settled, wait_for
 
 from tui.ascii import Static
-from tui.game.race import RacePhase, Racer, Room
+from tui.game.race_rules import RacePhase, Racer, Room
 from tui.game.speed import speed_puzzle
 from tui.messages import RoomChanged, RoomMoved
 from tui.screens.race import RaceScreen

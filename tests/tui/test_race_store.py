@@ -1,4 +1,4 @@
-"""Races in the store (tui/storage/race.py) on both backends: a SQLite file and a real PostgreSQL database.
+"""Races in the store (tui/storage/race_rooms.py) on both backends: a SQLite file and a real PostgreSQL database.
 
 Joins, starts, pushes, DNFs and round ends are conditional writes; the last seat is raced for by two real processes.
 """
@@ -12,7 +12,7 @@ import time
 import pytest
 
 from solver.errors import KomaError
-from tui.game.race import (
+from tui.game.race_rules import (
     CODE_ALPHABET,
     LOBBY_GONE_SECONDS,
     MAX_RACERS,
@@ -22,7 +22,7 @@ from tui.game.race import (
     RaceStats,
 )
 from tui.game.speed import random_scramble, speed_puzzle
-from tui.storage.stores import open_store
+from tui.storage.store_choice import open_store
 
 SCRAMBLE_3X3 = (1, 2, 3, 4, 0, 5, 7, 8, 6)  # solved by L U
 

@@ -6,7 +6,7 @@ moves its journal held and the database did not have yet; the reconnect came whi
 journal (or while the ending game's process still did), so the new game could neither adopt it nor see it, and
 resumed the older game the table held then.  Its next save, accepted later, then wrote over the newer one.
 
-Each run here plays that story on a real :class:`~tui.storage.service.Storage` with its durable outbox and a real
+Each run here plays that story on a real :class:`~tui.storage.service.StoreService` with its durable outbox and a real
 :class:`~tui.storage.outbox_drain.OutboxDrainer`, against real PostgreSQL made unreachable (the database refuses
 connections and its sessions are ended, or the server is stopped), and compares what the reconnect resumes, the
 journal and the table.  Where the drain runs is chosen per run: a drainer's pass holding the ended game's journal
@@ -33,8 +33,8 @@ from tui.game.records import SavedGame
 from tui.game.session import GameSession
 from tui.storage.outbox import outbox_depth, read_journal
 from tui.storage.outbox_drain import OutboxDrainer
-from tui.storage.service import Answer, GameBehind, GameKeptApart, Storage
-from tui.storage.stores import connect_store
+from tui.storage.service import Answer, GameBehind, GameKeptApart, StoreService
+from tui.storage.store_choice import connect_store
 
 FIFTEEN = get_puzzle("15")
 KEY = "15"
@@ -43,9 +43,9 @@ RUNS = 50
 HOLDERS = ("drainer", "exiting game", "reconnect", "drained")
 
 
-def resumed_answer(storage: Storage) -> Answer:
+def resumed_answer(storage: StoreService) -> Answer:
     """The saved game as the play screen reads it (tui/play/held_game.py): this session's save still in the outbox,
-    else :meth:`Storage.newest_saved_game` on the reader thread."""
+    else :meth:`StoreService.newest_saved_game` on the reader thread."""
     pending = storage.pending_save(KEY)
     if pending is not False:
         return Answer(pending if isinstance(pending, SavedGame) else None)
@@ -56,7 +56,7 @@ def resumed_answer(storage: Storage) -> Answer:
     return answers[0]
 
 
-def resumed_game(storage: Storage) -> SavedGame:
+def resumed_game(storage: StoreService) -> SavedGame:
     answer = resumed_answer(storage)
     assert answer.known and isinstance(answer.value, SavedGame), answer
     return answer.value
@@ -76,7 +76,7 @@ def journal_game(path: Path) -> SavedGame | None:
     return saves[-1] if saves else None
 
 
-def quit_journal(storage: Storage) -> SavedGame | None:
+def quit_journal(storage: StoreService) -> SavedGame | None:
     """What the journal of a game that has quit leads to (None: nothing was left in it)."""
     assert storage.outbox is not None and storage.journal is not None and storage.outbox.flush(DEADLINE)
     return journal_game(storage.journal.path) if storage.journal.path.exists() else None
@@ -146,8 +146,8 @@ def outage_story(server, url: str, outbox: Path, player: str, how: str, holder: 
     """One run of the probe; what the reconnect showed, what the journal and the table held (positions)."""
     outage = Outage(server, url, how)
 
-    def storage() -> Storage:
-        return Storage(lambda: connect_store(url, player), player, Told(), outbox=outbox)
+    def storage() -> StoreService:
+        return StoreService(lambda: connect_store(url, player), player, Told(), outbox=outbox)
 
     first = storage()
     game = GameSession(FIFTEEN, first, time.monotonic, seed=rng.randrange(2**32))
@@ -201,7 +201,7 @@ def outage_story(server, url: str, outbox: Path, player: str, how: str, holder: 
             "table_after": moves_of(after)}
 
 
-def drain_all_but(reconnect: Storage, url: str, outbox: Path) -> None:
+def drain_all_but(reconnect: StoreService, url: str, outbox: Path) -> None:
     """Every journal drained but the reconnect's own (its game is live): what the table holds once they are in."""
     assert reconnect.settle(DEADLINE)
     deadline = time.monotonic() + DEADLINE
@@ -245,7 +245,7 @@ def test_a_game_resumed_from_an_older_state_never_saves_over_the_newer_one(postg
     player = "user:replicas"
     outage = Outage(postgres_server, postgres_url, "refused")
     here, there = tmp_path / "replica-1", tmp_path / "replica-2"
-    first = Storage(lambda: connect_store(postgres_url, player), player, Told(), outbox=here)
+    first = StoreService(lambda: connect_store(postgres_url, player), player, Told(), outbox=here)
     game = GameSession(FIFTEEN, first, time.monotonic, seed=5)
     play_moves(game, 6)
     assert first.settle(DEADLINE)
@@ -257,7 +257,7 @@ def test_a_game_resumed_from_an_older_state_never_saves_over_the_newer_one(postg
     first.close(0.0)  # quits before its writer is back: 4 moves wait in replica 1's outbox
     newer = moves_of(game.snapshot())
     told = Told()
-    elsewhere = Storage(lambda: connect_store(postgres_url, player), player, told, outbox=there)
+    elsewhere = StoreService(lambda: connect_store(postgres_url, player), player, told, outbox=there)
     shown = resumed_game(elsewhere)
     assert len(shown.moves) == 6  # replica 2 cannot know of them yet
     drain_all(postgres_url, here)  # replica 1's drainer writes them
@@ -271,6 +271,6 @@ def test_a_game_resumed_from_an_older_state_never_saves_over_the_newer_one(postg
     told.wait_for(GameKeptApart, timeout=DEADLINE)
     assert moves_of(stored(postgres_url, player)) == newer
     assert elsewhere.close() == 0
-    again = Storage(lambda: connect_store(postgres_url, player), player, Told(), outbox=there)
+    again = StoreService(lambda: connect_store(postgres_url, player), player, Told(), outbox=there)
     assert moves_of(resumed_game(again)) == newer  # opened again: the newer game
     assert again.close() == 0

@@ -16,7 +16,7 @@ from tui.game.averages import average_of
 from tui.game.speed import SpeedResult
 from tui.game.speed_notation import format_scramble, format_solution, solve_record
 from tui.game.speed_records import Entry, bests
-from tui.storage.stores import open_store
+from tui.storage.store_choice import open_store
 
 SCRAMBLE = (0, 2, 3, 1, 5, 6, 4, 7, 8)  # U2L2 solves it
 

@@ -9,7 +9,7 @@ import pytest
 
 from tui.game.speed import SpeedResult
 from tui.game.speed_notation import solve_record
-from tui.storage.stores import open_store
+from tui.storage.store_choice import open_store
 
 SOLVE = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 200, 350, 500))
 DNF = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("U"), (0,), dnf=True)

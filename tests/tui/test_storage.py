@@ -28,7 +28,7 @@ from tui.storage import outbox_drain
 from tui.storage.backend import Query, StoreError
 from tui.storage.outbox import outbox_depth, player_tag, read_journal
 from tui.storage.outbox_drain import OutboxDrainer
-from tui.storage.service import Answer, Finished, GameKeptApart, SavingDelayed, SavingResumed, Storage
+from tui.storage.service import Answer, Finished, GameKeptApart, SavingDelayed, SavingResumed, StoreService
 from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
 
@@ -129,7 +129,7 @@ class World:
         self.db = tmp_path / "koma.db"
         self.outbox = tmp_path / "outbox"
         self.faults = Faults()
-        self.services: list[Storage] = []
+        self.services: list[StoreService] = []
 
     def store(self, player: str = PLAYER) -> Store:
         """A store straight on the file, as another process (a reconnecting player) sees it."""
@@ -139,8 +139,8 @@ class World:
         self.faults.gate()  # connecting fails (or stalls) too
         return Store(player=player, backend=Faulty(self.db, self.faults))
 
-    def service(self, told: Told | None = None, player: str = PLAYER) -> Storage:
-        storage = Storage(lambda: self.connect(player), player, told or Told(), outbox=self.outbox)
+    def service(self, told: Told | None = None, player: str = PLAYER) -> StoreService:
+        storage = StoreService(lambda: self.connect(player), player, told or Told(), outbox=self.outbox)
         self.services.append(storage)
         return storage
 
@@ -163,7 +163,7 @@ def world(tmp_path, monkeypatch):
         service.close(0)
 
 
-def game(storage: Storage, start: tuple = NEAR, **kwargs) -> GameSession:
+def game(storage: StoreService, start: tuple = NEAR, **kwargs) -> GameSession:
     return GameSession(EIGHT, storage, time.monotonic, start=start, **kwargs)
 
 
@@ -181,7 +181,7 @@ def same_game(a: SavedGame | None, b: SavedGame) -> bool:
                                                                                    b.position, b.hints)
 
 
-def read_now(storage: Storage, run: Callable[[Store], object], deadline: float = 4.0) -> tuple[Answer, float]:
+def read_now(storage: StoreService, run: Callable[[Store], object], deadline: float = 4.0) -> tuple[Answer, float]:
     """Ask for a read and wait for its answer: the answer and the seconds it took."""
     answers: list[Answer] = []
     began = time.monotonic()

@@ -2,7 +2,7 @@
 file locked by another process.  Nothing the game accepted is lost, no call waits for the database, and the game
 is told once when saving is delayed and once when it is back.
 
-Each test plays a game through a real :class:`~tui.game.session.GameSession` on a real :class:`Storage` with its
+Each test plays a game through a real :class:`~tui.game.session.GameSession` on a real :class:`StoreService` with its
 durable outbox, then reads the ``games`` table from a fresh connection, as a player reconnecting would.
 """
 
@@ -23,9 +23,9 @@ from tui.game.records import SavedGame
 from tui.game.session import GameSession
 from tui.game.writes import Op, SaveGame, encode_record
 from tui.storage.outbox import outbox_depth, read_journal
-from tui.storage.service import GameKeptApart, SavingDelayed, SavingResumed, Storage
+from tui.storage.service import GameKeptApart, SavingDelayed, SavingResumed, StoreService
 from tui.storage.store import Store
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 SEED = 7
 MOVE_BUDGET_SECONDS = 0.05  # a move (push + durable journal append) never waits for the database
@@ -37,8 +37,8 @@ def stored(url: str, player: str, key: str = "15") -> tuple | None:
     return moves_of(connect_store(url, player).load_game(key))
 
 
-def service(url: str, player: str, outbox: Path, told: Told) -> Storage:
-    return Storage(lambda: connect_store(url, player), player, told, outbox=outbox)
+def service(url: str, player: str, outbox: Path, told: Told) -> StoreService:
+    return StoreService(lambda: connect_store(url, player), player, told, outbox=outbox)
 
 
 def test_a_frozen_postgres_holds_no_move_and_loses_none(postgres_server, postgres_url, tmp_path):
@@ -83,7 +83,7 @@ def test_quitting_while_postgres_is_stopped_is_instant_and_the_next_game_writes_
         assert time.monotonic() - began < 1.0 and left >= 1
         assert outbox_depth(outbox)[0] >= 1  # kept on disk for whoever comes next
         # a new session of the same player during the outage resumes the latest game from the outbox
-        again = Storage(lambda: connect_store(postgres_url, "user:bea"), "user:bea", Told(), outbox=outbox)
+        again = StoreService(lambda: connect_store(postgres_url, "user:bea"), "user:bea", Told(), outbox=outbox)
         assert again.adopted >= 1
         assert moves_of(again.pending_save("15")) == moves_of(session.snapshot())
     finally:
@@ -154,7 +154,7 @@ def test_a_locked_sqlite_file_holds_no_move_and_loses_none(tmp_path):
     path = tmp_path / "koma.db"
     Store(path).close()  # made whole first
     told = Told()
-    storage = Storage(lambda: Store(path, "local", timeout=1.0), "local", told, outbox=tmp_path / "outbox")
+    storage = StoreService(lambda: Store(path, "local", timeout=1.0), "local", told, outbox=tmp_path / "outbox")
     session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
     play_moves(session, 2)
     assert storage.settle(30)
@@ -242,7 +242,7 @@ def test_an_outbox_that_cannot_be_made_keeps_the_writes_in_memory(tmp_path, monk
     """The outbox cannot be made (the data dir is a file, or under /proc): the game starts all the same, is told once,
     and its writes still reach the database, from memory."""
     (tmp_path / "a-file").write_text("")
-    storage = Storage(lambda: Store(tmp_path / "koma.db", "local"), "local", Told(), outbox=tmp_path / "a-file" / "outbox")
+    storage = StoreService(lambda: Store(tmp_path / "koma.db", "local"), "local", Told(), outbox=tmp_path / "a-file" / "outbox")
     notices = storage.drain_notices()
     assert storage.journal is None and len(notices) == 1 and "outbox cannot be made" in notices[0]
     session = GameSession(get_puzzle("8"), storage, time.monotonic, seed=SEED)

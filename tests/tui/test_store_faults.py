@@ -37,7 +37,7 @@ from tui.game.session import GameSession, Push
 from tui.game.writes import ClearGame, FinishGame
 from tui.storage.backend import StoreError
 from tui.storage.outbox import outbox_depth, read_journal
-from tui.storage.service import Answer, Finished, Noticed, SavingDelayed, SavingResumed, Storage
+from tui.storage.service import Answer, Finished, Noticed, SavingDelayed, SavingResumed, StoreService
 from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import SCHEMA_VERSION, SavedGame, Store
 
@@ -178,7 +178,7 @@ def test_read_only_data_dir_with_a_saved_game(tmp_path):
         os.chmod(path, 0o600)
 
 
-def read(storage: Storage, run: Callable[[Store], Any]) -> Answer:
+def read(storage: StoreService, run: Callable[[Store], Any]) -> Answer:
     """A read through the storage service (its reader thread), as a screen reads."""
     answers: list[Answer] = []
     storage.read(run, answers.append)
@@ -209,7 +209,7 @@ def test_disk_full_on_write_keeps_the_game_in_memory_and_saves_it_later(tmp_path
     pages = store.backend.query("PRAGMA page_count")[0][0]
     store.backend.query(f"PRAGMA max_page_count = {pages}")  # no room for another page: a full disk (SQLITE_FULL)
     told = Told()
-    storage = Storage(lambda: store, "local", told, outbox=tmp_path / "outbox", one_connection=True)
+    storage = StoreService(lambda: store, "local", told, outbox=tmp_path / "outbox", one_connection=True)
     big = SavedGame("1 2 3 4/5 6 7 8/9 10 11 12/13 14 15 _", ["L"] * 20_000, "p" * 20_000, 3, 1.0)
     assert storage.save_game("15", big)  # durable in the outbox at once
     daily = GameSession(get_puzzle("8"), storage, time.monotonic, start=get_puzzle("8").parse(TWO_AWAY), daily=DAY)
@@ -284,7 +284,7 @@ def test_disk_full_simulated_on_every_write(tmp_path):
     disk = FullDisk(SqliteBackend(path))
     store = Store(player="local", backend=disk)
     told = Told()
-    storage = Storage(lambda: store, "local", told, outbox=tmp_path / "outbox", one_connection=True)
+    storage = StoreService(lambda: store, "local", told, outbox=tmp_path / "outbox", one_connection=True)
     storage.write(finish_record(f"daily/{DAY}/8", daily=DAY))  # the first to wait
     storage.save_game("8", SavedGame(BOARD, ["L"], "p", 1, 1.0))
     assert storage.pending_save("8") == SavedGame(BOARD, ["L"], "p", 1, 1.0)
@@ -353,7 +353,7 @@ def test_full_tmpfs_never_moves_the_database_and_saves_when_space_returns(tiny_d
     wait in memory, and every one of them is saved when space returns."""
     path = saved_database(tiny_disk, filler=5)
     told = Told()
-    storage = Storage(lambda: Store(path, timeout=0.5), "local", told, outbox=tiny_disk / "outbox")
+    storage = StoreService(lambda: Store(path, timeout=0.5), "local", told, outbox=tiny_disk / "outbox")
     session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
     play_moves(session, 2)
     assert storage.settle(DEADLINE) and read(storage, lambda store: store.load_game("8")) == Answer(GAME)
@@ -387,7 +387,7 @@ def test_full_tmpfs_before_the_first_start_is_not_a_truncated_database(tiny_disk
     answer "unknown" (never "no saved game"), the player is told once, and the game is saved when space returns."""
     filler = fill(tiny_disk)
     told = Told()
-    storage = Storage(lambda: Store(tiny_disk / "koma.db", timeout=0.5), "local", told, outbox=tiny_disk / "outbox")
+    storage = StoreService(lambda: Store(tiny_disk / "koma.db", timeout=0.5), "local", told, outbox=tiny_disk / "outbox")
     session = GameSession(get_puzzle("8"), storage, time.monotonic, seed=SEED)
     play_moves(session, 3)
     told.wait_for(SavingDelayed, timeout=DEADLINE)
@@ -427,7 +427,7 @@ def test_a_foreign_exclusive_lock_is_busy_not_corrupt(tmp_path):
     told = Told()
     try:
         assert locker.stdout.readline().strip() == "locked"
-        storage = Storage(lambda: Store(path, timeout=0.3), "local", told, outbox=tmp_path / "outbox")
+        storage = StoreService(lambda: Store(path, timeout=0.3), "local", told, outbox=tmp_path / "outbox")
         session = GameSession(get_puzzle("15"), storage, time.monotonic, seed=SEED)
         play_moves(session, 3)
         told.wait_for(SavingDelayed, timeout=DEADLINE)
@@ -458,7 +458,7 @@ STARTER = """
 import os, sys, time
 from pathlib import Path
 from tui.game.records import SavedGame
-from tui.storage.service import Storage
+from tui.storage.service import StoreService
 from tui.storage.store import Store
 from tui.game.writes import FinishGame, Seen
 print("ready", flush=True)
@@ -473,7 +473,7 @@ def connect():
     return stores[-1]
 
 # as a game starts: its writer and its reader each open the database, at once
-storage = Storage(connect, player, news.append, outbox=Path(sys.argv[4]))
+storage = StoreService(connect, player, news.append, outbox=Path(sys.argv[4]))
 storage.write(Seen())
 storage.read(lambda store: store.games_in_progress(), answers.append)
 storage.save_game("8", SavedGame("1 2 3/4 5 6/7 _ 8", ["L"], "p", 1, 1.0))

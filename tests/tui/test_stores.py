@@ -18,7 +18,7 @@ from solver.registry import get_puzzle
 from tui.game.records import Replay
 from tui.game.writes import FinishGame
 from tui.storage.store import SavedGame, Store
-from tui.storage.stores import database_url, open_store, redacted
+from tui.storage.store_choice import database_url, open_store, redacted
 
 GAME = SavedGame("1 2 3/4 5 6/7 _ 8", ["L", "R", "L"], "ppk", 2, 42.5, 1)
 
@@ -206,7 +206,7 @@ def test_the_password_never_reaches_a_notice():
 
 
 def test_a_games_database_url_holds_no_password_and_names_the_same_database():
-    from tui.storage.stores import game_database_url, sqlite_path
+    from tui.storage.store_choice import game_database_url, sqlite_path
 
     shared = "sqlite:////tmp/shared/koma.db"  # an empty authority: rebuilding the URL would lose it (the games then
     assert game_database_url(shared) == shared  # wrote to /shared/koma.db, a database nobody else read)

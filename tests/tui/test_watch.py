@@ -11,7 +11,7 @@ from tui.play.screen import PlayScreen
 from tui.screens.home import HomeScreen
 from tui.screens.stats import StatsScreen
 from tui.screens.watch import SpectateScreen, WatchScreen
-from tui.storage.stores import open_store
+from tui.storage.store_choice import open_store
 
 BOARD = "1 2 3/4 5 6/_ 7 8"  # L L solves it
 KEYS = {"L": "left", "R": "right"}

@@ -43,7 +43,7 @@ from textual.widgets import Digits
 from tui.app_view import koma_app
 from tui.ascii import Static
 from tui.game.averages import seconds_text
-from tui.game.race import RacePhase, Racer, Room
+from tui.game.race_rules import RacePhase, Racer, Room
 from tui.game.speed import LineMove, Play, SpeedSolve
 from tui.messages import RaceTrouble, RoomChanged, RoomMoved
 from tui.patches.driver import hold_output

@@ -22,7 +22,7 @@ from tui.app_view import koma_app
 from tui.ascii import Static
 from tui.game.averages import seconds_text
 from tui.game.players import current_address
-from tui.game.race import RacePhase, RaceStats, Room, parse_code
+from tui.game.race_rules import RacePhase, RaceStats, Room, parse_code
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race import RaceScreen
 from tui.screens.race_replay import RaceReplayScreen

@@ -16,7 +16,7 @@ from textual.timer import Timer
 
 from tui.ascii import Static
 from tui.game.averages import seconds_text
-from tui.game.race import Racer, Room
+from tui.game.race_rules import Racer, Room
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_views import RaceBoards, minis_of, order_text
 from tui.screens.speed_replay import SPEEDS, START_PAUSE_SECONDS, speed_text

@@ -16,7 +16,7 @@ from textual.timer import Timer
 
 from tui.ascii import Static
 from tui.game.averages import seconds_text
-from tui.game.race import RacePhase, Racer, Room
+from tui.game.race_rules import RacePhase, Racer, Room
 from tui.messages import RoomChanged, RoomMoved
 from tui.widgets.race_minis import Mini
 
@@ -136,7 +136,7 @@ def newer(room: Room, than: Room) -> bool:
 
 class RoomNews:
     """A race link's snapshots, handed to a screen (:meth:`heard` is the link's ``on_room``, on the link's thread).
-    A snapshot whose :meth:`~tui.game.race.Room.outline` changed (a racer in or out, a finish, a DNF, the start,
+    A snapshot whose :meth:`~tui.game.race_rules.Room.outline` changed (a racer in or out, a finish, a DNF, the start,
     the phase, a new round) is posted at once as :class:`~tui.messages.RoomChanged`; one that only moves racers on
     is kept in :attr:`latest` and told with :class:`~tui.messages.RoomMoved` unless one is waiting already (the
     screen calls :meth:`taking` before it reads :attr:`latest`): at most one message waits, however many moves

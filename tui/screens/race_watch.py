@@ -15,7 +15,7 @@ from textual.widgets import DataTable
 
 from tui.app_view import koma_app
 from tui.ascii import Static
-from tui.game.race import RacePhase, Room
+from tui.game.race_rules import RacePhase, Room
 from tui.messages import RaceTrouble, RoomChanged, RoomMoved
 from tui.patches.rendering import DirtyOnlyRendering
 from tui.screens.race_replay import RaceReplayScreen

@@ -9,7 +9,7 @@ import re
 from tui.config.daily_secret import SECRET_VARIABLE
 from tui.server import metrics
 from tui.server.server_log import format_environment
-from tui.storage.stores import DATABASE_VARIABLE, NO_PASSWORD_FILE, game_database_url
+from tui.storage.store_choice import DATABASE_VARIABLE, NO_PASSWORD_FILE, game_database_url
 
 ESCDELAY_MS = "25"
 # What the game process inherits from the server's environment, besides what it is given: the paths it

@@ -21,16 +21,16 @@ from tui.config.paths import data_dir, tables_dir, user_cache_root
 from tui.server import lifecycle, metrics, sandbox
 from tui.server.admission import StartQueue, default_at_once
 from tui.server.environment import base_environment
-from tui.server.game import STOP_GRACE_SECONDS, Game, child_setup
 from tui.server.links import LinkCodes
 from tui.server.options import ServeOptions
 from tui.server.private_files import why_not_written
-from tui.server.proxy import address_group
+from tui.server.proxy_protocol import address_group
+from tui.server.served_game import STOP_GRACE_SECONDS, ServedGame, child_setup
 from tui.server.server_log import log
 from tui.server.transport import Transport
 from tui.server.warm_pool import WarmGame, WarmPool, become_subreaper
 from tui.storage.outbox_drain import OutboxDrainer
-from tui.storage.stores import DATABASE_VARIABLE, check_database, check_game_access, database_url, is_postgres, password_files, sqlite_path
+from tui.storage.store_choice import DATABASE_VARIABLE, check_database, check_game_access, database_url, is_postgres, password_files, sqlite_path
 
 if TYPE_CHECKING:
     from tui.server.admin import AdminListener
@@ -66,7 +66,7 @@ class GameHost:
     def __init__(self, options: ServeOptions):
         self.options = options
         self.players: set[object] = set()  # the logged-in connections (SSH) or sockets (web): each takes a seat
-        self.games: set[Game] = set()
+        self.games: set[ServedGame] = set()
         self.recent: dict[str, collections.deque] = {}
         self.stopping = False
         self.port = options.port  # the SSH port players are told of (the SSH front end sets the real one)
@@ -155,7 +155,7 @@ class GameHost:
             close_fds=True, cwd=cwd, preexec_fn=lambda: child_setup(options.cpu_limit, options.memory_limit, secrets))
         return process, "cold"
 
-    async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[Game],
+    async def host(self, transport: Transport, player: str, name: str, peer: str, games: set[ServedGame],
                    connected: float = 0.0, address: str = "") -> None:
         """Run one game for ``player`` over ``transport`` (SSH or WebSocket: the same admission, limits and
         metrics); ``games`` is the connection's own set, which holds the game while it runs; ``connected``: when
@@ -170,7 +170,7 @@ class GameHost:
             transport.write(f"koma: {refusal}.\r\n".encode())
             transport.close(1)
             return
-        game = Game(self, transport, player, name, peer, connected, address)
+        game = ServedGame(self, transport, player, name, peer, connected, address)
         self.games.add(game)
         games.add(game)
         try:

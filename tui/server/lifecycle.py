@@ -31,7 +31,7 @@ from tui.server.server_log import Throttle, log
 
 # The server (tui.server.host's GameHost) is typed loosely here: the host imports this module.
 GameHost: TypeAlias = Any
-Game: TypeAlias = Any
+ServedGame: TypeAlias = Any
 
 SLOW_FRAME_SECONDS = 5.0
 DRAIN_POLL_SECONDS = 0.1
@@ -106,7 +106,7 @@ def warm_pool_log(server: GameHost):
     return say
 
 
-def drew(game: Game, data: bytes) -> None:
+def drew(game: ServedGame, data: bytes) -> None:
     """The game wrote ``data``: the answer to a key waiting for one, and (once) the first frame of the home screen,
     the first output that draws something (the terminal set-up sequences before it draw nothing)."""
     now = time.monotonic()
@@ -118,7 +118,7 @@ def drew(game: Game, data: bytes) -> None:
         metrics.HOME_LATENCY[game.transport.kind].observe(now - game.connected)
 
 
-def how_it_ended(game: Game, status: int | None) -> str:
+def how_it_ended(game: ServedGame, status: int | None) -> str:
     """For ``koma_games_ended``: why a game stopped."""
     if status is not None and status < 0:
         return {int(signal.SIGXCPU): "cpu_limit", int(signal.SIGKILL): "killed", int(signal.SIGSEGV): "crashed"}.get(
@@ -128,7 +128,7 @@ def how_it_ended(game: Game, status: int | None) -> str:
     return "quit" if status == 0 else "error"
 
 
-def tell_restarting(game: Game) -> bool:
+def tell_restarting(game: ServedGame) -> bool:
     """Ask a game that has drawn to save and tell its player the server is restarting (True once asked)."""
     child = game.child
     if child is None or child.returncode is not None or not game.first_output.is_set():
@@ -143,7 +143,7 @@ def tell_restarting(game: Game) -> bool:
 async def drain(server: GameHost, seconds: float) -> None:
     """Wait up to ``seconds`` for the players to leave, telling each (and each who arrives meanwhile) once."""
     server.draining = True
-    told: set[Game] = set()
+    told: set[ServedGame] = set()
     began = time.monotonic()
     deadline = began + seconds
     # One player told every `spacing` seconds, all within the first third of the drain: they reconnect one after

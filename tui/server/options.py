@@ -152,7 +152,7 @@ def options_from(args: Any) -> ServeOptions:
             continue
         if not math.isfinite(value) or value < low or (name in ("port", "admin_port") and value > 65535):
             raise KomaError(f"--{name.replace('_', '-')} {value} is out of range")
-    from tui.storage.stores import database_url  # the store's modules only when serving, not for every command
+    from tui.storage.store_choice import database_url  # the store's modules only when serving, not for every command
 
     database_url(getattr(args, "database", None))
     given = {f.name: getattr(args, f.name) for f in fields(ServeOptions) if hasattr(args, f.name)}

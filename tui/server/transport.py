@@ -1,8 +1,8 @@
-"""How a game reaches its player: the seam between :class:`tui.server.game.Game` and a connection.
+"""How a game reaches its player: the seam between :class:`tui.server.served_game.ServedGame` and a connection.
 
 A game runs on a pty whatever carries it; only the transport knows the wire.  One game, two transports:
 :class:`tui.server.ssh.transport.SshTransport` (an asyncssh session channel, ``koma serve``) and
-:class:`tui.server.web.transport.WebTransport` (a WebSocket, ``koma web``).  ``Game`` owns the pump, the limits,
+:class:`tui.server.web.transport.WebTransport` (a WebSocket, ``koma web``).  ``ServedGame`` owns the pump, the limits,
 the idle timeout and the hang-up; a transport only moves bytes, reports the terminal, and closes.
 """
 

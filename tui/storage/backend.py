@@ -24,7 +24,7 @@ class Backend(Protocol):
     time per ``lock`` (a player) across every process; ``batch()`` runs every statement of its block in one
     transaction (a ``transaction`` inside it joins it).  They raise :class:`StoreError`.  ``where`` names the
     database for messages (no password); ``notices`` holds what opening it had to say.  ``notifies``: the database
-    has ``pg_notify`` and ``LISTEN`` (PostgreSQL; races use them, :mod:`tui.storage.race`).  ``data_version()``: a
+    has ``pg_notify`` and ``LISTEN`` (PostgreSQL; races use them, :mod:`tui.storage.race_rooms`).  ``data_version()``: a
     number that differs from the last one this backend returned when another connection has committed a change
     since (SQLite's ``PRAGMA data_version``: a racing process's poll that finds nothing new costs no query), or None
     when the database cannot tell."""

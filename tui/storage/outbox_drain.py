@@ -21,7 +21,7 @@ from tui.storage.backend import StoreError
 from tui.storage.outbox import adoptable, claimed_orphans, outbox_depth, outbox_dir
 from tui.storage.service import apply_op
 from tui.storage.store import Store
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 DRAIN_SECONDS = 5.0
 

@@ -73,7 +73,7 @@ class PostgresBackend:
     """The store's backend on a PostgreSQL server (see the module's docstring)."""
 
     memory_only = False
-    notifies = True  # pg_notify and LISTEN (races: tui.storage.race, tui.storage.race_link)
+    notifies = True  # pg_notify and LISTEN (races: tui.storage.race_rooms, tui.storage.race_link)
 
     def __init__(self, url: str, *, migrate_schema: bool = True, connection: psycopg.Connection | None = None,
                  where: str = "PostgreSQL"):

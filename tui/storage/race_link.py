@@ -7,14 +7,14 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
   (:mod:`tui.storage.race_pokes`: after each write of theirs, at most once per :data:`NOTIFIED_READ_GAP_SECONDS`),
   plus a :data:`POKED_POLL_SECONDS` safety poll while counting down or racing; a link that has no socket to be
   poked (not Linux, or its player's socket is held by another link) reads every
-  :data:`~tui.game.race.RACE_POLL_SECONDS` then; :data:`LOBBY_POLL_SECONDS` in the lobby and after (joins are not
+  :data:`~tui.game.race_rules.RACE_POLL_SECONDS` then; :data:`LOBBY_POLL_SECONDS` in the lobby and after (joins are not
   poked); a poll costs no query when no other connection has committed anything since the last (SQLite's
   ``data_version``); on PostgreSQL when
   ``koma_race`` notifies the room (at most once per :data:`NOTIFIED_READ_GAP_SECONDS`, plus a
-  :data:`~tui.game.race.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a notification at all; until
+  :data:`~tui.game.race_rules.SAFETY_POLL_SECONDS` safety poll) once its listener has heard a notification at all; until
   then (PgBouncer in transaction mode, as in ``deploy/``, passes none) it polls as on SQLite, so it is never slower
   than SQLite; reads are incremental
-  (:meth:`~tui.storage.race.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
+  (:meth:`~tui.storage.race_rooms.RaceRooms.read_round`), and ``on_room`` gets each new snapshot, only when it changed;
   after a change of its own that others' moves do not show (a finish, a start, a sweep, a rematch) it reads at once;
 - **writes** the moves the racer :meth:`~RaceLink.send`\\ s within :data:`WRITE_GROUP_SECONDS`, grouped (all the
   moves sent meanwhile in one write): a send wakes the link's thread (one byte in a pipe) unless a write is due
@@ -23,14 +23,14 @@ behind the game's storage service, and the UI thread never waits for them.  :cla
   type sleeps until something is due (a read, a heartbeat); a finish, a DNF, a leave or a stop is
   written at once, with every move before it (nothing sent is lost).  Each write is guarded by how many moves are
   stored, so a write that landed before an outage is never appended twice;
-- every :data:`~tui.game.race.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
+- every :data:`~tui.game.race_rules.HEARTBEAT_SECONDS`: writes the racer's heartbeat and sweeps the room (the gone are
   DNF, a countdown past its reveal is racing, a round over or past its limit is done), and starts a quick room that
   is due; a private room starts on :meth:`~RaceLink.ask_start`;
 - when the database fails: ``on_trouble`` once (:data:`TROUBLE`; the failure itself is in :attr:`RaceLink.problem`),
   keeps what is unsent, and tries again; ``on_back`` (if given) when it answers again.
 
 A spectator (Watch) follows a race with a link too, as a player who is no racer of it: it only reads (and sweeps).
-``connect`` should raise StoreError while the database cannot be reached (``tui.storage.stores.connect_store``),
+``connect`` should raise StoreError while the database cannot be reached (``tui.storage.store_choice.connect_store``),
 not fall back to a store in memory (``open_store``), or the link would race alone.
 
 ``on_room`` and ``on_trouble`` are called on the link's thread: a screen hands them to its UI thread
@@ -50,7 +50,7 @@ from dataclasses import replace
 from typing import Any
 
 from solver.errors import KomaError
-from tui.game.race import (
+from tui.game.race_rules import (
     COUNTDOWN_SECONDS,
     HEARTBEAT_SECONDS,
     RACE_POLL_SECONDS,
@@ -61,8 +61,8 @@ from tui.game.race import (
 )
 from tui.game.speed import random_scramble
 from tui.storage.backend import StoreError, one_line
-from tui.storage.race import CHANNEL
 from tui.storage.race_pokes import Pokes
+from tui.storage.race_rooms import CHANNEL
 from tui.storage.store import Store
 
 LOBBY_POLL_SECONDS = 0.2  # SQLite: how often the lobby and the results read the room (nothing there is in a hurry)

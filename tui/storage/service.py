@@ -1,25 +1,25 @@
 """The store as a service: a game never waits for the database, and never loses an accepted write.
 
-:class:`Storage` runs every store call of one game process on its own threads, never on the caller's:
+:class:`StoreService` runs every store call of one game process on its own threads, never on the caller's:
 
-- **writes** (:meth:`Storage.write`, a typed write of :mod:`tui.game.writes`) are handed to the durable outbox's
+- **writes** (:meth:`StoreService.write`, a typed write of :mod:`tui.game.writes`) are handed to the durable outbox's
   threads (:mod:`tui.storage.outbox`: written at once, fsync'd in groups within 50 ms) and return at once, with no
   file I/O on the caller's thread; the *writer* thread applies them to the database in order, many in one
   transaction (a game's moves folded onto its last save: one row written), and acknowledges them.  It gathers
   the writes of :data:`GATHER_SECONDS` into one transaction (a player typing 10 keys a second costs the database
-  a few transactions a second, not one a key), unless someone waits for them (a read, :meth:`Storage.settle`,
-  :meth:`Storage.close`); a write wakes the writer alone, not the reader's threads, and not while it gathers.  While the
+  a few transactions a second, not one a key), unless someone waits for them (a read, :meth:`StoreService.settle`,
+  :meth:`StoreService.close`); a write wakes the writer alone, not the reader's threads, and not while it gathers.  While the
   database is down, stalled or locked they wait in the outbox, and the writer tries again;
-- **reads** (:meth:`Storage.read`) run on the *reader* thread with their own connection.  The answer is
+- **reads** (:meth:`StoreService.read`) run on the *reader* thread with their own connection.  The answer is
   an :class:`Answer`: the value, or ``unknown`` with the reason (never an empty result in disguise).  A
   read that has not answered by its deadline is answered ``unknown`` then.  A saved game still in the
   outbox is answered from there (the game's own latest save); a saved game read from the database is compared
-  with the saves still waiting in this player's other journals (:meth:`Storage.newest_saved_game`: a game that
+  with the saves still waiting in this player's other journals (:meth:`StoreService.newest_saved_game`: a game that
   ended moments ago, whose journal a drainer or its exiting process holds), so a reconnect resumes what the
   table will hold, never an older state of it;
 - **news** (:class:`SavingDelayed`, :class:`SavingResumed`, :class:`GameKeptApart`, :class:`GameBehind`) reach the
   game once per change, not per write; and what the store has to say (a damaged row skipped, a file set aside) is
-  kept in :attr:`Storage.notices`, with a :class:`Noticed` to say there is something new.
+  kept in :attr:`StoreService.notices`, with a :class:`Noticed` to say there is something new.
 
 If the outbox cannot be written (its disk is full, the data dir is unusable), a write is kept in memory
 instead, in order with the others, and still reaches the database when it can: play goes on, and the
@@ -143,7 +143,7 @@ class Finished:
 
 @dataclass(frozen=True)
 class Noticed:
-    """The store or the outbox had something to say (``notices``, also kept in :attr:`Storage.notices`)."""
+    """The store or the outbox had something to say (``notices``, also kept in :attr:`StoreService.notices`)."""
 
     notices: tuple[str, ...]
 
@@ -168,7 +168,7 @@ class _Read:
         self.reply(answer)
 
 
-class Storage:
+class StoreService:
     """One game process's store service (see the module's docstring)."""
 
     def __init__(self, connect: Callable[[], Store], player: str, post: Callable[[News], None], *,

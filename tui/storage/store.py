@@ -9,7 +9,7 @@ Everything is per *player* (``$KOMA_PLAYER``, else ``local``).  A row of ``games
 (a puzzle id, or ``daily/DAY/ID``) holds the game in progress; ``stats`` the figures per puzzle; ``results``
 each player's best daily result, which the leaderboards rank; ``replays`` every finished game move by move;
 ``watchers`` and ``players.watchable`` serve live spectating (:mod:`tui.storage.live`).  Races' rooms, rounds and racers
-(``race_*``) are :mod:`tui.storage.race`'s.
+(``race_*``) are :mod:`tui.storage.race_rooms`'s.
 
 Every method either answers or raises :class:`StoreError` (one line): a failed read is "unknown", never
 "nothing saved".  Writes are idempotent, so the outbox (:mod:`tui.storage.outbox`) may replay them: a save
@@ -44,7 +44,7 @@ from tui.game.speed_records import LONGEST_WINDOW, Entry, Record, bests, better,
 from tui.game.writes import FinishGame, Guard, RecordSpeedSolve
 from tui.storage.backend import Backend, Query, StoreError, one_line
 from tui.storage.live import LiveGames
-from tui.storage.race import RaceRooms
+from tui.storage.race_rooms import RaceRooms
 from tui.storage.rows import BadRow, game_from_row, replay_from_row, result_from_row, stats_from_row
 from tui.storage.sqlite import MEMORY, MIGRATIONS, SCHEMA_VERSION, SqliteBackend, database_path, inspect, run_script
 

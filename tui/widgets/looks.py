@@ -9,7 +9,7 @@ Speed's boxes (:class:`SpeedLook`) and the loop demo's arrows (:class:`LoopLook`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from rich.segment import Segment
 from rich.style import Style
@@ -23,8 +23,19 @@ from tui.game.speed_layout import label_digits
 from tui.game.speed_schemes import PLAIN, board_groups, group_colours, group_mark, text_colour
 from tui.themes import COLORBLIND
 
-if TYPE_CHECKING:
-    from tui.widgets.board import Board
+
+class Board(Protocol):
+    """What a look reads of the board it draws for (:class:`tui.widgets.board.Board`, which imports the looks)."""
+
+    @property
+    def app(self) -> Any: ...
+
+    @property
+    def base_style(self) -> Style: ...
+
+    def partial(self, name: str) -> Style: ...
+
+    def part(self, *names: str) -> Any: ...
 
 # Textual's border characters (top, middle, bottom rows; left, centre, right) for the edges the stylesheet gives pieces
 EDGES = {

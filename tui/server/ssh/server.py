@@ -30,18 +30,18 @@ from tui.patches.asyncssh_import import asyncssh
 from tui.patches.ssh_environment import session_channel
 from tui.server import lifecycle
 from tui.server.environment import safe_username
-from tui.server.game import Game
 from tui.server.host import PRIVATE_UMASK, GameHost
 from tui.server.links import link_message
 from tui.server.options import ServeOptions
-from tui.server.proxy import Address, trusted_by
+from tui.server.proxy_protocol import Address, trusted_by
+from tui.server.served_game import ServedGame
 from tui.server.server_log import log, use_format
 from tui.server.ssh.channels import CLIENT_VARIABLES, GameProcess
 from tui.server.ssh.host_key import default_host_key_path, host_key
-from tui.server.ssh.proxy import ProxyListener
+from tui.server.ssh.listener import ProxyListener
 from tui.server.ssh.transport import SshTransport
 from tui.storage.backend import StoreError
-from tui.storage.stores import connect_store
+from tui.storage.store_choice import connect_store
 
 RATE_WINDOW_SECONDS = 60.0
 __all__ = ["log", "safe_username"]  # the log (tui.server.server_log) escapes what a client sent: no forged lines
@@ -60,7 +60,7 @@ class Connection(asyncssh.SSHServer):
         self.username = ""
         self.fingerprint: str | None = None
         self.refusal = ""
-        self.games: set[Game] = set()
+        self.games: set[ServedGame] = set()
         self.connected = time.monotonic()
         self.authenticated = False
         self.lost = False  # connection_lost has run: a session handler that starts after it starts no game

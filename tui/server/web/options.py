@@ -106,7 +106,7 @@ def web_options_from(args: Any) -> tuple[ServeOptions, WebOptions]:
         raise KomaError("--link-only needs --ssh-port: the codes are shown over SSH by this same process")
     if args.ssh_port is not None and not (args.authorized_keys or args.ssh_open):
         raise KomaError("--ssh-port needs --authorized-keys FILE, or --ssh-open to admit any username")
-    from tui.storage.stores import database_url  # the store's modules only when serving, not for every command
+    from tui.storage.store_choice import database_url  # the store's modules only when serving, not for every command
 
     database_url(getattr(args, "database", None))
     web = WebOptions(**{f.name: getattr(args, f.name) for f in fields(WebOptions) if hasattr(args, f.name)})

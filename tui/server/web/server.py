@@ -2,7 +2,7 @@
 
 An aiohttp server serves our small page (``static/``), xterm.js with textual-serve's driver from the
 installed ``textual-serve`` package (never copied here, nothing from another site) and a WebSocket at ``ws``
-beside the page.  Each game is :class:`tui.server.game.Game` on a
+beside the page.  Each game is :class:`tui.server.served_game.ServedGame` on a
 :class:`~tui.server.web.transport.WebTransport`: the same pump, seats, per-player cap, rate limit and idle
 timeout as over SSH.  A WebSocket is refused, with one line and before anything is allocated, when its
 ``Origin`` is not this page's host, its player cookie is missing or not ours, or the server (or its address)
@@ -34,17 +34,17 @@ from aiohttp import WSMsgType, web
 
 from tui.patches.server_header import SERVER_NAME, use_plain_server_name
 from tui.server import lifecycle, metrics
-from tui.server.game import Game
 from tui.server.host import PRIVATE_UMASK, GameHost
 from tui.server.links import LinkCodes
 from tui.server.log_lines import escape_controls
 from tui.server.private_files import default_key_path
-from tui.server.proxy import address_group, trusted_by
+from tui.server.proxy_protocol import address_group, trusted_by
+from tui.server.served_game import ServedGame
 from tui.server.server_log import Throttle
 from tui.server.terminal import window_size
 from tui.server.web.identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, cookie_key
+from tui.server.web.listener import WebProxyListener
 from tui.server.web.options import WebOptions, web_options_from
-from tui.server.web.proxy import WebProxyListener
 from tui.server.web.transport import WebTransport
 
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -83,7 +83,7 @@ class WebSession:
     player: str
     name: str
     transport: WebTransport
-    games: set[Game] = field(default_factory=set)
+    games: set[ServedGame] = field(default_factory=set)
     task: asyncio.Task | None = None
 
 

@@ -3,7 +3,7 @@ open, and how long a connection may take to ask for something.
 
 Every connection is accepted here, then goes to aiohttp's HTTP server as if aiohttp had accepted it.  With
 ``--proxy-protocol`` a connection from a ``--trust-proxy`` address must start with a PROXY header (HAProxy's
-``send-proxy-v2``), read by :class:`tui.server.ssh.proxy.HeaderListener` (one parser, the SSH listener's); the address
+``send-proxy-v2``), read by :class:`tui.server.ssh.listener.HeaderListener` (one parser, the SSH listener's); the address
 from it is looked up by its transport (:meth:`WebProxyListener.client_of`).  A client address (an IPv6 /64) with
 ``max_per_address`` connections open already has its next one closed at once (a balancer's own connections, which
 carry many clients, are not counted).  A connection that is not in a request (its handler running: a page, a
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tui.server.proxy import Address, HeaderListener, address_group
+from tui.server.proxy_protocol import Address, HeaderListener, address_group
 
 SWEEP_SECONDS = 0.5
 

@@ -1,4 +1,4 @@
-"""Races in the store: rooms, rounds and racers' rows (the rules are :mod:`tui.game.race`'s), every statement written
+"""Races in the store: rooms, rounds and racers' rows (the rules are :mod:`tui.game.race_rules`'s), every statement written
 once for both backends.  Never imports Textual.
 
 The store is the races' meeting place: each racer's process writes its own row and reads the room's.  Every change to
@@ -13,7 +13,7 @@ transaction after counting (two processes joining the last seat: one gets it), a
 only to a racer still racing (and, given ``after``, only onto the moves the sender knows), a DNF only of a racer
 still not seen.
 
-What a room and a code cost (issue 54; the figures are :mod:`tui.game.race`'s): Watch lists a private room only to
+What a room and a code cost (issue 54; the figures are :mod:`tui.game.race_rules`'s): Watch lists a private room only to
 its racers (:data:`SELECT_LIVE_RACES`), a code joins only an open room (:data:`OPEN`) and is free for a new room once
 its own is closed (:data:`SELECT_HELD_CODE`); private rooms are made one at a time (the ``race-codes`` lock), at most
 a few open per host; wrong codes are counted per player and per address (``code_misses``); and each new room prunes
@@ -32,7 +32,7 @@ from typing import Any
 
 from solver.errors import KomaError
 from tui.game.plausibility import implausible_race
-from tui.game.race import (
+from tui.game.race_rules import (
     ABANDONED_ROOM_SECONDS,
     CODE_KEPT_SECONDS,
     CODE_MISSES_FORGOTTEN_SECONDS,
@@ -199,7 +199,7 @@ class RaceRooms:
     def create_private(self, player: str, name: str, width: int, height: int) -> Room:
         """Make a private room with a fresh code (one no room holds: see :data:`SELECT_HELD_CODE`), its host
         ``player`` its first racer.  KomaError (one line) when the player already hosts
-        :data:`~tui.game.race.MAX_OPEN_PRIVATE_ROOMS` open private rooms."""
+        :data:`~tui.game.race_rules.MAX_OPEN_PRIVATE_ROOMS` open private rooms."""
         race_puzzle(width, height)
         now = time.time()
         room = uuid.uuid4().hex
@@ -221,7 +221,7 @@ class RaceRooms:
         """Join the open private room of ``code`` (as typed).  KomaError (one line) for a code that is no open room's,
         a full room, or one whose race has started without this player; a player already in it is simply back in it.
         A code that is no open room's is a miss for ``player`` and for ``address`` (the client's, when served): past
-        :data:`~tui.game.race.FREE_CODE_MISSES` each miss makes them wait longer before the next code is tried."""
+        :data:`~tui.game.race_rules.FREE_CODE_MISSES` each miss makes them wait longer before the next code is tried."""
         code = parse_code(code)
         room = self._guess(player, address, code)
         with self.backend.transaction(f"race:{room}") as query:
@@ -251,7 +251,7 @@ class RaceRooms:
         raise KomaError(f"no open room has the code {code}")
 
     def room_of_code(self, code: str, *, open_only: bool = True) -> str | None:
-        """The open room whose private code is ``code`` (as stored: :func:`~tui.game.race.parse_code` reads a typed
+        """The open room whose private code is ``code`` (as stored: :func:`~tui.game.race_rules.parse_code` reads a typed
         one); None when no open room has it.  ``open_only=False`` (tools and tests, never a player): the newest room
         that had it, open or not."""
         if not open_only:

@@ -22,7 +22,7 @@ from tui.server.colour import colour_environment
 from tui.server.environment import base_environment
 from tui.server.options import ServeOptions
 from tui.server.procfs import doing
-from tui.server.proxy import address_group
+from tui.server.proxy_protocol import address_group
 from tui.server.sandbox import confine
 from tui.server.server_log import log
 from tui.server.terminal import keys_not_signals, set_window_size, terminal_type, window_size
@@ -61,7 +61,7 @@ def child_setup(cpu_limit: int, memory_limit: int, secrets: list[str]) -> None: 
 
 # --- one game ------------------------------------------------------------------------------------
 
-class Game:
+class ServedGame:
     """One game process on its own pty, played over a :class:`~tui.server.transport.Transport` (SSH or WebSocket)."""
 
     def __init__(self, server: Host, transport: Transport, player: str, name: str, peer: str,
@@ -221,7 +221,7 @@ class Game:
         self.transport.write(text.encode())
 
     async def pump_out(self) -> None:
-        """Game -> client; when the client is gone, keep reading (and dropping) so the game never blocks."""
+        """ServedGame -> client; when the client is gone, keep reading (and dropping) so the game never blocks."""
         loop = asyncio.get_running_loop()
         readable = asyncio.Event()
         loop.add_reader(self.master, readable.set)

@@ -4,8 +4,8 @@ A :class:`HeaderListener` accepts each connection itself, reads exactly the PROX
 ``proxy-protocol`` library) and nothing past it, then serves the socket with the client's own address.  A
 connection without a valid header within :data:`HEADER_TIMEOUT_SECONDS` is closed.  A ``LOCAL`` header (the
 balancer's own health check) or ``UNKNOWN`` keeps the socket's address, as the protocol says.  Both front ends
-build on it: :class:`tui.server.ssh.proxy.ProxyListener` runs SSH (``koma serve --proxy-protocol``),
-:class:`tui.server.web.proxy.WebProxyListener` HTTP (``koma web --proxy-protocol``); both group addresses
+build on it: :class:`tui.server.ssh.listener.ProxyListener` runs SSH (``koma serve --proxy-protocol``),
+:class:`tui.server.web.listener.WebProxyListener` HTTP (``koma web --proxy-protocol``); both group addresses
 (:func:`address_group`) and trust balancers (:func:`trusted_by`) alike.  Never imports Textual.
 """
 

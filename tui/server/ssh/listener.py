@@ -1,4 +1,4 @@
-"""``koma serve --proxy-protocol``: SSH behind a balancer that sends a PROXY header (:mod:`tui.server.proxy`)."""
+"""``koma serve --proxy-protocol``: SSH behind a balancer that sends a PROXY header (:mod:`tui.server.proxy_protocol`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tui.patches.asyncssh_import import asyncssh
-from tui.server.proxy import Address, HeaderListener
+from tui.server.proxy_protocol import Address, HeaderListener
 
 
 class ProxyListener(HeaderListener):

@@ -204,3 +204,9 @@ async def test_the_desktop_page_takes_the_first_key_and_a_focusing_click_is_no_m
         assert "STM 0 " in await browser.screen()  # the press went to the page, not the game
     finally:
         await browser.close()
+
+
+def test_the_log_is_koma_webs(server):
+    """Every line of koma web's log, its warm process's among them, says it is koma web's."""
+    text = server.text()
+    assert "koma web: warm process ready" in text and "koma serve:" not in text

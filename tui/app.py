@@ -31,7 +31,6 @@ from textual.content import Content
 from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
 from textual.scrollbar import ScrollBar, ScrollBarRender
-from textual.widgets import Input, TextArea
 
 from solver.puzzle import Puzzle
 from tui import game_metrics, notices
@@ -56,15 +55,8 @@ from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
 from tui.storage.store_choice import connect_store, for_player
 from tui.themes import KOMA_THEMES, other_theme
-from tui.widgets.touch import (
-    KEY_BUTTONS,
-    TOUCH_BUTTONS,
-    TouchBar,
-    announcement_sequence,
-    bar_sequence,
-    first_match,
-    touch_button,
-)
+from tui.touch_bar import PageTouchBar
+from tui.widgets.touch import announcement_sequence, first_match, touch_button
 from tui.workers import QuitNowExecutor, on_ui_thread
 
 NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
@@ -211,8 +203,7 @@ class KomaApp(App):
             self.error_console = OneLineErrors(stderr=True)
         self.in_browser = os.environ.get("KOMA_TRANSPORT") == "web"  # koma web: its page announces and has a touch bar
         self.last_announcement = ""
-        self.touch_bar_sent: TouchBar | None = None  # what the page's touch bar was last told (koma web)
-        self.touch_bar_due = False
+        self.touch_bar = PageTouchBar(self)  # what the page's touch bar offers (koma web)
 
     def on_mount(self) -> None:
         self.ui_thread = threading.get_ident()
@@ -230,7 +221,7 @@ class KomaApp(App):
         if self.prewarm:  # asked to warm up: the processes beside start before the first screen is built
             self.kernel_warmup.start_processes()
         if self.in_browser:  # the page's touch bar follows each screen shown (subscribed before the first)
-            self.screen_change_signal.subscribe(self, self._watch_touch_bar)
+            self.touch_bar.follow()
         self.push_screen(HomeScreen(self.ascii_only))
         if self.start_puzzle is not None:
             open_puzzle(self, self.start_puzzle, self.start_state)
@@ -265,43 +256,6 @@ class KomaApp(App):
             return
         active = active_bindings[found]
         await self.run_action(active.binding.action, active.node)
-
-    def touch_bar(self) -> TouchBar:
-        """What the page's touch bar offers on the screen shown: each button whose binding the screen has and can
-        run now (a binding turned off, or none, hides it), Enter and Space where the key bar shows them or the
-        focused widget takes them (a button, a list, a text field), and whether a text field has the focus."""
-        screen = self.screen
-        active_bindings = list(screen.active_bindings.values())
-        buttons = []
-        for button in TOUCH_BUTTONS:
-            found = first_match((a.binding.id for a in active_bindings), button)
-            if found is not None and active_bindings[found].enabled:
-                buttons.append(button)
-        for button, key in KEY_BUTTONS.items():
-            taken = screen.active_bindings.get(key)
-            if taken is not None and taken.enabled and (taken.binding.show or not isinstance(taken.node, (Screen, App))):
-                buttons.append(button)
-        return TouchBar(tuple(buttons), typing=isinstance(screen.focused, (Input, TextArea)))
-
-    def _watch_touch_bar(self, screen: Screen) -> None:
-        """Follow the shown screen's bindings (they change with its state and its focus) for the page's touch bar."""
-        screen.bindings_updated_signal.unsubscribe(self)  # a screen shown again: one subscription still
-        screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self._bindings_changed(screen)
-
-    def _bindings_changed(self, _screen: Screen) -> None:
-        if not self.touch_bar_due:  # one update a frame, however many times the bindings were refreshed
-            self.touch_bar_due = True
-            self.call_after_refresh(self._send_touch_bar)
-
-    def _send_touch_bar(self) -> None:
-        self.touch_bar_due = False
-        if not self.screen_stack:
-            return
-        bar = self.touch_bar()
-        if bar != self.touch_bar_sent:
-            self.touch_bar_sent = bar
-            write_to_terminal(self, bar_sequence(bar))
 
     def announce(self, text: str) -> None:
         """Say ``text`` (one short line) to a screen reader: in koma web, the page's live region says it."""

@@ -528,20 +528,20 @@ async def test_the_lobby_while_a_code_is_typed_and_its_lines_as_links(tmp_path):
     async with app.run_test(size=(48, 30)) as pilot:
         lobby = await open_lobby(pilot)
         keys = {b.binding.action for b in lobby.active_bindings.values()}
-        assert "size(1)" in keys and app.touch_bar().typing is False
+        assert "size(1)" in keys and app.touch_bar.state().typing is False
         actions = lobby.query_one("#lobby-actions")
         row = next(i for i, line in enumerate(text(lobby, "#lobby-actions").split("\n")) if "join a room" in line)
         assert await pilot.click(actions, offset=(8, row))
         await wait_for(pilot, lambda: lobby.typing_code, what="the code field")
-        await wait_for(pilot, lambda: app.touch_bar_sent is not None and app.touch_bar_sent.typing, what="the keyboard")
+        await wait_for(pilot, lambda: app.touch_bar.sent is not None and app.touch_bar.sent.typing, what="the keyboard")
         assert {b.binding.id for b in lobby.active_bindings.values() if str(b.binding.id).startswith("race_lobby.")} \
             == {"race_lobby.back"}
-        assert "enter" in app.touch_bar().buttons and "solve" not in app.touch_bar().buttons
+        assert "enter" in app.touch_bar.state().buttons and "solve" not in app.touch_bar.state().buttons
         await pilot.press("plus", "a")
         assert lobby.query_one("#lobby-code").value == "+a" and lobby.size_wh == (4, 4)
         await pilot.press("escape")
         assert not lobby.typing_code and "size(1)" in {b.binding.action for b in lobby.active_bindings.values()}
-        await wait_for(pilot, lambda: app.touch_bar_sent is not None and not app.touch_bar_sent.typing,
+        await wait_for(pilot, lambda: app.touch_bar.sent is not None and not app.touch_bar.sent.typing,
                        what="the keyboard down")
 
 

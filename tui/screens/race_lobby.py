@@ -140,7 +140,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.busy = False
         race, self.race = self.race, None
         link = race.link if race is not None and race.left else None
-        if link is not None:  # back from a room left: its leave is written first, then the lobby reads the rooms
+        if race is not None and link is not None:  # back from a room left: its leave is written, then the lobby reads
             if self.mine is not None and self.mine.room == race.room.room:
                 self._found_my_race(Answer(None))
 

@@ -337,7 +337,8 @@
         keyboard(false);
       }
     }
-    refit(); // the bar may have gained or lost a row
+    placeTerminal(); // the bar may have gained or lost a row: in its place at once (a thumb may be on its way)
+    refit();
   }
 
   // Android keyboards may send a key as keydown 229 ("being composed") and then only an input event with its text,

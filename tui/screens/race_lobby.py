@@ -222,7 +222,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         code.disabled = False
         code.focus()  # in koma web the page brings up a phone's keyboard for it (tui.widgets.touch)
         keyboard = " (⌨ brings up a phone's keyboard)" if koma_app(self).in_browser else ""
-        self.say(f"Type the room's code{keyboard}, then enter (esc: never mind).")
+        self.say(f"Type the room's code{keyboard}, then enter (esc:\u00a0never\u00a0mind).")  # one phrase, not cut
         self.refresh_bindings()
 
     @on(Input.Submitted, "#lobby-code")

@@ -55,7 +55,8 @@ from tui.storage.sqlite import SqliteBackend
 from tui.storage.store import Store
 from tui.storage.store_choice import connect_store, for_player
 from tui.themes import KOMA_THEMES, other_theme
-from tui.widgets.touch import TOUCH_BUTTONS, announcement_sequence, binding_matches, touch_button
+from tui.touch_bar import PageTouchBar
+from tui.widgets.touch import announcement_sequence, first_match, touch_button
 from tui.workers import QuitNowExecutor, on_ui_thread
 
 NARROW_COLUMNS = 60  # below this width the screens fold: side panels go below their boards
@@ -202,6 +203,7 @@ class KomaApp(App):
             self.error_console = OneLineErrors(stderr=True)
         self.in_browser = os.environ.get("KOMA_TRANSPORT") == "web"  # koma web: its page announces and has a touch bar
         self.last_announcement = ""
+        self.touch_bar = PageTouchBar(self)  # what the page's touch bar offers (koma web)
 
     def on_mount(self) -> None:
         self.ui_thread = threading.get_ident()
@@ -218,6 +220,8 @@ class KomaApp(App):
             self.screen_change_signal.subscribe(self, lambda screen: game_metrics.showing(screen_kind(screen)))
         if self.prewarm:  # asked to warm up: the processes beside start before the first screen is built
             self.kernel_warmup.start_processes()
+        if self.in_browser:  # the page's touch bar follows each screen shown (subscribed before the first)
+            self.touch_bar.follow()
         self.push_screen(HomeScreen(self.ascii_only))
         if self.start_puzzle is not None:
             open_puzzle(self, self.start_puzzle, self.start_state)
@@ -245,16 +249,13 @@ class KomaApp(App):
             return
         event.stop()
         event.prevent_default()
-        active_bindings = self.screen.active_bindings.values()
-        for wanted in TOUCH_BUTTONS[button]:
-            active = next((a for a in active_bindings if binding_matches(a.binding.id, wanted)), None)
-            if active is not None:
-                if active.enabled:
-                    await self.run_action(active.binding.action, active.node)
-                else:
-                    self.bell()
-                return
-        self.bell()
+        active_bindings = list(self.screen.active_bindings.values())
+        found = first_match((a.binding.id for a in active_bindings), button)
+        if found is None or not active_bindings[found].enabled:
+            self.bell()
+            return
+        active = active_bindings[found]
+        await self.run_action(active.binding.action, active.node)
 
     def announce(self, text: str) -> None:
         """Say ``text`` (one short line) to a screen reader: in koma web, the page's live region says it."""

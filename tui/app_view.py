@@ -50,6 +50,7 @@ class KomaAppView(Protocol):
     stop_flags: StopFlags
     ascii_only: bool
     served: bool  # a game over SSH or the web: the files are the server's, never the player's
+    in_browser: bool  # a game of koma web: its page has a touch bar and brings up a phone's keyboard
     animate_spinner: bool
     clock: Callable[[], float]
     warm_seconds: dict[str, float]

@@ -286,7 +286,7 @@ def tell_server_log(lines: list[str], what: str, server_log: int) -> None:  # pr
     of its traceback, escaped, or one JSON object saying ``what`` with the lines in one field."""
     if server_log < 0:
         return
-    prefix = f"koma serve: warm process: game {os.getpid()}: "
+    prefix = f"{SERVER_LOG.prefix}warm process: game {os.getpid()}: "
     report = "".join(f"{prefix}{escape_controls(line)}\n" for line in lines)
     if SERVER_LOG.form == "json":  # one object: the traceback in one field
         report = SERVER_LOG.line(f"game {os.getpid()} {what}", "game_failure", pid=os.getpid(), traceback=lines) + "\n"

@@ -253,7 +253,7 @@ async def test_link_only_admits_a_browser_linked_by_a_code_shown_over_ssh(tmp_pa
     server = WebServer(tmp_path / "data", "--link-only", "--ssh-port", "0", "--ssh-open", "--rate-limit", "0")
     browser = Browser(server)
     try:
-        ssh_port = int(server.wait_for_log(r"koma serve: listening on 127\.0\.0\.1:(\d+)").group(1))
+        ssh_port = int(server.wait_for_log(r"koma web: listening on 127\.0\.0\.1:(\d+)").group(1))
         async with browser.http.get(server.url) as page:
             assert page.status == 200 and "One-time code" in await page.text() and "koma_player" not in page.cookies
         with pytest.raises(aiohttp.WSServerHandshakeError):

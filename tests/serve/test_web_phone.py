@@ -97,6 +97,18 @@ class Phone:
         """Tap a button of the touch bar.  On a loaded box Chromium now and then drops a whole touch sequence (no
         click follows): the page records each press, and a tap it never saw is tapped again."""
         pressed = len(await self.browser.evaluate("koma.presses"))
+        # the bar shows the buttons the game says the screen can use: once it shows this one, and it stays in one
+        # place for a moment (a screen's next state may add or take away a row of the bar, as a thumb would wait)
+        place, still = None, 0
+        for _ in range(500):
+            now = await self.browser.evaluate(
+                f"(() => {{ const b = document.querySelector('#touch-bar [data-button=\"{name}\"]');"
+                " const r = b.getBoundingClientRect(); return b.hidden ? null : [r.left, r.top]; })()")
+            still = still + 1 if now is not None and now == place else 0
+            place = now
+            if still >= 3:
+                break
+            await asyncio.sleep(0.05)
         for _ in range(3):
             x, y = await self.browser.evaluate(
                 f"(() => {{ const r = document.querySelector('#touch-bar [data-button=\"{name}\"]')"
@@ -109,7 +121,8 @@ class Phone:
                     assert presses[pressed:] == [name]
                     return
                 await asyncio.sleep(0.02)
-        raise AssertionError(f"three taps on {name} never reached the page")
+        raise AssertionError(f"three taps on {name} never reached the page; the bar: {await self.browser.evaluate('koma.bar')}, "
+                             f"presses {await self.browser.evaluate('koma.presses')}\n{await self.browser.screen()}")
 
     async def board_cells(self, width: int, height: int) -> list[tuple[float, float]]:
         """The centre (column, row) of each cell of the board drawn on the terminal, row by row

@@ -499,3 +499,98 @@ async def test_a_racer_who_quits_koma_is_dnf_at_once(tmp_path):
     assert time.monotonic() - began < 5.0  # at once: the leave is given 0.3 s (a loaded box: room to spare)
     ann = bob.read_round(room.room, room.round).racer("user:ann")
     assert ann is not None and ann.dnf
+
+
+async def test_the_leave_dialog_is_answered_by_clicking_its_buttons(tmp_path):
+    """Issue 53: a phone's tap is a click; the dialog's answers are buttons (three rows: a thumb's target)."""
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    async with app.run_test(size=(48, 40)) as pilot:
+        screen, bob = await bob_joins_and_ann_starts(pilot, tmp_path)
+        await revealed(pilot, screen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaveRaceScreen), what="the confirm")
+        no, yes = app.screen.query_one("#race-leave-no"), app.screen.query_one("#race-leave-yes")
+        assert no.region.height >= 3 and yes.region.height >= 3
+        assert await pilot.click("#race-leave-no")
+        await wait_for(pilot, lambda: app.screen is screen, what="racing on")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, LeaveRaceScreen), what="the confirm")
+        assert await pilot.click("#race-leave-yes")
+        await wait_for(pilot, lambda: isinstance(app.screen, RaceLobbyScreen), what="back in the lobby")
+        await wait_for(pilot, lambda: bob.read_room(screen.room.room).racer("user:ann").dnf, what="ann's DNF")
+
+
+async def test_the_lobby_while_a_code_is_typed_and_its_lines_as_links(tmp_path):
+    """The code field takes "+" (no size key on the bar then), a click on the "join" line opens it, and the page's
+    touch bar is told a text field has the focus."""
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    app.in_browser = True
+    async with app.run_test(size=(48, 30)) as pilot:
+        lobby = await open_lobby(pilot)
+        keys = {b.binding.action for b in lobby.active_bindings.values()}
+        assert "size(1)" in keys and app.touch_bar.state().typing is False
+        actions = lobby.query_one("#lobby-actions")
+        row = next(i for i, line in enumerate(text(lobby, "#lobby-actions").split("\n")) if "join a room" in line)
+        assert await pilot.click(actions, offset=(8, row))
+        await wait_for(pilot, lambda: lobby.typing_code, what="the code field")
+        await wait_for(pilot, lambda: app.touch_bar.sent is not None and app.touch_bar.sent.typing, what="the keyboard")
+        assert {b.binding.id for b in lobby.active_bindings.values() if str(b.binding.id).startswith("race_lobby.")} \
+            == {"race_lobby.back"}
+        assert "enter" in app.touch_bar.state().buttons and "solve" not in app.touch_bar.state().buttons
+        await pilot.press("plus", "a")
+        assert lobby.query_one("#lobby-code").value == "+a" and lobby.size_wh == (4, 4)
+        await pilot.press("escape")
+        assert not lobby.typing_code and "size(1)" in {b.binding.action for b in lobby.active_bindings.values()}
+        await wait_for(pilot, lambda: app.touch_bar.sent is not None and not app.touch_bar.sent.typing,
+                       what="the keyboard down")
+
+
+async def test_the_lobby_starts_on_the_last_races_size(tmp_path):
+    ann = store_of(tmp_path, "ann")
+    ann.quick_join("user:ann", "ann", 4, 3)
+    app = make_app(tmp_path, store=ann)
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await open_lobby(pilot)
+        await wait_for(pilot, lambda: lobby.size_wh == (4, 3), what="the last race's size")
+        assert "quick race of 4x3" in text(lobby, "#lobby-actions")
+
+
+async def test_a_lone_quick_racer_is_told_where_others_wait(tmp_path):
+    bob = store_of(tmp_path, "bob")
+    bob.quick_join(BOB, "bob", 4, 3)
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await open_lobby(pilot)
+        assert lobby.size_wh == (4, 4)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RaceScreen), what="the quick race")
+        screen = app.screen
+        await wait_for(pilot, lambda: "Others wait at 4x3" in text(screen, "#race-message"), what="the hint")
+
+
+async def test_a_host_who_leaves_the_lobby_is_offered_no_race_and_the_other_may_start(tmp_path):
+    app = make_app(tmp_path, store=store_of(tmp_path, "ann"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_private_3x3(pilot)
+        room = screen.room
+        bob = store_of(tmp_path, "bob")
+        bob.join_code(BOB, "bob", room.code)
+        await wait_for(pilot, lambda: len(screen.room.racers) == 2, what="bob in")
+        lobby = await wait_lobby_after(pilot, "escape")
+        await wait_for(pilot, lambda: not lobby.workers, what="the lobby's reads after the leave")
+        await pilot.pause(0.3)
+        assert lobby.mine is None and not lobby.query_one("#lobby-rejoin").display
+        after = bob.read_room(room.room)
+        assert [r.player for r in after.racers] == [BOB] and after.may_start(BOB)
+
+
+def test_the_finish_order_is_cut_between_entries_only():
+    from tui.screens.race_views import order_text
+
+    racers = tuple(Racer(f"user:{name}", name, joined=float(i), seen=0.0, finished_ms=1000 * (i + 1))
+                   for i, name in enumerate(["alice", "bob", "caroline"]))
+    room = Room("r", None, 3, 3, "user:alice", 0, RacePhase.DONE, time.time() - 10, None, racers)
+    assert order_text(room, 80) == "1 alice 1.000 · 2 bob 2.000 · 3 caroline 3.000"
+    assert order_text(room, 32) == "1 alice 1.000 · 2 bob 2.000 · +1"
+    assert order_text(room, 31) == "1 alice 1.000 · +2"
+    assert order_text(room, 20) == "1 alice 1.000 · +2"

@@ -32,16 +32,17 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markup import escape
 from rich.measure import Measurement
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Digits
+from textual.widgets import Button, Digits
 
 from tui.app_view import koma_app
-from tui.ascii import Static
+from tui.ascii import Static, text_for
 from tui.game.averages import seconds_text
 from tui.game.race_rules import RacePhase, Racer, Room
 from tui.game.speed import LineMove, Play, SpeedSolve
@@ -65,12 +66,14 @@ from tui.screens.race_views import (
 )
 from tui.screens.speed import OPPOSITE, figures_line
 from tui.storage.race_link import RaceLink
+from tui.storage.service import Answer
 from tui.widgets.board import BOX_HEIGHT, Board
 from tui.widgets.keybar import KeyBar
 from tui.widgets.looks import SpeedLook
 from tui.widgets.race_minis import RaceMinis
 from tui.widgets.status import shown_id
 from tui.widgets.titlebar import TitleBar
+from tui.workers import read_store
 
 MOVE = Binding.Group("move", compact=True)
 SIDE_LEAST, SIDE_MOST = 35, 60  # the panel's width beside the board (a narrow screen puts it below)
@@ -84,6 +87,7 @@ COUNTDOWN_PLACE_MS = 1000
 # draw it at the same instant, and on a busy box the last would otherwise show it tens of milliseconds after the
 # first.  (Where the output cannot be held, a headless app, the scramble is drawn at the reveal.)
 DRAW_AHEAD_SECONDS = 0.25
+LOOK_ELSEWHERE_SECONDS = 3.0  # how often a racer waiting alone for a quick race reads where others wait
 
 RACE_BINDINGS: list[BindingType] = [
     Binding("up,k", "arrow('U')", "", id="race.up", group=MOVE),
@@ -118,10 +122,11 @@ class ClockLine:
 
 
 class LeaveRaceScreen(ModalScreen[bool]):
-    """Leave a race under way (a DNF)?  y or enter: leave; n or esc: race on."""
+    """Leave a race under way (a DNF)?  y or enter: leave; n or esc: race on.  Each answer is a button too (three
+    rows high: a thumb's target on a phone's page)."""
 
     BINDINGS = [
-        Binding("y,enter", "answer(True)", "leave (DNF)", id="race_leave.yes"),
+        Binding("y", "answer(True)", "leave (DNF)", id="race_leave.yes"),
         Binding("n,escape", "answer(False)", "race on", id="race_leave.cancel"),
     ]
 
@@ -131,7 +136,21 @@ class LeaveRaceScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="race-leave-dialog", classes="dialog") as dialog:
             dialog.border_title = "Leave the race?"
-            yield Static("The race goes on without you: you are [b]DNF[/b].\n[b]y[/b] leave · [b]n[/b] race on")
+            yield Static("The race goes on without you: you are [b]DNF[/b].")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(text_for(self, "y Leave (DNF)"), variant="error", id="race-leave-yes")
+                yield Button(text_for(self, "n Race on"), variant="primary", id="race-leave-no")
+
+    def on_mount(self) -> None:
+        self.query_one("#race-leave-no", Button).focus()  # enter races on: a stray key never ends a race
+
+    @on(Button.Pressed, "#race-leave-yes")
+    def _yes(self) -> None:
+        self.action_answer(True)
+
+    @on(Button.Pressed, "#race-leave-no")
+    def _no(self) -> None:
+        self.action_answer(False)
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
@@ -168,6 +187,8 @@ class RaceScreen(DirtyOnlyRendering):
         self.minis = Bounded(self, self._draw_minis)  # the opponents, at most MINIS_PER_SECOND times a second
         self.trouble = ""
         self.left = False
+        self.waiting_elsewhere: list[tuple[int, int]] = []  # quick races where others wait (a lone racer is told)
+        self.looked_elsewhere_at = 0.0
         self.lines = PanelLines(self)
 
     # --- who and what -------------------------------------------------------------------------------------
@@ -220,19 +241,21 @@ class RaceScreen(DirtyOnlyRendering):
                                    on_back=lambda: self.post_message(RaceTrouble("")))
         self.link.start()
         self.show_room(self.room)
+        self.set_interval(LOOK_ELSEWHERE_SECONDS, self._look_elsewhere)
+        self._look_elsewhere()
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_board)
 
     def _fit_board(self) -> None:
-        """On a narrow screen the board goes above the panel, as tall as its tiles need: boxed tiles where the
+        """On a narrow screen the board goes above the panel, as tall as its tiles need: tall boxed tiles where the
         screen is tall (a phone's page: tiles a thumb can tap), else compact ones with a gap line between rows where
         there is room, so the opponents have the rest; else it fills its side, and the panel beside it leaves it the
         width of its smallest tiles at least (a 10x10 at 60 columns)."""
         board = self.query_one("#race-board", Board)
         narrow = self.has_class("-narrow")
         rows = self.room.height
-        height = next((rows * tile for tile, share in ((BOX_HEIGHT, 0.3), (2, 0.4))
+        height = next((rows * tile for tile, share in ((BOX_HEIGHT * 2, 0.45), (BOX_HEIGHT, 0.45), (2, 0.5))
                        if rows * tile <= self.size.height * share), rows) if narrow else None
         if board.styles.height != (None if height is None else Scalar.parse(str(height))):
             board.styles.height = height if height is not None else "1fr"
@@ -243,6 +266,7 @@ class RaceScreen(DirtyOnlyRendering):
         if side.styles.width != (None if width is None else Scalar.parse(str(width))):
             side.styles.width = width
         self._show_clock()
+        self._show_order()
         if self.query_one("#race-results").display:
             self._show_results(True)
 
@@ -314,7 +338,7 @@ class RaceScreen(DirtyOnlyRendering):
         self._show_clock()
         self._show_message()
         self._show_code()
-        self.lines.set("#race-order", order_text(room))
+        self._show_order()
         self.minis.ask()
         if self.phase is RacePhase.DONE:
             self._show_results(True)
@@ -395,6 +419,23 @@ class RaceScreen(DirtyOnlyRendering):
         if not self.clock.pending:  # (a reveal above has scheduled it)
             self.clock.schedule()
 
+    def _look_elsewhere(self) -> None:
+        """A racer waiting alone in a quick lobby: which sizes others wait at (read off the UI thread, every few
+        seconds), so that two friends who chose different sizes find each other."""
+        room, now = self.room, self.wall_clock()
+        alone = room.quick and not room.round and self.phase is RacePhase.LOBBY and room.quick_start_at() is None
+        if not alone or now - self.looked_elsewhere_at < LOOK_ELSEWHERE_SECONDS:
+            return
+        self.looked_elsewhere_at = now
+        player = self.player
+
+        def found(answer: Answer) -> None:
+            if answer.known and answer.value != self.waiting_elsewhere:
+                self.waiting_elsewhere = answer.value
+                self._show_message()
+
+        read_store(self, lambda store: store.quick_waiting(player), found)
+
     def _show_title(self) -> None:
         room = self.room
         kind = f"Room [b]{room.code}[/b]" if room.code else "Quick race"
@@ -434,12 +475,18 @@ class RaceScreen(DirtyOnlyRendering):
             if room.latest_round > room.round:
                 return "A rematch is on: [b]r[/b] to race again."
             if not room.quick:
-                who = ("[b]s[/b] to start" if room.may_start(self.player) else "the host starts it")
+                if room.may_start(self.player):
+                    who = "[b]s[/b] to start" if room.host_here() else "the host left: [b]s[/b] to start"
+                else:
+                    who = "the host starts it"
                 return f"Friends type this code to join.\n{racers}; {who}."
             due = room.quick_start_at()
             if due is None:
-                return ("Rematch: waiting for the others to press r…" if room.round
-                        else f"Waiting for another racer of {room.size_label}…")
+                if room.round:
+                    return "Rematch: waiting for the others to press r…"
+                elsewhere = [f"{w}x{h}" for w, h in self.waiting_elsewhere if (w, h) != (room.width, room.height)]
+                return (f"Waiting for another racer of {room.size_label}…"
+                        + (f"\nOthers wait at {', '.join(elsewhere)}." if elsewhere else ""))
             return f"{racers}; the race starts in {max(0, round(due - now))} s."
         if phase is RacePhase.COUNTDOWN:
             return f"Get ready: {room.countdown_shown(now) or ''}"
@@ -458,7 +505,7 @@ class RaceScreen(DirtyOnlyRendering):
         if me is None:
             return "The race is over."
         return (f"[b]You finished {ordinal(place)}[/b] of {len(room.racers)}." if place
-                else "[b]DNF[/b].") + "  [b]r[/b] rematch · [b]v[/b] replay"
+                else "[b]DNF[/b].") + "\n[b]r[/b]\u00a0rematch · [b]v[/b]\u00a0replay"
 
     def _show_code(self) -> None:
         """A private room's code, big, while its racers gather (what friends type to join)."""
@@ -472,6 +519,9 @@ class RaceScreen(DirtyOnlyRendering):
     def _show_message(self) -> None:
         self.lines.set("#race-message", self.message_text())
 
+    def _show_order(self) -> None:
+        self.lines.set("#race-order", order_text(self.room, self.query_one("#race-order").content_region.width or 40))
+
     def _draw_minis(self) -> None:
         opponents = self.opponents()
         self.query_one("#race-minis", RaceMinis).show(
@@ -484,9 +534,8 @@ class RaceScreen(DirtyOnlyRendering):
             width = self.query_one("#race-side").content_region.width  # the results may not be laid out yet
             results.update(results_text(self.room, self.player, width or 41))
         if results.display != shown:
-            results.display = shown
-            self.query_one("#race-minis").display = not shown
-            self.set_class(shown, "-done")  # a narrow screen gives the results the board's room
+            results.display = shown  # above the minis, which stay (the board too: the race as it ended)
+            self.set_class(shown, "-done")
 
     # --- own moves ------------------------------------------------------------------------------------------
     def play(self, move: LineMove | None = None, cell: int | None = None) -> Play:

@@ -7,6 +7,7 @@ with the room it answers; the race itself runs there (:mod:`tui.screens.race`).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -35,6 +36,8 @@ from tui.widgets.titlebar import TitleBar
 from tui.workers import read_store
 
 AWAY = "the races cannot be reached now (the database is away); try again in a moment"
+LEAVE_WRITE_SECONDS = 2.0  # back from a room left: how long the lobby waits for the leave to be written
+JOIN_KEYS = {"back"}  # the keys the lobby offers while the room-code field is open (the field takes the rest)
 
 
 def size_label(size: tuple[int, int]) -> str:
@@ -42,9 +45,18 @@ def size_label(size: tuple[int, int]) -> str:
 
 
 def sizes_line(chosen: tuple[int, int]) -> str:
-    """Every race size, the chosen one marked."""
-    return " ".join(f"[reverse][b]{size_label(size)}[/b][/reverse]" if size == chosen else size_label(size)
+    """Every race size, the chosen one marked; a click (a tap) on one chooses it."""
+    return " ".join(f"[@click=screen.pick_size({size[0]},{size[1]})]"
+                    + (f"[reverse][b]{size_label(size)}[/b][/reverse]" if size == chosen else size_label(size)) + "[/]"
                     for size in SIZES)
+
+
+def actions_text(label: str) -> str:
+    """The lobby's choices, one a line, each a link (a click or a tap runs it, as its key does)."""
+    return (f"[@click=screen.quick][b]enter[/b]  the quick race of {label}[/]\n"
+            f"[@click=screen.private][b]c[/b]      a private room of {label}[/]\n"
+            "[@click=screen.join][b]j[/b]      join a room by its code[/]\n"
+            "[@click=screen.watch][b]w[/b]      watch the races on now[/]")
 
 
 def refused(call: Callable[[], Room]) -> Room | KomaError:
@@ -89,6 +101,9 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.stats = RaceStats()
         self.last_room: str | None = None  # the room of the last race opened from here (v replays it)
         self.busy = False  # a join is on its way to the store
+        self.size_chosen = False  # the player chose a size here (the last race's size, read later, stays away)
+        self.race: RaceScreen | None = None  # the race opened from here last
+        self.typing_code = False  # the room-code field is open
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -112,10 +127,30 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.query_one("#lobby-rejoin").display = False
         self._show_size()
         self.look_for_my_race()
+        player = koma_app(self).player
+        read_store(self, lambda store: store.last_race_size(player), self._found_last_size)
+
+    def _found_last_size(self, answer: Answer) -> None:
+        """The size of the player's last race (kept in the store: on any replica, on the next visit)."""
+        if answer.known and answer.value in SIZES and not self.size_chosen:
+            self.size_wh = answer.value
+            self._show_size()
 
     def on_screen_resume(self) -> None:
         self.busy = False
-        self.look_for_my_race()
+        race, self.race = self.race, None
+        link = race.link if race is not None and race.left else None
+        if race is not None and link is not None:  # back from a room left: its leave is written, then the lobby reads
+            if self.mine is not None and self.mine.room == race.room.room:
+                self._found_my_race(Answer(None))
+
+            async def after_the_leave() -> None:
+                await asyncio.to_thread(link.join, LEAVE_WRITE_SECONDS)
+                self.look_for_my_race()
+
+            self.run_worker(after_the_leave(), group="lobby-leave")
+        else:
+            self.look_for_my_race()
         self.refresh_bindings()
 
     # --- what it shows -----------------------------------------------------------------------------------
@@ -123,11 +158,7 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         label = size_label(self.size_wh)
         self.query_one("#lobby-sizes", Static).update(f"Size  {sizes_line(self.size_wh)}")
         self._show_stats()
-        self.query_one("#lobby-actions", Static).update(
-            f"[b]enter[/b]  the quick race of {label}\n"
-            f"[b]c[/b]      a private room of {label}\n"
-            "[b]j[/b]      join a room by its code\n"
-            "[b]w[/b]      watch the races on now")
+        self.query_one("#lobby-actions", Static).update(actions_text(label))
 
     def say(self, text: str) -> None:
         """One line under the choices (a bad code, the store away, a join under way)."""
@@ -164,8 +195,12 @@ class RaceLobbyScreen(DirtyOnlyRendering):
     # --- keys --------------------------------------------------------------------------------------------
     def action_size(self, delta: int) -> None:
         index = SIZES.index(self.size_wh) if self.size_wh in SIZES else SIZES.index(DEFAULT_SIZE)
-        self.size_wh = SIZES[max(0, min(len(SIZES) - 1, index + delta))]
-        self._show_size()
+        self.action_pick_size(*SIZES[max(0, min(len(SIZES) - 1, index + delta))])
+
+    def action_pick_size(self, width: int, height: int) -> None:
+        if (width, height) in SIZES:
+            self.size_wh, self.size_chosen = (width, height), True
+            self._show_size()
 
     def action_quick(self) -> None:
         player, name = koma_app(self).player, koma_app(self).player_name
@@ -180,12 +215,15 @@ class RaceLobbyScreen(DirtyOnlyRendering):
                    f"Making a private room of {size_label(self.size_wh)}…")
 
     def action_join(self) -> None:
+        self.typing_code = True
         self.query_one("#lobby-join").display = True
         code = self.query_one("#lobby-code", Input)
         code.value = ""
         code.disabled = False
-        code.focus()
-        self.say("Type the room's code, then enter (esc: never mind).")
+        code.focus()  # in koma web the page brings up a phone's keyboard for it (tui.widgets.touch)
+        keyboard = " (⌨ brings up a phone's keyboard)" if koma_app(self).in_browser else ""
+        self.say(f"Type the room's code{keyboard}, then enter (esc:\u00a0never\u00a0mind).")  # one phrase, not cut
+        self.refresh_bindings()
 
     @on(Input.Submitted, "#lobby-code")
     def code_typed(self, event: Input.Submitted) -> None:
@@ -221,7 +259,8 @@ class RaceLobbyScreen(DirtyOnlyRendering):
 
     def open_race(self, room: Room) -> None:
         self.last_room = room.room
-        self.app.push_screen(RaceScreen(room, ascii_only=self.ascii_only))
+        self.race = RaceScreen(room, ascii_only=self.ascii_only)
+        self.app.push_screen(self.race)
 
     def action_replay(self) -> None:
         """The last race opened from here, replayed: its latest round that is over."""
@@ -268,19 +307,23 @@ class RaceLobbyScreen(DirtyOnlyRendering):
         self.app.push_screen(RaceWatchScreen(ascii_only=self.ascii_only))
 
     def _close_join(self) -> None:
+        self.typing_code = False
         self.query_one("#lobby-join").display = False
         code = self.query_one("#lobby-code", Input)
         code.value = ""
         code.disabled = True
+        self.refresh_bindings()
 
     def action_back(self) -> None:
-        if self.query_one("#lobby-join").display:
+        if self.typing_code:
             self._close_join()
             self.say("")
             return
         self.app.pop_screen()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.typing_code and action not in JOIN_KEYS:
+            return False  # the code field takes the keys ("+", "j"…): the bar offers only esc
         if action == "rejoin":
             return self.mine is not None  # no race to go back to: the key is not shown
         if action == "replay":

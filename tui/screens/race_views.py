@@ -70,10 +70,17 @@ def title_text(room: Room, racer: Racer, places: dict[str, int | None] | None = 
     return f"DNF {racer.name}" if racer.dnf else racer.name
 
 
-def order_text(room: Room) -> str:
-    """The finish order so far: ``1 ann 12.3 · 2 bob 15.0``."""
-    finished = [p for p in room.results() if p.place is not None]
-    return " · ".join(f"{p.place} {p.racer.name} {seconds_text(p.racer.time_ms)}" for p in finished)
+def order_text(room: Room, width: int = 80) -> str:
+    """The finish order so far, ``1 ann 12.3 · 2 bob 15.0``, in ``width`` columns: whole entries only, the rest
+    counted (``· +2``), never an entry cut."""
+    finished = [f"{p.place} {p.racer.name} {seconds_text(p.racer.time_ms)}" for p in room.results()
+                if p.place is not None]
+    for shown in range(len(finished), 0, -1):
+        rest = len(finished) - shown
+        text = " · ".join(finished[:shown]) + (f" · +{rest}" if rest else "")
+        if len(text) <= width:
+            return escape(text)
+    return f"+{len(finished)}" if finished else ""
 
 
 def results_text(room: Room, player: str | None, width: int = 41) -> str:

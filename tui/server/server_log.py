@@ -22,6 +22,7 @@ from tui.server.log_lines import escape_controls
 
 PREFIX = "koma serve: "
 FORMAT_VARIABLE = "KOMA_LOG_FORMAT"  # the server's format, for the warm process and the games' failure reports
+NAME_VARIABLE = "KOMA_LOG_NAME"  # the command whose log it is ("koma web"), likewise
 
 
 class ServerLog:
@@ -32,6 +33,14 @@ class ServerLog:
     def __init__(self, form: str | None = None, stream: TextIO | None = None):
         self.chosen = form
         self.stream = stream
+        self.name: str | None = None  # the command that logs (its lines start "NAME: "); None: $KOMA_LOG_NAME
+
+    @property
+    def prefix(self) -> str:
+        """What each text line starts with: ``koma serve: ``, or ``koma web: `` in koma web's processes."""
+        if self.name is None:
+            self.name = os.environ.get(NAME_VARIABLE, PREFIX.removesuffix(": "))
+        return f"{self.name}: "
 
     @property
     def form(self) -> str:
@@ -48,7 +57,7 @@ class ServerLog:
             record = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "event": event, "message": message}
             record.update((k, v) for k, v in fields.items() if v is not None)
             return json.dumps(record, ensure_ascii=True, default=str)
-        return PREFIX + escape_controls(message)
+        return self.prefix + escape_controls(message)
 
     def __call__(self, message: str, event: str = "log", **fields: Any) -> None:
         try:
@@ -92,8 +101,16 @@ class LibraryLog(logging.Handler):
             self.handleError(record)
 
 
+def use_name(name: str) -> None:
+    """The log's lines are ``name``'s (``koma web``), in this process and the processes it starts."""
+    SERVER_LOG.name = name
+
+
 def format_environment() -> dict[str, str]:
-    return {FORMAT_VARIABLE: SERVER_LOG.form} if SERVER_LOG.form != "text" else {}
+    """The log's format and name, for the processes the server starts (the warm process, the games)."""
+    form = {FORMAT_VARIABLE: SERVER_LOG.form} if SERVER_LOG.form != "text" else {}
+    name = SERVER_LOG.prefix.removesuffix(": ")
+    return {**form, **({NAME_VARIABLE: name} if name != PREFIX.removesuffix(": ") else {})}
 
 
 class Throttle:

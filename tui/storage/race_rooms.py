@@ -122,6 +122,14 @@ SELECT_OPEN_QUICK = (  # quick rooms of a size in their lobby with someone there
     "SELECT ro.room, ro.round FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room AND rd.round = ro.round "
     "WHERE rd.phase = 'lobby' AND rd.opened > ? AND ro.code IS NULL AND ro.width = ? AND ro.height = ? AND EXISTS (SELECT 1 FROM race_racers rc "
     "WHERE rc.room = ro.room AND rc.round = ro.round AND rc.left_lobby = 0 AND rc.seen > ?) ORDER BY ro.created LIMIT 20")
+SELECT_QUICK_WAITING = (  # the sizes of the quick rooms in their lobby where another player waits now
+    "SELECT DISTINCT ro.width, ro.height FROM race_rooms ro JOIN race_rounds rd ON rd.room = ro.room "
+    "AND rd.round = ro.round WHERE rd.phase = 'lobby' AND rd.opened > ? AND ro.code IS NULL AND EXISTS (SELECT 1 "
+    "FROM race_racers rc WHERE rc.room = ro.room AND rc.round = ro.round AND rc.left_lobby = 0 AND rc.seen > ? "
+    "AND rc.player <> ?) ORDER BY ro.width, ro.height")
+SELECT_LAST_SIZE = (  # the size of the room this player joined last
+    "SELECT ro.width, ro.height FROM race_racers rc JOIN race_rooms ro ON ro.room = rc.room WHERE rc.player = ? "
+    "ORDER BY rc.joined DESC LIMIT 1")
 STILL_RACING = "room = ? AND round = ? AND left_lobby = 0 AND dnf = 0 AND finished_ms IS NULL"
 PUSH_MOVES = (
     "UPDATE race_racers SET moves = moves || CAST(? AS TEXT), "
@@ -373,6 +381,17 @@ class RaceRooms:
         rows = self.backend.query(SELECT_MY_RACE, (player, now - LOBBY_GONE_SECONDS, now - RECONNECT_SECONDS,
                                                    now - RACE_LIMIT_SECONDS))
         return self.read_round(str(rows[0][0]), int(rows[0][1])) if rows else None
+
+    def quick_waiting(self, player: str) -> list[tuple[int, int]]:
+        """The sizes (width, height) of the quick races where someone other than ``player`` waits now."""
+        now = time.time()
+        rows = self.backend.query(SELECT_QUICK_WAITING, (now - QUICK_LOBBY_SECONDS, now - LOBBY_GONE_SECONDS, player))
+        return [(int(width), int(height)) for width, height in rows]
+
+    def last_race_size(self, player: str) -> tuple[int, int] | None:
+        """The size (width, height) of the last room ``player`` joined (the lobby starts on it), or None."""
+        rows = self.backend.query(SELECT_LAST_SIZE, (player,))
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
     def race_stats(self, player: str) -> RaceStats:
         """``player``'s rounds raced to their end, wins (first of two or more), and best time per size (an

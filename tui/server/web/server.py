@@ -40,7 +40,7 @@ from tui.server.log_lines import escape_controls
 from tui.server.private_files import default_key_path
 from tui.server.proxy_protocol import address_group, trusted_by
 from tui.server.served_game import ServedGame
-from tui.server.server_log import Throttle
+from tui.server.server_log import Throttle, use_name
 from tui.server.terminal import window_size
 from tui.server.web.identity import COOKIE_KEY_NAME, COOKIE_MAX_AGE, COOKIE_NAME, Identities, cookie_key
 from tui.server.web.listener import WebProxyListener
@@ -376,6 +376,7 @@ class WebServer:
 
 async def serve_web(serve_options: Any, options: WebOptions, ssh: Callable[[Any], GameHost] | None) -> int:
     os.umask(PRIVATE_UMASK)
+    use_name("koma web")  # the server's own lines (the warm process's, the SSH listener's) are koma web's too
     server = ssh(serve_options) if ssh is not None and options.ssh_port is not None else GameHost(serve_options)
     web_server = WebServer(server, options)
     await server.start()  # the admin listener, the warm pool and the drainer (with --ssh-port, the SSH listener too)

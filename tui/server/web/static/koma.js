@@ -3,7 +3,10 @@
 // session token per tab (a reload finds the same game), turns on xterm.js's screen-reader mode, and says what
 // happened when the connection ends.  On a phone it picks a font size that gives the terminal at least 44 columns
 // (80 on a desktop), follows rotation and the on-screen keyboard, turns swipes into arrow keys and taps into clicks
-// (each sent as the finger lifts), shows a bar of buttons, and says the game's announcements in a live region.
+// (each sent as the finger lifts), shows a bar of buttons (those the game says the screen can use, Enter and Space
+// among them), brings up the on-screen keyboard when the game's focused widget takes text, sends text that a keyboard
+// typed as keydown 229 then input (which xterm.js drops), and says the game's announcements in a live region.  On a
+// desktop the terminal has the focus from the start.
 "use strict";
 (function () {
   const TOKEN = "koma-session";
@@ -106,6 +109,10 @@
           announce(text);
           return true;
         });
+        value.parser.registerOscHandler(BAR_OSC, (text) => {
+          barState(text);
+          return true;
+        });
       }
     },
   });
@@ -118,7 +125,8 @@
   const MIN_FONT = 8;
   const WANTED_ROWS = 20; // a phone held sideways: Koma's screens are made for 20 rows and more
   const LINE_HEIGHT = 1.2; // xterm.js's rows are about this many font sizes high
-  const ANNOUNCE_OSC = 7757; // the game's one-line announcements (tui/game/touch.py)
+  const ANNOUNCE_OSC = 7757; // the game's one-line announcements (tui/widgets/touch.py)
+  const BAR_OSC = 7758; // the touch bar's buttons and the keyboard the screen wants (tui/widgets/touch.py)
 
   function wantedColumns(width) {
     return width < PHONE_WIDTH ? 44 : 80;
@@ -221,7 +229,8 @@
   // buttons send what the game maps to its bindings (a private-use character per button, so a remapped key stays
   // right) ---
   const ARROWS = { left: "\x1b[D", right: "\x1b[C", up: "\x1b[A", down: "\x1b[B" };
-  const BUTTONS = ["solve", "hint", "undo", "redo", "new", "back", "help", "read"]; // tui/game/touch.py's order
+  const BUTTONS = ["solve", "hint", "undo", "redo", "new", "back", "help", "read"]; // tui/widgets/touch.py's order
+  const KEYS = { enter: "\r", space: " " }; // buttons sent as the keys themselves
   const SWIPE_PX = 24;
 
   function send(text) {
@@ -238,8 +247,13 @@
     if (!terminal || !screen || terminal.modes.mouseTrackingMode === "none") return false;
     koma.taps.push({ at: performance.now() });
     const options = { bubbles: true, cancelable: true, view: window, clientX: point.x, clientY: point.y, button: 0 };
-    screen.dispatchEvent(new MouseEvent("mousedown", { ...options, buttons: 1 }));
-    screen.dispatchEvent(new MouseEvent("mouseup", { ...options, buttons: 0 }));
+    koma.tapping = true; // a tap is a click in the game, focused or not
+    try {
+      screen.dispatchEvent(new MouseEvent("mousedown", { ...options, buttons: 1 }));
+      screen.dispatchEvent(new MouseEvent("mouseup", { ...options, buttons: 0 }));
+    } finally {
+      koma.tapping = false;
+    }
     return true;
   }
 
@@ -286,6 +300,7 @@
       koma.presses.push(button.dataset.button);
       const index = BUTTONS.indexOf(button.dataset.button);
       if (index >= 0) send(String.fromCharCode(0xe000 + index));
+      else if (button.dataset.button in KEYS) send(KEYS[button.dataset.button]);
       if (koma.terminal) koma.terminal.focus();
     });
   }
@@ -301,7 +316,57 @@
       koma.terminal.focus();
     }
   }
+
+  // The game's "ESC ] 7758 ; buttons=solve,back ; keyboard=text BEL": the bar shows those buttons (and ⌨) and no
+  // others; a screen whose focused widget takes text (a room code) brings the keyboard up, and takes it down again
+  // when it no longer does, if it was the screen that brought it up.
+  function barState(text) {
+    const fields = Object.fromEntries(text.split(";").map((field) => field.split("=")));
+    const shown = new Set((fields.buttons || "").split(",").filter(Boolean));
+    koma.bar = { buttons: [...shown], keyboard: fields.keyboard };
+    for (const button of document.querySelectorAll("#touch-bar button[data-button]")) {
+      if (button.dataset.button !== "keyboard") button.hidden = !shown.has(button.dataset.button);
+    }
+    if (document.body.classList.contains("touch")) {
+      const wanted = fields.keyboard === "text";
+      if (wanted && !koma.keyboard) {
+        koma.keyboardAsked = true;
+        keyboard(true);
+      } else if (!wanted && koma.keyboardAsked) {
+        koma.keyboardAsked = false;
+        keyboard(false);
+      }
+    }
+    placeTerminal(); // the bar may have gained or lost a row: in its place at once (a thumb may be on its way)
+    refit();
+  }
+
+  // Android keyboards may send a key as keydown 229 ("being composed") and then only an input event with its text,
+  // no composition around it.  xterm.js's screen-reader mode drops such text (and its keydown-229 path compares the
+  // field's text before and after, which its own clearing turns into a backspace): the page takes both over, sends
+  // the text itself, and leaves real compositions (an IME's compositionstart ... end) to xterm.js.
+  function composed() {
+    let pending = false;
+    const helper = (event) => event.target instanceof HTMLElement && event.target.classList.contains("xterm-helper-textarea");
+    document.addEventListener("keydown", (event) => {
+      pending = event.keyCode === 229 && !event.isComposing && helper(event);
+      if (pending) event.stopImmediatePropagation(); // xterm.js never sees it
+    }, true);
+    document.addEventListener("compositionstart", () => (pending = false), true);
+    document.addEventListener("input", (event) => {
+      if (!pending || !helper(event) || event.isComposing || event.inputType !== "insertText" || !event.data) return;
+      pending = false;
+      event.stopImmediatePropagation();
+      koma.composed.push(event.data);
+      send(event.data);
+      event.target.value = "";
+    }, true);
+  }
+
   koma.keyboard = true;
+  koma.keyboardAsked = false;
+  koma.composed = [];
+  koma.focusClicks = 0;
   koma.announcements = [];
   koma.swipes = [];
   koma.taps = [];
@@ -323,7 +388,19 @@
       box.dataset.fontSize = guess(); // measured in the page's own font now
       if (start) start.call(window, new Event("load"));
       if (document.body.classList.contains("touch")) keyboard(false);
+      else if (koma.terminal) koma.terminal.focus(); // a newcomer's first key plays: no click needed first
     };
+    // a press that only gives the terminal the focus back (after a click elsewhere on the page) is not a click in
+    // the game: it could be a move
+    box.addEventListener("mousedown", (event) => {
+      const input = document.querySelector(".xterm-helper-textarea");
+      if (!koma.terminal || koma.tapping || !input || document.activeElement === input) return;
+      event.stopPropagation();
+      event.preventDefault();
+      koma.terminal.focus();
+      koma.focusClicks += 1;
+    }, true);
+    composed();
     if (document.fonts) {
       document.fonts.load("16px 'Roboto Mono'").then(go, go);
     } else {

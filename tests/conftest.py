@@ -186,6 +186,14 @@ def postgres_url(postgres_server):
     return postgres_server.new_database()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path):
+    """A store's URL on each backend: a SQLite file of the test's own, then a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'koma.db'}"
+    return request.getfixturevalue("postgres_url")
+
+
 @pytest.fixture(scope="session")
 def pgbouncer(postgres_server):
     """PgBouncer as deploy/pgbouncer.ini sets it up (transaction mode, 10 server connections) before the session's PostgreSQL."""

@@ -9,8 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from tui.game.speed import SpeedResult
 from tui.game.speed_notation import solve_record
 from tui.storage import store as store_module
@@ -19,13 +17,6 @@ from tui.storage.store_choice import is_postgres, open_store
 DAY, PUZZLE, EVENT = "2025-01-31", "8", "daily/2025-01-31"
 ROWS = 100_000
 SOLVE = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 200, 350, 500), event=EVENT)
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'koma.db'}"
-    return request.getfixturevalue("postgres_url")
 
 
 def numbers(url: str, start: int, stop: int) -> str:

@@ -168,13 +168,6 @@ def test_an_unverified_finish_takes_no_place_and_wins_nothing():
     assert "unverified: first move" in room.results()[1].line()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'koma.db'}"
-    return request.getfixturevalue("postgres_url")
-
-
 def test_a_bots_daily_speed_time_is_kept_marked_and_off_the_board(database):
     rng = random.Random(3)
     scramble, moves = legal_solve(3, 3, 21, rng)

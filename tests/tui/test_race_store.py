@@ -27,13 +27,6 @@ from tui.storage.store_choice import open_store
 SCRAMBLE_3X3 = (1, 2, 3, 4, 0, 5, 7, 8, 6)  # solved by L U
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'koma.db'}"
-    return request.getfixturevalue("postgres_url")
-
-
 def opened(url: str, player: str = "local"):
     store = open_store(url, player)
     assert not store.memory_only and store.drain_notices() == []

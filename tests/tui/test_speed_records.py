@@ -26,13 +26,6 @@ def solve(time_ms: int, *, dnf: bool = False, control: str = "keyboard") -> Spee
     return SpeedResult(3, 3, SCRAMBLE, tuple("UULL"), times, dnf=dnf, control=control)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'koma.db'}"
-    return request.getfixturevalue("postgres_url")
-
-
 def records_of(store, size="3x3", event="single"):
     return {record.statistic: record for s, e, record in store.speed_records(size, event)}
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
-
 from tui.game.speed import SpeedResult
 from tui.game.speed_notation import solve_record
 from tui.storage.store_choice import open_store
@@ -14,13 +12,6 @@ from tui.storage.store_choice import open_store
 SOLVE = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("UULL"), (0, 200, 350, 500))
 DNF = SpeedResult(3, 3, (0, 2, 3, 1, 5, 6, 4, 7, 8), tuple("U"), (0,), dnf=True)
 BIG = SpeedResult(4, 5, tuple([*range(1, 19), 0, 19]), ("L",), (0,))
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'koma.db'}"
-    return request.getfixturevalue("postgres_url")
 
 
 def test_speed_solves_are_kept_once_and_read_back_whole(database):

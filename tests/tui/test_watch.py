@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from textual.widgets import DataTable
 from tui_helpers import make_app, read_store, settled, store_of, wait_for
 
@@ -16,13 +15,6 @@ from tui.storage.store_choice import open_store
 BOARD = "1 2 3/4 5 6/_ 7 8"  # L L solves it
 KEYS = {"L": "left", "R": "right"}
 DEADLINE = 30.0  # generous for a loaded 2-core box; every wait ends as soon as its condition holds
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def database(request, tmp_path):
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'koma.db'}"
-    return request.getfixturevalue("postgres_url")
 
 
 def rows(app) -> int:
